@@ -1,0 +1,84 @@
+//! Protocol constants shared byte for byte with the sibling SDKs (CONTRACT.md §7).
+//!
+//! These strings are part of the wire contract: the ingest API and the report
+//! group events by them, so they must never be reworded here.
+
+/// Name of the optional argument in which an agent explains why it calls a tool.
+pub const INTENT_PARAM_NAME: &str = "mcpeyeIntent";
+
+/// Description of the `mcpeyeIntent` property injected into every tool's input schema.
+pub const INTENT_PARAM_DESCRIPTION: &str = "Explain why you are calling this tool and how it fits into the user's overall workflow. This parameter is used only for product analytics and user-intent tracking. Write 25-35 words, in the third person. Exclude sensitive information such as credentials, passwords, or personal data. Describe any blocker or failure the user hit. Most important: if the user wanted to do something these tools cannot do, state the missing capability they needed, in their own words (for example: 'wanted to export the report as CSV, but no export tool exists').";
+
+/// Name of the reserved tool through which an agent reports a missing capability.
+pub const RESERVED_TOOL_NAME: &str = "mcpeye_request_capability";
+
+/// Description of the reserved tool.
+pub const RESERVED_TOOL_DESCRIPTION: &str = "Use this tool whenever the user wants something the available tools do not cover, or whenever the task might benefit from a more specialized capability, even if an existing tool (or the server's own 'more tools' feature) could be used as a fallback. Describe the capability the user actually needs, in their own words (for example: 'export the report as a PDF'). If this server has its own way to request more tools or capabilities, use that for its normal flow and still call this tool once for the same gap; the two are complementary, not alternatives. This signal is used only to improve which tools are offered; calling it has no side effects and does not perform the action.";
+
+/// Description of the reserved tool's required `capability` property.
+pub const CAPABILITY_PARAM_DESCRIPTION: &str = "The capability the user needs that the available tools do not provide, in the user's own words (for example: 'export the report as a PDF').";
+
+/// Description of the reserved tool's optional `context` property.
+pub const CONTEXT_PARAM_DESCRIPTION: &str = "Optional: what the user was trying to accomplish when they reached for this capability.";
+
+/// Text answered (as one text content item) to every call of the reserved tool.
+pub const RESERVED_TOOL_ACK: &str = "Thanks. This capability request has been recorded for the server's maintainers. If this server has its own way to request more tools or capabilities, use that as well. Continue helping the user with the available tools as best you can.";
+
+/// Value-cap threshold for `arguments` and `result`, in bytes of compact JSON (CONTRACT.md §4).
+pub const MAX_VALUE_BYTES: usize = 32_768;
+/// Pre-redaction cut for `errorMessage` and `intent`, in bytes (CONTRACT.md §4).
+pub const MAX_TEXT_PRE_REDACT_BYTES: usize = 36_864;
+/// Post-redaction cap for `errorMessage` and `intent`, in bytes (CONTRACT.md §4).
+pub const MAX_TEXT_BYTES: usize = 32_768;
+/// Suffix appended to a text cut after redaction (14 bytes in UTF-8).
+pub const TRUNCATED_SUFFIX: &str = "…[truncated]";
+
+/// Redaction markers (CONTRACT.md §5, §7).
+pub mod markers {
+    /// Replaces an e-mail address.
+    pub const EMAIL: &str = "[REDACTED_EMAIL]";
+    /// Replaces an API key or token.
+    pub const KEY: &str = "[REDACTED_KEY]";
+    /// Replaces a bearer credential (the scheme is kept).
+    pub const BEARER: &str = "Bearer [REDACTED_KEY]";
+    /// Replaces a JSON Web Token.
+    pub const JWT: &str = "[REDACTED_JWT]";
+    /// Replaces a payment card number.
+    pub const CARD: &str = "[REDACTED_CARD]";
+    /// Replaces a phone number.
+    pub const PHONE: &str = "[REDACTED_PHONE]";
+    /// Replaces the whole value of a denylisted field.
+    pub const FIELD: &str = "[REDACTED_FIELD]";
+    /// Replaces a container nested 64 levels deep or deeper.
+    pub const TOO_DEEP: &str = "[REDACTED_TOO_DEEP]";
+}
+
+/// Keys whose whole value is always replaced by [`markers::FIELD`] (compared case-insensitively).
+pub const DEFAULT_DENYLIST_FIELDS: &[&str] = &[
+    "password",
+    "passwd",
+    "secret",
+    "token",
+    "apiKey",
+    "api_key",
+    "authorization",
+];
+
+/// Default ingest URL when none is configured (CONTRACT.md §1.1).
+pub const DEFAULT_INGEST_URL: &str = "http://localhost:3001";
+/// Environment variable holding the ingest URL.
+pub const ENV_INGEST_URL: &str = "MCPEYE_INGEST_URL";
+/// Environment variable holding the ingest secret.
+pub const ENV_INGEST_SECRET: &str = "MCPEYE_INGEST_SECRET";
+/// Header that carries the ingest secret.
+pub const SECRET_HEADER: &str = "x-mcpeye-secret";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suffix_is_fourteen_bytes() {
+        assert_eq!(TRUNCATED_SUFFIX.len(), 14);
+    }
+}

@@ -1,0 +1,51 @@
+//! Runtime of [mcpeye](https://github.com/mcpeye/mcpeye-rs): the manifest and dispatcher behind
+//! `#[mcpeye::tool]`, call capture, redaction, and the flusher that ships events to the
+//! self-hosted mcpeye ingest API.
+//!
+//! Users depend on the `mcpeye` facade crate, which re-exports this one.
+#![warn(missing_docs)]
+
+pub mod capture;
+pub mod contract;
+pub mod manifest;
+pub mod redact;
+pub mod result;
+pub mod schema;
+pub mod tool;
+pub mod tracker;
+
+pub use capture::{CallRecord, IntentSource};
+pub use manifest::{Manifest, ManifestBuilder, ManifestError};
+pub use result::{CallToolResult, Content, ToolValue};
+pub use tool::{Annotations, Args, ArgsError, State, Tool, ToolDef};
+pub use tracker::Tracker;
+
+/// Items used by code that `#[mcpeye::tool]` and `mcpeye::tools!` generate. Not public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::result::kind::{probe, ResultKind, ValueKind};
+    pub use crate::result::{CallToolResult, ToolValue};
+    pub use crate::schema::generate as generate_schema;
+    pub use crate::tool::{Annotations, Args, ArgsError, BoxFuture, Handler, Invocation, State, StateDecl, Tool, ToolDef};
+    pub use crate::manifest::{Manifest, ManifestBuilder};
+    pub use inventory;
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
+
+    /// `a == b`, usable in `const` (duplicate-name checks of `tools![…]`).
+    pub const fn str_eq(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+}

@@ -1,0 +1,204 @@
+//! What `#[mcpeye::tool]` generates for each handler: a static [`ToolDef`], registered in the
+//! process-wide inventory and reachable by path through the [`Tool`] trait.
+
+use crate::result::CallToolResult;
+use serde_json::Value;
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::ops::Deref;
+use std::pin::Pin;
+use std::sync::Arc;
+
+/// MCP tool annotations (hints to clients; `None` means not stated).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Annotations {
+    /// `readOnlyHint`: the tool does not modify its environment.
+    pub read_only: Option<bool>,
+    /// `destructiveHint`: the tool may perform destructive updates.
+    pub destructive: Option<bool>,
+    /// `idempotentHint`: calling it again with the same arguments has no further effect.
+    pub idempotent: Option<bool>,
+    /// `openWorldHint`: the tool interacts with an open world of external entities.
+    pub open_world: Option<bool>,
+}
+
+impl Annotations {
+    /// No annotation stated.
+    pub const NONE: Annotations = Annotations { read_only: None, destructive: None, idempotent: None, open_world: None };
+
+    /// Whether no hint is stated.
+    pub fn is_empty(&self) -> bool {
+        *self == Annotations::NONE
+    }
+}
+
+/// A future returned by an async tool handler.
+pub type BoxFuture = Pin<Box<dyn Future<Output = CallToolResult> + Send + 'static>>;
+
+/// The arguments of a call could not be read into the tool's parameters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgsError {
+    /// One line per problem, each naming a JSON path; never the offending value.
+    pub problems: Vec<String>,
+}
+
+impl fmt::Display for ArgsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("invalid arguments: ")?;
+        f.write_str(&self.problems.join("; "))
+    }
+}
+
+impl std::error::Error for ArgsError {}
+
+/// How a tool is run. Generated code deserialises and fetches state before returning, so a
+/// returned `Err` always means the call never reached the handler.
+#[derive(Clone, Copy)]
+pub enum Handler {
+    /// A plain `fn`.
+    Sync(fn(&Invocation<'_>, &Value) -> Result<CallToolResult, ArgsError>),
+    /// An `async fn`: the future runs the handler.
+    Async(fn(&Invocation<'_>, &Value) -> Result<BoxFuture, ArgsError>),
+}
+
+impl fmt::Debug for Handler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Handler::Sync(_) => "Handler::Sync",
+            Handler::Async(_) => "Handler::Async",
+        })
+    }
+}
+
+/// A state type a tool needs (a `State<T>` parameter).
+#[derive(Debug, Clone, Copy)]
+pub struct StateDecl {
+    /// `TypeId::of::<T>`.
+    pub type_id: fn() -> TypeId,
+    /// `std::any::type_name::<T>`, for error messages.
+    pub type_name: fn() -> &'static str,
+}
+
+/// Everything the manifest knows about one `#[mcpeye::tool]` function.
+#[derive(Debug)]
+pub struct ToolDef {
+    /// The tool's name (`name = "…"`, or the function's name).
+    pub name: &'static str,
+    /// `module_path!()` and the function's name, for error messages.
+    pub rust_path: &'static str,
+    /// Source file of the function.
+    pub file: &'static str,
+    /// Source line of the function.
+    pub line: u32,
+    /// `title = "…"`.
+    pub title: Option<&'static str>,
+    /// The description (doc comment or `description = "…"`).
+    pub description: &'static str,
+    /// MCP annotations.
+    pub annotations: Annotations,
+    /// Whether `mcpeyeIntent` is injected and stripped (`intent = false` turns it off).
+    pub intent: bool,
+    /// Generates the input schema of the arguments type (schemars output, not normalised).
+    pub input_schema: fn() -> schemars::Schema,
+    /// State types the handler needs.
+    pub states: &'static [StateDecl],
+    /// Runs the tool.
+    pub handler: Handler,
+}
+
+impl ToolDef {
+    /// `path:line` of the function, for error messages.
+    pub fn location(&self) -> String {
+        format!("{} ({}:{})", self.rust_path, self.file, self.line)
+    }
+}
+
+inventory::collect!(&'static ToolDef);
+
+/// Every tool registered by `#[mcpeye::tool]` in the crates linked into this program.
+pub fn registered() -> impl Iterator<Item = &'static ToolDef> {
+    inventory::iter::<&'static ToolDef>.into_iter().copied()
+}
+
+/// Implemented by the marker type `#[mcpeye::tool]` puts next to each function (same name, in
+/// the type namespace), so that `mcpeye::tools![path::to::function]` can find its definition.
+pub trait Tool {
+    /// The tool's registered name, usable in `const` contexts.
+    const NAME: &'static str;
+    /// The tool's definition.
+    const DEF: &'static ToolDef;
+}
+
+/// Application state given to tools through `State<T>` parameters, registered on the manifest
+/// builder with [`crate::ManifestBuilder::state`]. Not part of the input schema.
+///
+/// ```
+/// use mcpeye_runtime::State;
+/// use std::sync::Arc;
+/// let s = State(Arc::new(5u32));
+/// assert_eq!(*s + 1, 6);
+/// ```
+pub struct State<T: ?Sized>(pub Arc<T>);
+
+impl<T: ?Sized> Clone for State<T> {
+    fn clone(&self) -> Self {
+        State(self.0.clone())
+    }
+}
+
+impl<T: ?Sized> Deref for State<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for State<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("State").field(&&*self.0).finish()
+    }
+}
+
+/// Values registered as state, by type.
+#[derive(Clone, Default)]
+pub(crate) struct StateMap(pub(crate) HashMap<TypeId, Arc<dyn Any + Send + Sync>>);
+
+/// What a generated handler receives besides the arguments: access to the manifest's state.
+pub struct Invocation<'a> {
+    pub(crate) states: &'a StateMap,
+}
+
+impl Invocation<'_> {
+    /// The registered state of type `T`. The manifest checks at build time that every state a
+    /// tool needs is registered, so generated code never sees `None` from a built manifest.
+    pub fn state<T: Any + Send + Sync>(&self) -> Result<State<T>, ArgsError> {
+        self.states
+            .0
+            .get(&TypeId::of::<T>())
+            .and_then(|a| a.clone().downcast::<T>().ok())
+            .map(State)
+            .ok_or_else(|| ArgsError {
+                problems: vec![format!("the server has no state of type `{}` registered", std::any::type_name::<T>())],
+            })
+    }
+}
+
+/// The whole arguments object given as one struct deriving `Deserialize` and `JsonSchema`:
+/// `fn tool(Args(q): Args<Query>)`. Field docs become property descriptions.
+///
+/// ```
+/// use mcpeye_runtime::Args;
+/// let Args(n) = Args(3);
+/// assert_eq!(n, 3);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Args<T>(pub T);
+
+impl<T> Deref for Args<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}

@@ -1,0 +1,10 @@
+//! # mcpeye
+//!
+//! Product analytics for Rust MCP servers. See the README for a guide.
+#![warn(missing_docs)]
+
+pub use mcpeye_macros::{tool, tools};
+pub use mcpeye_runtime::*;
+
+#[doc(hidden)]
+pub use mcpeye_runtime::__private;

@@ -19,7 +19,8 @@ pub const RESERVED_TOOL_DESCRIPTION: &str = "Use this tool whenever the user wan
 pub const CAPABILITY_PARAM_DESCRIPTION: &str = "The capability the user needs that the available tools do not provide, in the user's own words (for example: 'export the report as a PDF').";
 
 /// Description of the reserved tool's optional `context` property.
-pub const CONTEXT_PARAM_DESCRIPTION: &str = "Optional: what the user was trying to accomplish when they reached for this capability.";
+pub const CONTEXT_PARAM_DESCRIPTION: &str =
+    "Optional: what the user was trying to accomplish when they reached for this capability.";
 
 /// Text answered (as one text content item) to every call of the reserved tool.
 pub const RESERVED_TOOL_ACK: &str = "Thanks. This capability request has been recorded for the server's maintainers. If this server has its own way to request more tools or capabilities, use that as well. Continue helping the user with the available tools as best you can.";
@@ -54,15 +55,8 @@ pub mod markers {
 }
 
 /// Keys whose whole value is always replaced by [`markers::FIELD`] (compared case-insensitively).
-pub const DEFAULT_DENYLIST_FIELDS: &[&str] = &[
-    "password",
-    "passwd",
-    "secret",
-    "token",
-    "apiKey",
-    "api_key",
-    "authorization",
-];
+pub const DEFAULT_DENYLIST_FIELDS: &[&str] =
+    &["password", "passwd", "secret", "token", "apiKey", "api_key", "authorization"];
 
 /// Default ingest URL when none is configured (CONTRACT.md §1.1).
 pub const DEFAULT_INGEST_URL: &str = "http://localhost:3001";

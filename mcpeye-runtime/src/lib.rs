@@ -23,11 +23,13 @@ pub use tracker::Tracker;
 /// Items used by code that `#[mcpeye::tool]` and `mcpeye::tools!` generate. Not public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::manifest::{Manifest, ManifestBuilder};
     pub use crate::result::kind::{probe, ResultKind, ValueKind};
     pub use crate::result::{CallToolResult, ToolValue};
     pub use crate::schema::generate as generate_schema;
-    pub use crate::tool::{Annotations, Args, ArgsError, BoxFuture, Handler, Invocation, State, StateDecl, Tool, ToolDef};
-    pub use crate::manifest::{Manifest, ManifestBuilder};
+    pub use crate::tool::{
+        Annotations, Args, ArgsError, BoxFuture, Handler, Invocation, State, StateDecl, Tool, ToolDef,
+    };
     pub use inventory;
     pub use schemars;
     pub use serde;

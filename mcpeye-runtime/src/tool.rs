@@ -26,7 +26,8 @@ pub struct Annotations {
 
 impl Annotations {
     /// No annotation stated.
-    pub const NONE: Annotations = Annotations { read_only: None, destructive: None, idempotent: None, open_world: None };
+    pub const NONE: Annotations =
+        Annotations { read_only: None, destructive: None, idempotent: None, open_world: None };
 
     /// Whether no hint is stated.
     pub fn is_empty(&self) -> bool {
@@ -174,14 +175,11 @@ impl Invocation<'_> {
     /// The registered state of type `T`. The manifest checks at build time that every state a
     /// tool needs is registered, so generated code never sees `None` from a built manifest.
     pub fn state<T: Any + Send + Sync>(&self) -> Result<State<T>, ArgsError> {
-        self.states
-            .0
-            .get(&TypeId::of::<T>())
-            .and_then(|a| a.clone().downcast::<T>().ok())
-            .map(State)
-            .ok_or_else(|| ArgsError {
+        self.states.0.get(&TypeId::of::<T>()).and_then(|a| a.clone().downcast::<T>().ok()).map(State).ok_or_else(|| {
+            ArgsError {
                 problems: vec![format!("the server has no state of type `{}` registered", std::any::type_name::<T>())],
-            })
+            }
+        })
     }
 }
 

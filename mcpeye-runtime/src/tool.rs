@@ -169,6 +169,8 @@ pub(crate) struct StateMap(pub(crate) HashMap<TypeId, Arc<dyn Any + Send + Sync>
 /// What a generated handler receives besides the arguments: access to the manifest's state.
 pub struct Invocation<'a> {
     pub(crate) states: &'a StateMap,
+    /// The tool's normalised input schema, used to describe invalid arguments.
+    pub(crate) schema: &'a Value,
 }
 
 impl Invocation<'_> {
@@ -182,6 +184,32 @@ impl Invocation<'_> {
         })
     }
 }
+
+/// Deserialises a call's arguments (already without `mcpeyeIntent`) into the generated
+/// argument struct. On failure the problems are described from the schema, by JSON path,
+/// without echoing any value (serde's own messages quote the input).
+pub fn parse_args<T: serde::de::DeserializeOwned>(inv: &Invocation<'_>, args: &Value) -> Result<T, ArgsError> {
+    T::deserialize(args).map_err(|_| {
+        let mut problems = crate::schema::describe_argument_errors(inv.schema, args);
+        if problems.is_empty() {
+            problems.push("the arguments do not match the tool's input schema".to_owned());
+        }
+        ArgsError { problems }
+    })
+}
+
+/// A type usable as a documented tool parameter: it must deserialise from JSON and describe
+/// itself as JSON Schema.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter",
+    label = "this type must implement `serde::Deserialize` and `schemars::JsonSchema`",
+    note = "add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to the type, or use a type that has both"
+)]
+pub trait ToolParam: serde::de::DeserializeOwned + schemars::JsonSchema {}
+impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolParam for T {}
+
+/// Compile-time check emitted for each parameter type, spanned on the type.
+pub fn assert_param<T: ToolParam>() {}
 
 /// The whole arguments object given as one struct deriving `Deserialize` and `JsonSchema`:
 /// `fn tool(Args(q): Args<Query>)`. Field docs become property descriptions.

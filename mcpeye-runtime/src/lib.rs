@@ -7,6 +7,7 @@
 
 pub mod capture;
 pub mod contract;
+pub mod dispatch;
 pub mod manifest;
 pub mod redact;
 pub mod result;
@@ -15,6 +16,7 @@ pub mod tool;
 pub mod tracker;
 
 pub use capture::{CallRecord, IntentSource};
+pub use dispatch::{take_intent, CallError};
 pub use manifest::{Manifest, ManifestBuilder, ManifestError};
 pub use result::{CallToolResult, Content, ToolValue};
 pub use tool::{Annotations, Args, ArgsError, State, Tool, ToolDef};

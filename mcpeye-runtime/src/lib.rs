@@ -12,6 +12,7 @@ pub mod manifest;
 pub mod redact;
 pub mod result;
 pub mod schema;
+pub mod server;
 pub mod tool;
 pub mod tracker;
 

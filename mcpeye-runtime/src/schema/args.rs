@@ -141,7 +141,9 @@ impl Checker {
         }
         match value {
             Value::Number(n) => self.bounds(schema, n.as_f64().unwrap_or(0.0), path),
-            Value::String(s) => self.lengths(schema, "characters", "minLength", "maxLength", || s.chars().count(), path),
+            Value::String(s) => {
+                self.lengths(schema, "characters", "minLength", "maxLength", || s.chars().count(), path)
+            }
             Value::Array(items) => {
                 self.lengths(schema, "items", "minItems", "maxItems", || items.len(), path);
                 if let Some(item_schema) = schema.get("items").filter(|s| s.is_object()) {

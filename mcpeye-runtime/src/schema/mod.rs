@@ -133,7 +133,8 @@ pub fn is_valid_property_name(name: &str) -> bool {
 }
 
 fn is_name(name: &str, max: usize) -> bool {
-    (1..=max).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+    (1..=max).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
 }
 
 /// Appends one escaped segment to a JSON pointer (RFC 6901).

@@ -335,7 +335,9 @@ mod tests {
     fn bool_schemas_and_bare_roots() {
         assert_eq!(norm(json!(true)), json!({"type": "object", "properties": {}}));
         assert_eq!(norm(json!({"type": "null"})), json!({"type": "object", "properties": {}}));
-        let out = norm(json!({"type": "object", "properties": {"v": true, "m": {"type": "object", "additionalProperties": false}}}));
+        let out = norm(
+            json!({"type": "object", "properties": {"v": true, "m": {"type": "object", "additionalProperties": false}}}),
+        );
         assert_eq!(out["properties"]["v"], json!({}));
         assert_eq!(out["properties"]["m"], json!({"type": "object", "properties": {}, "additionalProperties": false}));
     }

@@ -65,9 +65,10 @@ fn body_is_ambiguous(body: &Hir) -> bool {
             for (i, sub) in subs.iter().enumerate() {
                 let Some(inner) = unbounded_inside(sub) else { continue };
                 let class = single_class(&inner.sub);
-                let pinned = subs.iter().enumerate().any(|(j, other)| {
-                    j != i && class.as_ref().is_some_and(|c| needs_char_outside(other, c))
-                });
+                let pinned = subs
+                    .iter()
+                    .enumerate()
+                    .any(|(j, other)| j != i && class.as_ref().is_some_and(|c| needs_char_outside(other, c)));
                 if !pinned {
                     return true;
                 }
@@ -92,9 +93,7 @@ fn unbounded_inside(hir: &Hir) -> Option<&hir::Repetition> {
 /// Whether every match of `hir` contains a character outside `class`.
 fn needs_char_outside(hir: &Hir, class: &ClassUnicode) -> bool {
     match hir.kind() {
-        HirKind::Literal(lit) => {
-            std::str::from_utf8(&lit.0).is_ok_and(|s| s.chars().any(|c| !contains(class, c)))
-        }
+        HirKind::Literal(lit) => std::str::from_utf8(&lit.0).is_ok_and(|s| s.chars().any(|c| !contains(class, c))),
         HirKind::Class(Class::Unicode(other)) => {
             let mut both = other.clone();
             both.intersect(class);

@@ -10,7 +10,8 @@ use super::{
 use crate::contract::INTENT_PARAM_NAME;
 
 /// Keys whose value is one subschema (a boolean `additionalProperties` is fine).
-const SINGLE: &[&str] = &["not", "if", "then", "else", "contains", "propertyNames", "additionalItems", "additionalProperties"];
+const SINGLE: &[&str] =
+    &["not", "if", "then", "else", "contains", "propertyNames", "additionalItems", "additionalProperties"];
 /// Keys whose value is a list of subschemas.
 const LISTS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
 /// Keys whose value maps names to subschemas.
@@ -28,7 +29,9 @@ const MAPS: &[&str] = &["properties", "patternProperties", "dependentSchemas"];
 /// Descriptions: every property of every object needs one, at any depth — the properties of
 /// a nested struct, of the structs in a `Vec`, and of the struct variants of an enum (an agent
 /// must know what each field means). Array `items` and enum variants themselves need none: the
-/// property holding them has the description.
+/// property holding them has the description. Nor does a property with a single possible value
+/// (`const`): the tag of an internally tagged enum is explained by its variant, and neither
+/// does the one property named after an externally tagged variant that has a doc comment.
 ///
 /// Client quirks that only some clients mishandle (`additionalProperties`, `const`, `pattern`
 /// alone) are not problems.
@@ -43,7 +46,7 @@ pub fn validate(schema: &Value) -> Vec<SchemaProblem> {
         return out;
     };
     check_root(root, &mut out);
-    walk(schema, "", 0, &mut out);
+    walk(schema, "", 0, false, &mut out);
     // Serialising is recursive: skip the size of a schema already refused as too deep.
     let deep = out.iter().any(|p| p.rule == "too-deep");
     let size = if deep { 0 } else { serde_json::to_vec(schema).map_or(0, |v| v.len()) };
@@ -94,7 +97,8 @@ fn check_root(root: &Map<String, Value>, out: &mut Vec<SchemaProblem>) {
     }
 }
 
-fn walk(value: &Value, path: &str, depth: usize, out: &mut Vec<SchemaProblem>) {
+/// `variant`: `value` is a branch of `oneOf`/`anyOf` (an enum variant).
+fn walk(value: &Value, path: &str, depth: usize, variant: bool, out: &mut Vec<SchemaProblem>) {
     if depth > MAX_DEPTH {
         out.push(problem(
             path,
@@ -110,20 +114,26 @@ fn walk(value: &Value, path: &str, depth: usize, out: &mut Vec<SchemaProblem>) {
             return;
         }
         _ => {
-            out.push(problem(path, "boolean-schema", "this subschema is neither an object nor a boolean; fix the manual `JsonSchema` impl that produced it".to_owned()));
+            out.push(problem(
+                path,
+                "boolean-schema",
+                "this subschema is neither an object nor a boolean; fix the manual `JsonSchema` impl that produced it"
+                    .to_owned(),
+            ));
             return;
         }
     };
     check_keywords(obj, path, out);
 
     if let Some(Value::Object(props)) = obj.get("properties") {
+        let wrapper = variant && is_variant_wrapper(obj, props);
         for (name, sub) in props {
             let sub_path = pointer(&pointer(path, "properties"), name);
             if !is_valid_property_name(name) {
                 out.push(problem(&sub_path, "property-name", format!("the property name `{name}` is outside `[A-Za-z0-9_.-]{{1,64}}`, which clients refuse; rename it with `#[serde(rename = \"…\")]`")));
             }
             let documented = sub.get("description").and_then(Value::as_str).is_some_and(|d| !d.trim().is_empty());
-            if !documented {
+            if !documented && !is_tag(sub) && !wrapper {
                 out.push(problem(&sub_path, "missing-description", format!("the property `{name}` has no description, so agents must guess what it means; add a `///` doc comment to the field `{name}` (or `#[schemars(description = \"…\")]`)")));
             }
         }
@@ -132,33 +142,49 @@ fn walk(value: &Value, path: &str, depth: usize, out: &mut Vec<SchemaProblem>) {
     for key in SINGLE {
         match obj.get(*key) {
             Some(Value::Bool(_)) if *key == "additionalProperties" => {}
-            Some(sub) => walk(sub, &pointer(path, key), depth + 1, out),
+            Some(sub) => walk(sub, &pointer(path, key), depth + 1, false, out),
             None => {}
         }
     }
     match obj.get("items") {
-        Some(Value::Array(subs)) => walk_list(subs, &pointer(path, "items"), depth, out),
-        Some(sub) => walk(sub, &pointer(path, "items"), depth + 1, out),
+        Some(Value::Array(subs)) => walk_list(subs, &pointer(path, "items"), depth, false, out),
+        Some(sub) => walk(sub, &pointer(path, "items"), depth + 1, false, out),
         None => {}
     }
     for key in LISTS {
         if let Some(Value::Array(subs)) = obj.get(*key) {
-            walk_list(subs, &pointer(path, key), depth, out);
+            walk_list(subs, &pointer(path, key), depth, matches!(*key, "oneOf" | "anyOf"), out);
         }
     }
     for key in MAPS {
         if let Some(Value::Object(subs)) = obj.get(*key) {
             let base = pointer(path, key);
             for (name, sub) in subs {
-                walk(sub, &pointer(&base, name), depth + 1, out);
+                walk(sub, &pointer(&base, name), depth + 1, false, out);
             }
         }
     }
 }
 
-fn walk_list(subs: &[Value], base: &str, depth: usize, out: &mut Vec<SchemaProblem>) {
+/// A property with one possible value: the tag of an internally tagged enum variant, whose
+/// meaning is the variant's description.
+fn is_tag(schema: &Value) -> bool {
+    schema.get("const").is_some() || schema.get("enum").and_then(Value::as_array).is_some_and(|v| v.len() == 1)
+}
+
+/// The `{"Variant": …}` object of an externally tagged enum variant: its one property is the
+/// variant's name, explained by the variant's own description.
+fn is_variant_wrapper(obj: &Map<String, Value>, props: &Map<String, Value>) -> bool {
+    let documented = obj.get("description").and_then(Value::as_str).is_some_and(|d| !d.trim().is_empty());
+    let required = obj.get("required").and_then(Value::as_array);
+    documented
+        && props.len() == 1
+        && required.is_some_and(|r| r.len() == 1 && props.contains_key(r[0].as_str().unwrap_or("")))
+}
+
+fn walk_list(subs: &[Value], base: &str, depth: usize, variants: bool, out: &mut Vec<SchemaProblem>) {
     for (i, sub) in subs.iter().enumerate() {
-        walk(sub, &pointer(base, &i.to_string()), depth + 1, out);
+        walk(sub, &pointer(base, &i.to_string()), depth + 1, variants, out);
     }
 }
 
@@ -167,7 +193,11 @@ fn check_keywords(obj: &Map<String, Value>, path: &str, out: &mut Vec<SchemaProb
     const RECURSION_FIX: &str = "the type is recursive (or refers to a definition that could not be inlined), and clients such as the Anthropic API, Zed and Copilot CLI refuse `$ref`; break the recursion with a depth-limited representation: a fixed number of levels as separate structs, a flat `Vec` of nodes with parent ids, or a `serde_json::Value` field whose doc comment describes the shape";
     if let Some(reference) = obj.get("$ref") {
         let reference = reference.as_str().unwrap_or("?");
-        out.push(problem(&pointer(path, "$ref"), "no-ref", format!("`$ref` to `{reference}` is left: {RECURSION_FIX}")));
+        out.push(problem(
+            &pointer(path, "$ref"),
+            "no-ref",
+            format!("`$ref` to `{reference}` is left: {RECURSION_FIX}"),
+        ));
     }
     for key in ["$defs", "definitions"] {
         if obj.contains_key(key) {
@@ -273,24 +303,118 @@ mod tests {
     fn each_rule_names_a_fix() {
         only(json!({"type": "string", "properties": {}}), "", "root-not-object", "struct");
         only(json!({"type": "object"}), "", "missing-properties", "normalize");
-        only(root(json!({"x": {"description": "X.", "$ref": "#/$defs/Node"}})), "/properties/x/$ref", "no-ref", "break the recursion");
+        only(
+            root(json!({"x": {"description": "X.", "$ref": "#/$defs/Node"}})),
+            "/properties/x/$ref",
+            "no-ref",
+            "break the recursion",
+        );
         only(json!({"type": "object", "properties": {}, "$defs": {}}), "/$defs", "no-ref", "depth-limited");
-        only(root(json!({"x": {"description": "X.", "type": ["string", "null"]}})), "/properties/x/type", "type-array", "Option<T>");
-        only(root(json!({"x": {"description": "X.", "type": "string", "nullable": true}})), "/properties/x/nullable", "nullable", "Option<T>");
-        only(root(json!({"x": {"description": "X.", "type": "integer", "format": "uint32"}})), "/properties/x/format", "non-standard-format", "remove it");
-        only(root(json!({"x": {"description": "X.", "type": "array", "items": true}})), "/properties/x/items", "boolean-schema", "json_schema!({})");
-        only(root(json!({"x": {"description": "X.", "type": "array", "prefixItems": [{}], "items": {}}})), "/properties/x/prefixItems", "tuple-items", "struct");
-        only(root(json!({"x": {"description": "X.", "type": "array", "items": [{}, {}]}})), "/properties/x/items", "tuple-items", "struct");
-        only(root(json!({"x": {"description": "X.", "type": "array"}})), "/properties/x", "array-without-items", "Vec<T>");
+        only(
+            root(json!({"x": {"description": "X.", "type": ["string", "null"]}})),
+            "/properties/x/type",
+            "type-array",
+            "Option<T>",
+        );
+        only(
+            root(json!({"x": {"description": "X.", "type": "string", "nullable": true}})),
+            "/properties/x/nullable",
+            "nullable",
+            "Option<T>",
+        );
+        only(
+            root(json!({"x": {"description": "X.", "type": "integer", "format": "uint32"}})),
+            "/properties/x/format",
+            "non-standard-format",
+            "remove it",
+        );
+        only(
+            root(json!({"x": {"description": "X.", "type": "array", "items": true}})),
+            "/properties/x/items",
+            "boolean-schema",
+            "json_schema!({})",
+        );
+        only(
+            root(json!({"x": {"description": "X.", "type": "array", "prefixItems": [{}], "items": {}}})),
+            "/properties/x/prefixItems",
+            "tuple-items",
+            "struct",
+        );
+        only(
+            root(json!({"x": {"description": "X.", "type": "array", "items": [{}, {}]}})),
+            "/properties/x/items",
+            "tuple-items",
+            "struct",
+        );
+        only(
+            root(json!({"x": {"description": "X.", "type": "array"}})),
+            "/properties/x",
+            "array-without-items",
+            "Vec<T>",
+        );
         only(root(json!({"a b": {"description": "X."}})), "/properties/a b", "property-name", "#[serde(rename");
-        only(root(json!({"mcpeyeIntent": {"description": "X."}})), "/properties/mcpeyeIntent", "reserved-property", "intent = false");
-        only(root(json!({"x": {"description": "d".repeat(8193)}})), "/properties/x/description", "description-too-long", "shorten");
-        only(root(json!({"x": {"description": "X.", "pattern": "(a"}})), "/properties/x/pattern", "invalid-pattern", "regex(pattern");
-        only(root(json!({"x": {"description": "X.", "pattern": "^(a+)+$"}})), "/properties/x/pattern", "backtracking-pattern", "rewrite");
-        only(json!({"type": "object", "properties": {}, "oneOf": [{}]}), "/oneOf", "root-combinator", "field of a struct");
+        only(
+            root(json!({"mcpeyeIntent": {"description": "X."}})),
+            "/properties/mcpeyeIntent",
+            "reserved-property",
+            "intent = false",
+        );
+        only(
+            root(json!({"x": {"description": "d".repeat(8193)}})),
+            "/properties/x/description",
+            "description-too-long",
+            "shorten",
+        );
+        only(
+            root(json!({"x": {"description": "X.", "pattern": "(a"}})),
+            "/properties/x/pattern",
+            "invalid-pattern",
+            "regex(pattern",
+        );
+        only(
+            root(json!({"x": {"description": "X.", "pattern": "^(a+)+$"}})),
+            "/properties/x/pattern",
+            "backtracking-pattern",
+            "rewrite",
+        );
+        only(
+            json!({"type": "object", "properties": {}, "oneOf": [{}]}),
+            "/oneOf",
+            "root-combinator",
+            "field of a struct",
+        );
         // Client quirks are not problems.
         let quirks = root(json!({"x": {"description": "X.", "const": "a", "pattern": "^a$"}}));
-        assert_eq!(validate(&json!({"additionalProperties": false, "type": "object", "properties": quirks["properties"]})), vec![]);
+        assert_eq!(
+            validate(&json!({"additionalProperties": false, "type": "object", "properties": quirks["properties"]})),
+            vec![]
+        );
+    }
+
+    #[test]
+    fn enum_tags_need_no_description() {
+        let wrapper = |doc: Option<&str>| {
+            let mut variant =
+                json!({"type": "object", "properties": {"Circle": {"type": "number"}}, "required": ["Circle"]});
+            if let Some(doc) = doc {
+                variant["description"] = json!(doc);
+            }
+            root(json!({"shape": {"description": "S.", "oneOf": [
+                variant,
+                {"type": "object", "properties": {"kind": {"const": "square"}, "side": {"type": "number"}}}
+            ]}}))
+        };
+        assert_eq!(
+            rules(&wrapper(Some("A circle."))),
+            vec![("/properties/shape/oneOf/1/properties/side".to_owned(), "missing-description")]
+        );
+        assert_eq!(
+            rules(&wrapper(None)),
+            vec![
+                ("/properties/shape/oneOf/0/properties/Circle".to_owned(), "missing-description"),
+                ("/properties/shape/oneOf/1/properties/side".to_owned(), "missing-description"),
+            ]
+        );
     }
 
     #[test]

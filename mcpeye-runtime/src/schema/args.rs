@@ -83,6 +83,16 @@ impl Checker {
         self.lines.push(format!("`{}`: {what}", render(path)));
     }
 
+    /// Like `push`, for the property `name` (taken from the schema, so always shown) of `path`.
+    fn push_at(&mut self, path: &[Segment<'_>], name: &str, what: impl std::fmt::Display) {
+        if self.lines.len() >= MAX_LINES {
+            self.cut = true;
+            return;
+        }
+        let at = if path.is_empty() { name.to_owned() } else { format!("{}.{name}", render(path)) };
+        self.lines.push(format!("`{at}`: {what}"));
+    }
+
     fn full(&self) -> bool {
         self.lines.len() >= MAX_LINES
     }
@@ -142,10 +152,10 @@ impl Checker {
         match value {
             Value::Number(n) => self.bounds(schema, n.as_f64().unwrap_or(0.0), path),
             Value::String(s) => {
-                self.lengths(schema, "characters", "minLength", "maxLength", || s.chars().count(), path)
+                self.lengths(schema, ("character", "characters"), "minLength", "maxLength", || s.chars().count(), path)
             }
             Value::Array(items) => {
-                self.lengths(schema, "items", "minItems", "maxItems", || items.len(), path);
+                self.lengths(schema, ("item", "items"), "minItems", "maxItems", || items.len(), path);
                 if let Some(item_schema) = schema.get("items").filter(|s| s.is_object()) {
                     for (i, item) in items.iter().enumerate() {
                         path.push(Segment::Index(i));
@@ -187,13 +197,7 @@ impl Checker {
         };
         for name in &required {
             if !map.contains_key(*name) && properties.contains_key(*name) {
-                // The name comes from the schema, so it can be shown whatever it is.
-                let at = if path.is_empty() { (*name).to_owned() } else { format!("{}.{name}", render(path)) };
-                if self.full() {
-                    self.cut = true;
-                    return;
-                }
-                self.lines.push(format!("`{at}`: missing required property"));
+                self.push_at(path, name, "missing required property");
             }
         }
         let additional = schema.get("additionalProperties");
@@ -229,7 +233,7 @@ impl Checker {
     }
 
     fn branches<'a>(&mut self, branches: &[Value], value: &'a Value, path: &mut Vec<Segment<'a>>, depth: usize) {
-        let mut best: Option<(usize, Vec<String>, bool)> = None;
+        let mut best: Option<((bool, usize), Vec<String>, bool)> = None;
         let mut tie = false;
         for branch in branches {
             let mut trial = Checker { lines: Vec::new(), cut: false, too_deep: self.too_deep };
@@ -237,7 +241,8 @@ impl Checker {
             if trial.lines.is_empty() {
                 return;
             }
-            let score = trial.lines.len() + usize::from(trial.cut);
+            // A branch whose tag does not match is farther than any branch whose tag does.
+            let score = (tag_mismatch(branch, value), trial.lines.len() + usize::from(trial.cut));
             match &best {
                 Some((s, ..)) if *s < score => {}
                 Some((s, ..)) if *s == score => tie = true,
@@ -248,8 +253,12 @@ impl Checker {
             }
         }
         let consts: Vec<&Value> = branches.iter().filter_map(|b| b.get("const")).collect();
+        let tags = common_tags(branches);
         if !consts.is_empty() && consts.len() == branches.len() {
             self.push(path, format!("must be one of {}", list(consts.into_iter())));
+        } else if let (Some((key, tags)), Some(((true, _), ..))) = (tags, &best) {
+            // No branch has the given tag: the tag is the problem, not the rest.
+            self.push_at(path, key, format!("must be one of {}", list(tags.into_iter())));
         } else if let (Some((_, lines, too_deep)), false) = (best, tie) {
             self.too_deep |= too_deep;
             for line in lines {
@@ -283,7 +292,7 @@ impl Checker {
     fn lengths(
         &mut self,
         schema: &Map<String, Value>,
-        unit: &str,
+        unit: (&str, &str),
         min_key: &str,
         max_key: &str,
         len: impl Fn() -> usize,
@@ -295,13 +304,36 @@ impl Checker {
             return;
         }
         let len = len() as u64;
+        let unit = |n: u64| if n == 1 { unit.0 } else { unit.1 };
         if let Some(min) = min.filter(|m| len < *m) {
-            self.push(path, format!("must have at least {min} {unit}"));
+            self.push(path, format!("must have at least {min} {}", unit(min)));
         }
         if let Some(max) = max.filter(|m| len > *m) {
-            self.push(path, format!("must have at most {max} {unit}"));
+            self.push(path, format!("must have at most {max} {}", unit(max)));
         }
     }
+}
+
+/// The tag property shared by all branches (internally tagged enum) and its values.
+fn common_tags(branches: &[Value]) -> Option<(&str, Vec<&Value>)> {
+    let first = branches.first()?;
+    let props = first.get("properties")?.as_object()?;
+    let (key, _) = props.iter().find(|(_, p)| p.get("const").is_some())?;
+    let mut tags = Vec::new();
+    for branch in branches {
+        let tag = branch.get("properties")?.get(key)?.get("const")?;
+        tags.push(tag);
+    }
+    Some((key.as_str(), tags))
+}
+
+/// Whether `value` gives a property of `branch` fixed by `const` (an enum tag) another value,
+/// or lacks it.
+fn tag_mismatch(branch: &Value, value: &Value) -> bool {
+    let (Some(props), Some(map)) = (branch.get("properties").and_then(Value::as_object), value.as_object()) else {
+        return false;
+    };
+    props.iter().filter_map(|(k, p)| Some((k, p.get("const")?))).any(|(k, tag)| map.get(k) != Some(tag))
 }
 
 fn has_type(t: &str, value: &Value) -> bool {
@@ -358,4 +390,50 @@ fn list<'v>(values: impl Iterator<Item = &'v Value>) -> String {
         out.push(format!("… ({} values in all)", values.len()));
     }
     out.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn counts_bounds_maps_and_untyped_shapes() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "ids": {"type": "array", "items": {"type": "integer"}, "minItems": 1, "maxItems": 2},
+                "ratio": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+                "scores": {"type": "object", "properties": {}, "additionalProperties": {"type": "number"}},
+                "v": {"const": 3},
+                "either": {"anyOf": [{"type": "string"}, {"type": "boolean"}]},
+                "any": {}
+            }
+        });
+        let lines = describe_argument_errors(
+            &schema,
+            &json!({"ids": [], "ratio": 1, "scores": {"alice": "x", "a b": true}, "v": 4, "either": 1, "any": [1]}),
+        );
+        assert_eq!(
+            lines,
+            [
+                "`either`: does not match any of the shapes this value can take",
+                "`ids`: must have at least 1 item",
+                "`ratio`: must be less than 1",
+                "`scores[…]`: expected a number, got a boolean",
+                "`scores.alice`: expected a number, got a string",
+                "`v`: must be 3",
+            ]
+        );
+        assert_eq!(describe_argument_errors(&schema, &json!({"ids": [1, 2, 3]})), ["`ids`: must have at most 2 items"]);
+    }
+
+    #[test]
+    fn long_enums_are_listed_in_part() {
+        let values: Vec<Value> = (0..30).map(|i| json!(format!("v{i}"))).collect();
+        let schema = json!({"type": "object", "properties": {"e": {"type": "string", "enum": values}}});
+        let lines = describe_argument_errors(&schema, &json!({"e": "nope"}));
+        assert_eq!(lines.len(), 1);
+        assert!(lines[0].ends_with(r#""v9", … (30 values in all)"#), "{lines:?}");
+    }
 }

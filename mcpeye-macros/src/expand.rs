@@ -22,6 +22,7 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
     let mut prelude = Vec::new();
     let mut call_args = Vec::new();
     let mut states = Vec::new();
+    let mut bounds = Vec::new();
     let mut args_ty = None;
     for (i, p) in tool.params.iter().enumerate() {
         let ty = &p.ty;
@@ -32,6 +33,7 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
                 let docs = &p.docs;
                 let fattrs = &p.field_attrs;
                 asserts.push(quote_spanned!(span=> ::mcpeye::__private::assert_param::<#ty>();));
+                bounds.push(quote_spanned!(span=> for<'__mcpeye> #ty: ::mcpeye::__private::ToolParam));
                 let default = is_option(ty).then(|| quote!(#[serde(default)]));
                 fields.push(quote_spanned!(span=> #(#docs)* #default #(#fattrs)* #fid: #ty));
                 call_args.push(quote!(__args.#fid));
@@ -47,12 +49,17 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
             }
             ParamKind::Args(inner) => {
                 asserts.push(quote_spanned!(inner.span()=> ::mcpeye::__private::assert_param::<#inner>();));
+                bounds.push(quote_spanned!(inner.span()=> for<'__mcpeye> #inner: ::mcpeye::__private::ToolParam));
                 call_args.push(quote!(::mcpeye::__private::Args(__args)));
                 args_ty = Some(inner.clone());
             }
         }
     }
 
+    // The bounds, with a binder so that rustc does not check them where they are declared, let
+    // the generated items assume the parameter types are usable: a type that is not gives one
+    // error (from `assert_param`, on the type) instead of one per generated use.
+    let gate = quote!(where #(#bounds,)*);
     let struct_ident = format_ident!("__McpeyeArgs");
     let (args_struct, parsed_ty) = match args_ty {
         Some(t) => (TokenStream::new(), t.to_token_stream()),
@@ -61,7 +68,7 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
                 #[derive(::mcpeye::__private::serde::Deserialize, ::mcpeye::__private::schemars::JsonSchema)]
                 #[serde(crate = "::mcpeye::__private::serde", deny_unknown_fields)]
                 #[schemars(crate = "::mcpeye::__private::schemars")]
-                struct #struct_ident { #(#fields,)* }
+                struct #struct_ident #gate { #(#fields,)* }
             },
             quote!(#struct_ident),
         ),
@@ -87,7 +94,7 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
                 fn __mcpeye_handler(
                     __inv: &::mcpeye::__private::Invocation<'_>,
                     __json: &::mcpeye::__private::serde_json::Value,
-                ) -> ::core::result::Result<::mcpeye::__private::BoxFuture, ::mcpeye::__private::ArgsError> {
+                ) -> ::core::result::Result<::mcpeye::__private::BoxFuture, ::mcpeye::__private::ArgsError> #gate {
                     #parse
                     let __fut = #ident(#(#call_args),*);
                     ::core::result::Result::Ok(::std::boxed::Box::pin(async move {
@@ -105,7 +112,7 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
                 fn __mcpeye_handler(
                     __inv: &::mcpeye::__private::Invocation<'_>,
                     __json: &::mcpeye::__private::serde_json::Value,
-                ) -> ::core::result::Result<::mcpeye::__private::CallToolResult, ::mcpeye::__private::ArgsError> {
+                ) -> ::core::result::Result<::mcpeye::__private::CallToolResult, ::mcpeye::__private::ArgsError> #gate {
                     #kinds
                     #parse
                     let __ret = #ident(#(#call_args),*);
@@ -141,13 +148,13 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
             #[allow(dead_code)]
             fn __mcpeye_assert_params() { #(#asserts)* }
 
-            fn __mcpeye_schema() -> ::mcpeye::__private::schemars::Schema {
+            fn __mcpeye_schema() -> ::mcpeye::__private::schemars::Schema #gate {
                 ::mcpeye::__private::generate_schema::<#parsed_ty>()
             }
 
             #handler_fn
 
-            impl ::mcpeye::__private::Tool for #ident {
+            impl ::mcpeye::__private::Tool for #ident #gate {
                 const NAME: &'static str = #name;
                 const DEF: &'static ::mcpeye::__private::ToolDef = &::mcpeye::__private::ToolDef {
                     name: #name,
@@ -179,6 +186,10 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
 /// second error.
 pub fn fallback(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
     let item = &tool.item;
+    if item.sig.receiver().is_some() {
+        // A method: the marker and its impl cannot go inside the `impl` block.
+        return item.to_token_stream();
+    }
     let ident = &item.sig.ident;
     let (name, _) = tool_name(attr, tool);
     let marker = marker(&item.vis, ident);

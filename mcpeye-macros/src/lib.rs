@@ -27,7 +27,8 @@ fn tool_impl(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> 
         Ok(other) => {
             errors.push(syn::Error::new(
                 item_kind_span(&other),
-                "#[mcpeye::tool] goes on a function: `fn name(/// doc\n param: Type) -> Ret { … }`",
+                "#[mcpeye::tool] goes on a function: put it on the `fn` that implements the tool (for a whole-object \
+                 argument, take this type as `mcpeye::Args<T>` in that function)",
             ));
             let errs = errors.to_compile_error();
             return quote!(#item #errs);

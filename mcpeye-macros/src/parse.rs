@@ -183,7 +183,7 @@ pub struct Param {
     pub kind: ParamKind,
     /// The declared type.
     pub ty: Type,
-    /// The whole `pat: ty`, for spans.
+    /// The parameter's pattern, for spans.
     pub span: Span,
     /// `///` docs.
     pub docs: Vec<Attribute>,
@@ -214,7 +214,7 @@ pub fn parse_fn(mut item: ItemFn, errors: &mut Errors) -> ToolFn {
             }
             FnArg::Typed(pt) => pt,
         };
-        let span = pt.span();
+        let span = pt.pat.span();
         let (mut docs, mut field_attrs, mut keep) = (Vec::new(), Vec::new(), Vec::new());
         for a in pt.attrs.drain(..) {
             if a.path().is_ident("doc") {

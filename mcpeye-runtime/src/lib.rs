@@ -7,14 +7,17 @@
 
 pub mod capture;
 pub mod contract;
+pub mod dispatch;
 pub mod manifest;
 pub mod redact;
 pub mod result;
 pub mod schema;
+pub mod server;
 pub mod tool;
 pub mod tracker;
 
 pub use capture::{CallRecord, IntentSource};
+pub use dispatch::{take_intent, CallError};
 pub use manifest::{Manifest, ManifestBuilder, ManifestError};
 pub use result::{CallToolResult, Content, ToolValue};
 pub use tool::{Annotations, Args, ArgsError, State, Tool, ToolDef};

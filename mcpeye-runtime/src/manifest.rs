@@ -1,25 +1,62 @@
-//! The manifest: the tools of a server, their `tools/list` descriptors, and the dispatcher.
-//!
-//! (Interface stub: filled in by the foundation work.)
+//! The manifest: the tools of a server, checked once at start-up, and their `tools/list`
+//! descriptors. Calls go through [`Manifest::call`] / [`Manifest::call_async`] (see
+//! `dispatch.rs`).
 
+use crate::contract::{
+    CAPABILITY_PARAM_DESCRIPTION, CONTEXT_PARAM_DESCRIPTION, RESERVED_TOOL_DESCRIPTION, RESERVED_TOOL_NAME,
+};
+use crate::schema;
 use crate::tool::{StateMap, ToolDef};
 use crate::tracker::Tracker;
-use serde_json::Value;
+use serde_json::{json, Map, Value};
 use std::any::Any;
+use std::collections::HashMap;
+use std::fmt;
 use std::sync::Arc;
 
-/// Everything wrong with a set of tools, found when a manifest is built.
-#[derive(Debug, Clone)]
+/// Longest description a tool may have, in characters.
+pub const MAX_DESCRIPTION_CHARS: usize = 8192;
+/// Longest tool name, in characters.
+pub const MAX_TOOL_NAME_CHARS: usize = 128;
+
+/// Everything wrong with a set of tools, found when a manifest is built. Its `Display` lists
+/// every problem, one per line, each naming the tool, where it is defined and how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ManifestError {
-    /// One line per problem.
-    pub problems: Vec<String>,
+    /// One entry per problem.
+    pub problems: Vec<ManifestProblem>,
 }
 
-impl std::fmt::Display for ManifestError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(f, "mcpeye: the tool manifest has {} problem(s):", self.problems.len())?;
+/// One problem found while building a manifest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManifestProblem {
+    /// The tool's name.
+    pub tool: String,
+    /// Where the tool is defined (`crate::module::function (src/file.rs:12)`).
+    pub location: String,
+    /// JSON path inside the tool's input schema, `""` when the problem is not in the schema.
+    pub path: String,
+    /// Short rule id (`missing-description`, `duplicate-name`, …).
+    pub rule: &'static str,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+impl fmt::Display for ManifestProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "tool `{}` at {}", self.tool, self.location)?;
+        if !self.path.is_empty() {
+            write!(f, ", input schema {}", self.path)?;
+        }
+        write!(f, ": [{}] {}", self.rule, self.message)
+    }
+}
+
+impl fmt::Display for ManifestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "mcpeye: the tool manifest has {} problem(s):", self.problems.len())?;
         for p in &self.problems {
-            writeln!(f, "  - {p}")?;
+            write!(f, "\n  - {p}")?;
         }
         Ok(())
     }
@@ -27,7 +64,17 @@ impl std::fmt::Display for ManifestError {
 
 impl std::error::Error for ManifestError {}
 
-/// Builds a [`Manifest`].
+/// Builds a [`Manifest`]: choose the tools, register state, then [`build`](Self::build).
+///
+/// `mcpeye::tools!()` and `mcpeye::tools![a, b]` are shorthands for the common cases; use the
+/// builder when tools take `State<T>` parameters or to turn the reserved tool off.
+///
+/// ```
+/// let manifest = mcpeye_runtime::Manifest::builder()
+///     .capture_missing_capabilities(false)
+///     .build();
+/// assert_eq!(manifest.tools_list(), serde_json::json!([]));
+/// ```
 #[derive(Default)]
 pub struct ManifestBuilder {
     defs: Vec<&'static ToolDef>,
@@ -36,37 +83,154 @@ pub struct ManifestBuilder {
     tracker: Option<Tracker>,
 }
 
+impl fmt::Debug for ManifestBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ManifestBuilder")
+            .field("tools", &self.defs.iter().map(|d| d.name).collect::<Vec<_>>())
+            .field("states", &self.states.0.len())
+            .field("capture_missing_capabilities", &self.capture_missing_capabilities)
+            .finish()
+    }
+}
+
 impl ManifestBuilder {
-    /// Adds every tool registered with `#[mcpeye::tool]` in the linked crates.
+    /// Adds every tool registered with `#[mcpeye::tool]` in the crates linked into the program.
+    /// A crate that is linked but never referenced contributes nothing: `use that_crate as _;`.
     pub fn registered(mut self) -> Self {
         self.defs.extend(crate::tool::registered());
         self
     }
-    /// Adds these tools.
+
+    /// Adds these tools (see `mcpeye::tool_defs![…]`).
     pub fn tools(mut self, defs: impl IntoIterator<Item = &'static ToolDef>) -> Self {
         self.defs.extend(defs);
         self
     }
-    /// Registers a state value for `State<T>` parameters.
-    pub fn state<T: Any + Send + Sync>(mut self, value: T) -> Self {
-        self.states.0.insert(std::any::TypeId::of::<T>(), Arc::new(value));
+
+    /// Registers a value handed to every `State<T>` parameter of type `T` (one value per type;
+    /// registering a type again replaces the value).
+    pub fn state<T: Any + Send + Sync>(self, value: T) -> Self {
+        self.state_arc(Arc::new(value))
+    }
+
+    /// Like [`state`](Self::state), for a value already shared.
+    pub fn state_arc<T: Any + Send + Sync>(mut self, value: Arc<T>) -> Self {
+        self.states.0.insert(std::any::TypeId::of::<T>(), value);
         self
     }
-    /// Lists and answers the reserved tool (default true).
+
+    /// Whether the reserved tool `mcpeye_request_capability` is listed and answered. Default:
+    /// the tracker's `capture_missing_capabilities` setting, `true` without one.
     pub fn capture_missing_capabilities(mut self, on: bool) -> Self {
         self.capture_missing_capabilities = Some(on);
         self
     }
-    /// Records into this tracker instead of the process-wide one.
+
+    /// Records into this tracker instead of the process-wide one installed by `mcpeye::init`.
     pub fn tracker(mut self, tracker: Tracker) -> Self {
         self.tracker = Some(tracker);
         self
     }
-    /// Builds, or lists every problem.
+
+    /// Builds the manifest, or returns every problem found.
     pub fn try_build(self) -> Result<Manifest, ManifestError> {
-        todo!()
+        let mut problems = Vec::new();
+        let mut defs = self.defs;
+        defs.sort_by(|a, b| a.name.cmp(b.name));
+        // The same definition added twice (registered() plus tools![…]) is one tool, not a clash.
+        defs.dedup_by(|a, b| std::ptr::eq(*a, *b));
+
+        let mut entries = Vec::with_capacity(defs.len());
+        for (i, def) in defs.iter().enumerate() {
+            let problem = |path: &str, rule: &'static str, message: String| ManifestProblem {
+                tool: def.name.to_owned(),
+                location: def.location(),
+                path: path.to_owned(),
+                rule,
+                message,
+            };
+            if let Some(prev) = i.checked_sub(1).map(|j| defs[j]) {
+                if prev.name == def.name {
+                    problems.push(problem(
+                        "",
+                        "duplicate-name",
+                        format!(
+                            "the name is also used by {}; give one of them `#[mcpeye::tool(name = \"…\")]`",
+                            prev.location()
+                        ),
+                    ));
+                }
+            }
+            if let Some(why) = tool_name_problem(def.name) {
+                problems.push(problem("", "invalid-tool-name", why));
+            }
+            if def.name == RESERVED_TOOL_NAME {
+                problems.push(problem(
+                    "",
+                    "reserved-name",
+                    format!("`{RESERVED_TOOL_NAME}` is reserved by mcpeye; rename the tool with `name = \"…\"`"),
+                ));
+            }
+            if def.description.trim().is_empty() {
+                problems.push(problem(
+                    "",
+                    "missing-description",
+                    "the tool has no description; add a `///` doc comment or `description = \"…\"`".to_owned(),
+                ));
+            }
+            let chars = def.description.chars().count();
+            if chars > MAX_DESCRIPTION_CHARS {
+                problems.push(problem(
+                    "",
+                    "description-too-long",
+                    format!("the description has {chars} characters, over {MAX_DESCRIPTION_CHARS}; shorten it"),
+                ));
+            }
+            for state in def.states {
+                if !self.states.0.contains_key(&(state.type_id)()) {
+                    problems.push(problem(
+                        "",
+                        "missing-state",
+                        format!(
+                            "the tool takes `State<{0}>` but no `{0}` is registered; add `.state(value)` to the manifest builder",
+                            (state.type_name)()
+                        ),
+                    ));
+                }
+            }
+            let schema = schema::normalize((def.input_schema)());
+            for p in schema::validate(&schema) {
+                problems.push(problem(&p.path, p.rule, p.message));
+            }
+            entries.push(Entry { def, schema });
+        }
+        if !problems.is_empty() {
+            return Err(ManifestError { problems });
+        }
+
+        let reserved = self
+            .capture_missing_capabilities
+            .or_else(|| self.tracker.as_ref().map(Tracker::capture_missing_capabilities))
+            .or_else(|| crate::tracker::global().map(|t| t.capture_missing_capabilities()))
+            .unwrap_or(true);
+        let mut list: Vec<Value> = entries.iter().map(Entry::descriptor).collect();
+        if reserved {
+            list.push(reserved_descriptor());
+        }
+        let index = entries.iter().enumerate().map(|(i, e)| (e.def.name, i)).collect();
+        Ok(Manifest {
+            entries,
+            index,
+            states: self.states,
+            reserved,
+            tracker: self.tracker,
+            tools_list: Value::Array(list),
+        })
     }
-    /// Builds; panics with every problem listed.
+
+    /// Builds the manifest; panics with every problem listed (a server should refuse to start
+    /// with tools that clients would reject).
+    #[track_caller]
     pub fn build(self) -> Manifest {
         match self.try_build() {
             Ok(m) => m,
@@ -75,20 +239,155 @@ impl ManifestBuilder {
     }
 }
 
-/// The tools of a server.
-pub struct Manifest {}
+fn tool_name_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("the tool name is empty; use `name = \"…\"` with 1 to 128 of `A-Z a-z 0-9 _ . -`".to_owned());
+    }
+    let n = name.chars().count();
+    if n > MAX_TOOL_NAME_CHARS {
+        return Some(format!("the tool name has {n} characters, over {MAX_TOOL_NAME_CHARS}; shorten it"));
+    }
+    if let Some(c) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))) {
+        return Some(format!("the tool name contains {c:?}; use only `A-Z a-z 0-9 _ . -`"));
+    }
+    None
+}
+
+pub(crate) struct Entry {
+    pub(crate) def: &'static ToolDef,
+    /// Normalised input schema without `mcpeyeIntent`: describes invalid arguments.
+    pub(crate) schema: Value,
+}
+
+impl Entry {
+    fn descriptor(&self) -> Value {
+        let def = self.def;
+        let mut input_schema = self.schema.clone();
+        if def.intent {
+            schema::inject_intent(&mut input_schema);
+        }
+        let mut m = Map::new();
+        m.insert("name".into(), Value::String(def.name.into()));
+        if let Some(title) = def.title {
+            m.insert("title".into(), Value::String(title.into()));
+        }
+        m.insert("description".into(), Value::String(def.description.into()));
+        m.insert("inputSchema".into(), input_schema);
+        let a = &def.annotations;
+        let mut hints = Map::new();
+        for (key, v) in [
+            ("readOnlyHint", a.read_only),
+            ("destructiveHint", a.destructive),
+            ("idempotentHint", a.idempotent),
+            ("openWorldHint", a.open_world),
+        ] {
+            if let Some(v) = v {
+                hints.insert(key.into(), Value::Bool(v));
+            }
+        }
+        if !hints.is_empty() {
+            m.insert("annotations".into(), Value::Object(hints));
+        }
+        Value::Object(m)
+    }
+}
+
+/// The `tools/list` descriptor of the reserved tool `mcpeye_request_capability`
+/// (CONTRACT.md §6–7).
+pub fn reserved_descriptor() -> Value {
+    json!({
+        "name": RESERVED_TOOL_NAME,
+        "description": RESERVED_TOOL_DESCRIPTION,
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "capability": {"type": "string", "description": CAPABILITY_PARAM_DESCRIPTION},
+                "context": {"type": "string", "description": CONTEXT_PARAM_DESCRIPTION},
+            },
+            "required": ["capability"],
+        },
+    })
+}
+
+/// The tools of a server: their `tools/list` descriptors and the dispatcher of `tools/call`.
+///
+/// `Send + Sync`: build one at start-up and share it (`Arc<Manifest>` or a `static`) across
+/// threads and tasks.
+pub struct Manifest {
+    pub(crate) entries: Vec<Entry>,
+    pub(crate) index: HashMap<&'static str, usize>,
+    pub(crate) states: StateMap,
+    pub(crate) reserved: bool,
+    pub(crate) tracker: Option<Tracker>,
+    tools_list: Value,
+}
+
+impl fmt::Debug for Manifest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Manifest")
+            .field("tools", &self.entries.iter().map(|e| e.def.name).collect::<Vec<_>>())
+            .field("reserved_tool", &self.reserved)
+            .finish()
+    }
+}
 
 impl Manifest {
-    /// A builder.
+    /// A builder with no tools.
     pub fn builder() -> ManifestBuilder {
         ManifestBuilder::default()
     }
-    /// The `tools` array of a `tools/list` result.
+
+    /// The `tools` array of a `tools/list` result: the tools sorted by name, then the reserved
+    /// tool (unless turned off). Byte-for-byte deterministic.
     pub fn tools_list(&self) -> Value {
-        todo!()
+        self.tools_list.clone()
     }
-    /// Calls a sync tool.
-    pub fn call(&self, _name: &str, _arguments: Value) -> Value {
-        todo!()
+
+    /// The names of the tools, sorted, without the reserved tool.
+    pub fn tool_names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.entries.iter().map(|e| e.def.name)
+    }
+
+    /// The definition of the tool called `name`.
+    pub fn tool(&self, name: &str) -> Option<&'static ToolDef> {
+        self.index.get(name).map(|&i| self.entries[i].def)
+    }
+
+    /// Whether the reserved tool is listed and answered.
+    pub fn captures_missing_capabilities(&self) -> bool {
+        self.reserved
+    }
+
+    /// Whether `name` is a tool of this manifest (the reserved tool included when listed).
+    pub fn has_tool(&self, name: &str) -> bool {
+        self.index.contains_key(name) || (self.reserved && name == RESERVED_TOOL_NAME)
+    }
+
+    pub(crate) fn lookup(&self, name: &str) -> Option<&Entry> {
+        self.index.get(name).map(|&i| &self.entries[i])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::INTENT_PARAM_NAME;
+
+    #[test]
+    fn tool_names() {
+        assert!(tool_name_problem("search_products").is_none());
+        assert!(tool_name_problem("a.b-c").is_none());
+        assert!(tool_name_problem("").is_some());
+        assert!(tool_name_problem("a b").is_some());
+        assert!(tool_name_problem(&"x".repeat(129)).is_some());
+        assert!(tool_name_problem(&"x".repeat(128)).is_none());
+    }
+
+    #[test]
+    fn reserved_descriptor_is_exact() {
+        let d = reserved_descriptor();
+        assert_eq!(d["inputSchema"]["required"], json!(["capability"]));
+        assert_eq!(d["description"], RESERVED_TOOL_DESCRIPTION);
+        assert!(d["inputSchema"]["properties"].get(INTENT_PARAM_NAME).is_none());
     }
 }

@@ -215,14 +215,11 @@ pub mod kind {
 
 #[cfg(test)]
 mod tests {
-    use super::kind::{ResultKind as _, ValueKind as _};
+    use super::kind::ResultKind as _;
     use super::*;
 
-    fn finish_any<R>(r: R) -> CallToolResult
-    where
-        R: ToolValue,
-    {
-        (&&kind::probe(&r)).__mcpeye_kind().finish(r)
+    fn finish_any<R: ToolValue>(r: R) -> CallToolResult {
+        kind::ValueTag.finish(r)
     }
 
     #[test]
@@ -236,7 +233,7 @@ mod tests {
         let obj = serde_json::json!({"b": 1, "a": 2});
         assert_eq!(
             finish_any(obj).to_json().to_string(),
-            r#"{"content":[{"type":"text","text":"{\"a\":2,\"b\":1}"}],"structuredContent":{"a":2,"b":1}}"#
+            r#"{"content":[{"type":"text","text":"{\"b\":1,\"a\":2}"}],"structuredContent":{"b":1,"a":2}}"#
         );
     }
 

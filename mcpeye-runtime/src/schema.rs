@@ -36,3 +36,13 @@ pub fn validate(_schema: &Value) -> Vec<SchemaProblem> {
 pub fn describe_argument_errors(_schema: &Value, _args: &Value) -> Vec<String> {
     Vec::new()
 }
+
+/// Adds the optional `mcpeyeIntent` property to an object schema.
+pub fn inject_intent(schema: &mut Value) {
+    if let Some(props) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+        props.insert(
+            crate::contract::INTENT_PARAM_NAME.to_owned(),
+            serde_json::json!({"type": "string", "description": crate::contract::INTENT_PARAM_DESCRIPTION}),
+        );
+    }
+}

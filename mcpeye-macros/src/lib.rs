@@ -13,7 +13,23 @@ mod tools;
 use proc_macro::TokenStream;
 use quote::quote;
 
-/// Turns a function into an MCP tool. See `mcpeye::tool` for the reference.
+/// Turns a function into an MCP tool, registered for `mcpeye::tools!()`.
+///
+/// The function is kept as written (call it directly in tests). Its doc comment is the tool's
+/// description; each parameter is a property of the input schema, described by its own `///`
+/// doc, except `mcpeye::State<T>` parameters (application state, not in the schema). Instead of
+/// documented parameters, one `mcpeye::Args<T>` parameter takes the whole arguments object as
+/// `T: Deserialize + JsonSchema`. `#[serde(…)]` and `#[schemars(…)]` attributes on a parameter
+/// apply to its property. The return value may be `()`, `String`, any `Serialize` type,
+/// `mcpeye::CallToolResult`, or a `Result` of those with `E: Display` (`Err` is `isError`).
+///
+/// Keys: `name = "…"` (tool name, default the function's name), `title = "…"`,
+/// `description = "…"` (instead of the doc comment), `read_only`, `destructive`, `idempotent`,
+/// `open_world` (MCP annotation hints; `= false` states the hint false), `intent = false` (no
+/// `mcpeyeIntent` property for this tool).
+///
+/// Contract problems (missing docs, invalid or reserved names, borrowed or generic parameters,
+/// unparseable or exponential `pattern`s, …) are compile errors, all reported together.
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     tool_impl(attr.into(), item.into()).into()

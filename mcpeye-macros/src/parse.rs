@@ -146,8 +146,8 @@ fn levenshtein(a: &str, b: &str) -> usize {
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        d[0][j] = j;
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {
@@ -213,7 +213,7 @@ pub fn parse_fn(mut item: ItemFn, errors: &mut Errors) -> ToolFn {
         let pt = match arg {
             FnArg::Receiver(r) => {
                 errors.spanned(
-                    &r.self_token,
+                    r.self_token,
                     "a tool cannot take `self`: make it a free function and give it what it needs through \
                      `mcpeye::State<T>` parameters",
                 );

@@ -3,7 +3,7 @@
 //! Product analytics for Rust MCP servers. See the README for a guide.
 #![warn(missing_docs)]
 
-pub use mcpeye_macros::{tool, tools};
+pub use mcpeye_macros::{tool, tool_defs, tools};
 pub use mcpeye_runtime::*;
 
 #[doc(hidden)]

@@ -31,7 +31,8 @@ pub mod __private {
     pub use crate::result::{CallToolResult, ToolValue};
     pub use crate::schema::generate as generate_schema;
     pub use crate::tool::{
-        Annotations, Args, ArgsError, BoxFuture, Handler, Invocation, State, StateDecl, Tool, ToolDef,
+        assert_param, parse_args, Annotations, Args, ArgsError, BoxFuture, Handler, Invocation, State, StateDecl, Tool,
+        ToolDef, ToolParam,
     };
     pub use inventory;
     pub use schemars;

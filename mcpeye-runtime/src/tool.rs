@@ -125,6 +125,11 @@ pub fn registered() -> impl Iterator<Item = &'static ToolDef> {
 
 /// Implemented by the marker type `#[mcpeye::tool]` puts next to each function (same name, in
 /// the type namespace), so that `mcpeye::tools![path::to::function]` can find its definition.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an mcpeye tool",
+    label = "not a function marked `#[mcpeye::tool]`",
+    note = "`tools![…]` takes paths to functions that carry `#[mcpeye::tool]`"
+)]
 pub trait Tool {
     /// The tool's registered name, usable in `const` contexts.
     const NAME: &'static str;

@@ -175,8 +175,8 @@ impl Config {
     }
 
     /// Most events kept waiting for the ingest (default 10 000); beyond it the oldest are
-    /// dropped, with one warning. The hand-off channel from the calling threads holds as many
-    /// again.
+    /// dropped, with one warning. The hand-off channel from the calling threads to the flusher
+    /// holds as many again (at least 1024); when it is full, new events are dropped.
     pub fn max_buffer(mut self, events: usize) -> Self {
         self.max_buffer = events;
         self

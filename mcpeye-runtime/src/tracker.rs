@@ -19,6 +19,9 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+/// Smallest capacity of the hand-off channel between calling threads and the flusher.
+const MIN_CHANNEL_CAPACITY: usize = 1024;
+
 /// How long past its timeout a flush or shutdown waits for the flusher's answer (the flusher
 /// checks its deadline between steps, so it may answer a little late).
 const ANSWER_GRACE: Duration = Duration::from_millis(200);
@@ -104,7 +107,9 @@ impl Tracker {
             closed: AtomicBool::new(false),
             identify_panicked: AtomicBool::new(false),
         });
-        let (data_tx, data_rx) = crossbeam_channel::bounded(config.max_buffer);
+        // The channel only bridges to the next drain; it is not the place where a small
+        // `max_buffer` should bite (the flusher's buffer drops the oldest there instead).
+        let (data_tx, data_rx) = crossbeam_channel::bounded(config.max_buffer.max(MIN_CHANNEL_CAPACITY));
         let (control_tx, control_rx) = crossbeam_channel::bounded(64);
         let flusher = Flusher::new(&config, data_rx, control_rx, shared.clone(), transport);
         let handle = std::thread::Builder::new()

@@ -138,3 +138,22 @@ fn capture_missing_capabilities_follows_the_config() {
     let (tracker, _) = MemorySink::with_config(Config::new("p").capture_missing_capabilities(false)).unwrap();
     assert!(!tracker.capture_missing_capabilities());
 }
+
+#[test]
+fn start_up_diagnostics_name_the_default_url_and_clear_text() {
+    let collect = |config: Config| {
+        let seen: Arc<Mutex<Vec<Diagnostic>>> = Arc::default();
+        let s = seen.clone();
+        let tracker = mcpeye::Tracker::new(config.on_error(move |d| s.lock().unwrap().push(d.clone()))).unwrap();
+        tracker.shutdown(Duration::ZERO);
+        let kinds: Vec<DiagnosticKind> = seen.lock().unwrap().iter().map(|d| d.kind).collect();
+        (kinds, seen)
+    };
+    let (kinds, seen) = collect(Config::new("p"));
+    assert_eq!(kinds, [DiagnosticKind::DefaultIngestUrl]);
+    assert!(seen.lock().unwrap()[0].message.contains("http://localhost:3001"));
+    let (kinds, _) = collect(Config::new("p").ingest_url("http://mcpeye.example.com/"));
+    assert_eq!(kinds, [DiagnosticKind::InsecureIngestUrl]);
+    let (kinds, _) = collect(Config::new("p").ingest_url("https://mcpeye.example.com/"));
+    assert!(kinds.is_empty());
+}

@@ -6,22 +6,32 @@
 #![warn(missing_docs)]
 
 pub mod capture;
+pub mod config;
 pub mod contract;
+pub mod diagnostics;
 pub mod dispatch;
+mod event;
+mod flusher;
 pub mod manifest;
 pub mod redact;
 pub mod result;
 pub mod schema;
 pub mod server;
+pub mod stats;
+pub mod testing;
 pub mod tool;
 pub mod tracker;
+mod transport;
 
 pub use capture::{CallRecord, IntentSource};
+pub use config::{CallIdentity, Config, ConfigError, Identity, IdentityValue};
+pub use diagnostics::{Diagnostic, DiagnosticKind};
 pub use dispatch::{take_intent, CallError};
 pub use manifest::{Manifest, ManifestBuilder, ManifestError};
 pub use result::{CallToolResult, Content, ToolValue};
+pub use stats::{Dropped, FlushReport, Stats};
 pub use tool::{Annotations, Args, ArgsError, State, Tool, ToolDef};
-pub use tracker::Tracker;
+pub use tracker::{init, Guard, Tracker};
 
 /// Items used by code that `#[mcpeye::tool]` and `mcpeye::tools!` generate. Not public API.
 #[doc(hidden)]

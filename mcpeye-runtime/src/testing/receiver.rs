@@ -216,7 +216,20 @@ impl std::fmt::Debug for IngestReceiver {
 impl IngestReceiver {
     /// Starts a receiver on a free loopback port. Panics if no socket can be bound (tests only).
     pub fn start() -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port for IngestReceiver");
+        Self::start_on(SocketAddr::from(([127, 0, 0, 1], 0)))
+    }
+
+    /// Starts a receiver on `addr`, e.g. a loopback port a tracker already points at (to test a
+    /// recovery after refused connections). Panics if it cannot be bound (tests only).
+    ///
+    /// ```
+    /// use mcpeye_runtime::testing::IngestReceiver;
+    /// let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    /// let ingest = IngestReceiver::start_on(port);
+    /// assert_eq!(ingest.addr(), port);
+    /// ```
+    pub fn start_on(addr: SocketAddr) -> Self {
+        let listener = TcpListener::bind(addr).expect("bind a loopback port for IngestReceiver");
         let addr = listener.local_addr().expect("local address of the IngestReceiver socket");
         listener.set_nonblocking(true).expect("non-blocking IngestReceiver socket");
         let state = Arc::new(State {

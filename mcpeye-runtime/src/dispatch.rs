@@ -20,6 +20,12 @@ use std::time::{Duration, Instant};
 /// Longest tool name kept in the record of a call to an unknown tool (the name is the agent's).
 const MAX_UNKNOWN_NAME_CHARS: usize = 128;
 
+/// Nesting level (root = 0) at which arguments are refused before reaching a handler: 127, the
+/// deepest container serde_json's parser accepts from text, so nothing read off the wire is
+/// refused. Deeper values can only be built in code, and deserialising them (into a `Value`
+/// parameter, say) recurses once per level and can overflow the calling thread's stack.
+const MAX_ARGUMENT_DEPTH: usize = 127;
+
 /// A call that a server should answer with a JSON-RPC error rather than a tool result.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CallError {
@@ -37,7 +43,11 @@ impl CallError {
 impl fmt::Display for CallError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CallError::UnknownTool(name) => write!(f, "unknown tool `{name}`"),
+            CallError::UnknownTool(name) => match name.char_indices().nth(MAX_UNKNOWN_NAME_CHARS) {
+                // The name is the agent's: an unbounded one is not repeated in full.
+                Some((cut, _)) => write!(f, "unknown tool `{}…`", &name[..cut]),
+                None => write!(f, "unknown tool `{name}`"),
+            },
         }
     }
 }
@@ -66,6 +76,36 @@ fn split_arguments(arguments: Value) -> (Map<String, Value>, bool) {
 
 fn not_an_object() -> ArgsError {
     ArgsError { problems: vec!["the arguments must be a JSON object".to_owned()] }
+}
+
+/// Whether a container sits at [`MAX_ARGUMENT_DEPTH`] or deeper. Iterative, and free of
+/// allocation for the common flat arguments.
+fn nests_too_deep(arguments: &Value) -> bool {
+    fn is_container(v: &&Value) -> bool {
+        matches!(v, Value::Array(_) | Value::Object(_))
+    }
+    let Value::Object(map) = arguments else { return false };
+    if !map.values().any(|v| is_container(&v)) {
+        return false;
+    }
+    let mut stack: Vec<(&Value, usize)> = map.values().filter(is_container).map(|v| (v, 1)).collect();
+    while let Some((v, depth)) = stack.pop() {
+        if depth >= MAX_ARGUMENT_DEPTH {
+            return true;
+        }
+        match v {
+            Value::Array(a) => stack.extend(a.iter().filter(is_container).map(|c| (c, depth + 1))),
+            Value::Object(m) => stack.extend(m.values().filter(is_container).map(|c| (c, depth + 1))),
+            _ => {}
+        }
+    }
+    false
+}
+
+fn too_deep() -> ArgsError {
+    ArgsError {
+        problems: vec![format!("the arguments are nested too deep (at most {MAX_ARGUMENT_DEPTH} levels of arrays and objects)")],
+    }
 }
 
 fn panic_message(payload: &(dyn Any + Send)) -> String {
@@ -157,6 +197,7 @@ impl Manifest {
         let (pending, is_object) = Pending::start(self, entry.def.name, entry.def.intent, arguments);
         let outcome = match entry.def.handler {
             _ if !is_object => Outcome::Invalid(not_an_object()),
+            _ if nests_too_deep(&pending.arguments) => Outcome::Invalid(too_deep()),
             Handler::Async(_) => Outcome::Invalid(ArgsError {
                 problems: vec![format!(
                     "the tool `{name}` is async: the server must call it with `Manifest::call_async`"
@@ -197,6 +238,8 @@ impl Manifest {
         let (pending, is_object) = Pending::start(self, entry.def.name, entry.def.intent, arguments);
         let outcome = if !is_object {
             Outcome::Invalid(not_an_object())
+        } else if nests_too_deep(&pending.arguments) {
+            Outcome::Invalid(too_deep())
         } else {
             let inv = Invocation { states: &self.states, schema: &entry.schema };
             // Parsing and state lookup happen here, before the future exists: the future owns

@@ -3,6 +3,7 @@
 
 use crate::capture::CallRecord;
 use crate::config::Identity;
+use crate::contract::markers;
 use crate::redact::Redactor;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -54,11 +55,11 @@ pub(crate) fn encode_event(p: Pending, redactor: &Redactor) -> Result<Vec<u8>, I
         return Err(Invalid::EmptyToolName);
     }
     let arguments = match record.arguments {
-        Value::Object(_) => redactor.value(record.arguments),
+        Value::Object(_) => cap_depth(redactor.value(record.arguments)),
         _ => Value::Object(Map::new()),
     };
     // `result` belongs to successful calls only; `intentSource` only travels with an intent.
-    let result = if record.is_error { None } else { record.result.map(|r| redactor.value(r)) };
+    let result = if record.is_error { None } else { record.result.map(|r| cap_depth(redactor.value(r))) };
     let (intent, intent_source) = match record.intent {
         Some((text, source)) => (Some(redactor.text(text)), Some(source.as_str())),
         None => (None, None),
@@ -79,6 +80,41 @@ pub(crate) fn encode_event(p: Pending, redactor: &Redactor) -> Result<Vec<u8>, I
         user_email,
     };
     serde_json::to_vec(&event).map_err(|_| Invalid::Unserializable)
+}
+
+/// Nesting level (root = 0) from which containers become `[REDACTED_TOO_DEEP]` (CONTRACT.md §5).
+const MAX_DEPTH: usize = 64;
+
+/// Replaces containers at [`MAX_DEPTH`] or deeper with the too-deep marker, without recursion.
+/// The redactor does so when redaction is on; this holds with it off too, because serde_json
+/// serialises (and `Value` drops) recursively: a value nested thousands deep would overflow
+/// the flusher's stack and abort the host.
+fn cap_depth(mut value: Value) -> Value {
+    let mut stack: Vec<(&mut Value, usize)> = vec![(&mut value, 0)];
+    while let Some((v, depth)) = stack.pop() {
+        if depth >= MAX_DEPTH && matches!(v, Value::Array(_) | Value::Object(_)) {
+            drop_flat(std::mem::replace(v, Value::String(markers::TOO_DEEP.to_owned())));
+            continue;
+        }
+        match v {
+            Value::Array(a) => stack.extend(a.iter_mut().map(|c| (c, depth + 1))),
+            Value::Object(m) => stack.extend(m.values_mut().map(|c| (c, depth + 1))),
+            _ => {}
+        }
+    }
+    value
+}
+
+/// Drops a value without recursion.
+fn drop_flat(value: Value) {
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Array(a) => stack.extend(a),
+            Value::Object(m) => stack.extend(m.into_iter().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -175,6 +211,22 @@ mod tests {
         assert!(s.contains("\"arguments\":{},\"isError\":true"), "{s}");
         assert!(s.contains("\"errorMessage\":\"boom\""));
         assert!(!s.contains("result") && !s.contains("intent") && !s.contains("null"), "{s}");
+    }
+
+    #[test]
+    fn deep_values_are_capped_even_without_redaction() {
+        let deep = (0..10_000).fold(json!("leaf"), |v, _| Value::Array(vec![v]));
+        let mut r = record();
+        r.arguments = json!({ "a": deep });
+        let s = encode(r).unwrap();
+        let event: Value = serde_json::from_str(&s).unwrap();
+        let mut v = &event["arguments"]["a"];
+        for _ in 1..MAX_DEPTH {
+            v = &v[0];
+        }
+        assert_eq!(v, &json!(markers::TOO_DEEP));
+        let shallow = json!({"a": [[{"b": [1]}]]});
+        assert_eq!(cap_depth(shallow.clone()), shallow);
     }
 
     #[test]

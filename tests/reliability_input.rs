@@ -1,0 +1,391 @@
+//! Bad input to the dispatcher and to the MCP session: every bad call is a clear tool error
+//! with exactly one recorded event, never a panic, and never echoes the offending value in the
+//! result text or the recorded `errorMessage`; garbage JSON-RPC lines get a valid JSON-RPC error
+//! or nothing.
+
+use mcpeye::contract::{markers, MAX_TEXT_BYTES, RESERVED_TOOL_NAME, TRUNCATED_SUFFIX};
+use mcpeye::server::{McpSession, ServerInfo};
+use mcpeye::testing::MemorySink;
+use mcpeye::{CallRecord, Config, Manifest, Tracker};
+use serde_json::{json, Map, Value};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+const PATIENCE: Duration = Duration::from_secs(60);
+
+/// A value that must never be echoed back.
+const MARK: &str = "Zq7-never-echo-41";
+
+/// Look products up by free text.
+#[mcpeye::tool(read_only)]
+fn search(
+    /// Words to look for.
+    query: String,
+    /// At most this many results.
+    limit: Option<u32>,
+) -> String {
+    format!("{} result(s) for a {}-byte query", limit.unwrap_or(3), query.len())
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Address {
+    /// Street and number.
+    street: String,
+    /// Postal code.
+    zip: u32,
+}
+
+/// Save a contact.
+#[mcpeye::tool]
+fn save_contact(
+    /// The contact's name.
+    name: String,
+    /// Where they live.
+    address: Address,
+    /// Labels.
+    tags: Vec<String>,
+) -> String {
+    format!("saved {} ({} tags, zip {})", name.len(), tags.len(), address.zip + address.street.len() as u32)
+}
+
+/// Store any JSON document.
+#[mcpeye::tool]
+fn store(
+    /// The document.
+    doc: Value,
+) -> String {
+    format!("stored a {}", if doc.is_object() { "object" } else { "value" })
+}
+
+type Records = Arc<Mutex<Vec<CallRecord>>>;
+
+fn manifest_with(tracker: Tracker) -> Manifest {
+    Manifest::builder().tools(mcpeye::tool_defs![search, save_contact, store]).tracker(tracker).build()
+}
+
+fn recording() -> (Manifest, Records) {
+    let records: Records = Arc::default();
+    let r = records.clone();
+    (manifest_with(Tracker::from_fn(move |rec| r.lock().unwrap().push(rec))), records)
+}
+
+/// Drops a value without recursion (a 10 000-deep value would overflow the stack otherwise).
+fn drop_flat(v: Value) {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Array(a) => stack.extend(a),
+            Value::Object(m) => stack.extend(m.into_iter().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+}
+
+/// `depth` arrays around `leaf`, built without recursion.
+fn nested(depth: usize, leaf: Value) -> Value {
+    (0..depth).fold(leaf, |v, _| Value::Array(vec![v]))
+}
+
+/// `{key: value}` (`json!` would serialise `value`, recursively).
+fn obj(key: &str, value: Value) -> Value {
+    let mut m = Map::new();
+    m.insert(key.to_owned(), value);
+    Value::Object(m)
+}
+
+/// The nesting depth of a value (root = 0), without recursion.
+fn depth_of(v: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(v, 0)];
+    while let Some((v, d)) = stack.pop() {
+        deepest = deepest.max(d);
+        match v {
+            Value::Array(a) => stack.extend(a.iter().map(|c| (c, d + 1))),
+            Value::Object(m) => stack.extend(m.values().map(|c| (c, d + 1))),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+fn text_of(out: &Value) -> String {
+    out["content"].as_array().expect("content").iter().filter_map(|c| c["text"].as_str()).collect::<Vec<_>>().join("\n")
+}
+
+/// Calls `tool` with `args`, expects a tool error that says something, exactly one error record,
+/// and `secret` neither in the answer nor in the record's message. Returns the answer's text.
+fn expect_tool_error(m: &Manifest, records: &Records, tool: &str, args: Value, secret: &str) -> String {
+    let out = m.call(tool, args);
+    assert_eq!(out["isError"], true, "{tool}: {out}");
+    let text = text_of(&out);
+    assert!(!text.trim().is_empty(), "{tool}: an error must say why");
+    assert!(!text.contains(secret), "{tool}: the answer echoes the value: {text}");
+    let mut recs = std::mem::take(&mut *records.lock().unwrap());
+    assert_eq!(recs.len(), 1, "{tool}: exactly one record per call");
+    let rec = recs.pop().unwrap();
+    assert!(rec.is_error && rec.result.is_none());
+    let msg = rec.error_message.clone().expect("an errorMessage");
+    assert!(!msg.contains(secret), "{tool}: the record echoes the value: {msg}");
+    assert!(rec.arguments.is_object());
+    drop_flat(rec.arguments);
+    text
+}
+
+#[test]
+fn non_object_arguments_are_a_tool_error() {
+    let (m, records) = recording();
+    for args in [json!([MARK]), json!(MARK), json!(918_273_645), json!(true), json!([{"query": MARK}])] {
+        let secret = if args.is_number() { "918273645" } else { MARK };
+        let text = expect_tool_error(&m, &records, "search", args, secret);
+        assert!(text.contains("object"), "{text}");
+    }
+    // MCP lets a client omit `arguments`: `null` is `{}`, so only the missing field is reported.
+    let text = expect_tool_error(&m, &records, "search", Value::Null, MARK);
+    assert!(text.contains("query"), "{text}");
+}
+
+#[test]
+fn wrong_types_are_named_by_path_without_the_value() {
+    let (m, records) = recording();
+    let text = expect_tool_error(&m, &records, "search", json!({"query": 918_273_645}), "918273645");
+    assert!(text.contains("query"), "{text}");
+    let text = expect_tool_error(&m, &records, "search", json!({"query": "ok", "limit": MARK}), MARK);
+    assert!(text.contains("limit"), "{text}");
+    expect_tool_error(&m, &records, "search", json!({"query": "ok", "limit": -5}), "-5");
+    let args = json!({"name": MARK, "address": {"street": 918_273_645, "zip": MARK}, "tags": [MARK, 1]});
+    let text = expect_tool_error(&m, &records, "save_contact", args, MARK);
+    assert!(text.contains("address") && text.contains("zip"), "{text}");
+    assert!(!text.contains("918273645"), "{text}");
+}
+
+#[test]
+fn missing_and_unknown_fields_are_a_tool_error() {
+    let (m, records) = recording();
+    let text = expect_tool_error(&m, &records, "search", json!({}), MARK);
+    assert!(text.contains("query"), "{text}");
+    let text = expect_tool_error(&m, &records, "save_contact", json!({"name": MARK}), MARK);
+    assert!(text.contains("address") && text.contains("tags"), "{text}");
+    expect_tool_error(&m, &records, "search", json!({"query": "ok", "colour": MARK}), MARK);
+    let args = json!({"name": "a", "address": {"street": "s", "zip": 1}, "tags": [], "extra": [MARK]});
+    expect_tool_error(&m, &records, "save_contact", args, MARK);
+}
+
+#[test]
+fn nesting_ten_thousand_deep_is_refused_without_recursion() {
+    let (m, records) = recording();
+    // A `Value` parameter would deserialise this recursively; the dispatcher refuses it first.
+    let args = obj("doc", nested(10_000, json!(MARK)));
+    let text = expect_tool_error(&m, &records, "store", args, MARK);
+    assert!(text.contains("deep"), "{text}");
+    expect_tool_error(&m, &records, "search", obj("query", nested(10_000, json!(MARK))), MARK);
+    // Exactly what serde_json accepts from text (128 levels with the root) still reaches the tool.
+    let ok = m.call("store", obj("doc", nested(126, json!(1))));
+    assert_eq!(ok["isError"], Value::Null, "{ok}");
+    let too_deep = m.call("store", obj("doc", nested(127, json!(1))));
+    assert_eq!(too_deep["isError"], true, "{too_deep}");
+    let text = r#"{"doc":"#.to_owned() + &"[".repeat(126) + &"]".repeat(126) + "}";
+    let parsed: Value = serde_json::from_str(&text).expect("serde_json parses 127 levels");
+    assert_eq!(m.call("store", parsed)["isError"], Value::Null);
+    for r in std::mem::take(&mut *records.lock().unwrap()) {
+        drop_flat(r.arguments);
+    }
+}
+
+#[test]
+fn deep_values_reach_the_wire_capped_with_redaction_on_or_off() {
+    for redact in [true, false] {
+        let (tracker, sink) = MemorySink::with_config(Config::new("p").redact(redact)).unwrap();
+        let m = manifest_with(tracker.clone());
+        m.call("store", obj("doc", nested(10_000, json!(MARK))));
+        // A tool may also return a deep value: the recorded result is capped the same way.
+        tracker.record(CallRecord {
+            tool_name: "deep_result".into(),
+            arguments: json!({}),
+            is_error: false,
+            result: Some(obj("structuredContent", nested(10_000, json!(1)))),
+            error_message: None,
+            intent: None,
+            timestamp_ms: 0,
+            duration: Duration::ZERO,
+        });
+        let report = tracker.flush(PATIENCE);
+        assert!(report.completed, "redact={redact}: {report:?}");
+        assert_eq!((report.stats.sent, report.stats.dropped.total()), (2, 0), "redact={redact}");
+        let events = sink.events();
+        let args = &events[0]["arguments"];
+        assert!(depth_of(args) <= 64, "redact={redact}");
+        assert!(args.to_string().contains(markers::TOO_DEEP), "redact={redact}: {args}");
+        assert!(!args.to_string().contains(MARK));
+        assert!(events[1]["result"].to_string().contains(markers::TOO_DEEP), "redact={redact}");
+    }
+}
+
+#[test]
+fn a_ten_megabyte_string_is_handled_and_capped() {
+    let (m, records) = recording();
+    let big = MARK.repeat(10 * 1024 * 1024 / MARK.len());
+    expect_tool_error(&m, &records, "search", json!({"query": "ok", "limit": big.clone()}), MARK);
+    // Where a string is expected it is valid; on the wire it becomes the truncation marker.
+    let (tracker, sink) = MemorySink::new();
+    let m = manifest_with(tracker.clone());
+    let out = m.call("search", json!({ "query": big }));
+    assert_eq!(out["isError"], Value::Null, "{}", text_of(&out));
+    assert!(tracker.flush(PATIENCE).completed);
+    let event = &sink.events()[0];
+    assert_eq!(event["arguments"]["[truncated]"], true, "the 10 MB argument is not capped");
+    assert!(sink.bodies()[0].len() < 4096);
+}
+
+#[test]
+fn odd_intents_never_fail_the_call() {
+    let (tracker, sink) = MemorySink::new();
+    let m = manifest_with(tracker.clone());
+    let long = "why ".repeat(256 * 1024);
+    for intent in [json!(42), json!("   \n\t "), json!(long), json!({"nested": MARK}), Value::Null] {
+        let out = m.call("search", json!({"query": "mug", "mcpeyeIntent": intent}));
+        assert_eq!(out["isError"], Value::Null, "{out}");
+    }
+    assert!(tracker.flush(PATIENCE).completed);
+    let events = sink.events();
+    assert_eq!(events.len(), 5);
+    for (i, e) in events.iter().enumerate() {
+        assert_eq!(e["arguments"], json!({"query": "mug"}), "the intent is stripped from event {i}");
+    }
+    let with_intent: Vec<usize> = events.iter().enumerate().filter(|(_, e)| e.get("intent").is_some()).map(|(i, _)| i).collect();
+    assert_eq!(with_intent, [2], "only the string intent counts");
+    let intent = events[2]["intent"].as_str().unwrap();
+    assert_eq!(intent.len(), MAX_TEXT_BYTES);
+    assert!(intent.ends_with(TRUNCATED_SUFFIX));
+    assert!(!sink.bodies().iter().any(|b| String::from_utf8_lossy(b).contains(MARK)));
+}
+
+#[test]
+fn unknown_tools_are_recorded_once_with_a_bounded_name() {
+    let (m, records) = recording();
+    let text = expect_tool_error(&m, &records, "nope", json!({"query": MARK}), MARK);
+    assert!(text.contains("unknown tool") && text.contains("tools/list"), "{text}");
+    let long = "x".repeat(1024 * 1024);
+    let out = m.call(&long, json!({}));
+    assert_eq!(out["isError"], true);
+    assert!(text_of(&out).len() < 1024, "the answer repeats a 1 MB name");
+    let rec = records.lock().unwrap().pop().unwrap();
+    assert_eq!(rec.tool_name.chars().count(), 128);
+    assert!(rec.error_message.unwrap().len() < 1024);
+    assert!(m.try_call("nope", json!({})).is_err());
+    assert!(records.lock().unwrap().is_empty(), "try_call leaves unknown tools to the server");
+}
+
+#[test]
+fn the_reserved_tool_needs_a_capability() {
+    let (m, records) = recording();
+    for args in [json!({}), json!({"context": MARK}), json!({"capability": "   "}), json!({"capability": 918_273_645}), json!([MARK])] {
+        let secret = if args.to_string().contains("918273645") { "918273645" } else { MARK };
+        let text = expect_tool_error(&m, &records, RESERVED_TOOL_NAME, args, secret);
+        assert!(text.contains("capability") || text.contains("object"), "{text}");
+    }
+}
+
+fn session() -> McpSession {
+    let (m, _) = recording();
+    McpSession::new(Arc::new(m), ServerInfo { name: "t".into(), version: "1".into(), instructions: None })
+}
+
+/// A reply line must be one JSON-RPC 2.0 response: an id, and a result or a well-formed error.
+fn assert_json_rpc(line: &str, reply: &str) {
+    let msg: Value = serde_json::from_str(reply).unwrap_or_else(|e| panic!("{line:?} got non-JSON {reply:?}: {e}"));
+    let obj = msg.as_object().expect("an object");
+    assert_eq!(obj.get("jsonrpc"), Some(&json!("2.0")), "{reply}");
+    let id = obj.get("id").expect("an id");
+    assert!(id.is_null() || id.is_string() || id.is_number(), "{reply}");
+    match (obj.get("result"), obj.get("error")) {
+        (Some(_), None) => {}
+        (None, Some(e)) => {
+            assert!(e["code"].is_i64() && e["message"].is_string(), "{reply}");
+        }
+        _ => panic!("{line:?}: neither result nor error exactly once: {reply}"),
+    }
+    assert!(!reply.contains('\n'), "a reply is one line");
+}
+
+#[test]
+fn garbage_json_rpc_lines_get_an_error_or_nothing() {
+    let s = session();
+    let deep_text = "[".repeat(10_000) + &"]".repeat(10_000);
+    let deep_params = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":"#.to_owned() + &"[".repeat(5000);
+    let huge = "x".repeat(2 * 1024 * 1024);
+    let lines: Vec<String> = vec![
+        "".into(),
+        "   ".into(),
+        "{".into(),
+        "}".into(),
+        "null".into(),
+        "[]".into(),
+        "[1,2]".into(),
+        r#""text""#.into(),
+        "123".into(),
+        "NaN".into(),
+        "1e999".into(),
+        "\u{0}\u{1}".into(),
+        "\u{feff}{}".into(),
+        "{}".into(),
+        r#"{"jsonrpc":"2.0"}"#.into(),
+        r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#.into(),
+        r#"{"id":{},"method":"ping"}"#.into(),
+        r#"{"id":[1],"method":"ping"}"#.into(),
+        r#"{"id":true,"method":"ping"}"#.into(),
+        r#"{"id":null,"method":"ping"}"#.into(),
+        r#"{"id":1.5,"method":"ping"}"#.into(),
+        r#"{"id":1,"method":5}"#.into(),
+        r#"{"id":1,"method":null}"#.into(),
+        r#"{"id":1,"method":"tools/call"}"#.into(),
+        r#"{"id":1,"method":"tools/call","params":"x"}"#.into(),
+        r#"{"id":1,"method":"tools/call","params":{"name":5}}"#.into(),
+        r#"{"id":1,"method":"tools/call","params":{"name":"search","arguments":"x"}}"#.into(),
+        r#"{"id":1,"method":"tools/call","params":{"name":"search","arguments":[1]}}"#.into(),
+        r#"{"id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":{"a":1}}}}"#.into(),
+        r#"{"id":1,"method":"tools/call","params":{"name":"nope"}}"#.into(),
+        r#"{"id":1,"method":"initialize","params":{"protocolVersion":5,"clientInfo":"x"}}"#.into(),
+        r#"{"id":1,"method":"initialize","params":[1]}"#.into(),
+        r#"{"id":1,"method":"tools/list","params":{"cursor":{}}}"#.into(),
+        r#"{"id":1,"method":"ping"} trailing"#.into(),
+        r#"{"id":1,"method":"ping","id":2}"#.into(),
+        r#"{"id":1,"result":{}}"#.into(),
+        r#"{"id":1,"error":{"code":1}}"#.into(),
+        r#"{"method":"notifications/anything","params":{"x":1}}"#.into(),
+        "{\"id\":1,\"method\":\"\u{fffd}\u{202e}\"}".into(),
+        deep_text,
+        deep_params,
+        huge,
+    ];
+    for line in &lines {
+        if let Some(reply) = s.handle_line(line) {
+            assert_json_rpc(line, &reply);
+        }
+        if let Some(reply) = mcpeye::server::block_on(s.handle_line_async(line)) {
+            assert_json_rpc(line, &reply);
+        }
+    }
+    // Still serving afterwards.
+    let ok = s.handle_line(r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#).unwrap();
+    assert_eq!(ok, r#"{"jsonrpc":"2.0","id":7,"result":{}}"#);
+}
+
+#[test]
+fn session_tool_errors_do_not_echo_values() {
+    let s = session();
+    let line = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "search", "arguments": {"query": 918_273_645, "limit": MARK}}})
+    .to_string();
+    let reply = s.handle_line(&line).unwrap();
+    assert_json_rpc(&line, &reply);
+    let msg: Value = serde_json::from_str(&reply).unwrap();
+    assert_eq!(msg["result"]["isError"], true, "{reply}");
+    assert!(!reply.contains(MARK) && !reply.contains("918273645"), "{reply}");
+    // Arguments that are not an object.
+    let mut params = Map::new();
+    params.insert("name".into(), json!("search"));
+    params.insert("arguments".into(), json!(MARK));
+    let line = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}).to_string();
+    let reply = s.handle_line(&line).unwrap();
+    assert!(reply.contains("\"isError\":true") && !reply.contains(MARK), "{reply}");
+}

@@ -39,7 +39,7 @@ impl Denylist {
             self.lowered.iter().any(|e| e.len() == key.len() && e.eq_ignore_ascii_case(key))
         } else {
             let key = key.to_lowercase();
-            self.lowered.iter().any(|e| *e == key)
+            self.lowered.contains(&key)
         }
     }
 }

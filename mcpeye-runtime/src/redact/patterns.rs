@@ -17,7 +17,8 @@ const B: &str = r"(?-u:\b)";
 /// JavaScript's `\s` (WhiteSpace + LineTerminator of ECMA-262): ASCII `\t\n\v\f\r` and space,
 /// U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000 and U+FEFF.
 /// Unlike Python's `\s`, it excludes U+0085 and U+001C–U+001F.
-const JS_SPACE: &str = r"\t\n\x0B\x0C\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}";
+const JS_SPACE: &str =
+    r"\t\n\x0B\x0C\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}";
 
 /// Bit of each pattern in the prefilter's mask, in the order the patterns run.
 pub(crate) const EMAIL: u16 = 1 << 0;
@@ -193,7 +194,11 @@ pub(crate) fn scan(s: &str) -> u16 {
         mask |= match b {
             b's' if rest.starts_with(b"sk-ant-") => SK_ANT | SK,
             b's' if rest.starts_with(b"sk-") => SK,
-            b'g' if rest.len() >= 4 && rest[1] == b'h' && matches!(rest[2], b'p' | b'o' | b'u' | b's' | b'r') && rest[3] == b'_' => {
+            b'g' if rest.len() >= 4
+                && rest[1] == b'h'
+                && matches!(rest[2], b'p' | b'o' | b'u' | b's' | b'r')
+                && rest[3] == b'_' =>
+            {
                 GITHUB
             }
             b'A' if rest.starts_with(b"AKIA") => AKIA,

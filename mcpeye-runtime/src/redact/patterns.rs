@@ -32,6 +32,8 @@ pub(crate) const CARD: u16 = 1 << 7;
 pub(crate) const PHONE: u16 = 1 << 8;
 /// Every pattern.
 pub(crate) const ALL: u16 = (1 << 9) - 1;
+/// The two patterns that the digit clusters decide.
+const DIGITS: u16 = CARD | PHONE;
 
 /// One compiled pattern with its replacement.
 pub(crate) struct Pattern {
@@ -147,67 +149,126 @@ const CARD_MIN_DIGITS: u32 = 13;
 /// (patterns 2–9 end on `\b`; the e-mail's greedy `[A-Za-z]{2,}` would have taken the letter).
 pub(crate) fn scan(s: &str) -> u16 {
     let bytes = s.as_bytes();
-    let mut mask = 0u16;
-    // Digit clusters for the card and phone patterns.
-    let mut last_digit: usize = usize::MAX;
-    let mut phone_run = 0u32;
-    let mut card_run = 0u32;
-    for (i, &b) in bytes.iter().enumerate() {
-        let class = CLASS[b as usize];
-        if class & (DIGIT | AT | LEAD) == 0 {
-            continue;
-        }
-        if class & DIGIT != 0 {
-            if last_digit != usize::MAX && i - last_digit - 1 <= PHONE_MAX_GAP {
-                phone_run += 1;
-            } else {
-                phone_run = 1;
-            }
-            let gap = i.wrapping_sub(last_digit).wrapping_sub(1);
-            if last_digit != usize::MAX && (gap == 0 || (gap == 1 && matches!(bytes[i - 1], b' ' | b'-'))) {
-                card_run += 1;
-            } else {
-                card_run = 1;
-            }
-            last_digit = i;
-            if phone_run >= PHONE_MIN_DIGITS {
-                mask |= PHONE;
-                if card_run >= CARD_MIN_DIGITS {
-                    mask |= CARD;
-                }
-            }
-            continue;
-        }
-        if class & AT != 0 {
-            let before = i > 0 && CLASS[bytes[i - 1] as usize] & LOCAL != 0;
-            let after = bytes.get(i + 1).is_some_and(|&n| CLASS[n as usize] & DOMAIN != 0);
-            if before && after {
-                mask |= EMAIL;
-            }
-            continue;
-        }
-        // A word-initial s/g/A/b/B/e: every other pattern starts with `\b` and a word character.
-        if i > 0 && CLASS[bytes[i - 1] as usize] & WORD != 0 {
-            continue;
-        }
-        let rest = &bytes[i..];
-        mask |= match b {
-            b's' if rest.starts_with(b"sk-ant-") => SK_ANT | SK,
-            b's' if rest.starts_with(b"sk-") => SK,
-            b'g' if rest.len() >= 4
-                && rest[1] == b'h'
-                && matches!(rest[2], b'p' | b'o' | b'u' | b's' | b'r')
-                && rest[3] == b'_' =>
-            {
-                GITHUB
-            }
-            b'A' if rest.starts_with(b"AKIA") => AKIA,
-            b'b' | b'B' if rest.len() >= 6 && rest[1..6].eq_ignore_ascii_case(b"earer") => BEARER,
-            b'e' if rest.starts_with(b"eyJ") => JWT,
-            _ => 0,
+    let mut scanner = Scanner::default();
+    let mut start = 0;
+    // Blocks without any trigger byte pattern are skipped by a branch-free test that the
+    // compiler vectorises; the others get the exact byte-by-byte look.
+    while let Some(window) = bytes.get(start..start + BLOCK + LOOKAHEAD) {
+        let window: &[u8; BLOCK + LOOKAHEAD] = window.try_into().expect("slice of the window's length");
+        // Once both digit patterns are flagged, digits no longer make a block interesting.
+        let hit = if scanner.mask & DIGITS == DIGITS {
+            block_may_trigger::<false>(window)
+        } else {
+            block_may_trigger::<true>(window)
         };
+        if hit {
+            scanner.scan(bytes, start, start + BLOCK);
+            if scanner.mask == ALL {
+                return ALL;
+            }
+        }
+        start += BLOCK;
     }
-    mask
+    scanner.scan(bytes, start, bytes.len());
+    scanner.mask
+}
+
+const BLOCK: usize = 32;
+/// Bytes after a block that its test reads: the longest trigger prefix is 4 bytes (`gh?_`).
+const LOOKAHEAD: usize = 3;
+
+/// Whether a trigger may start in the first [`BLOCK`] bytes of `w`: `@`, a digit, `sk-`, `gh?_`,
+/// `AKIA`, `eyJ`, or `bea` in any ASCII case. A superset of what [`Scanner::scan`] reports.
+#[inline]
+fn block_may_trigger<const DIGITS: bool>(w: &[u8; BLOCK + LOOKAHEAD]) -> bool {
+    let mut hit = 0u8;
+    for i in 0..BLOCK {
+        let (a, b, c, d) = (w[i], w[i + 1], w[i + 2], w[i + 3]);
+        hit |= u8::from(a == b'@')
+            | (u8::from(DIGITS) & u8::from(a.wrapping_sub(b'0') < 10))
+            | (u8::from(a == b's') & u8::from(b == b'k') & u8::from(c == b'-'))
+            | (u8::from(a == b'g') & u8::from(b == b'h') & u8::from(d == b'_'))
+            | (u8::from(a == b'A') & u8::from(b == b'K') & u8::from(c == b'I'))
+            | (u8::from(a == b'e') & u8::from(b == b'y') & u8::from(c == b'J'))
+            | (u8::from(a | 0x20 == b'b') & u8::from(b | 0x20 == b'e') & u8::from(c | 0x20 == b'a'));
+    }
+    hit != 0
+}
+
+/// The exact trigger scan, resumable block by block. Skipped blocks hold no digit, so the digit
+/// cluster state stays valid across them.
+struct Scanner {
+    mask: u16,
+    last_digit: Option<usize>,
+    phone_run: u32,
+    card_run: u32,
+}
+
+impl Default for Scanner {
+    fn default() -> Self {
+        Scanner { mask: 0, last_digit: None, phone_run: 0, card_run: 0 }
+    }
+}
+
+impl Scanner {
+    /// Looks for triggers starting in `bytes[start..end]` (reading around it as needed).
+    fn scan(&mut self, bytes: &[u8], start: usize, end: usize) {
+        for i in start..end {
+            let b = bytes[i];
+            let class = CLASS[b as usize];
+            if class & (DIGIT | AT | LEAD) == 0 {
+                continue;
+            }
+            if class & DIGIT != 0 {
+                if self.mask & DIGITS != DIGITS {
+                    self.digit(bytes, i);
+                }
+            } else if class & AT != 0 {
+                let before = i > 0 && CLASS[bytes[i - 1] as usize] & LOCAL != 0;
+                let after = bytes.get(i + 1).is_some_and(|&n| CLASS[n as usize] & DOMAIN != 0);
+                if before && after {
+                    self.mask |= EMAIL;
+                }
+            } else if i == 0 || CLASS[bytes[i - 1] as usize] & WORD == 0 {
+                // A word-initial s/g/A/b/B/e: the other patterns start with `\b` and a letter.
+                self.mask |= word_trigger(&bytes[i..]);
+            }
+        }
+    }
+
+    fn digit(&mut self, bytes: &[u8], i: usize) {
+        let gap = self.last_digit.map(|last| i - last - 1);
+        self.phone_run = match gap {
+            Some(g) if g <= PHONE_MAX_GAP => self.phone_run + 1,
+            _ => 1,
+        };
+        self.card_run = match gap {
+            Some(0) => self.card_run + 1,
+            Some(1) if matches!(bytes[i - 1], b' ' | b'-') => self.card_run + 1,
+            _ => 1,
+        };
+        self.last_digit = Some(i);
+        if self.phone_run >= PHONE_MIN_DIGITS {
+            // A card run is also a phone run (its gaps are narrower).
+            self.mask |= PHONE;
+            if self.card_run >= CARD_MIN_DIGITS {
+                self.mask |= CARD;
+            }
+        }
+    }
+}
+
+/// The pattern bits whose literal `rest` starts with.
+fn word_trigger(rest: &[u8]) -> u16 {
+    match rest {
+        [b's', b'k', b'-', b'a', b'n', b't', b'-', ..] => SK_ANT | SK,
+        [b's', b'k', b'-', ..] => SK,
+        [b'g', b'h', b'p' | b'o' | b'u' | b's' | b'r', b'_', ..] => GITHUB,
+        [b'A', b'K', b'I', b'A', ..] => AKIA,
+        [b'b' | b'B', r @ ..] if r.len() >= 5 && r[..5].eq_ignore_ascii_case(b"earer") => BEARER,
+        [b'e', b'y', b'J', ..] => JWT,
+        _ => 0,
+    }
 }
 
 #[cfg(test)]

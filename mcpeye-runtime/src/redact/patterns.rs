@@ -197,17 +197,12 @@ fn block_may_trigger<const DIGITS: bool>(w: &[u8; BLOCK + LOOKAHEAD]) -> bool {
 
 /// The exact trigger scan, resumable block by block. Skipped blocks hold no digit, so the digit
 /// cluster state stays valid across them.
+#[derive(Default)]
 struct Scanner {
     mask: u16,
     last_digit: Option<usize>,
     phone_run: u32,
     card_run: u32,
-}
-
-impl Default for Scanner {
-    fn default() -> Self {
-        Scanner { mask: 0, last_digit: None, phone_run: 0, card_run: 0 }
-    }
 }
 
 impl Scanner {

@@ -340,6 +340,17 @@ fn prefilter_never_changes_the_output() {
         "ſ",
         "\u{212A}",
         "٤",
+        "4111 ",
+        "4111-",
+        "0",
+        "98765",
+        "+44",
+        "(",
+        ")",
+        ".",
+        "\u{2009}",
+        "1234567890",
+        "  -",
     ];
     let mut rng = corpus::SplitMix64::new(0x5EED);
     let mut checked = 0;

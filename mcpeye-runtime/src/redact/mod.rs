@@ -24,6 +24,7 @@
 
 mod caps;
 mod denylist;
+mod digit_spans;
 mod patterns;
 
 pub use caps::{
@@ -57,14 +58,14 @@ pub fn redact_string(s: &str) -> Cow<'_, str> {
     if mask == 0 {
         return Cow::Borrowed(s);
     }
-    patterns::apply(s, mask)
+    patterns::apply(s, mask, true)
 }
 
 /// [`redact_string`] without the prefilter: all nine patterns always run. Same output, slower;
 /// a baseline for benchmarks and differential tests. Not part of the stable API.
 #[doc(hidden)]
 pub fn redact_string_unfiltered(s: &str) -> Cow<'_, str> {
-    patterns::apply(s, patterns::ALL)
+    patterns::apply(s, patterns::ALL, false)
 }
 
 /// Redacts every string of `value` (numbers, booleans and null never); keys in the default

@@ -5,8 +5,9 @@
 //! without the `u` flag): `\b` and `\d` are ASCII, `\s` is JavaScript's whitespace set, and the
 //! case-insensitive `Bearer` folds ASCII letters only.
 
+use super::digit_spans;
 use crate::contract::markers;
-use regex::{NoExpand, Regex};
+use regex::Regex;
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
@@ -73,15 +74,22 @@ pub(crate) static PATTERNS: LazyLock<[Pattern; 9]> = LazyLock::new(|| {
 });
 
 /// Runs the patterns whose bit is in `mask`, in order, each on the output of the previous one.
-pub(crate) fn apply(s: &str, mask: u16) -> Cow<'_, str> {
+/// With `narrow`, the card and phone patterns search only the digit clusters that can hold a
+/// match (same output, see [`digit_spans`]).
+pub(crate) fn apply(s: &str, mask: u16, narrow: bool) -> Cow<'_, str> {
     let mut out = Cow::Borrowed(s);
     for p in PATTERNS.iter() {
         if mask & p.bit == 0 {
             continue;
         }
-        let replaced = match p.regex.replace_all(&out, NoExpand(p.replacement)) {
-            Cow::Owned(new) => Some(new),
-            Cow::Borrowed(_) => None,
+        let rule = match p.bit {
+            CARD if narrow => Some(digit_spans::CARD),
+            PHONE if narrow => Some(digit_spans::PHONE),
+            _ => None,
+        };
+        let replaced = match rule {
+            Some(rule) => digit_spans::replace_in_clusters(&out, &p.regex, p.replacement, rule),
+            None => digit_spans::replace_everywhere(&out, &p.regex, p.replacement),
         };
         if let Some(new) = replaced {
             out = Cow::Owned(new);

@@ -11,6 +11,8 @@ pub mod dispatch;
 pub mod manifest;
 pub mod redact;
 pub mod result;
+#[cfg(feature = "rmcp")]
+pub mod rmcp;
 pub mod schema;
 pub mod tool;
 pub mod tracker;

@@ -257,3 +257,52 @@ impl<F: Future + Unpin> Future for CatchUnwind<F> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    // A panicking tool cannot be driven end to end: rmcp never answers the request.
+    #[test]
+    fn a_panic_is_recorded_then_resumed() {
+        let records = Arc::new(Mutex::new(Vec::new()));
+        let sink = records.clone();
+        let pending = Pending {
+            tracker: Tracker::from_fn(move |r| sink.lock().unwrap().push(r)),
+            tool_name: "search".into(),
+            arguments: serde_json::json!({"q": "x"}),
+            intent: Some(("why".into(), IntentSource::Mcpeye)),
+            started: Instant::now(),
+        };
+        let future = Box::pin(async { panic!("search exploded") });
+        let mut caught = CatchUnwind::<Pin<Box<dyn Future<Output = Response> + Send>>>(future);
+        let waker = std::task::Waker::noop();
+        let Poll::Ready(Err(payload)) = Pin::new(&mut caught).poll(&mut Context::from_waker(waker)) else {
+            panic!("the panic was not caught");
+        };
+        let resumed = catch_unwind(AssertUnwindSafe(|| pending.finish(Err(payload), Duration::from_millis(2))));
+        let payload = resumed.expect_err("the panic is resumed");
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"search exploded"));
+        let recs = records.lock().unwrap();
+        assert_eq!(recs.len(), 1);
+        assert!(recs[0].is_error && recs[0].result.is_none());
+        assert_eq!(recs[0].error_message.as_deref(), Some("the tool panicked: search exploded"));
+        assert_eq!(recs[0].intent, Some(("why".into(), IntentSource::Mcpeye)));
+    }
+
+    #[test]
+    fn injection_leaves_owned_and_non_object_schemas_alone() {
+        let obj = |v: Value| Arc::new(v.as_object().cloned().unwrap());
+        let mut owned = obj(serde_json::json!({"type": "object", "properties": {"mcpeyeIntent": {"type": "integer"}}}));
+        let before = owned.clone();
+        assert!(!inject(&mut owned));
+        assert_eq!(owned, before);
+        let mut not_object = obj(serde_json::json!({"type": "string"}));
+        assert!(!inject(&mut not_object));
+        assert!(not_object.get("properties").is_none());
+        let mut bare = obj(serde_json::json!({"type": "object"}));
+        assert!(inject(&mut bare));
+        assert_eq!(bare["properties"][INTENT_PARAM_NAME]["type"], "string");
+    }
+}

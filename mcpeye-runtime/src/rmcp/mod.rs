@@ -98,7 +98,8 @@
 //! One record per `tools/call`: a result is recorded as sent (without rmcp's `resultType`
 //! discriminator); `is_error: Some(true)` is an error whose message is its text items joined
 //! with `"\n"`; an `Err(ErrorData)` (rmcp's argument-deserialisation errors included) is an
-//! error whose message is the `ErrorData`'s message; a panic is recorded, then resumed. An
+//! error whose message is the `ErrorData`'s message; a panic is recorded, then resumed (rmcp 3.11
+//! then leaves that request unanswered: the client waits for its own timeout). An
 //! `input_required` round (rmcp's multi-round-trip requests) is not recorded: the round that
 //! completes the call is. A call answered with a task (`CreateTaskResult`) is recorded as
 //! successful, with the task handle as its result.

@@ -1,9 +1,7 @@
-//! # mcpeye
-//!
-//! Product analytics for Rust MCP servers. See the README for a guide.
+#![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
-pub use mcpeye_macros::{tool, tools};
+pub use mcpeye_macros::{tool, tool_defs, tools};
 pub use mcpeye_runtime::*;
 
 #[doc(hidden)]

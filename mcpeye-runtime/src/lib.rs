@@ -6,23 +6,34 @@
 #![warn(missing_docs)]
 
 pub mod capture;
+pub mod config;
 pub mod contract;
+pub mod diagnostics;
 pub mod dispatch;
+mod event;
+mod flusher;
 pub mod manifest;
 pub mod redact;
 pub mod result;
 #[cfg(feature = "rmcp")]
 pub mod rmcp;
 pub mod schema;
+pub mod server;
+pub mod stats;
+pub mod testing;
 pub mod tool;
 pub mod tracker;
+mod transport;
 
 pub use capture::{CallRecord, IntentSource};
+pub use config::{CallIdentity, Config, ConfigError, Identity, IdentityValue};
+pub use diagnostics::{Diagnostic, DiagnosticKind};
 pub use dispatch::{take_intent, CallError};
 pub use manifest::{Manifest, ManifestBuilder, ManifestError};
 pub use result::{CallToolResult, Content, ToolValue};
+pub use stats::{Dropped, FlushReport, Stats};
 pub use tool::{Annotations, Args, ArgsError, State, Tool, ToolDef};
-pub use tracker::Tracker;
+pub use tracker::{init, Guard, Tracker};
 
 /// Items used by code that `#[mcpeye::tool]` and `mcpeye::tools!` generate. Not public API.
 #[doc(hidden)]
@@ -32,7 +43,8 @@ pub mod __private {
     pub use crate::result::{CallToolResult, ToolValue};
     pub use crate::schema::generate as generate_schema;
     pub use crate::tool::{
-        Annotations, Args, ArgsError, BoxFuture, Handler, Invocation, State, StateDecl, Tool, ToolDef,
+        assert_param, parse_args, Annotations, Args, ArgsError, BoxFuture, Handler, Invocation, State, StateDecl, Tool,
+        ToolDef, ToolParam,
     };
     pub use inventory;
     pub use schemars;

@@ -14,8 +14,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-/// Longest description a tool may have, in characters.
-pub const MAX_DESCRIPTION_CHARS: usize = 8192;
+pub use crate::schema::MAX_DESCRIPTION_CHARS;
+
 /// Longest tool name, in characters.
 pub const MAX_TOOL_NAME_CHARS: usize = 128;
 

@@ -215,14 +215,11 @@ pub mod kind {
 
 #[cfg(test)]
 mod tests {
-    use super::kind::{ResultKind as _, ValueKind as _};
+    use super::kind::ResultKind as _;
     use super::*;
 
-    fn finish_any<R>(r: R) -> CallToolResult
-    where
-        R: ToolValue,
-    {
-        (&&kind::probe(&r)).__mcpeye_kind().finish(r)
+    fn finish_any<R: ToolValue>(r: R) -> CallToolResult {
+        kind::ValueTag.finish(r)
     }
 
     #[test]

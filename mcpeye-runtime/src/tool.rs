@@ -125,6 +125,11 @@ pub fn registered() -> impl Iterator<Item = &'static ToolDef> {
 
 /// Implemented by the marker type `#[mcpeye::tool]` puts next to each function (same name, in
 /// the type namespace), so that `mcpeye::tools![path::to::function]` can find its definition.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an mcpeye tool",
+    label = "not a function marked `#[mcpeye::tool]`",
+    note = "`tools![…]` takes paths to functions that carry `#[mcpeye::tool]`"
+)]
 pub trait Tool {
     /// The tool's registered name, usable in `const` contexts.
     const NAME: &'static str;
@@ -189,7 +194,12 @@ impl Invocation<'_> {
 /// argument struct. On failure the problems are described from the schema, by JSON path,
 /// without echoing any value (serde's own messages quote the input).
 pub fn parse_args<T: serde::de::DeserializeOwned>(inv: &Invocation<'_>, args: &Value) -> Result<T, ArgsError> {
-    T::deserialize(args).map_err(|_| {
+    let parsed = T::deserialize(args).or_else(|e| match args {
+        // A unit struct's schema is `{}`, but serde reads unit structs only from `null`.
+        Value::Object(m) if m.is_empty() => T::deserialize(&Value::Null).map_err(|_| e),
+        _ => Err(e),
+    });
+    parsed.map_err(|_| {
         let mut problems = crate::schema::describe_argument_errors(inv.schema, args);
         if problems.is_empty() {
             problems.push("the arguments do not match the tool's input schema".to_owned());

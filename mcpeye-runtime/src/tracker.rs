@@ -1,53 +1,340 @@
-//! The tracker: configuration, `init`, the guard, and the hand-off of records to the flusher.
+//! The tracker: the hand-off of call records from the calling thread to the flusher, `init`,
+//! and the [`Guard`] that flushes at the end.
 //!
-//! (Interface stub: the full implementation lands with the runtime work.)
+//! On the calling thread, [`Tracker::record`] only draws a call id, runs the `identify`
+//! callback if there is one, and `try_send`s the moved record on a bounded channel: no
+//! redaction, serialisation, lock or I/O. A full channel drops the event (counted).
 
 use crate::capture::CallRecord;
-use std::sync::{Arc, RwLock};
+use crate::config::{normalize_identity, Config, ConfigError, IdentifyFn, Resolved};
+use crate::diagnostics::{DiagnosticKind, Diagnostics};
+use crate::event::Pending;
+use crate::flusher::{Control, Flusher, Shared};
+use crate::stats::{Counters, FlushReport, Stats};
+use crate::transport::{HttpTransport, Transport};
+use crossbeam_channel::{Sender, TrySendError};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
-/// A destination for call records. Cheap to clone; all clones feed the same flusher.
+/// Smallest capacity of the hand-off channel between calling threads and the flusher.
+const MIN_CHANNEL_CAPACITY: usize = 1024;
+
+/// How long past its timeout a flush or shutdown waits for the flusher's answer (the flusher
+/// checks its deadline between steps, so it may answer a little late).
+const ANSWER_GRACE: Duration = Duration::from_millis(200);
+
+/// A destination for call records. Cheap to clone; all clones feed the same flusher thread.
+///
+/// Make one with [`Tracker::new`] (an explicit tracker, e.g. given to a manifest), or let
+/// [`init`] install the process-wide one. When the last clone of an explicit tracker is
+/// dropped without [`shutdown`](Self::shutdown), its flusher makes a last bounded attempt in
+/// the background.
 #[derive(Clone)]
 pub struct Tracker {
-    inner: Arc<dyn Fn(CallRecord) + Send + Sync>,
+    inner: Arc<Inner>,
+}
+
+enum Inner {
+    Callback(Box<dyn Fn(CallRecord) + Send + Sync>),
+    Pipeline(Pipeline),
+}
+
+struct Pipeline {
+    data: Sender<Pending>,
+    control: Sender<Control>,
+    shared: Arc<Shared>,
+    identify: Option<Arc<IdentifyFn>>,
+    capture_missing_capabilities: bool,
+    flush_threshold: usize,
+    client_configured: bool,
+    flusher: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl std::fmt::Debug for Tracker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Tracker")
+        match &*self.inner {
+            Inner::Callback(_) => f.write_str("Tracker(callback)"),
+            Inner::Pipeline(p) => f.debug_struct("Tracker").field("stats", &p.shared.counters.snapshot()).finish(),
+        }
     }
 }
 
 impl Tracker {
-    /// A tracker that hands every record to `f` (tests).
+    /// A tracker with its own flusher thread, POSTing to the configured ingest.
+    ///
+    /// ```no_run
+    /// let tracker = mcpeye_runtime::Tracker::new(mcpeye_runtime::Config::new("proj_demo"))?;
+    /// // … give it to a manifest; at the end:
+    /// tracker.shutdown(std::time::Duration::from_secs(2));
+    /// # Ok::<(), mcpeye_runtime::ConfigError>(())
+    /// ```
+    pub fn new(config: Config) -> Result<Tracker, ConfigError> {
+        let resolved = config.resolve()?;
+        let transport = HttpTransport::new(&resolved, config.connect_timeout, config.request_timeout);
+        Tracker::with_transport(config, resolved, Box::new(transport))
+    }
+
+    /// A tracker that sends through `transport` (the HTTP one, or the memory sink of tests).
+    pub(crate) fn with_transport(
+        config: Config,
+        resolved: Resolved,
+        transport: Box<dyn Transport>,
+    ) -> Result<Tracker, ConfigError> {
+        let diagnostics = Diagnostics::new(config.on_error.clone());
+        if resolved.url_defaulted {
+            diagnostics.report(DiagnosticKind::DefaultIngestUrl, || {
+                format!(
+                    "no ingest URL configured; sending to {} (set Config::ingest_url or MCPEYE_INGEST_URL)",
+                    crate::contract::DEFAULT_INGEST_URL
+                )
+            });
+        }
+        if resolved.insecure {
+            diagnostics.report(DiagnosticKind::InsecureIngestUrl, || {
+                "the ingest URL is plain http:// to another machine: events and the secret travel unencrypted; \
+                 use https://"
+                    .to_string()
+            });
+        }
+        let shared = Arc::new(Shared {
+            counters: Counters::default(),
+            diagnostics,
+            identity: Mutex::new(config.identity.clone()),
+            nudged: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+            identify_panicked: AtomicBool::new(false),
+        });
+        // The channel only bridges to the next drain; it is not the place where a small
+        // `max_buffer` should bite (the flusher's buffer drops the oldest there instead).
+        let (data_tx, data_rx) = crossbeam_channel::bounded(config.max_buffer.max(MIN_CHANNEL_CAPACITY));
+        let (control_tx, control_rx) = crossbeam_channel::bounded(64);
+        let flusher = Flusher::new(&config, data_rx, control_rx, shared.clone(), transport);
+        let handle = std::thread::Builder::new()
+            .name("mcpeye-flusher".into())
+            .spawn(move || flusher.run())
+            .map_err(|e| ConfigError::FlusherThread(e.to_string()))?;
+        Ok(Tracker {
+            inner: Arc::new(Inner::Pipeline(Pipeline {
+                data: data_tx,
+                control: control_tx,
+                shared,
+                identify: config.identify.clone(),
+                capture_missing_capabilities: config.capture_missing_capabilities,
+                flush_threshold: config.flush_threshold,
+                client_configured: config.identity.client.is_some(),
+                flusher: Mutex::new(Some(handle)),
+            })),
+        })
+    }
+
+    /// A tracker that hands every record to `f` on the calling thread (tests, custom sinks).
+    /// It has no flusher: `flush` and `shutdown` return at once with empty counters.
     pub fn from_fn(f: impl Fn(CallRecord) + Send + Sync + 'static) -> Self {
-        Tracker { inner: Arc::new(f) }
+        Tracker { inner: Arc::new(Inner::Callback(Box::new(f))) }
     }
 
-    /// Whether manifests using this tracker list the reserved tool.
-    pub fn capture_missing_capabilities(&self) -> bool {
-        true
-    }
-
-    /// Sets the `client` of the identity sent with every later payload, from the MCP client's
-    /// `initialize` `clientInfo` (`name/version`, or `name` alone when the version is empty).
-    pub fn set_client(&self, name: &str, version: &str) {
-        let _ = (name, version);
-    }
-
-    /// Records one call. Never blocks, never panics.
+    /// Records one call. Never blocks, never panics, never does I/O: the record is moved to
+    /// the flusher, or dropped and counted if the channel is full or the tracker shut down.
     pub fn record(&self, record: CallRecord) {
-        (self.inner)(record)
+        match &*self.inner {
+            Inner::Callback(f) => {
+                let _ = catch_unwind(AssertUnwindSafe(|| f(record)));
+            }
+            Inner::Pipeline(p) => p.record(record),
+        }
     }
+
+    /// Whether manifests list and answer the reserved `mcpeye_request_capability` tool
+    /// ([`Config::capture_missing_capabilities`]; `true` for [`Tracker::from_fn`]).
+    pub fn capture_missing_capabilities(&self) -> bool {
+        match &*self.inner {
+            Inner::Callback(_) => true,
+            Inner::Pipeline(p) => p.capture_missing_capabilities,
+        }
+    }
+
+    /// Fills `identity.client` from the MCP client's `initialize` `clientInfo`, as
+    /// `name/version` (or `name` when the version is blank). A client set in the
+    /// [`Config`] is kept. Applies to every payload sent afterwards.
+    pub fn set_client(&self, name: &str, version: &str) {
+        let Inner::Pipeline(p) = &*self.inner else { return };
+        if p.client_configured {
+            return;
+        }
+        let (name, version) = (name.trim(), version.trim());
+        let client = if version.is_empty() { name.to_string() } else { format!("{name}/{version}") };
+        p.shared.identity.lock().unwrap_or_else(|e| e.into_inner()).client = normalize_identity(client);
+    }
+
+    /// The counters now.
+    pub fn stats(&self) -> Stats {
+        match &*self.inner {
+            Inner::Callback(_) => Stats::default(),
+            Inner::Pipeline(p) => p.shared.counters.snapshot(),
+        }
+    }
+
+    /// Sends every event recorded so far, waiting at most `timeout` (plus a short grace) for it.
+    /// Backoffs and `Retry-After` that end within the timeout are waited out.
+    pub fn flush(&self, timeout: Duration) -> FlushReport {
+        let Inner::Pipeline(p) = &*self.inner else { return FlushReport { completed: true, stats: Stats::default() } };
+        if p.shared.closed.load(Ordering::SeqCst) {
+            return p.report(p.shared.counters.snapshot().pending == 0);
+        }
+        let deadline = Instant::now() + timeout;
+        let done = p.ask(|reply| Control::Flush { deadline, reply }, deadline);
+        p.report(done)
+    }
+
+    /// Flushes within `timeout`, then stops the flusher; later records are dropped (counted as
+    /// `after_shutdown`). Returns after at most `timeout` plus a short grace even if the ingest
+    /// never answers: a request still in flight is then abandoned to the flusher thread, which
+    /// finishes on its own (within `request_timeout`) and settles the counters of its events,
+    /// reported meanwhile as `pending`. A second call returns the current counters at once.
+    pub fn shutdown(&self, timeout: Duration) -> FlushReport {
+        let Inner::Pipeline(p) = &*self.inner else { return FlushReport { completed: true, stats: Stats::default() } };
+        if p.shared.closed.swap(true, Ordering::SeqCst) {
+            return p.report(p.shared.counters.snapshot().pending == 0);
+        }
+        let deadline = Instant::now() + timeout;
+        let done = p.ask(|reply| Control::Shutdown { deadline, reply }, deadline);
+        if done {
+            // The flusher answered as its last act, so joining does not wait on the network.
+            if let Some(handle) = p.flusher.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                let _ = handle.join();
+            }
+        }
+        p.report(done)
+    }
+
+    /// Whether two handles feed the same flusher.
+    pub fn same(&self, other: &Tracker) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl Pipeline {
+    fn record(&self, record: CallRecord) {
+        let counters = &self.shared.counters;
+        Counters::add(&counters.captured, 1);
+        if self.shared.closed.load(Ordering::SeqCst) {
+            return self.after_shutdown();
+        }
+        let (user_id, user_email) = match &self.identify {
+            None => (None, None),
+            Some(f) => match catch_unwind(AssertUnwindSafe(|| f(&record.tool_name, &record.arguments))) {
+                Ok(Some(id)) => (id.user_id, id.user_email),
+                Ok(None) => (None, None),
+                Err(_) => {
+                    self.shared.identify_panicked.store(true, Ordering::SeqCst);
+                    (None, None)
+                }
+            },
+        };
+        let pending = Pending { record, call_id: uuid::Uuid::new_v4(), user_id, user_email };
+        match self.data.try_send(pending) {
+            Ok(()) => {
+                if self.data.len() >= self.flush_threshold && !self.shared.nudged.swap(true, Ordering::SeqCst) {
+                    let _ = self.control.try_send(Control::Nudge);
+                }
+            }
+            Err(TrySendError::Full(_)) => Counters::add(&counters.channel_full, 1),
+            Err(TrySendError::Disconnected(_)) => self.after_shutdown(),
+        }
+    }
+
+    fn after_shutdown(&self) {
+        Counters::add(&self.shared.counters.after_shutdown, 1);
+        // The flusher is gone, so this one report happens here (once per tracker).
+        self.shared.diagnostics.report(DiagnosticKind::AfterShutdown, || {
+            "a call was recorded after mcpeye shut down; it was dropped".to_string()
+        });
+    }
+
+    /// Sends a command and waits for the flusher's answer until `deadline` (plus grace).
+    fn ask(&self, command: impl FnOnce(Sender<bool>) -> Control, deadline: Instant) -> bool {
+        let (reply, answer) = crossbeam_channel::bounded(1);
+        let wait_until = deadline + ANSWER_GRACE;
+        if self.control.send_deadline(command(reply), wait_until).is_err() {
+            return false;
+        }
+        answer.recv_deadline(wait_until).unwrap_or(false)
+    }
+
+    fn report(&self, completed: bool) -> FlushReport {
+        FlushReport { completed, stats: self.shared.counters.snapshot() }
+    }
+}
+
+/// Flushes and stops the tracker installed by [`init`] when dropped (bounded by
+/// [`Config::shutdown_timeout`], 2 s by default), and uninstalls it. Keep it alive for as long
+/// as the server runs, e.g. `let _guard = mcpeye::init(config)?;` in `main`.
+#[must_use = "dropping the guard shuts mcpeye down"]
+#[derive(Debug)]
+pub struct Guard {
+    tracker: Tracker,
+    shutdown_timeout: Duration,
+}
+
+impl Guard {
+    /// The tracker this guard controls (the process-wide one).
+    pub fn tracker(&self) -> &Tracker {
+        &self.tracker
+    }
+    /// See [`Tracker::flush`].
+    pub fn flush(&self, timeout: Duration) -> FlushReport {
+        self.tracker.flush(timeout)
+    }
+    /// See [`Tracker::shutdown`]. Dropping the guard afterwards only uninstalls the tracker.
+    pub fn shutdown(&self, timeout: Duration) -> FlushReport {
+        self.tracker.shutdown(timeout)
+    }
+    /// See [`Tracker::stats`].
+    pub fn stats(&self) -> Stats {
+        self.tracker.stats()
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        self.tracker.shutdown(self.shutdown_timeout);
+        if let Ok(mut global) = GLOBAL.write() {
+            if global.as_ref().is_some_and(|g| g.same(&self.tracker)) {
+                *global = None;
+            }
+        }
+    }
+}
+
+/// Starts mcpeye for the whole process: checks `config`, starts the flusher thread and
+/// installs the tracker that `#[mcpeye::tool]` calls record into. Calling it again replaces
+/// the process-wide tracker (each guard still shuts down its own).
+///
+/// ```no_run
+/// fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     let _guard = mcpeye_runtime::init(mcpeye_runtime::Config::from_env("proj_demo"))?;
+///     // … run the MCP server; dropping the guard flushes the last events.
+///     Ok(())
+/// }
+/// ```
+pub fn init(config: Config) -> Result<Guard, ConfigError> {
+    let shutdown_timeout = config.shutdown_timeout;
+    let tracker = Tracker::new(config)?;
+    set_global(Some(tracker.clone()));
+    Ok(Guard { tracker, shutdown_timeout })
 }
 
 static GLOBAL: RwLock<Option<Tracker>> = RwLock::new(None);
 
-/// The process-wide tracker installed by `init`, if any.
+/// The process-wide tracker installed by [`init`], if any.
 pub fn global() -> Option<Tracker> {
     GLOBAL.read().ok().and_then(|g| g.clone())
 }
 
-/// Installs (or with `None` removes) the process-wide tracker.
+/// Installs (or with `None` removes) the process-wide tracker. [`init`] does this for you.
 pub fn set_global(t: Option<Tracker>) {
     if let Ok(mut g) = GLOBAL.write() {
         *g = t;

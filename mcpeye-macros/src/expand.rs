@@ -1,0 +1,260 @@
+//! Code generation: the function as written, the argument struct, the handler, the `ToolDef`,
+//! its registration, and the marker type that `tools![…]` resolves.
+
+use crate::check::tool_name;
+use crate::parse::{doc_text, fn_docs, Flag, ParamKind, ToolAttr, ToolFn};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
+use syn::{Expr, Meta, ReturnType};
+
+/// The full expansion of a valid tool.
+pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
+    let item = &tool.item;
+    let ident = &item.sig.ident;
+    let vis = &item.vis;
+    let (name, _) = tool_name(attr, tool);
+    let is_async = item.sig.asyncness.is_some();
+
+    // Spanned assertions give the `ToolParam` message on the type itself.
+    let mut asserts = Vec::new();
+    let mut fields = Vec::new();
+    let mut prelude = Vec::new();
+    let mut call_args = Vec::new();
+    let mut states = Vec::new();
+    let mut bounds = Vec::new();
+    let mut args_ty = None;
+    for (i, p) in tool.params.iter().enumerate() {
+        let ty = &p.ty;
+        let span = ty.span();
+        match &p.kind {
+            ParamKind::Field(f) => {
+                let fid = &f.ident;
+                let docs = &p.docs;
+                let fattrs = &p.field_attrs;
+                asserts.push(quote_spanned!(span=> ::mcpeye::__private::assert_param::<#ty>();));
+                bounds.push(quote_spanned!(span=> for<'__mcpeye> #ty: ::mcpeye::__private::ToolParam));
+                let default = is_option(ty).then(|| quote!(#[serde(default)]));
+                fields.push(quote_spanned!(span=> #(#docs)* #default #(#fattrs)* #fid: #ty));
+                call_args.push(quote!(__args.#fid));
+            }
+            ParamKind::State(inner) => {
+                let var = format_ident!("__state{}", i);
+                prelude.push(quote_spanned!(span=> let #var = __inv.state::<#inner>()?;));
+                call_args.push(quote!(#var));
+                states.push(quote_spanned!(span=> ::mcpeye::__private::StateDecl {
+                    type_id: || ::core::any::TypeId::of::<#inner>(),
+                    type_name: || ::core::any::type_name::<#inner>(),
+                }));
+            }
+            ParamKind::Args(inner) => {
+                asserts.push(quote_spanned!(inner.span()=> ::mcpeye::__private::assert_param::<#inner>();));
+                bounds.push(quote_spanned!(inner.span()=> for<'__mcpeye> #inner: ::mcpeye::__private::ToolParam));
+                call_args.push(quote!(::mcpeye::__private::Args(__args)));
+                args_ty = Some(inner.clone());
+            }
+        }
+    }
+
+    // The bounds, with a binder so that rustc does not check them where they are declared, let
+    // the generated items assume the parameter types are usable: a type that is not gives one
+    // error (from `assert_param`, on the type) instead of one per generated use.
+    let gate = quote!(where #(#bounds,)*);
+    let struct_ident = format_ident!("__McpeyeArgs");
+    let (args_struct, parsed_ty) = match args_ty {
+        Some(t) => (TokenStream::new(), t.to_token_stream()),
+        None => (
+            quote! {
+                #[derive(::mcpeye::__private::serde::Deserialize, ::mcpeye::__private::schemars::JsonSchema)]
+                #[serde(crate = "::mcpeye::__private::serde", deny_unknown_fields)]
+                #[schemars(crate = "::mcpeye::__private::schemars")]
+                struct #struct_ident #gate { #(#fields,)* }
+            },
+            quote!(#struct_ident),
+        ),
+    };
+
+    let ret_span = match &item.sig.output {
+        ReturnType::Default => ident.span(),
+        ReturnType::Type(_, t) => t.span(),
+    };
+    let finish = quote_spanned! {ret_span=>
+        (&&::mcpeye::__private::probe(&__ret)).__mcpeye_kind().finish(__ret)
+    };
+    let kinds = quote!(
+        use ::mcpeye::__private::{ResultKind as _, ValueKind as _};
+    );
+    let parse = quote! {
+        let __args: #parsed_ty = ::mcpeye::__private::parse_args::<#parsed_ty>(__inv, __json)?;
+        #(#prelude)*
+    };
+    let (handler_fn, handler) = if is_async {
+        (
+            quote! {
+                fn __mcpeye_handler(
+                    __inv: &::mcpeye::__private::Invocation<'_>,
+                    __json: &::mcpeye::__private::serde_json::Value,
+                ) -> ::core::result::Result<::mcpeye::__private::BoxFuture, ::mcpeye::__private::ArgsError> #gate {
+                    #parse
+                    let __fut = #ident(#(#call_args),*);
+                    ::core::result::Result::Ok(::std::boxed::Box::pin(async move {
+                        #kinds
+                        let __ret = __fut.await;
+                        #finish
+                    }))
+                }
+            },
+            quote!(::mcpeye::__private::Handler::Async(__mcpeye_handler)),
+        )
+    } else {
+        (
+            quote! {
+                fn __mcpeye_handler(
+                    __inv: &::mcpeye::__private::Invocation<'_>,
+                    __json: &::mcpeye::__private::serde_json::Value,
+                ) -> ::core::result::Result<::mcpeye::__private::CallToolResult, ::mcpeye::__private::ArgsError> #gate {
+                    #kinds
+                    #parse
+                    let __ret = #ident(#(#call_args),*);
+                    ::core::result::Result::Ok(#finish)
+                }
+            },
+            quote!(::mcpeye::__private::Handler::Sync(__mcpeye_handler)),
+        )
+    };
+
+    let description = description_tokens(attr, tool);
+    let title = match &attr.title {
+        Some(t) => quote!(::core::option::Option::Some(#t)),
+        None => quote!(::core::option::Option::None),
+    };
+    let hint = |f: &Option<Flag>| match f {
+        Some(Flag { value, .. }) => quote!(::core::option::Option::Some(#value)),
+        None => quote!(::core::option::Option::None),
+    };
+    let (ro, de, id, ow) =
+        (hint(&attr.read_only), hint(&attr.destructive), hint(&attr.idempotent), hint(&attr.open_world));
+    let intent = attr.intent.map(|f| f.value).unwrap_or(true);
+    let fn_name = ident.to_string();
+    let line = quote_spanned!(ident.span()=> ::core::line!());
+    let marker = marker(vis, ident);
+
+    quote! {
+        #item
+        #marker
+        const _: () = {
+            #args_struct
+
+            #[allow(dead_code)]
+            fn __mcpeye_assert_params() { #(#asserts)* }
+
+            fn __mcpeye_schema() -> ::mcpeye::__private::schemars::Schema #gate {
+                ::mcpeye::__private::generate_schema::<#parsed_ty>()
+            }
+
+            #handler_fn
+
+            impl ::mcpeye::__private::Tool for #ident #gate {
+                const NAME: &'static str = #name;
+                const DEF: &'static ::mcpeye::__private::ToolDef = &::mcpeye::__private::ToolDef {
+                    name: #name,
+                    rust_path: ::core::concat!(::core::module_path!(), "::", #fn_name),
+                    file: ::core::file!(),
+                    line: #line,
+                    title: #title,
+                    description: #description,
+                    annotations: ::mcpeye::__private::Annotations {
+                        read_only: #ro,
+                        destructive: #de,
+                        idempotent: #id,
+                        open_world: #ow,
+                    },
+                    intent: #intent,
+                    input_schema: __mcpeye_schema,
+                    states: &[#(#states),*],
+                    handler: #handler,
+                };
+            }
+
+            ::mcpeye::__private::inventory::submit! { <#ident as ::mcpeye::__private::Tool>::DEF }
+        };
+    }
+}
+
+/// What is emitted when the tool has errors: the function unchanged (so calls to it still
+/// compile) and a marker whose `Tool` impl is never registered, so `tools![f]` does not add a
+/// second error.
+pub fn fallback(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
+    let item = &tool.item;
+    if item.sig.receiver().is_some() {
+        // A method: the marker and its impl cannot go inside the `impl` block.
+        return item.to_token_stream();
+    }
+    let ident = &item.sig.ident;
+    let (name, _) = tool_name(attr, tool);
+    let marker = marker(&item.vis, ident);
+    quote! {
+        #item
+        #marker
+        const _: () = {
+            fn __mcpeye_schema() -> ::mcpeye::__private::schemars::Schema {
+                ::mcpeye::__private::schemars::Schema::default()
+            }
+            fn __mcpeye_handler(
+                _: &::mcpeye::__private::Invocation<'_>,
+                _: &::mcpeye::__private::serde_json::Value,
+            ) -> ::core::result::Result<::mcpeye::__private::CallToolResult, ::mcpeye::__private::ArgsError> {
+                ::core::unreachable!()
+            }
+            impl ::mcpeye::__private::Tool for #ident {
+                const NAME: &'static str = #name;
+                const DEF: &'static ::mcpeye::__private::ToolDef = &::mcpeye::__private::ToolDef {
+                    name: #name,
+                    rust_path: "",
+                    file: "",
+                    line: 0,
+                    title: ::core::option::Option::None,
+                    description: "",
+                    annotations: ::mcpeye::__private::Annotations::NONE,
+                    intent: true,
+                    input_schema: __mcpeye_schema,
+                    states: &[],
+                    handler: ::mcpeye::__private::Handler::Sync(__mcpeye_handler),
+                };
+            }
+        };
+    }
+}
+
+fn marker(vis: &syn::Visibility, ident: &syn::Ident) -> TokenStream {
+    quote! {
+        #[allow(non_camel_case_types)]
+        #[doc(hidden)]
+        #vis struct #ident {}
+    }
+}
+
+fn is_option(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none()
+        && p.path.segments.last().is_some_and(|s| s.ident == "Option"))
+}
+
+/// `description = "…"`, else the doc comment: a literal when every line is one, otherwise a
+/// `concat!` of the lines (`#[doc = include_str!(…)]`).
+fn description_tokens(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
+    if let Some(d) = &attr.description {
+        return d.to_token_stream();
+    }
+    let docs = fn_docs(&tool.item);
+    if let Some(text) = doc_text(&docs) {
+        return syn::LitStr::new(&text, Span::call_site()).to_token_stream();
+    }
+    let parts: Vec<&Expr> = docs
+        .iter()
+        .filter_map(|a| match &a.meta {
+            Meta::NameValue(nv) => Some(&nv.value),
+            _ => None,
+        })
+        .collect();
+    quote!(::core::concat!(#(#parts),*))
+}

@@ -1,0 +1,366 @@
+//! The flusher thread of a tracker: takes records off the hand-off channel, caps, redacts and
+//! serialises them, and POSTs them in bounded batches with the retry policy of CONTRACT.md §1.4.
+//!
+//! It wakes on a short tick and drains the channel with `try_recv`, rather than blocking on
+//! `recv`: a blocked receiver makes every sender after an idle gap pay a thread wake-up. The
+//! calling threads only nudge it (once per drain) when the threshold is crossed; flush and
+//! shutdown arrive on the same small control channel (the OpenTelemetry batch-processor shape).
+
+use crate::config::{Config, Identity};
+use crate::diagnostics::{DiagnosticKind, Diagnostics};
+use crate::event::{encode_event, payload, payload_head, Invalid, Pending, PAYLOAD_TAIL};
+use crate::redact::Redactor;
+use crate::stats::Counters;
+use crate::transport::{backoff, Outcome, Transport};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// How often the flusher looks at the channel when nothing wakes it.
+pub(crate) const TICK: Duration = Duration::from_millis(100);
+
+/// Messages from the tracker to its flusher.
+pub(crate) enum Control {
+    /// The channel reached the flush threshold.
+    Nudge,
+    /// Send everything buffered now; answer whether it all went before `deadline`.
+    Flush { deadline: Instant, reply: Sender<bool> },
+    /// Like `Flush`, then give up what is left and exit.
+    Shutdown { deadline: Instant, reply: Sender<bool> },
+}
+
+/// State shared by the calling threads, the tracker handle and the flusher.
+pub(crate) struct Shared {
+    pub counters: Counters,
+    pub diagnostics: Diagnostics,
+    /// The payload identity; `client` may be filled in after start.
+    pub identity: Mutex<Identity>,
+    /// A nudge is on its way; cleared by each drain.
+    pub nudged: AtomicBool,
+    /// Shut down: new records are dropped.
+    pub closed: AtomicBool,
+    /// The identify callback panicked (reported by the flusher, off the calling thread).
+    pub identify_panicked: AtomicBool,
+}
+
+/// The flusher's settings, copied out of the [`Config`].
+struct Settings {
+    project_id: String,
+    flush_interval: Duration,
+    flush_threshold: usize,
+    max_buffer: usize,
+    max_batch_events: usize,
+    max_batch_bytes: usize,
+    request_timeout: Duration,
+    shutdown_timeout: Duration,
+    retry_initial_backoff: Duration,
+    retry_max_backoff: Duration,
+}
+
+pub(crate) struct Flusher {
+    data: Receiver<Pending>,
+    control: Receiver<Control>,
+    shared: std::sync::Arc<Shared>,
+    transport: Box<dyn Transport>,
+    redactor: Redactor,
+    settings: Settings,
+    /// Encoded events waiting to be sent, oldest first, each with its sequence number.
+    buffer: VecDeque<(u64, Vec<u8>)>,
+    next_seq: u64,
+    /// When the oldest buffered event arrived.
+    oldest_at: Option<Instant>,
+    /// Consecutive failed attempts, for the backoff.
+    failures: u32,
+    /// No POST before this instant (backoff or `Retry-After`).
+    next_attempt: Option<Instant>,
+    /// Batch size after a 413, doubled back after each success.
+    split_limit: Option<usize>,
+    /// `channel_full` count already reported.
+    channel_full_seen: u64,
+}
+
+/// What a delivery round ended with.
+enum Round {
+    /// Some events left the buffer (sent or dropped).
+    Progress,
+    /// The ingest asked to wait; `next_attempt` is set.
+    Wait,
+}
+
+impl Flusher {
+    pub(crate) fn new(
+        config: &Config,
+        data: Receiver<Pending>,
+        control: Receiver<Control>,
+        shared: std::sync::Arc<Shared>,
+        transport: Box<dyn Transport>,
+    ) -> Self {
+        Flusher {
+            data,
+            control,
+            shared,
+            transport,
+            redactor: Redactor::new(config.redact, &config.denylist_fields),
+            settings: Settings {
+                project_id: config.project_id.clone(),
+                flush_interval: config.flush_interval,
+                flush_threshold: config.flush_threshold,
+                max_buffer: config.max_buffer,
+                max_batch_events: config.max_batch_events,
+                max_batch_bytes: config.max_batch_bytes,
+                request_timeout: config.request_timeout,
+                shutdown_timeout: config.shutdown_timeout,
+                retry_initial_backoff: config.retry_initial_backoff,
+                retry_max_backoff: config.retry_max_backoff,
+            },
+            buffer: VecDeque::new(),
+            next_seq: 0,
+            oldest_at: None,
+            failures: 0,
+            next_attempt: None,
+            split_limit: None,
+            channel_full_seen: 0,
+        }
+    }
+
+    pub(crate) fn run(mut self) {
+        loop {
+            match self.control.recv_timeout(TICK) {
+                Ok(Control::Nudge) | Err(RecvTimeoutError::Timeout) => {
+                    self.drain();
+                    self.send_due();
+                }
+                Ok(Control::Flush { deadline, reply }) => {
+                    self.drain();
+                    let done = self.send_until(deadline);
+                    let _ = reply.send(done);
+                }
+                Ok(Control::Shutdown { deadline, reply }) => {
+                    let done = self.finish(deadline);
+                    let _ = reply.send(done);
+                    return;
+                }
+                // Every tracker handle is gone without a shutdown: a last bounded flush.
+                Err(RecvTimeoutError::Disconnected) => {
+                    self.shared.closed.store(true, Ordering::SeqCst);
+                    self.finish(Instant::now() + self.settings.shutdown_timeout);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Moves everything from the channel into the buffer, encoding each event.
+    fn drain(&mut self) {
+        self.shared.nudged.store(false, Ordering::SeqCst);
+        let mut invalid = 0;
+        let mut overflow = 0;
+        while let Ok(pending) = self.data.try_recv() {
+            match encode_event(pending, &self.redactor) {
+                Ok(bytes) => {
+                    if self.buffer.is_empty() {
+                        self.oldest_at = Some(Instant::now());
+                    }
+                    self.buffer.push_back((self.next_seq, bytes));
+                    self.next_seq += 1;
+                }
+                Err(Invalid::EmptyToolName) | Err(Invalid::Unserializable) => invalid += 1,
+            }
+            if self.buffer.len() > self.settings.max_buffer {
+                self.buffer.pop_front();
+                overflow += 1;
+            }
+        }
+        if invalid > 0 {
+            Counters::add(&self.shared.counters.invalid, invalid);
+            self.shared.diagnostics.report(DiagnosticKind::Invalid, || {
+                "dropped an event with an empty tool name (the ingest requires one)".to_string()
+            });
+        }
+        if overflow > 0 {
+            Counters::add(&self.shared.counters.buffer_overflow, overflow);
+            let max = self.settings.max_buffer;
+            self.shared.diagnostics.report(DiagnosticKind::BufferOverflow, || {
+                format!("more than {max} events waited for the ingest; dropping the oldest (see Config::max_buffer)")
+            });
+        }
+        self.report_calling_thread_problems();
+    }
+
+    /// Problems noticed on calling threads are reported here, to keep their I/O off those threads.
+    fn report_calling_thread_problems(&mut self) {
+        let full = self.shared.counters.channel_full.load(Ordering::SeqCst);
+        if full > self.channel_full_seen {
+            self.channel_full_seen = full;
+            self.shared.diagnostics.report(DiagnosticKind::ChannelFull, || {
+                "calls came faster than events could be queued; some were dropped (see Config::max_buffer)".to_string()
+            });
+        }
+        if self.shared.identify_panicked.load(Ordering::SeqCst) {
+            self.shared.diagnostics.report(DiagnosticKind::IdentifyPanicked, || {
+                "the identify callback panicked; those calls were recorded without a user".to_string()
+            });
+        }
+    }
+
+    /// Sends while a batch is due: the threshold is reached or the oldest event waited long enough.
+    fn send_due(&mut self) {
+        loop {
+            let now = Instant::now();
+            if self.buffer.is_empty() || self.next_attempt.is_some_and(|t| now < t) {
+                return;
+            }
+            let waited = self.oldest_at.is_some_and(|t| now.duration_since(t) >= self.settings.flush_interval);
+            if self.buffer.len() < self.settings.flush_threshold && !waited {
+                return;
+            }
+            if let Round::Wait = self.send_batch(self.settings.request_timeout) {
+                return;
+            }
+            self.drain();
+        }
+    }
+
+    /// Sends what is buffered now, waiting out backoffs that end before `deadline`. True when
+    /// every event buffered at the start left the buffer in time.
+    fn send_until(&mut self, deadline: Instant) -> bool {
+        let Some(last) = self.buffer.back().map(|(seq, _)| *seq) else { return true };
+        loop {
+            if self.buffer.front().is_none_or(|(seq, _)| *seq > last) {
+                return true;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            if let Some(t) = self.next_attempt.filter(|t| *t > now) {
+                if t >= deadline {
+                    return false;
+                }
+                std::thread::sleep(t - now);
+                continue;
+            }
+            self.send_batch(self.settings.request_timeout.min(deadline - now));
+        }
+    }
+
+    /// Final delivery before exit; what cannot go before `deadline` is counted unsent.
+    fn finish(&mut self, deadline: Instant) -> bool {
+        let mut done = true;
+        loop {
+            self.drain();
+            if self.buffer.is_empty() || !done {
+                break;
+            }
+            done = self.send_until(deadline);
+        }
+        // Records that slipped in while closing are unsent too: nothing will read them later.
+        let mut unsent = self.buffer.len();
+        self.buffer.clear();
+        while self.data.try_recv().is_ok() {
+            unsent += 1;
+        }
+        if unsent > 0 {
+            Counters::add(&self.shared.counters.unsent, unsent);
+            self.shared.diagnostics.report(DiagnosticKind::ShutdownTimeout, || {
+                format!("{unsent} event(s) could not be sent before the shutdown timeout and were dropped")
+            });
+        }
+        unsent == 0
+    }
+
+    /// How many buffered events the next POST takes: at most the batch limit and byte bound,
+    /// and at least one.
+    fn batch_len(&self, head_len: usize) -> usize {
+        let limit = self.split_limit.unwrap_or(self.settings.max_batch_events).min(self.settings.max_batch_events);
+        let mut size = head_len + PAYLOAD_TAIL.len();
+        let mut n = 0;
+        for (_, event) in self.buffer.iter().take(limit) {
+            let add = event.len() + usize::from(n > 0);
+            if n > 0 && size + add > self.settings.max_batch_bytes {
+                break;
+            }
+            size += add;
+            n += 1;
+        }
+        n
+    }
+
+    /// One POST of the events at the front of the buffer.
+    fn send_batch(&mut self, timeout: Duration) -> Round {
+        let head = {
+            let identity = self.shared.identity.lock().unwrap_or_else(|e| e.into_inner());
+            payload_head(&self.settings.project_id, &identity)
+        };
+        let n = self.batch_len(head.len());
+        let body = payload(&head, self.buffer.iter().take(n).map(|(_, e)| e.as_slice()));
+        let outcome = self.transport.send(body, timeout);
+        let shared = self.shared.clone();
+        let diagnostics = &shared.diagnostics;
+        match outcome {
+            Outcome::Sent => {
+                self.take(n);
+                Counters::add(&self.shared.counters.sent, n);
+                self.failures = 0;
+                self.next_attempt = None;
+                self.split_limit = self.split_limit.map(|l| l * 2).filter(|l| *l < self.settings.max_batch_events);
+                Round::Progress
+            }
+            Outcome::Retry { status, after, reason } => {
+                self.failures = self.failures.saturating_add(1);
+                let delay = after.unwrap_or_else(|| {
+                    backoff(self.failures, self.settings.retry_initial_backoff, self.settings.retry_max_backoff)
+                });
+                self.next_attempt = Some(Instant::now() + delay);
+                match status {
+                    None => diagnostics.report(DiagnosticKind::Network, || {
+                        format!("could not reach the ingest ({reason}); retrying with backoff")
+                    }),
+                    Some(_) => diagnostics.report(DiagnosticKind::Retrying, || {
+                        format!("the ingest answered {reason}; retrying with backoff")
+                    }),
+                }
+                Round::Wait
+            }
+            Outcome::TooLarge if n == 1 => {
+                self.take(1);
+                Counters::add(&self.shared.counters.too_large, 1);
+                diagnostics.report(DiagnosticKind::TooLarge, || {
+                    "the ingest refused a single event as too large (413); it was dropped".to_string()
+                });
+                Round::Progress
+            }
+            Outcome::TooLarge => {
+                self.split_limit = Some(n.div_ceil(2));
+                Round::Progress
+            }
+            Outcome::Rejected { status } => {
+                self.take(n);
+                Counters::add(&self.shared.counters.rejected, n);
+                if status == 401 || status == 403 {
+                    diagnostics.report(DiagnosticKind::Unauthorized, || {
+                        format!(
+                            "the ingest refused the events with HTTP {status}: the ingest secret is likely wrong \
+                             or missing (Config::ingest_secret or MCPEYE_INGEST_SECRET); they were dropped"
+                        )
+                    });
+                } else {
+                    diagnostics.report(DiagnosticKind::Rejected, || {
+                        format!("the ingest refused the events with HTTP {status}; they were dropped")
+                    });
+                }
+                Round::Progress
+            }
+        }
+    }
+
+    fn take(&mut self, n: usize) {
+        self.buffer.drain(..n);
+        // What remains is at least as old as what left, so `oldest_at` stays unless empty.
+        if self.buffer.is_empty() {
+            self.oldest_at = None;
+        }
+    }
+}

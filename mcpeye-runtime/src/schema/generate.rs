@@ -1,0 +1,44 @@
+//! schemars settings that produce input schemas close to what MCP clients accept.
+
+use schemars::generate::SchemaSettings;
+use schemars::transform::{ReplaceBoolSchemas, RestrictFormats};
+use schemars::Schema;
+
+/// Generates the schema of `T` with the settings MCP clients need: JSON Schema 2020-12,
+/// subschemas inlined (only recursive types keep a `$ref`), non-standard formats (`uint32`,
+/// `double`, …) removed, boolean subschemas replaced by objects, and no root `$schema` or
+/// `title`. Pass the result to [`super::normalize`] for the remaining fixes.
+///
+/// ```
+/// #[derive(schemars::JsonSchema)]
+/// struct Page {
+///     /// Zero-based page number.
+///     page: u32,
+/// }
+/// let schema = mcpeye_runtime::schema::generate::<Page>();
+/// assert_eq!(schema.get("$schema"), None);
+/// assert_eq!(schema.get("title"), None);
+/// assert_eq!(schema.get("properties").unwrap()["page"].get("format"), None);
+/// ```
+pub fn generate<T: schemars::JsonSchema>() -> Schema {
+    let settings = SchemaSettings::draft2020_12().with(|s| {
+        s.inline_subschemas = true;
+        // `RestrictFormats` reads the root `$schema` to know the standard formats, so the
+        // meta-schema is kept during generation and removed by the last transform.
+        s.transforms.push(Box::new(RestrictFormats::default()));
+        let mut bools = ReplaceBoolSchemas::default();
+        // `additionalProperties: false` (`deny_unknown_fields`) is understood everywhere; its
+        // object form `{"not": {}}` is not.
+        bools.skip_additional_properties = true;
+        s.transforms.push(Box::new(bools));
+        s.transforms.push(Box::new(strip_root_metadata as fn(&mut Schema)));
+    });
+    settings.into_generator().into_root_schema_for::<T>()
+}
+
+fn strip_root_metadata(schema: &mut Schema) {
+    if let Some(root) = schema.as_object_mut() {
+        root.remove("$schema");
+        root.remove("title");
+    }
+}

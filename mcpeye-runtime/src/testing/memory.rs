@@ -1,0 +1,77 @@
+//! [`MemorySink`]: a transport that keeps payloads in memory.
+
+use crate::config::Config;
+use crate::transport::{Outcome, Transport};
+use crate::{ConfigError, Tracker};
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The payloads a [`Tracker`] produced, kept in memory instead of being POSTed. Every payload
+/// is accepted. Read it after [`Tracker::flush`].
+#[derive(Debug, Clone, Default)]
+pub struct MemorySink {
+    bodies: Arc<Mutex<Vec<Vec<u8>>>>,
+}
+
+struct MemoryTransport(MemorySink);
+
+impl Transport for MemoryTransport {
+    fn send(&mut self, body: Vec<u8>, _timeout: Duration) -> Outcome {
+        self.0.bodies.lock().unwrap_or_else(|e| e.into_inner()).push(body);
+        Outcome::Sent
+    }
+}
+
+impl MemorySink {
+    /// A tracker for project `test-project` with the default options, and its sink.
+    #[allow(clippy::new_ret_no_self)]
+    pub fn new() -> (Tracker, MemorySink) {
+        match MemorySink::with_config(Config::new("test-project")) {
+            Ok(pair) => pair,
+            // Only a failure to start a thread gets here.
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// A tracker with this configuration (the ingest URL and secret are ignored), and its sink.
+    pub fn with_config(config: Config) -> Result<(Tracker, MemorySink), ConfigError> {
+        let mut resolved = config.resolve_with(|_| None)?;
+        resolved.url_defaulted = false;
+        resolved.insecure = false;
+        let sink = MemorySink::default();
+        let tracker = Tracker::with_transport(config, resolved, Box::new(MemoryTransport(sink.clone())))?;
+        Ok((tracker, sink))
+    }
+
+    /// Each payload's body, as sent.
+    pub fn bodies(&self) -> Vec<Vec<u8>> {
+        self.bodies.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Each payload, parsed.
+    pub fn payloads(&self) -> Vec<Value> {
+        self.bodies().iter().filter_map(|b| serde_json::from_slice(b).ok()).collect()
+    }
+
+    /// The events of every payload, in order.
+    pub fn events(&self) -> Vec<Value> {
+        events_of(self.payloads())
+    }
+
+    /// Forgets what was received so far.
+    pub fn clear(&self) {
+        self.bodies.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+}
+
+pub(crate) fn events_of(payloads: impl IntoIterator<Item = Value>) -> Vec<Value> {
+    payloads
+        .into_iter()
+        .filter_map(|mut p| match p.get_mut("events").map(Value::take) {
+            Some(Value::Array(events)) => Some(events),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}

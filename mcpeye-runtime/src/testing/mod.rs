@@ -1,0 +1,31 @@
+//! Test helpers: see what a call produced, with or without HTTP.
+//!
+//! - [`MemorySink`]: a [`Tracker`](crate::Tracker) whose payloads stay in memory, after the
+//!   same caps, redaction and serialisation as the real ones.
+//! - [`IngestReceiver`]: a loopback HTTP/1.1 ingest (std only) that records every request and
+//!   answers as scripted: status codes, `Retry-After`, delays, silence, slow or broken answers.
+//!
+//! ```
+//! use mcpeye_runtime::testing::MemorySink;
+//! use std::time::Duration;
+//!
+//! let (tracker, sink) = MemorySink::new();
+//! tracker.record(mcpeye_runtime::CallRecord {
+//!     tool_name: "search".into(),
+//!     arguments: serde_json::json!({"q": "weather"}),
+//!     is_error: false,
+//!     result: None,
+//!     error_message: None,
+//!     intent: None,
+//!     timestamp_ms: mcpeye_runtime::capture::now_epoch_ms(),
+//!     duration: Duration::from_millis(3),
+//! });
+//! assert!(tracker.flush(Duration::from_secs(5)).completed);
+//! assert_eq!(sink.events()[0]["toolName"], "search");
+//! ```
+
+mod memory;
+mod receiver;
+
+pub use memory::MemorySink;
+pub use receiver::{IngestReceiver, RecordedRequest, Reply};

@@ -1,0 +1,159 @@
+//! What an event holds, seen through the in-memory sink: per-call identity from the `identify`
+//! callback, optional keys, and the static identity.
+
+use mcpeye::testing::MemorySink;
+use mcpeye::{CallIdentity, CallRecord, Config, Diagnostic, DiagnosticKind, Identity, IntentSource};
+use serde_json::{json, Value};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+const PATIENCE: Duration = Duration::from_secs(30);
+
+fn call(tool: &str, arguments: Value) -> CallRecord {
+    CallRecord {
+        tool_name: tool.to_string().into(),
+        arguments,
+        is_error: false,
+        result: Some(json!({"content": [{"type": "text", "text": "ok"}]})),
+        error_message: None,
+        intent: None,
+        timestamp_ms: 1_796_032_847_292,
+        duration: Duration::from_millis(12),
+    }
+}
+
+#[test]
+fn the_memory_sink_sees_the_wire_event() {
+    let (tracker, sink) = MemorySink::new();
+    let mut failed = call("search", json!({"q": "x"}));
+    failed.is_error = true;
+    failed.error_message = Some("boom".into());
+    failed.intent = Some(("  why  ".into(), IntentSource::Native));
+    tracker.record(failed);
+    assert!(tracker.flush(PATIENCE).completed);
+    let events = sink.events();
+    assert_eq!(events.len(), 1);
+    let e = &events[0];
+    let keys: Vec<&str> = e.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "callId",
+            "toolName",
+            "arguments",
+            "isError",
+            "timestamp",
+            "durationMs",
+            "errorMessage",
+            "intent",
+            "intentSource"
+        ]
+    );
+    assert_eq!(e["intent"], "  why  ");
+    assert_eq!(e["intentSource"], "native");
+    assert_eq!(e["timestamp"], 1_796_032_847_292u64);
+    assert_eq!(e["durationMs"], 12);
+    let id = e["callId"].as_str().unwrap();
+    let parsed = uuid::Uuid::parse_str(id).unwrap();
+    assert_eq!(parsed.get_version_num(), 4);
+    assert_eq!(id, parsed.hyphenated().to_string());
+    assert_eq!(sink.payloads()[0]["projectId"], "test-project");
+}
+
+#[test]
+fn identify_gives_each_call_its_user() {
+    let config = Config::new("proj").identify(|tool, args| {
+        if tool == "anonymous" {
+            return None;
+        }
+        Some(CallIdentity::new().user_id(args.get("account").cloned()).user_email(format!("  {tool}@example.com  ")))
+    });
+    let (tracker, sink) = MemorySink::with_config(config).unwrap();
+    tracker.record(call("orders", json!({"account": 42})));
+    tracker.record(call("anonymous", json!({"account": 7})));
+    tracker.record(call("blank", json!({"account": "   "})));
+    tracker.record(call("long", json!({"account": "x".repeat(300)})));
+    assert!(tracker.flush(PATIENCE).completed);
+    let events = sink.events();
+    assert_eq!(events[0]["userId"], "42");
+    assert_eq!(events[0]["userEmail"], "orders@example.com");
+    assert!(events[1].get("userId").is_none() && events[1].get("userEmail").is_none());
+    assert!(events[2].get("userId").is_none());
+    assert_eq!(events[3]["userId"].as_str().unwrap().len(), 256);
+}
+
+#[test]
+fn a_panicking_identify_gives_no_identity_and_one_diagnostic() {
+    let seen: Arc<Mutex<Vec<Diagnostic>>> = Arc::default();
+    let s = seen.clone();
+    let config = Config::new("proj")
+        .identify(|tool, _| if tool == "bad" { panic!("identify bug") } else { Some(CallIdentity::new().user_id(1)) })
+        .on_error(move |d| s.lock().unwrap().push(d.clone()));
+    let (tracker, sink) = MemorySink::with_config(config).unwrap();
+    tracker.record(call("bad", json!({})));
+    tracker.record(call("bad", json!({})));
+    tracker.record(call("good", json!({})));
+    assert!(tracker.flush(PATIENCE).completed);
+    let events = sink.events();
+    assert_eq!(events.len(), 3);
+    assert!(events[0].get("userId").is_none() && events[1].get("userId").is_none());
+    assert_eq!(events[2]["userId"], "1");
+    let kinds: Vec<DiagnosticKind> = seen.lock().unwrap().iter().map(|d| d.kind).collect();
+    assert_eq!(kinds, [DiagnosticKind::IdentifyPanicked]);
+}
+
+#[test]
+fn a_panicking_on_error_is_swallowed() {
+    let config = Config::new("proj").on_error(|_| panic!("on_error bug"));
+    let (tracker, sink) = MemorySink::with_config(config).unwrap();
+    tracker.record(call("", json!({})));
+    tracker.record(call("fine", json!({})));
+    let report = tracker.flush(PATIENCE);
+    assert!(report.completed);
+    assert_eq!((report.stats.sent, report.stats.dropped.invalid), (1, 1));
+    assert_eq!(sink.events().len(), 1);
+}
+
+#[test]
+fn static_identity_and_set_client() {
+    let config = Config::new("proj").identity(Identity::new().user_email("ops@example.com").client("mine/2"));
+    let (tracker, sink) = MemorySink::with_config(config).unwrap();
+    // A configured client wins over the one learned from `initialize`.
+    tracker.set_client("claude-desktop", "1.0");
+    tracker.record(call("a", json!({})));
+    assert!(tracker.flush(PATIENCE).completed);
+    assert_eq!(sink.payloads()[0]["identity"], json!({"userEmail": "ops@example.com", "client": "mine/2"}));
+
+    let (tracker, sink) = MemorySink::new();
+    tracker.set_client("cursor", "");
+    tracker.record(call("a", json!({})));
+    assert!(tracker.flush(PATIENCE).completed);
+    assert_eq!(sink.payloads()[0]["identity"], json!({"client": "cursor"}));
+}
+
+#[test]
+fn capture_missing_capabilities_follows_the_config() {
+    let (tracker, _) = MemorySink::new();
+    assert!(tracker.capture_missing_capabilities());
+    let (tracker, _) = MemorySink::with_config(Config::new("p").capture_missing_capabilities(false)).unwrap();
+    assert!(!tracker.capture_missing_capabilities());
+}
+
+#[test]
+fn start_up_diagnostics_name_the_default_url_and_clear_text() {
+    let collect = |config: Config| {
+        let seen: Arc<Mutex<Vec<Diagnostic>>> = Arc::default();
+        let s = seen.clone();
+        let tracker = mcpeye::Tracker::new(config.on_error(move |d| s.lock().unwrap().push(d.clone()))).unwrap();
+        tracker.shutdown(Duration::ZERO);
+        let kinds: Vec<DiagnosticKind> = seen.lock().unwrap().iter().map(|d| d.kind).collect();
+        (kinds, seen)
+    };
+    let (kinds, seen) = collect(Config::new("p"));
+    assert_eq!(kinds, [DiagnosticKind::DefaultIngestUrl]);
+    assert!(seen.lock().unwrap()[0].message.contains("http://localhost:3001"));
+    let (kinds, _) = collect(Config::new("p").ingest_url("http://mcpeye.example.com/"));
+    assert_eq!(kinds, [DiagnosticKind::InsecureIngestUrl]);
+    let (kinds, _) = collect(Config::new("p").ingest_url("https://mcpeye.example.com/"));
+    assert!(kinds.is_empty());
+}

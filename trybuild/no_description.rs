@@ -1,0 +1,6 @@
+#[mcpeye::tool]
+fn ping() -> String {
+    "pong".into()
+}
+
+fn main() {}

@@ -131,7 +131,8 @@ async fn schemas_gain_the_intent_and_the_reserved_tool_is_listed() {
 #[tokio::test]
 async fn the_intent_is_stripped_before_the_tool_and_recorded() {
     let (client, records) = connect().await;
-    let out = client.call_tool(call("search", json!({"query": "lamps", INTENT_PARAM_NAME: " find a lamp "}))).await.unwrap();
+    let out =
+        client.call_tool(call("search", json!({"query": "lamps", INTENT_PARAM_NAME: " find a lamp "}))).await.unwrap();
     assert_ne!(out.is_error, Some(true), "{out:?}");
     assert_eq!(text(&out), "found lamps");
     let out = client.call_tool(call("keys", json!({"a": 1, INTENT_PARAM_NAME: "list keys"}))).await.unwrap();

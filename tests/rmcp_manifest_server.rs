@@ -49,7 +49,8 @@ type Records = Arc<Mutex<Vec<CallRecord>>>;
 async fn connect() -> (RunningService<RoleClient, ClientConfig>, Records) {
     let records = Records::default();
     let sink = records.clone();
-    let manifest = Manifest::builder().tools([&ECHO]).tracker(Tracker::from_fn(move |r| sink.lock().unwrap().push(r))).build();
+    let manifest =
+        Manifest::builder().tools([&ECHO]).tracker(Tracker::from_fn(move |r| sink.lock().unwrap().push(r))).build();
     let server = ManifestServer::new(Arc::new(manifest)).with_server_info("demo-server", "1.0.0");
     let (server_io, client_io) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {

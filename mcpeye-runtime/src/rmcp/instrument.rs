@@ -66,9 +66,8 @@ where
     type Cache = Vec<(TypeId, &'static (dyn Any + Send + Sync))>;
     static CACHE: RwLock<Cache> = RwLock::new(Vec::new());
     let key = TypeId::of::<F>();
-    let find = |cache: &Cache| {
-        cache.iter().find(|(k, _)| *k == key).and_then(|(_, r)| r.downcast_ref::<ToolRouter<S>>())
-    };
+    let find =
+        |cache: &Cache| cache.iter().find(|(k, _)| *k == key).and_then(|(_, r)| r.downcast_ref::<ToolRouter<S>>());
     if let Some(r) = find(&CACHE.read().unwrap_or_else(|e| e.into_inner())) {
         return r;
     }

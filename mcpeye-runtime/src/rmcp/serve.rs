@@ -3,8 +3,8 @@
 use super::client::ClientSeen;
 use crate::manifest::Manifest;
 use ::rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, InitializeRequestParams,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, InitializeRequestParams, InitializeResult,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use ::rmcp::service::RequestContext;
 use ::rmcp::{ErrorData, RoleServer, ServerHandler};

@@ -50,9 +50,26 @@ pub fn instrument_with<S: Send + Sync + 'static>(router: ToolRouter<S>, tracker:
 /// process: for rmcp's default style, where `#[tool_handler]` rebuilds the router on every
 /// request.
 ///
-/// ```ignore
-/// #[tool_handler(router = mcpeye::rmcp::instrumented(Self::tool_router))]
-/// impl ServerHandler for MyServer {}
+/// ```
+/// use rmcp::{tool, tool_handler, tool_router, ServerHandler};
+///
+/// struct Clock;
+///
+/// #[tool_router]
+/// impl Clock {
+///     #[tool(description = "Tell the time.")]
+///     fn now(&self) -> String {
+///         "noon".to_owned()
+///     }
+/// }
+///
+/// #[tool_handler(router = mcpeye_runtime::rmcp::instrumented(Self::tool_router))]
+/// impl ServerHandler for Clock {}
+///
+/// let tool = Clock.get_tool("now").unwrap();
+/// assert!(tool.input_schema["properties"]["mcpeyeIntent"].is_object());
+/// let router = mcpeye_runtime::rmcp::instrumented(Clock::tool_router);
+/// assert!(std::ptr::eq(router, mcpeye_runtime::rmcp::instrumented(Clock::tool_router)));
 /// ```
 ///
 /// Routers are told apart by the type of `make`: pass the function itself (or a closure), not

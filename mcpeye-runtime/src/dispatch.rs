@@ -108,7 +108,7 @@ fn too_deep() -> ArgsError {
     }
 }
 
-fn panic_message(payload: &(dyn Any + Send)) -> String {
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
     let what = payload.downcast_ref::<&str>().copied().or_else(|| payload.downcast_ref::<String>().map(String::as_str));
     match what {
         Some(msg) => format!("the tool panicked: {msg}"),

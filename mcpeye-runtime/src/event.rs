@@ -4,7 +4,7 @@
 use crate::capture::CallRecord;
 use crate::config::Identity;
 use crate::contract::markers;
-use crate::redact::Redactor;
+use crate::redact::{Redactor, MAX_DEPTH};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -54,12 +54,14 @@ pub(crate) fn encode_event(p: Pending, redactor: &Redactor) -> Result<Vec<u8>, I
     if record.tool_name.trim().is_empty() {
         return Err(Invalid::EmptyToolName);
     }
+    // With redaction on, the redactor has already replaced containers past the depth cap.
+    let capped = |v: Value| if redactor.enabled() { redactor.value(v) } else { cap_depth(redactor.value(v)) };
     let arguments = match record.arguments {
-        Value::Object(_) => cap_depth(redactor.value(record.arguments)),
+        Value::Object(_) => capped(record.arguments),
         _ => Value::Object(Map::new()),
     };
     // `result` belongs to successful calls only; `intentSource` only travels with an intent.
-    let result = if record.is_error { None } else { record.result.map(|r| cap_depth(redactor.value(r))) };
+    let result = if record.is_error { None } else { record.result.map(capped) };
     let (intent, intent_source) = match record.intent {
         Some((text, source)) => (Some(redactor.text(text)), Some(source.as_str())),
         None => (None, None),
@@ -82,13 +84,10 @@ pub(crate) fn encode_event(p: Pending, redactor: &Redactor) -> Result<Vec<u8>, I
     serde_json::to_vec(&event).map_err(|_| Invalid::Unserializable)
 }
 
-/// Nesting level (root = 0) from which containers become `[REDACTED_TOO_DEEP]` (CONTRACT.md §5).
-const MAX_DEPTH: usize = 64;
-
 /// Replaces containers at [`MAX_DEPTH`] or deeper with the too-deep marker, without recursion.
-/// The redactor does so when redaction is on; this holds with it off too, because serde_json
-/// serialises (and `Value` drops) recursively: a value nested thousands deep would overflow
-/// the flusher's stack and abort the host.
+/// The redactor does so when redaction is on; this does it with redaction off, because
+/// serde_json serialises (and `Value` drops) recursively: a value nested thousands deep would
+/// overflow the flusher's stack and abort the host.
 fn cap_depth(mut value: Value) -> Value {
     let mut stack: Vec<(&mut Value, usize)> = vec![(&mut value, 0)];
     while let Some((v, depth)) = stack.pop() {
@@ -217,7 +216,8 @@ mod tests {
     fn deep_values_are_capped_even_without_redaction() {
         let deep = (0..10_000).fold(json!("leaf"), |v, _| Value::Array(vec![v]));
         let mut r = record();
-        r.arguments = json!({ "a": deep });
+        // Not `json!`: it would serialise `deep`, recursively.
+        r.arguments = Value::Object(Map::from_iter([("a".to_owned(), deep)]));
         let s = encode(r).unwrap();
         let event: Value = serde_json::from_str(&s).unwrap();
         let mut v = &event["arguments"]["a"];

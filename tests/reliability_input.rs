@@ -251,7 +251,8 @@ fn odd_intents_never_fail_the_call() {
     for (i, e) in events.iter().enumerate() {
         assert_eq!(e["arguments"], json!({"query": "mug"}), "the intent is stripped from event {i}");
     }
-    let with_intent: Vec<usize> = events.iter().enumerate().filter(|(_, e)| e.get("intent").is_some()).map(|(i, _)| i).collect();
+    let with_intent: Vec<usize> =
+        events.iter().enumerate().filter(|(_, e)| e.get("intent").is_some()).map(|(i, _)| i).collect();
     assert_eq!(with_intent, [2], "only the string intent counts");
     let intent = events[2]["intent"].as_str().unwrap();
     assert_eq!(intent.len(), MAX_TEXT_BYTES);
@@ -278,7 +279,13 @@ fn unknown_tools_are_recorded_once_with_a_bounded_name() {
 #[test]
 fn the_reserved_tool_needs_a_capability() {
     let (m, records) = recording();
-    for args in [json!({}), json!({"context": MARK}), json!({"capability": "   "}), json!({"capability": 918_273_645}), json!([MARK])] {
+    for args in [
+        json!({}),
+        json!({"context": MARK}),
+        json!({"capability": "   "}),
+        json!({"capability": 918_273_645}),
+        json!([MARK]),
+    ] {
         let secret = if args.to_string().contains("918273645") { "918273645" } else { MARK };
         let text = expect_tool_error(&m, &records, RESERVED_TOOL_NAME, args, secret);
         assert!(text.contains("capability") || text.contains("object"), "{text}");

@@ -175,7 +175,9 @@ fn diagnostics_and_debug_output_never_show_a_secret() {
     let text = all.join("\n");
     assert_clean("diagnostics and debug output", &text);
     // The scenario did reach the problems whose messages are checked.
-    for kind in ["Unauthorized", "Retrying", "Network", "Invalid", "IdentifyPanicked", "AfterShutdown", "ShutdownTimeout"] {
+    for kind in
+        ["Unauthorized", "Retrying", "Network", "Invalid", "IdentifyPanicked", "AfterShutdown", "ShutdownTimeout"]
+    {
         assert!(text.contains(kind), "no {kind} diagnostic in:\n{text}");
     }
 }
@@ -219,7 +221,14 @@ fn default_stderr_diagnostics_never_show_a_secret() {
     assert!(out.status.success(), "child failed: {stderr}");
     assert_clean("stderr", &stderr);
     let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("[mcpeye] ")).collect();
-    for needle in ["secret is likely wrong", "could not reach the ingest", "identify callback panicked", "after mcpeye shut down", "no ingest URL configured", "plain http://"] {
+    for needle in [
+        "secret is likely wrong",
+        "could not reach the ingest",
+        "identify callback panicked",
+        "after mcpeye shut down",
+        "no ingest URL configured",
+        "plain http://",
+    ] {
         assert!(lines.iter().any(|l| l.contains(needle)), "no {needle:?} line in:\n{stderr}");
     }
 }
@@ -359,11 +368,13 @@ fn the_stdio_example_writes_only_json_rpc_to_stdout() {
         let stderr = err_reader.join().unwrap();
         assert_eq!(lines.len(), expected_replies, "{url}: {lines:#?}\nstderr: {stderr}");
         for line in &lines {
-            let msg: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{url}: not JSON on stdout: {line:?}: {e}"));
+            let msg: Value =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("{url}: not JSON on stdout: {line:?}: {e}"));
             assert_eq!(msg["jsonrpc"], "2.0", "{line}");
             assert!(msg.get("id").is_some() && (msg.get("result").is_some() != msg.get("error").is_some()), "{line}");
         }
-        let by_id = |id: u64| lines.iter().map(|l| serde_json::from_str::<Value>(l).unwrap()).find(|m| m["id"] == id).unwrap();
+        let by_id =
+            |id: u64| lines.iter().map(|l| serde_json::from_str::<Value>(l).unwrap()).find(|m| m["id"] == id).unwrap();
         assert_eq!(by_id(3)["result"]["isError"], Value::Null);
         assert_eq!(by_id(4)["result"]["isError"], true);
         assert!(!by_id(5).to_string().contains(KEY));

@@ -68,7 +68,9 @@ fn manifest() -> &'static Arc<Manifest> {
         let tracker = Tracker::from_fn(|_| {
             RECORDS.fetch_add(1, Ordering::SeqCst);
         });
-        Arc::new(Manifest::builder().tools(mcpeye::tool_defs![search, save_contact, store, ping]).tracker(tracker).build())
+        Arc::new(
+            Manifest::builder().tools(mcpeye::tool_defs![search, save_contact, store, ping]).tracker(tracker).build(),
+        )
     })
 }
 

@@ -104,7 +104,9 @@ fn nests_too_deep(arguments: &Value) -> bool {
 
 fn too_deep() -> ArgsError {
     ArgsError {
-        problems: vec![format!("the arguments are nested too deep (at most {MAX_ARGUMENT_DEPTH} levels of arrays and objects)")],
+        problems: vec![format!(
+            "the arguments are nested too deep (at most {MAX_ARGUMENT_DEPTH} levels of arrays and objects)"
+        )],
     }
 }
 

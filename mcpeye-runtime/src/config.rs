@@ -287,7 +287,7 @@ impl fmt::Debug for Config {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Config")
             .field("project_id", &self.project_id)
-            .field("ingest_url", &self.ingest_url)
+            .field("ingest_url", &self.ingest_url.as_deref().map(without_userinfo))
             .field("ingest_secret", &self.ingest_secret.as_ref().map(|_| "***"))
             .field("from_env", &self.use_env)
             .field("redact", &self.redact)
@@ -347,9 +347,23 @@ fn resolve_endpoint(url: &str) -> Result<(String, bool), ConfigError> {
     if uri.query().is_some() {
         return Err(invalid("it has a query string (give the base URL of the ingest API)"));
     }
+    // Credentials in the URL would travel into error texts and `Debug`; the secret has its own header.
+    if uri.authority().is_some_and(|a| a.as_str().contains('@')) {
+        return Err(invalid("it carries credentials (user:password@); put the secret in Config::ingest_secret"));
+    }
     let endpoint = if trimmed.ends_with("/ingest") { trimmed.to_string() } else { format!("{trimmed}/ingest") };
     let insecure = scheme.eq_ignore_ascii_case("http") && !is_loopback(host);
     Ok((endpoint, insecure))
+}
+
+/// The URL with any `user:password@` replaced, for display (such URLs are refused by `init`).
+fn without_userinfo(url: &str) -> String {
+    let start = url.find("://").map_or(0, |i| i + 3);
+    let authority_end = url[start..].find(['/', '?', '#']).map_or(url.len(), |i| start + i);
+    match url[start..authority_end].rfind('@') {
+        Some(at) => format!("{}***@{}", &url[..start], &url[start + at + 1..]),
+        None => url.to_owned(),
+    }
 }
 
 fn is_loopback(host: &str) -> bool {
@@ -555,6 +569,15 @@ impl CallIdentity {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn credentials_in_the_url_are_refused_and_never_shown() {
+        let err = resolve_endpoint("https://user:hunter2@ingest.example").unwrap_err();
+        assert!(err.to_string().contains("ingest_secret"), "{err}");
+        let shown = format!("{:?}", Config::new("p").ingest_url("https://user:hunter2@ingest.example/x"));
+        assert!(!shown.contains("hunter2") && shown.contains("https://***@ingest.example/x"), "{shown}");
+        assert_eq!(without_userinfo("http://127.0.0.1:3001/a@b"), "http://127.0.0.1:3001/a@b");
+    }
+
     use super::*;
 
     fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {

@@ -92,10 +92,7 @@ fn main() {
         report(&format!("{kind}.saturation"), &run(&m, n_saturation, None));
         report(&format!("{kind}.paced"), &run(&m, n_paced, Some(gap)));
         let s = tracker.shutdown(Duration::from_millis(500)).stats;
-        eprintln!(
-            "{kind}: captured {} sent {} dropped {:?} pending {}",
-            s.captured, s.sent, s.dropped, s.pending
-        );
+        eprintln!("{kind}: captured {} sent {} dropped {:?} pending {}", s.captured, s.sent, s.dropped, s.pending);
         result(&format!("latency.{kind}.sent"), s.sent);
         result(&format!("latency.{kind}.captured"), s.captured);
     }

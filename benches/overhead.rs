@@ -15,9 +15,7 @@ fn overhead(c: &mut Criterion) {
     let mut group = c.benchmark_group("call");
 
     // Argument clones are made in the setup, outside the timed region, for every variant.
-    group.bench_function("baseline_direct", |b| {
-        b.iter_batched(|| plain.clone(), baseline_call, BatchSize::SmallInput)
-    });
+    group.bench_function("baseline_direct", |b| b.iter_batched(|| plain.clone(), baseline_call, BatchSize::SmallInput));
 
     let untracked = manifest(None);
     group.bench_function("manifest_no_tracker", |b| {

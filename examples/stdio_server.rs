@@ -7,11 +7,9 @@
 //! One JSON-RPC 2.0 message per line on stdin and stdout. Stdout carries nothing but JSON-RPC
 //! messages, also when the ingest is down or misconfigured: mcpeye's diagnostics go to stderr.
 
-use mcpeye::server::{McpSession, ServerInfo};
+use mcpeye::server::{block_on, McpSession, ServerInfo};
 use std::io::{BufRead, Write};
 use std::sync::Arc;
-use std::task::{Context, Poll, Wake, Waker};
-use std::thread::Thread;
 
 /// Look up the weather forecast of a city (demo data).
 #[mcpeye::tool(read_only)]
@@ -52,25 +50,6 @@ async fn convert_temperature(
         "C" | "c" => Ok(format!("{:.1}°F", value * 9.0 / 5.0 + 32.0)),
         "F" | "f" => Ok(format!("{:.1}°C", (value - 32.0) * 5.0 / 9.0)),
         _ => Err("unit must be \"C\" or \"F\"".to_owned()),
-    }
-}
-
-/// Runs a future to completion on this thread (the tools here never wait on I/O).
-fn block_on<F: std::future::Future>(f: F) -> F::Output {
-    struct Unpark(Thread);
-    impl Wake for Unpark {
-        fn wake(self: Arc<Self>) {
-            self.0.unpark();
-        }
-    }
-    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
-    let mut cx = Context::from_waker(&waker);
-    let mut f = std::pin::pin!(f);
-    loop {
-        match f.as_mut().poll(&mut cx) {
-            Poll::Ready(v) => return v,
-            Poll::Pending => std::thread::park(),
-        }
     }
 }
 

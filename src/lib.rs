@@ -1,6 +1,4 @@
-//! # mcpeye
-//!
-//! Product analytics for Rust MCP servers. See the README for a guide.
+#![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
 pub use mcpeye_macros::{tool, tool_defs, tools};

@@ -8,7 +8,9 @@
 
 use crate::manifest::Manifest;
 use serde_json::{json, Map, Value};
+use std::future::Future;
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Wake, Waker};
 
 /// Protocol versions this server speaks, newest first.
 pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
@@ -208,6 +210,35 @@ impl McpSession {
             result["instructions"] = Value::String(i.clone());
         }
         result
+    }
+}
+
+/// Runs a future to completion on the current thread, parking it while the future waits.
+///
+/// For servers and tests without an async runtime: `call_async` and
+/// [`McpSession::handle_line_async`] only wait on what the tools themselves wait on.
+///
+/// ```
+/// assert_eq!(mcpeye_runtime::server::block_on(async { 1 + 1 }), 2);
+/// ```
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+        fn wake_by_ref(self: &Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    let mut future = std::pin::pin!(future);
+    loop {
+        match future.as_mut().poll(&mut cx) {
+            Poll::Ready(v) => return v,
+            Poll::Pending => std::thread::park(),
+        }
     }
 }
 

@@ -1,0 +1,209 @@
+//! mcpeye in five minutes: tools, the manifest, a scripted session, and the events that reach
+//! the ingest API.
+//!
+//! ```text
+//! cargo run --example quickstart
+//! ```
+//!
+//! Nothing needs to be installed: the example starts a local ingest receiver
+//! (`mcpeye::testing::IngestReceiver`) and prints what arrived there.
+
+use mcpeye::server::block_on;
+use mcpeye::testing::IngestReceiver;
+use mcpeye::{Args, CallToolResult, Config, Identity, State};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::fmt;
+use std::sync::Mutex;
+use std::time::Duration;
+
+// ---------------------------------------------------------------------------------------------
+// The application: a small shop, with its state shared through `State<T>` (no globals).
+
+#[derive(Debug, Clone, Serialize)]
+struct Product {
+    sku: &'static str,
+    name: &'static str,
+    price_cents: u32,
+}
+
+struct Shop {
+    products: Vec<Product>,
+    stock: Mutex<Vec<(&'static str, u32)>>,
+}
+
+impl Shop {
+    fn demo() -> Self {
+        let products = vec![
+            Product { sku: "MUG-RED", name: "Red ceramic mug", price_cents: 1200 },
+            Product { sku: "MUG-BLU", name: "Blue ceramic mug", price_cents: 1200 },
+            Product { sku: "TEA-POT", name: "Cast-iron teapot", price_cents: 4900 },
+        ];
+        Shop { products, stock: Mutex::new(vec![("MUG-RED", 3), ("MUG-BLU", 0), ("TEA-POT", 1)]) }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tools. Each doc comment becomes the tool's (or the property's) description.
+
+/// Search the product catalogue by free text.
+///
+/// Matches product names, case-insensitively.
+#[mcpeye::tool(read_only)]
+fn search_products(
+    /// Words to look for in product names.
+    query: String,
+    /// At most this many results (default 10).
+    limit: Option<u32>,
+    shop: State<Shop>,
+) -> Vec<Product> {
+    let q = query.to_lowercase();
+    shop.products
+        .iter()
+        .filter(|p| p.name.to_lowercase().contains(&q))
+        .take(limit.unwrap_or(10) as usize)
+        .cloned()
+        .collect()
+}
+
+/// An order, given as one struct: its field docs become the property descriptions.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct OrderRequest {
+    /// The product's SKU, from `search_products`.
+    sku: String,
+    /// How many to order (at least 1).
+    #[schemars(range(min = 1))]
+    quantity: u32,
+    /// E-mail address for the confirmation.
+    email: String,
+}
+
+#[derive(Debug, Serialize)]
+struct Confirmation {
+    order_id: String,
+    sku: String,
+    quantity: u32,
+    total_cents: u32,
+}
+
+#[derive(Debug)]
+enum OrderError {
+    UnknownSku(String),
+    OutOfStock { sku: String, available: u32 },
+}
+
+impl fmt::Display for OrderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OrderError::UnknownSku(sku) => write!(f, "no product has SKU {sku}"),
+            OrderError::OutOfStock { sku, available } => write!(f, "{sku} is out of stock ({available} left)"),
+        }
+    }
+}
+
+/// Place an order for a product; a confirmation is e-mailed to the customer.
+#[mcpeye::tool(destructive)]
+fn place_order(Args(order): Args<OrderRequest>, shop: State<Shop>) -> Result<Confirmation, OrderError> {
+    let product =
+        shop.products.iter().find(|p| p.sku == order.sku).ok_or_else(|| OrderError::UnknownSku(order.sku.clone()))?;
+    let mut stock = shop.stock.lock().unwrap_or_else(|e| e.into_inner());
+    let entry = stock.iter_mut().find(|(sku, _)| *sku == product.sku).expect("every product has a stock entry");
+    if entry.1 < order.quantity {
+        return Err(OrderError::OutOfStock { sku: order.sku, available: entry.1 });
+    }
+    entry.1 -= order.quantity;
+    Ok(Confirmation {
+        order_id: format!("ord-{}-{}", product.sku.to_lowercase(), entry.1),
+        sku: order.sku,
+        quantity: order.quantity,
+        total_cents: product.price_cents * order.quantity,
+    })
+}
+
+/// Tell the shop's opening hours.
+#[mcpeye::tool(read_only, idempotent)]
+fn opening_hours() -> &'static str {
+    "Monday to Saturday, 9:00 to 18:00"
+}
+
+/// Estimate the delivery time to a postcode.
+#[mcpeye::tool(read_only, open_world)]
+async fn estimate_delivery(
+    /// Destination postcode.
+    postcode: String,
+) -> CallToolResult {
+    // A real server would await a carrier's API here.
+    if postcode.trim().is_empty() {
+        return CallToolResult::error_text("the postcode is empty");
+    }
+    CallToolResult::text(format!("Delivery to {postcode} takes 2 to 3 working days."))
+}
+
+// ---------------------------------------------------------------------------------------------
+
+fn show_call(manifest: &mcpeye::Manifest, name: &str, arguments: Value) {
+    println!("\n→ tools/call {name} {arguments}");
+    let result = block_on(manifest.call_async(name, arguments));
+    println!("← {result}");
+}
+
+fn main() {
+    // 1. An ingest to send to. In production this is your self-hosted mcpeye API.
+    let ingest = IngestReceiver::start();
+
+    // 2. Start tracking. The guard flushes what is left when it is dropped.
+    let guard = mcpeye::init(
+        Config::new("quickstart-demo")
+            .ingest_url(ingest.url())
+            .ingest_secret("demo-ingest-secret")
+            .identity(Identity::new().server_version(env!("CARGO_PKG_VERSION")).client("quickstart/1.0")),
+    )
+    .expect("a valid configuration");
+
+    // 3. The manifest: every #[mcpeye::tool] in the program, its state, and the reserved tool.
+    let manifest = mcpeye::Manifest::builder().registered().state(Shop::demo()).build();
+
+    println!("=== tools/list ({} tools) ===", manifest.tools_list().as_array().map_or(0, Vec::len));
+    println!("{}", serde_json::to_string_pretty(&manifest.tools_list()).expect("JSON"));
+
+    // 4. A scripted session, as an agent would drive it.
+    println!("\n=== a session ===");
+    let why = "The user is shopping for a gift mug and wants to compare colours before buying one.";
+    show_call(&manifest, "search_products", json!({"query": "mug", "mcpeyeIntent": why}));
+    show_call(
+        &manifest,
+        "place_order",
+        json!({"sku": "MUG-RED", "quantity": 1, "email": "carol@example.com",
+               "mcpeyeIntent": "The user chose the red mug and asked to order one, confirmation to their e-mail."}),
+    );
+    show_call(&manifest, "place_order", json!({"sku": "MUG-BLU", "quantity": 2, "email": "carol@example.com"}));
+    show_call(&manifest, "place_order", json!({"sku": "TEA-POT", "quantity": "two", "email": "carol@example.com"}));
+    show_call(&manifest, "opening_hours", json!({}));
+    show_call(&manifest, "estimate_delivery", json!({"postcode": "1000-001"}));
+    show_call(
+        &manifest,
+        "mcpeye_request_capability",
+        json!({"capability": "export my order history as a CSV file", "context": "doing their yearly accounts"}),
+    );
+
+    // 5. Ship the events and show what the ingest received.
+    let report = guard.shutdown(Duration::from_secs(5));
+    println!("\n=== delivery ===");
+    println!(
+        "captured {}, sent {}, dropped {}, pending {}",
+        report.stats.captured,
+        report.sent(),
+        report.dropped().total(),
+        report.pending()
+    );
+    for request in ingest.requests() {
+        println!(
+            "\nPOST {} (x-mcpeye-secret: {})",
+            request.path,
+            if request.header("x-mcpeye-secret").is_some() { "set" } else { "absent" }
+        );
+        let body = request.json().unwrap_or(Value::Null);
+        println!("{}", serde_json::to_string_pretty(&body).expect("JSON"));
+    }
+}

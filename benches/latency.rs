@@ -30,12 +30,12 @@ fn run(manifest: &mcpeye::Manifest, n: usize, pace: Option<Duration>) -> Samples
             }
         }
         let (a, b) = (plain.clone(), with_intent.clone());
-        let mut time_baseline = || {
+        let time_baseline = || {
             let t = Instant::now();
             black_box(baseline_call(a));
             t.elapsed().as_nanos() as u64
         };
-        let mut time_instrumented = || {
+        let time_instrumented = || {
             let t = Instant::now();
             black_box(instrumented_call(manifest, b));
             t.elapsed().as_nanos() as u64

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TARGET=${CARGO_TARGET_DIR:-target}
-OUT=${BENCH_OUT:-$TARGET/bench-run}
+OUT=$(realpath -m "${BENCH_OUT:-$TARGET/bench-run}")
 rm -rf "$OUT"
 mkdir -p "$OUT"
 RESULTS="$OUT/results.txt"

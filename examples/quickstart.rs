@@ -85,6 +85,7 @@ struct Confirmation {
     sku: String,
     quantity: u32,
     total_cents: u32,
+    confirmation_sent_to: String,
 }
 
 #[derive(Debug)]
@@ -118,6 +119,7 @@ fn place_order(Args(order): Args<OrderRequest>, shop: State<Shop>) -> Result<Con
         sku: order.sku,
         quantity: order.quantity,
         total_cents: product.price_cents * order.quantity,
+        confirmation_sent_to: order.email,
     })
 }
 

@@ -371,13 +371,13 @@ fn prefilter_never_changes_the_output() {
 
 /// The Rust port of shared/peer-bench/corpus.py builds the same bytes as the Python original.
 /// Reference figures from `python3` on corpus.py: JSON size (order-independent), doc count,
-/// and FNV-1a 64 of the compact JSON with sorted keys (the key order of serde_json's map) and
+/// and FNV-1a 64 of the compact JSON, keys in insertion order as Python's `dumps` writes them, and
 /// of bench_redact.py's joined text.
 #[test]
 fn corpus_port_matches_python() {
-    for (rate, json_bytes, docs, json_fnv, text_len, text_fnv) in [
-        (0.01, 1_000_973, 906, 0x8a14_0676_4ac5_1805u64, 949_352, 0x8745_04eb_af95_de68u64),
-        (0.0, 1_000_982, 907, 0x239c_abf1_af99_4851, 949_229, 0xb73a_2143_9f2b_d468),
+    for (rate, json_bytes, docs, json_fnv, text_len, text_fnv, markers) in [
+        (0.01, 1_000_973, 906, 0x6a28_4aff_dba3_c3a7u64, 949_352, 0x8745_04eb_af95_de68u64, 1299),
+        (0.0, 1_000_982, 907, 0x8d5b_7c21_1ffa_cd85, 949_229, 0xb73a_2143_9f2b_d468, 0),
     ] {
         let c = corpus::build_corpus(corpus::TARGET_BYTES, rate);
         let raw = serde_json::to_vec(&c).unwrap();
@@ -388,5 +388,9 @@ fn corpus_port_matches_python() {
         assert_eq!((text.len(), corpus::fnv1a64(text.as_bytes())), (text_len, text_fnv), "rate {rate}");
         let fields = corpus::corpus_fields(&c);
         assert_eq!(fields.len(), 34, "rate {rate}");
+        // The Python SDK (which agrees with the reference on ASCII) puts 1299 markers in the
+        // mixed corpus (bench_redact.py's "redaction_markers_in_output").
+        let redacted = serde_json::to_string(&redact_value(&c, &[])).unwrap();
+        assert_eq!(redacted.matches("[REDACTED_").count(), markers, "rate {rate}");
     }
 }

@@ -68,7 +68,7 @@ fn not_an_object() -> ArgsError {
     ArgsError { problems: vec!["the arguments must be a JSON object".to_owned()] }
 }
 
-fn panic_message(payload: &(dyn Any + Send)) -> String {
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
     let what = payload.downcast_ref::<&str>().copied().or_else(|| payload.downcast_ref::<String>().map(String::as_str));
     match what {
         Some(msg) => format!("the tool panicked: {msg}"),

@@ -15,6 +15,8 @@ mod flusher;
 pub mod manifest;
 pub mod redact;
 pub mod result;
+#[cfg(feature = "rmcp")]
+pub mod rmcp;
 pub mod schema;
 pub mod server;
 pub mod stats;

@@ -87,6 +87,11 @@ pub fn compact_json_len(value: &Value) -> usize {
 /// Compact JSON length of a string: quotes plus serde_json's escapes (`\"`, `\\`, the
 /// two-character `\b\t\n\f\r`, `\u00XX` for other control characters).
 fn string_len(s: &str) -> usize {
+    // Most strings need no escape: a branch-free test (vectorised) settles them.
+    let needs_escape = s.bytes().fold(false, |acc, b| acc | (b < 0x20) | (b == b'"') | (b == b'\\'));
+    if !needs_escape {
+        return s.len() + 2;
+    }
     let extra: usize = s
         .bytes()
         .map(|b| match b {

@@ -1,0 +1,324 @@
+//! [`instrument`]: an existing rmcp `ToolRouter` given intent capture, the reserved tool and one
+//! record per call, its tools untouched.
+
+use super::client::ClientSeen;
+use crate::capture::{now_epoch_ms, CallRecord, IntentSource};
+use crate::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
+use crate::dispatch::{panic_message, take_intent};
+use crate::manifest::{reserved_descriptor, Manifest};
+use crate::schema::inject_intent;
+use crate::tracker::{self, Tracker};
+use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
+use ::rmcp::handler::server::tool::ToolCallContext;
+use ::rmcp::model::{CallToolResponse, CallToolResult, JsonObject, Tool};
+use ::rmcp::ErrorData;
+use serde_json::{Map, Value};
+use std::any::{Any, TypeId};
+use std::borrow::Cow;
+use std::future::Future;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::pin::Pin;
+use std::sync::{Arc, RwLock};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+/// Instruments the tools of an rmcp `ToolRouter`, recording into the process-wide tracker
+/// installed by `mcpeye::init` (looked up at each call; nothing is recorded while there is
+/// none).
+///
+/// - every tool whose input schema is an object gains the optional `mcpeyeIntent` property,
+///   except a tool that declares `mcpeyeIntent` itself (it owns it: no injection, no stripping);
+/// - the reserved tool `mcpeye_request_capability` is added and answered locally with the
+///   acknowledgement, unless the installed tracker's `capture_missing_capabilities()` is false
+///   or the router already has a tool of that name;
+/// - every call has `mcpeyeIntent` removed from its arguments before the tool runs, is timed,
+///   and is recorded once with its outcome (see the [module docs](super)); the client's
+///   `clientInfo` is handed to the tracker once per session.
+///
+/// Routes keep their names, descriptions, annotations and disabled state. Apply it once, when
+/// the router is built: `Self { tool_router: mcpeye::rmcp::instrument(Self::tool_router()) }`.
+pub fn instrument<S: Send + Sync + 'static>(router: ToolRouter<S>) -> ToolRouter<S> {
+    instrument_router(router, None)
+}
+
+/// Like [`instrument`], recording into `tracker` instead of the process-wide tracker.
+pub fn instrument_with<S: Send + Sync + 'static>(router: ToolRouter<S>, tracker: Tracker) -> ToolRouter<S> {
+    instrument_router(router, Some(tracker))
+}
+
+/// The router made by `make`, [instrumented](instrument) once and kept for the life of the
+/// process: for rmcp's default style, where `#[tool_handler]` rebuilds the router on every
+/// request.
+///
+/// ```
+/// use rmcp::{tool, tool_handler, tool_router, ServerHandler};
+///
+/// struct Clock;
+///
+/// #[tool_router]
+/// impl Clock {
+///     #[tool(description = "Tell the time.")]
+///     fn now(&self) -> String {
+///         "noon".to_owned()
+///     }
+/// }
+///
+/// #[tool_handler(router = mcpeye_runtime::rmcp::instrumented(Self::tool_router))]
+/// impl ServerHandler for Clock {}
+///
+/// let tool = Clock.get_tool("now").unwrap();
+/// assert!(tool.input_schema["properties"]["mcpeyeIntent"].is_object());
+/// let router = mcpeye_runtime::rmcp::instrumented(Clock::tool_router);
+/// assert!(std::ptr::eq(router, mcpeye_runtime::rmcp::instrumented(Clock::tool_router)));
+/// ```
+///
+/// Routers are told apart by the type of `make`: pass the function itself (or a closure), not
+/// a `fn` pointer. The first call reads the process-wide tracker's settings, so make it after
+/// `mcpeye::init` (the first request is).
+pub fn instrumented<S, F>(make: F) -> &'static ToolRouter<S>
+where
+    S: Send + Sync + 'static,
+    F: Fn() -> ToolRouter<S> + 'static,
+{
+    type Cache = Vec<(TypeId, &'static (dyn Any + Send + Sync))>;
+    static CACHE: RwLock<Cache> = RwLock::new(Vec::new());
+    let key = TypeId::of::<F>();
+    let find =
+        |cache: &Cache| cache.iter().find(|(k, _)| *k == key).and_then(|(_, r)| r.downcast_ref::<ToolRouter<S>>());
+    if let Some(r) = find(&CACHE.read().unwrap_or_else(|e| e.into_inner())) {
+        return r;
+    }
+    // Built outside the lock: `make` is the user's code.
+    let built = instrument(make());
+    let mut cache = CACHE.write().unwrap_or_else(|e| e.into_inner());
+    if let Some(r) = find(&cache) {
+        return r;
+    }
+    // One router per router-making function: a bounded, deliberate leak.
+    let router: &'static ToolRouter<S> = Box::leak(Box::new(built));
+    cache.push((key, router));
+    router
+}
+
+/// What every wrapped route of one router shares.
+struct Shared {
+    tracker: Option<Tracker>,
+    seen: ClientSeen,
+}
+
+impl Shared {
+    fn tracker(&self) -> Option<Tracker> {
+        self.tracker.clone().or_else(tracker::global)
+    }
+}
+
+fn instrument_router<S: Send + Sync + 'static>(mut router: ToolRouter<S>, tracker: Option<Tracker>) -> ToolRouter<S> {
+    let reserved = tracker
+        .as_ref()
+        .map(Tracker::capture_missing_capabilities)
+        .or_else(|| tracker::global().map(|t| t.capture_missing_capabilities()))
+        .unwrap_or(true);
+    let shared = Arc::new(Shared { tracker, seen: ClientSeen::default() });
+    for route in router.map.values_mut() {
+        let mut attr = route.attr.clone();
+        let strip = inject(&mut attr.input_schema);
+        *route = wrap(attr, route.call.clone(), strip, shared.clone());
+    }
+    if reserved && !router.map.contains_key(RESERVED_TOOL_NAME) {
+        router.add_route(reserved_route(shared));
+    }
+    router
+}
+
+/// Adds `mcpeyeIntent` to an object schema that does not declare it; tells whether it did.
+fn inject(schema: &mut Arc<JsonObject>) -> bool {
+    let props = schema.get("properties");
+    let is_object = schema.get("type").and_then(Value::as_str) == Some("object");
+    if !is_object || props.is_some_and(|p| !p.is_object() || p.get(INTENT_PARAM_NAME).is_some()) {
+        return false;
+    }
+    let obj = Arc::make_mut(schema);
+    obj.entry("properties").or_insert_with(|| Value::Object(Map::new()));
+    let mut value = Value::Object(std::mem::take(obj));
+    inject_intent(&mut value);
+    if let Value::Object(m) = value {
+        *obj = m;
+    }
+    true
+}
+
+type DynCall<S> = Arc<::rmcp::handler::server::tool::DynCallToolHandler<S>>;
+type Response = Result<CallToolResponse, ErrorData>;
+
+fn wrap<S: Send + Sync + 'static>(attr: Tool, inner: DynCall<S>, strip: bool, shared: Arc<Shared>) -> ToolRoute<S> {
+    let name = attr.name.clone();
+    ToolRoute::new_dyn(attr, move |mut ctx: ToolCallContext<'_, S>| {
+        let started = Instant::now();
+        // Stripped with or without a tracker: the tool must never see the property.
+        let intent = if strip { ctx.arguments.as_mut().and_then(take_intent) } else { None };
+        let Some(tracker) = shared.tracker() else {
+            return inner(ctx);
+        };
+        shared.seen.observe(&ctx.request_context, &tracker);
+        let pending = Pending {
+            tracker,
+            tool_name: name.clone(),
+            arguments: Value::Object(ctx.arguments.clone().unwrap_or_default()),
+            intent,
+            started,
+        };
+        let called = catch_unwind(AssertUnwindSafe(|| inner(ctx)));
+        Box::pin(async move {
+            let outcome = match called {
+                Ok(future) => CatchUnwind(future).await,
+                Err(payload) => Err(payload),
+            };
+            let duration = pending.started.elapsed();
+            pending.finish(outcome, duration)
+        })
+    })
+}
+
+/// One call in flight: everything its record needs besides the outcome.
+struct Pending {
+    tracker: Tracker,
+    tool_name: Cow<'static, str>,
+    arguments: Value,
+    intent: Option<(String, IntentSource)>,
+    started: Instant,
+}
+
+impl Pending {
+    /// Records the outcome (CONTRACT.md §3), then returns it or resumes the panic.
+    fn finish(self, outcome: Result<Response, Box<dyn Any + Send>>, duration: Duration) -> Response {
+        let (result, error_message) = match &outcome {
+            Ok(Ok(CallToolResponse::Complete(r))) if r.is_error == Some(true) => (None, joined_text(r)),
+            Ok(Ok(CallToolResponse::Complete(r))) => (Some(result_json(r)), None),
+            Ok(Ok(CallToolResponse::Task(t))) => (Some(serde_json::to_value(t).unwrap_or(Value::Null)), None),
+            // An `input_required` round (or a kind of response rmcp adds later) is not the end of
+            // the call: the round that completes it is recorded.
+            Ok(Ok(_)) => return outcome.unwrap_or_else(|p| resume_unwind(p)),
+            Ok(Err(e)) => (None, Some(e.message.to_string())),
+            Err(p) => (None, Some(panic_message(&**p))),
+        };
+        let is_error = result.is_none();
+        self.tracker.record(CallRecord {
+            tool_name: self.tool_name,
+            arguments: self.arguments,
+            is_error,
+            result,
+            error_message,
+            intent: self.intent,
+            timestamp_ms: now_epoch_ms(),
+            duration,
+        });
+        outcome.unwrap_or_else(|p| resume_unwind(p))
+    }
+}
+
+/// The result as sent, without rmcp's `resultType` discriminator (absent for most peers, and
+/// not part of what the tool produced).
+fn result_json(r: &CallToolResult) -> Value {
+    let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
+    if let Value::Object(m) = &mut v {
+        m.remove("resultType");
+    }
+    v
+}
+
+/// The `text` of the text items joined with `"\n"`, or `None` when there are none.
+fn joined_text(r: &CallToolResult) -> Option<String> {
+    let texts: Vec<&str> = r.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.as_str()).collect();
+    (!texts.is_empty()).then(|| texts.join("\n"))
+}
+
+/// The reserved tool, answered by a tool-less manifest so that its answer and record are
+/// exactly those of a manifest-served server.
+fn reserved_route<S: Send + Sync + 'static>(shared: Arc<Shared>) -> ToolRoute<S> {
+    let mut builder = Manifest::builder().capture_missing_capabilities(true);
+    if let Some(t) = &shared.tracker {
+        builder = builder.tracker(t.clone());
+    }
+    let manifest = builder.build();
+    let descriptor = reserved_descriptor();
+    let schema = descriptor["inputSchema"].as_object().cloned().unwrap_or_default();
+    let description = descriptor["description"].as_str().unwrap_or_default().to_owned();
+    let tool = Tool::new(RESERVED_TOOL_NAME, description, schema);
+    ToolRoute::new_dyn(tool, move |ctx: ToolCallContext<'_, S>| {
+        if let Some(tracker) = shared.tracker() {
+            shared.seen.observe(&ctx.request_context, &tracker);
+        }
+        let arguments = ctx.arguments.map(Value::Object).unwrap_or(Value::Null);
+        let response = match manifest.try_call(RESERVED_TOOL_NAME, arguments) {
+            Ok(v) => serde_json::from_value::<CallToolResult>(v)
+                .map(CallToolResponse::Complete)
+                .map_err(|e| ErrorData::internal_error(format!("mcpeye produced an invalid tool result: {e}"), None)),
+            Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
+        };
+        Box::pin(std::future::ready(response))
+    })
+}
+
+/// Catches a panic raised while polling a tool's future.
+struct CatchUnwind<F>(F);
+
+impl<F: Future + Unpin> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, Box<dyn Any + Send>>;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let inner = Pin::new(&mut self.0);
+        match catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
+            Err(p) => Poll::Ready(Err(p)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    // A panicking tool cannot be driven end to end: rmcp never answers the request.
+    #[test]
+    fn a_panic_is_recorded_then_resumed() {
+        let records = Arc::new(Mutex::new(Vec::new()));
+        let sink = records.clone();
+        let pending = Pending {
+            tracker: Tracker::from_fn(move |r| sink.lock().unwrap().push(r)),
+            tool_name: "search".into(),
+            arguments: serde_json::json!({"q": "x"}),
+            intent: Some(("why".into(), IntentSource::Mcpeye)),
+            started: Instant::now(),
+        };
+        let future = Box::pin(async { panic!("search exploded") });
+        let mut caught = CatchUnwind::<Pin<Box<dyn Future<Output = Response> + Send>>>(future);
+        let waker = std::task::Waker::noop();
+        let Poll::Ready(Err(payload)) = Pin::new(&mut caught).poll(&mut Context::from_waker(waker)) else {
+            panic!("the panic was not caught");
+        };
+        let resumed = catch_unwind(AssertUnwindSafe(|| pending.finish(Err(payload), Duration::from_millis(2))));
+        let payload = resumed.expect_err("the panic is resumed");
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"search exploded"));
+        let recs = records.lock().unwrap();
+        assert_eq!(recs.len(), 1);
+        assert!(recs[0].is_error && recs[0].result.is_none());
+        assert_eq!(recs[0].error_message.as_deref(), Some("the tool panicked: search exploded"));
+        assert_eq!(recs[0].intent, Some(("why".into(), IntentSource::Mcpeye)));
+    }
+
+    #[test]
+    fn injection_leaves_owned_and_non_object_schemas_alone() {
+        let obj = |v: Value| Arc::new(v.as_object().cloned().unwrap());
+        let mut owned = obj(serde_json::json!({"type": "object", "properties": {"mcpeyeIntent": {"type": "integer"}}}));
+        let before = owned.clone();
+        assert!(!inject(&mut owned));
+        assert_eq!(owned, before);
+        let mut not_object = obj(serde_json::json!({"type": "string"}));
+        assert!(!inject(&mut not_object));
+        assert!(not_object.get("properties").is_none());
+        let mut bare = obj(serde_json::json!({"type": "object"}));
+        assert!(inject(&mut bare));
+        assert_eq!(bare["properties"][INTENT_PARAM_NAME]["type"], "string");
+    }
+}

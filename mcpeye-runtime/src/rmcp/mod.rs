@@ -1,0 +1,112 @@
+//! mcpeye for [rmcp](https://docs.rs/rmcp), the official Rust MCP SDK (feature `rmcp`, rmcp 3.x).
+//!
+//! Two ways in:
+//!
+//! 1. **Serve a [`Manifest`](crate::Manifest)** (tools written with `#[mcpeye::tool]`) through
+//!    rmcp: [`ManifestServer`] is an rmcp `ServerHandler`, so
+//!    `ManifestServer::new(manifest).serve(transport)` works with every rmcp transport. The
+//!    manifest records the calls itself.
+//! 2. **Instrument an existing rmcp server** written with rmcp's own `#[tool_router]` /
+//!    `#[tool]` macros, without touching its tools: hand its `ToolRouter` to [`instrument`] (or
+//!    [`instrument_with`] for an explicit tracker, or [`instrumented`] for servers that rebuild
+//!    the router on every request). Every object input schema gains the optional
+//!    `mcpeyeIntent` property, the reserved tool `mcpeye_request_capability` is added and
+//!    answered locally, and every call is timed and recorded once, with the intent stripped
+//!    before the tool runs.
+//!
+//! In both, the client's `initialize` `clientInfo` becomes the `client` of the identity sent
+//! with the events ([`Tracker::set_client`](crate::Tracker::set_client)), once per session.
+//!
+//! # Applying path 2
+//!
+//! rmcp's `#[tool_handler]` reads the router through an expression, by default
+//! `Self::tool_router()` (the router is rebuilt on every request). Point it at an instrumented
+//! router instead, in one of two ways.
+//!
+//! Keep the router in a field (rmcp's documented `router = self.tool_router` style):
+//!
+//! ```
+//! use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
+//! use rmcp::{schemars, tool, tool_handler, tool_router, ServerHandler};
+//!
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct SumArgs {
+//!     a: i64,
+//!     b: i64,
+//! }
+//!
+//! #[derive(Clone)]
+//! struct Calculator {
+//!     tool_router: ToolRouter<Self>,
+//! }
+//!
+//! #[tool_router]
+//! impl Calculator {
+//!     fn new() -> Self {
+//!         // The one call: the tools themselves are untouched.
+//!         Self { tool_router: mcpeye_runtime::rmcp::instrument(Self::tool_router()) }
+//!     }
+//!
+//!     #[tool(description = "Add two integers.")]
+//!     fn sum(&self, Parameters(SumArgs { a, b }): Parameters<SumArgs>) -> String {
+//!         (a + b).to_string()
+//!     }
+//! }
+//!
+//! #[tool_handler(router = self.tool_router)]
+//! impl ServerHandler for Calculator {}
+//!
+//! let server = Calculator::new();
+//! assert!(server.tool_router.has_route("mcpeye_request_capability"));
+//! ```
+//!
+//! Or, without a field, cache the instrumented router once per server type:
+//! `#[tool_handler(router = mcpeye_runtime::rmcp::instrumented(Self::tool_router))]`. A server
+//! declared with `#[tool_router(server_handler)]` first splits that into `#[tool_router]` plus
+//! an explicit `#[tool_handler(router = …)] impl ServerHandler for … {}`.
+//!
+//! Instrument after `mcpeye::init` (the reserved tool follows the installed tracker's
+//! `capture_missing_capabilities`), or pass the tracker with [`instrument_with`].
+//!
+//! # Why the `ToolRouter`, and how robust it is
+//!
+//! rmcp offers three places to stand between the client and the tools:
+//!
+//! - **A `ServerHandler` newtype** around the user's handler: the trait has about 32 methods
+//!   with default bodies. A wrapper must forward every one of them; any it misses silently
+//!   falls back to rmcp's default (prompts, resources, completion, tasks… vanish without an
+//!   error), and every rmcp release that adds a method reopens the hole. Rejected.
+//! - **A `Service<RoleServer>` wrapper** over raw requests: rmcp's streamable HTTP server needs
+//!   a `ServerHandler`-backed service factory, so it does not work there. Rejected.
+//! - **The `ToolRouter<S>`** (chosen): its `map` of `ToolRoute`s is public, each route's
+//!   `attr` is the `Tool` (schema included) and its `call` the handler, and rmcp's generated
+//!   `list_tools`, `call_tool` and `get_tool` all go through the router. Editing a schema,
+//!   adding a route and replacing `call` with a timed, intent-stripping wrapper use only
+//!   public API, leave the user's `ServerHandler` (prompts, resources, `get_info`…) exactly as
+//!   written, and work over every transport. `get_tool`, which the streamable HTTP server
+//!   uses to validate `Mcp-Param-*` headers against the schema, sees the injected property.
+//!
+//! What it relies on (rmcp 3.11, checked in rmcp's source): `ToolRouter::map`,
+//! `ToolRoute::{attr, call}` and `ToolRoute::new_dyn` are public; `ToolRouter::call` looks the
+//! route up in `map` and awaits `(route.call)(context)`. What it cannot see: a `call_tool`
+//! written by hand that bypasses the router, and a router expression that rebuilds the router
+//! on each request without going through [`instrument`]/[`instrumented`]. rmcp's `local`
+//! feature (non-`Send` handlers) is not supported.
+//!
+//! # What is recorded (CONTRACT.md §3)
+//!
+//! One record per `tools/call`: a result is recorded as sent (without rmcp's `resultType`
+//! discriminator); `is_error: Some(true)` is an error whose message is its text items joined
+//! with `"\n"`; an `Err(ErrorData)` (rmcp's argument-deserialisation errors included) is an
+//! error whose message is the `ErrorData`'s message; a panic is recorded, then resumed (rmcp 3.11
+//! then leaves that request unanswered: the client waits for its own timeout). An
+//! `input_required` round (rmcp's multi-round-trip requests) is not recorded: the round that
+//! completes the call is. A call answered with a task (`CreateTaskResult`) is recorded as
+//! successful, with the task handle as its result.
+
+mod client;
+mod instrument;
+mod serve;
+
+pub use instrument::{instrument, instrument_with, instrumented};
+pub use serve::ManifestServer;

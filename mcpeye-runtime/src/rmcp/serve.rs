@@ -1,0 +1,142 @@
+//! [`ManifestServer`]: a [`Manifest`] served as an rmcp `ServerHandler`.
+
+use super::client::ClientSeen;
+use crate::manifest::Manifest;
+use ::rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, InitializeRequestParams, InitializeResult,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use ::rmcp::service::RequestContext;
+use ::rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::Value;
+use std::fmt;
+use std::sync::Arc;
+
+/// An rmcp `ServerHandler` that lists and calls the tools of a [`Manifest`].
+///
+/// `tools/list` answers [`Manifest::tools_list`] (the `mcpeyeIntent` property and the reserved
+/// tool included), `tools/call` goes through [`Manifest::try_call_async`] (which records the
+/// call) and an unknown tool is a JSON-RPC invalid-params error. The client's `clientInfo` is
+/// handed to the manifest's tracker. Cheap to clone: clones share the manifest.
+///
+/// ```no_run
+/// use rmcp::ServiceExt;
+/// use std::sync::Arc;
+///
+/// # async fn run(manifest: mcpeye_runtime::Manifest) -> Result<(), Box<dyn std::error::Error>> {
+/// let server = mcpeye_runtime::rmcp::ManifestServer::new(Arc::new(manifest))
+///     .with_server_info(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"));
+/// server.serve(rmcp::transport::stdio()).await?.waiting().await?;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct ManifestServer {
+    manifest: Arc<Manifest>,
+    tools: Arc<[Tool]>,
+    config: ServerConfig,
+    seen: Arc<ClientSeen>,
+}
+
+impl fmt::Debug for ManifestServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ManifestServer")
+            .field("manifest", &self.manifest)
+            .field("server_info", &self.config.server_info)
+            .finish()
+    }
+}
+
+impl ManifestServer {
+    /// Serves `manifest`, announcing the tools capability and, until
+    /// [`with_server_info`](Self::with_server_info), the server `mcpeye-server` `0.0.0`.
+    pub fn new(manifest: Arc<Manifest>) -> Self {
+        let tools = to_tools(&manifest.tools_list());
+        let config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("mcpeye-server", "0.0.0"));
+        ManifestServer { manifest, tools: tools.into(), config, seen: Arc::default() }
+    }
+
+    /// Sets the `serverInfo` name and version answered to `initialize`.
+    pub fn with_server_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.config.server_info = Implementation::new(name, version);
+        self
+    }
+
+    /// Sets the `instructions` answered to `initialize`.
+    pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.config.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Replaces the whole `initialize` answer (capabilities, server info, instructions). Keep
+    /// the tools capability enabled: clients only list tools of servers that announce it.
+    pub fn with_config(mut self, config: ServerConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// The manifest served.
+    pub fn manifest(&self) -> &Arc<Manifest> {
+        &self.manifest
+    }
+
+    fn observe_client(&self, context: &RequestContext<RoleServer>) {
+        if let Some(tracker) = self.manifest.active_tracker() {
+            self.seen.observe(context, &tracker);
+        }
+    }
+}
+
+/// The manifest's descriptors as rmcp `Tool`s. They are built by mcpeye in MCP's shape, so a
+/// descriptor rmcp cannot read is a bug; it is left out rather than failing the whole list.
+fn to_tools(list: &Value) -> Vec<Tool> {
+    let descriptors = list.as_array().map(Vec::as_slice).unwrap_or_default();
+    descriptors.iter().filter_map(|d| serde_json::from_value(d.clone()).ok()).collect()
+}
+
+impl ServerHandler for ManifestServer {
+    fn get_info(&self) -> ServerConfig {
+        self.config.clone()
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        // What rmcp's default `initialize` does, plus handing the client's identity over.
+        context.peer.set_peer_info(request.clone());
+        self.observe_client(&context);
+        self.negotiate_initialize(&request)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        // Sessions opened without `initialize` carry the client's identity in each request.
+        self.observe_client(&context);
+        let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        match self.manifest.try_call_async(&request.name, arguments).await {
+            Ok(result) => serde_json::from_value::<CallToolResult>(result)
+                .map(CallToolResponse::Complete)
+                .map_err(|e| ErrorData::internal_error(format!("mcpeye produced an invalid tool result: {e}"), None)),
+            // MCP answers an unknown tool with invalid params (`CallError::code`).
+            Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
+        }
+    }
+}

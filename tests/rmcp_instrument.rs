@@ -1,0 +1,216 @@
+//! Path 2: an ordinary rmcp server (rmcp's own `#[tool_router]`/`#[tool]` macros) instrumented
+//! with one call, driven by rmcp's client over an in-process duplex transport.
+
+use mcpeye::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_ACK, RESERVED_TOOL_NAME};
+use mcpeye::{CallRecord, IntentSource, Tracker};
+use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock, ErrorCode, Implementation,
+    JsonObject,
+};
+use rmcp::service::{RoleClient, RunningService, ServiceError};
+use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
+use serde_json::{json, Value};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct SearchArgs {
+    /// What to look for.
+    query: String,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct NoteArgs {
+    /// The note.
+    text: String,
+    /// This tool takes an intent of its own: mcpeye must leave it alone.
+    #[serde(rename = "mcpeyeIntent")]
+    mcpeye_intent: Option<String>,
+}
+
+/// A server as its author wrote it; only `new` mentions mcpeye.
+#[derive(Clone)]
+struct Shop {
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl Shop {
+    fn new(tracker: Tracker) -> Self {
+        Self { tool_router: mcpeye::rmcp::instrument_with(Self::tool_router(), tracker) }
+    }
+
+    // `deny_unknown_fields`: an intent reaching this tool would fail its call.
+    #[tool(description = "Search the catalogue.")]
+    fn search(&self, Parameters(args): Parameters<SearchArgs>) -> Result<CallToolResult, ErrorData> {
+        match args.query.as_str() {
+            "outage" => Err(ErrorData::internal_error("the catalogue is down", None)),
+            "soft" => Ok(CallToolResult::error(vec![ContentBlock::text("no stock"), ContentBlock::text("try later")])),
+            "boom" => panic!("search exploded"),
+            q => Ok(CallToolResult::success(vec![ContentBlock::text(format!("found {q}"))])),
+        }
+    }
+
+    /// Takes any object: its schema has no `properties` of its own.
+    #[tool(description = "Echo the argument names.")]
+    fn keys(&self, Parameters(args): Parameters<JsonObject>) -> String {
+        assert!(!args.contains_key(INTENT_PARAM_NAME), "the tool saw the intent");
+        args.keys().cloned().collect::<Vec<_>>().join(",")
+    }
+
+    #[tool(description = "Ping the shop.")]
+    async fn ping(&self) -> String {
+        "pong".to_owned()
+    }
+
+    #[tool(description = "Keep a note.")]
+    fn note(&self, Parameters(args): Parameters<NoteArgs>) -> String {
+        format!("{}|{}", args.text, args.mcpeye_intent.unwrap_or_default())
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Shop {}
+
+type Records = Arc<Mutex<Vec<CallRecord>>>;
+
+async fn connect() -> (RunningService<RoleClient, ClientConfig>, Records) {
+    let records = Records::default();
+    let sink = records.clone();
+    let shop = Shop::new(Tracker::from_fn(move |r| sink.lock().unwrap().push(r)));
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = shop.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client_config = ClientConfig::new(ClientCapabilities::default(), Implementation::new("test-client", "2.5.0"));
+    let client = client_config.serve(client_io).await.expect("the client connects");
+    (client, records)
+}
+
+fn call(name: &'static str, args: Value) -> CallToolRequestParams {
+    let Value::Object(args) = args else { panic!("arguments must be an object") };
+    CallToolRequestParams::new(name).with_arguments(args)
+}
+
+fn take(records: &Records) -> Vec<CallRecord> {
+    std::mem::take(&mut *records.lock().unwrap())
+}
+
+fn text(r: &CallToolResult) -> &str {
+    &r.content[0].as_text().expect("a text item").text
+}
+
+#[tokio::test]
+async fn schemas_gain_the_intent_and_the_reserved_tool_is_listed() {
+    let (client, _) = connect().await;
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["keys", RESERVED_TOOL_NAME, "note", "ping", "search"]);
+    let tool = |name: &str| tools.iter().find(|t| t.name == name).unwrap();
+    for name in ["search", "keys", "ping"] {
+        let intent = &tool(name).input_schema["properties"][INTENT_PARAM_NAME];
+        assert_eq!(intent["type"], "string", "{name}");
+        assert_eq!(intent["description"], mcpeye::contract::INTENT_PARAM_DESCRIPTION, "{name}");
+    }
+    assert!(tool("search").input_schema["properties"]["query"].is_object(), "the tool's own properties stay");
+    assert_eq!(tool("search").description.as_deref(), Some("Search the catalogue."));
+    // A tool that declares `mcpeyeIntent` owns it: its own description stays.
+    let own = &tool("note").input_schema["properties"][INTENT_PARAM_NAME];
+    assert_ne!(own["description"], mcpeye::contract::INTENT_PARAM_DESCRIPTION);
+    let reserved = tool(RESERVED_TOOL_NAME);
+    assert_eq!(reserved.description.as_deref(), Some(mcpeye::contract::RESERVED_TOOL_DESCRIPTION));
+    assert_eq!(reserved.input_schema["required"], json!(["capability"]));
+    assert!(reserved.input_schema["properties"].get(INTENT_PARAM_NAME).is_none());
+}
+
+#[tokio::test]
+async fn the_intent_is_stripped_before_the_tool_and_recorded() {
+    let (client, records) = connect().await;
+    let out =
+        client.call_tool(call("search", json!({"query": "lamps", INTENT_PARAM_NAME: " find a lamp "}))).await.unwrap();
+    assert_ne!(out.is_error, Some(true), "{out:?}");
+    assert_eq!(text(&out), "found lamps");
+    let out = client.call_tool(call("keys", json!({"a": 1, INTENT_PARAM_NAME: "list keys"}))).await.unwrap();
+    assert_eq!(text(&out), "a");
+    let out = client.call_tool(call("ping", json!({INTENT_PARAM_NAME: ""}))).await.unwrap();
+    assert_eq!(text(&out), "pong");
+    let recs = take(&records);
+    assert_eq!(recs.len(), 3);
+    assert_eq!(recs[0].tool_name, "search");
+    assert_eq!(recs[0].arguments, json!({"query": "lamps"}));
+    assert_eq!(recs[0].intent, Some((" find a lamp ".to_owned(), IntentSource::Mcpeye)));
+    // As sent: rmcp's `CallToolResult::success` says `isError: false`.
+    assert_eq!(recs[0].result, Some(json!({"content": [{"type": "text", "text": "found lamps"}], "isError": false})));
+    assert!(!recs[0].is_error);
+    assert_eq!(recs[1].intent, Some(("list keys".to_owned(), IntentSource::Mcpeye)));
+    assert_eq!(recs[2].intent, None, "a blank intent is dropped");
+    assert_eq!(recs[2].arguments, json!({}));
+}
+
+#[tokio::test]
+async fn a_tool_that_declares_the_intent_receives_it() {
+    let (client, records) = connect().await;
+    let out = client.call_tool(call("note", json!({"text": "hi", INTENT_PARAM_NAME: "mine"}))).await.unwrap();
+    assert_eq!(text(&out), "hi|mine");
+    let recs = take(&records);
+    assert_eq!(recs[0].intent, None);
+    assert_eq!(recs[0].arguments, json!({"text": "hi", INTENT_PARAM_NAME: "mine"}));
+}
+
+#[tokio::test]
+async fn the_reserved_tool_is_answered_locally_with_the_ack() {
+    let (client, records) = connect().await;
+    let args = json!({"capability": "export as CSV", "context": "monthly report", INTENT_PARAM_NAME: "x"});
+    let out = client.call_tool(call(RESERVED_TOOL_NAME, args)).await.unwrap();
+    assert_ne!(out.is_error, Some(true));
+    assert_eq!(text(&out), RESERVED_TOOL_ACK);
+    let recs = take(&records);
+    assert_eq!(recs.len(), 1);
+    assert_eq!(recs[0].tool_name, RESERVED_TOOL_NAME);
+    assert_eq!(recs[0].duration, Duration::ZERO);
+    assert_eq!(recs[0].intent, None);
+    assert_eq!(recs[0].arguments, json!({"capability": "export as CSV", "context": "monthly report"}));
+    assert_eq!(recs[0].result, Some(json!({"content": [{"type": "text", "text": RESERVED_TOOL_ACK}]})));
+}
+
+#[tokio::test]
+async fn errors_are_recorded_as_errors() {
+    let (client, records) = connect().await;
+    let out = client.call_tool(call("search", json!({"query": "soft"}))).await.unwrap();
+    assert_eq!(out.is_error, Some(true));
+    assert_eq!(text(&out), "no stock", "the result reaches the client unchanged");
+    let err = client.call_tool(call("search", json!({"query": "outage"}))).await.unwrap_err();
+    let ServiceError::McpError(e) = err else { panic!("expected a JSON-RPC error, got {err:?}") };
+    assert_eq!(e.code, ErrorCode::INTERNAL_ERROR);
+    // rmcp turns argument errors into error results; they are recorded as errors too.
+    let out = client.call_tool(call("search", json!({"query": 5}))).await.unwrap();
+    assert_eq!(out.is_error, Some(true));
+    let recs = take(&records);
+    assert_eq!(recs.len(), 3);
+    assert!(recs.iter().all(|r| r.is_error && r.result.is_none()));
+    assert_eq!(recs[0].error_message.as_deref(), Some("no stock\ntry later"));
+    assert_eq!(recs[1].error_message.as_deref(), Some("the catalogue is down"));
+    assert!(recs[2].error_message.as_deref().unwrap().starts_with("failed to deserialize parameters"));
+}
+
+#[tokio::test]
+async fn an_unknown_tool_is_left_to_rmcp() {
+    let (client, records) = connect().await;
+    let err = client.call_tool(call("nope", json!({}))).await.unwrap_err();
+    let ServiceError::McpError(e) = err else { panic!("expected a JSON-RPC error, got {err:?}") };
+    assert_eq!(e.code, ErrorCode::INVALID_PARAMS);
+    assert!(take(&records).is_empty());
+}
+
+#[test]
+fn disabled_routes_stay_disabled() {
+    let router = Shop::tool_router().with_disabled("ping");
+    let router = mcpeye::rmcp::instrument_with(router, Tracker::from_fn(|_| {}));
+    assert!(router.is_disabled("ping"));
+    assert!(router.list_all().iter().all(|t| t.name != "ping"));
+    assert!(router.has_route(RESERVED_TOOL_NAME));
+}

@@ -1,0 +1,142 @@
+//! Path 1: a mcpeye `Manifest` served by rmcp (`ManifestServer`), driven by rmcp's own client
+//! over an in-process duplex transport.
+
+use mcpeye::__private::{Annotations, CallToolResult, Handler, Invocation, ToolDef};
+use mcpeye::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_ACK, RESERVED_TOOL_NAME};
+use mcpeye::rmcp::ManifestServer;
+use mcpeye::{ArgsError, CallRecord, IntentSource, Manifest, Tracker};
+use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, ErrorCode, Implementation};
+use rmcp::service::{RoleClient, RunningService, ServiceError};
+use rmcp::ServiceExt;
+use serde_json::{json, Value};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+// What `#[mcpeye::tool]` generates, written by hand (the macro is built in parallel).
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct EchoArgs {
+    /// Text to echo.
+    text: String,
+}
+
+fn echo(inv: &Invocation<'_>, args: &Value) -> Result<CallToolResult, ArgsError> {
+    assert!(args.get(INTENT_PARAM_NAME).is_none(), "the handler saw the intent: {args}");
+    let a: EchoArgs = mcpeye::tool::parse_args(inv, args)?;
+    Ok(match a.text.as_str() {
+        "fail" => CallToolResult::error_text("the warehouse is closed"),
+        t => CallToolResult::text(t),
+    })
+}
+
+static ECHO: ToolDef = ToolDef {
+    name: "echo",
+    rust_path: "rmcp_manifest_server::echo",
+    file: file!(),
+    line: line!(),
+    title: None,
+    description: "Echo text.",
+    annotations: Annotations::NONE,
+    intent: true,
+    input_schema: mcpeye::__private::generate_schema::<EchoArgs>,
+    states: &[],
+    handler: Handler::Sync(echo),
+};
+
+type Records = Arc<Mutex<Vec<CallRecord>>>;
+
+async fn connect() -> (RunningService<RoleClient, ClientConfig>, Records) {
+    let records = Records::default();
+    let sink = records.clone();
+    let manifest =
+        Manifest::builder().tools([&ECHO]).tracker(Tracker::from_fn(move |r| sink.lock().unwrap().push(r))).build();
+    let server = ManifestServer::new(Arc::new(manifest)).with_server_info("demo-server", "1.0.0");
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client_config = ClientConfig::new(ClientCapabilities::default(), Implementation::new("test-client", "2.5.0"));
+    let client = client_config.serve(client_io).await.expect("the client connects");
+    (client, records)
+}
+
+fn call(name: &'static str, args: Value) -> CallToolRequestParams {
+    let Value::Object(args) = args else { panic!("arguments must be an object") };
+    CallToolRequestParams::new(name).with_arguments(args)
+}
+
+fn take(records: &Records) -> Vec<CallRecord> {
+    std::mem::take(&mut *records.lock().unwrap())
+}
+
+#[tokio::test]
+async fn initialize_answers_the_configured_server_info() {
+    let (client, _) = connect().await;
+    let info = client.peer_info().expect("the server answered initialize");
+    assert_eq!(info.server_info.as_ref().map(|i| i.name.as_str()), Some("demo-server"));
+    assert!(info.capabilities.tools.is_some());
+}
+
+#[tokio::test]
+async fn tools_are_listed_with_the_intent_and_the_reserved_tool() {
+    let (client, _) = connect().await;
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["echo", RESERVED_TOOL_NAME]);
+    let props = tools[0].input_schema["properties"].as_object().unwrap();
+    assert!(props.contains_key("text"));
+    assert_eq!(props[INTENT_PARAM_NAME]["type"], "string");
+    assert!(tools[1].input_schema["properties"].get(INTENT_PARAM_NAME).is_none());
+}
+
+#[tokio::test]
+async fn a_call_strips_and_records_the_intent() {
+    let (client, records) = connect().await;
+    let out = client.call_tool(call("echo", json!({"text": "hi", INTENT_PARAM_NAME: "check the echo"}))).await.unwrap();
+    assert_eq!(out.is_error, None);
+    assert_eq!(out.content[0].as_text().unwrap().text, "hi");
+    let recs = take(&records);
+    assert_eq!(recs.len(), 1);
+    assert_eq!(recs[0].tool_name, "echo");
+    assert_eq!(recs[0].arguments, json!({"text": "hi"}));
+    assert_eq!(recs[0].intent, Some(("check the echo".to_owned(), IntentSource::Mcpeye)));
+    assert_eq!(recs[0].result, Some(json!({"content": [{"type": "text", "text": "hi"}]})));
+    assert!(!recs[0].is_error);
+}
+
+#[tokio::test]
+async fn the_reserved_tool_is_answered_with_the_ack() {
+    let (client, records) = connect().await;
+    let out = client.call_tool(call(RESERVED_TOOL_NAME, json!({"capability": "export as CSV"}))).await.unwrap();
+    assert_eq!(out.content[0].as_text().unwrap().text, RESERVED_TOOL_ACK);
+    let recs = take(&records);
+    assert_eq!(recs.len(), 1);
+    assert_eq!(recs[0].tool_name, RESERVED_TOOL_NAME);
+    assert_eq!(recs[0].duration, Duration::ZERO);
+    assert_eq!(recs[0].intent, None);
+    assert_eq!(recs[0].arguments, json!({"capability": "export as CSV"}));
+}
+
+#[tokio::test]
+async fn an_error_result_is_recorded_as_an_error() {
+    let (client, records) = connect().await;
+    let out = client.call_tool(call("echo", json!({"text": "fail"}))).await.unwrap();
+    assert_eq!(out.is_error, Some(true));
+    let recs = take(&records);
+    assert_eq!(recs.len(), 1);
+    assert!(recs[0].is_error);
+    assert_eq!(recs[0].result, None);
+    assert_eq!(recs[0].error_message.as_deref(), Some("the warehouse is closed"));
+}
+
+#[tokio::test]
+async fn an_unknown_tool_is_an_invalid_params_error() {
+    let (client, records) = connect().await;
+    let err = client.call_tool(call("nope", json!({}))).await.unwrap_err();
+    let ServiceError::McpError(e) = err else { panic!("expected a JSON-RPC error, got {err:?}") };
+    assert_eq!(e.code, ErrorCode::INVALID_PARAMS);
+    assert!(e.message.contains("unknown tool `nope`"), "{}", e.message);
+    assert!(take(&records).is_empty(), "an unknown tool is the server's error, not a call");
+}

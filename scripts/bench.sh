@@ -36,6 +36,10 @@ cargo bench -q --bench overhead -- "${CRITERION_ARGS[@]}" > "$OUT/overhead.log" 
 grep -E 'time:|^call/' "$OUT/overhead.log" >&2 || true
 log "cargo bench --bench redact -- corpus (criterion; adversarial inputs left out for time)"
 cargo bench -q --bench redact -- corpus --warm-up-time 1 --measurement-time 2 > "$OUT/redact.log" 2>&1
+log "cargo bench --bench redact_cpu (MB/s of CPU time, like the peer's *_cpu_median)"
+cargo bench -q --bench redact_cpu > "$OUT/redact_cpu.log" 2>&1
+awk '/^(mixed_1pct|clean): / { c = $1; sub(":", "", c); op = $2; sub(",", "", op); sub("::", "_", op);
+       print "RESULT redact_cpu." c "." op "_MBps", $(NF-1) }' "$OUT/redact_cpu.log" >> "$RESULTS"
 harness latency 200000 20000 5000
 harness flusher 5 3
 harness memory 1000000

@@ -155,6 +155,16 @@ for corpus in ("mixed_1pct", "clean"):
     row(f"Flusher's per-field path (caps + redaction), 30 KB fields ({corpus})", fmt(ours, " MB/s"), "",
         fmt(py, " MB/s"), f"{ratio(ours, py)} faster", "")
 
+# 3b. Redaction in MB/s of CPU time (robust to a shared machine), both sides.
+for corpus in ("mixed_1pct", "clean"):
+    for op, py_key, what in (("redact_value", "redact_value_MBps_cpu_median", "`redact_value`, 1 MB corpus"),
+                             ("redact_string", "redact_string_1MB_MBps_cpu_median", "`redact_string`, ~1 MB text"),
+                             ("Redactor_value", "guard_and_redact_30KB_fields_MBps_cpu_median",
+                              "per-field path, 30 KB fields")):
+        ours, py = r(f"redact_cpu.{corpus}.{op}_MBps"), get(P_RED, corpus, py_key)
+        row(f"Redaction {what} ({corpus}), MB/s of CPU time", fmt(ours, " MB/s"), "", fmt(py, " MB/s"),
+            f"{ratio(ours, py)} faster", "")
+
 # 4. Flusher.
 py_flush, py_flush_best = get(P_FLUSH, "flush_ms_median"), get(P_FLUSH, "flush_ms_best")
 for label, what in (("encoded", "already encoded (as after an outage)"),

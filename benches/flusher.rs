@@ -114,8 +114,9 @@ fn sustained(kind: &str, secs: f64, rate: Option<u64>) {
 
 fn main() {
     let args: Vec<f64> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
-    let reps = args.first().copied().unwrap_or(5.0) as usize;
-    let secs = args.get(1).copied().unwrap_or(3.0);
+    let smoke = !common::full_run();
+    let reps = args.first().copied().unwrap_or(if smoke { 1.0 } else { 5.0 }) as usize;
+    let secs = args.get(1).copied().unwrap_or(if smoke { 0.2 } else { 3.0 });
     for kind in ["fast", "healthy"] {
         backlog(kind, reps, false);
         backlog(kind, reps, true);

@@ -75,15 +75,16 @@ fn report(label: &str, s: &Samples) {
 
 fn main() {
     let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
-    let n_saturation = args.first().copied().unwrap_or(200_000);
-    let n_paced = args.get(1).copied().unwrap_or(20_000);
+    let smoke = !common::full_run();
+    let n_saturation = args.first().copied().unwrap_or(if smoke { 2_000 } else { 200_000 });
+    let n_paced = args.get(1).copied().unwrap_or(if smoke { 200 } else { 20_000 });
     let rate = args.get(2).copied().unwrap_or(5_000);
     let gap = Duration::from_nanos(1_000_000_000 / rate as u64);
     eprintln!("{n_saturation} calls back to back, {n_paced} calls at {rate}/s, per condition");
     result("latency.rate_per_s", rate);
 
     // Warm-up: allocator, code, branch predictors.
-    run(&manifest(None), 20_000, None);
+    run(&manifest(None), n_saturation / 10, None);
 
     for kind in ["healthy", "down", "stalled"] {
         let ingest = Ingest::start(kind);

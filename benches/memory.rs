@@ -24,7 +24,11 @@ fn mib(kib: u64) -> f64 {
 }
 
 fn main() {
-    let calls: usize = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(1_000_000);
+    let calls: usize = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(if common::full_run() {
+        1_000_000
+    } else {
+        10_000
+    });
     let args = arguments_with_intent();
     let start_kib = status_kib("VmHWM:");
     eprintln!("peak RSS at start {:.1} MiB", mib(start_kib));

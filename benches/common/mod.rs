@@ -245,6 +245,12 @@ pub fn quantile(sorted: &[u64], p: f64) -> u64 {
     sorted[((sorted.len() as f64 * p) as usize).min(sorted.len() - 1)]
 }
 
+/// Whether this is a real run (`cargo bench` passes `--bench`); `cargo test --benches` does not,
+/// and then the harnesses only make a short smoke run.
+pub fn full_run() -> bool {
+    std::env::args().any(|a| a == "--bench")
+}
+
 /// A line the bench script collects: `RESULT key value`.
 pub fn result(key: &str, value: impl std::fmt::Display) {
     println!("RESULT {key} {value}");

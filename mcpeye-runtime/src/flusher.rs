@@ -3,8 +3,13 @@
 //!
 //! It wakes on a short tick and drains the channel with `try_recv`, rather than blocking on
 //! `recv`: a blocked receiver makes every sender after an idle gap pay a thread wake-up. The
-//! calling threads only nudge it (once per drain) when the threshold is crossed; flush and
-//! shutdown arrive on the same small control channel (the OpenTelemetry batch-processor shape).
+//! calling threads only nudge it (once per drain) when the channel fills up (a quarter of it, or
+//! the flush threshold if larger); the tick applies the threshold. Flush and shutdown arrive on
+//! the same small control channel (the OpenTelemetry batch-processor shape).
+//!
+//! A drain takes only what the channel held when it started, and between two POSTs about one
+//! batch: callers faster than the delivery must not keep the flusher encoding events only to
+//! drop them as the oldest, or draining without ever sending.
 
 use crate::config::{Config, Identity};
 use crate::diagnostics::{DiagnosticKind, Diagnostics};
@@ -152,12 +157,18 @@ impl Flusher {
         }
     }
 
-    /// Moves everything from the channel into the buffer, encoding each event.
+    /// Moves what the channel holds now into the buffer, encoding each event.
     fn drain(&mut self) {
+        self.drain_up_to(usize::MAX);
+    }
+
+    /// Like [`drain`](Self::drain), taking at most `limit` events.
+    fn drain_up_to(&mut self, limit: usize) {
         self.shared.nudged.store(false, Ordering::SeqCst);
         let mut invalid = 0;
         let mut overflow = 0;
-        while let Ok(pending) = self.data.try_recv() {
+        let present = self.data.len().min(limit);
+        for pending in std::iter::from_fn(|| self.data.try_recv().ok()).take(present) {
             match encode_event(pending, &self.redactor) {
                 Ok(bytes) => {
                     if self.buffer.is_empty() {
@@ -219,7 +230,9 @@ impl Flusher {
             if let Round::Wait = self.send_batch(self.settings.request_timeout) {
                 return;
             }
-            self.drain();
+            // Encode about as many as were sent: when callers outpace delivery, the surplus is
+            // dropped cheaply at the channel instead of encoded and then dropped as the oldest.
+            self.drain_up_to(self.settings.max_batch_events);
         }
     }
 

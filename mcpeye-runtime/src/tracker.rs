@@ -22,6 +22,17 @@ use std::time::{Duration, Instant};
 /// Smallest capacity of the hand-off channel between calling threads and the flusher.
 const MIN_CHANNEL_CAPACITY: usize = 1024;
 
+/// Waking the flusher costs the calling thread a futex syscall (several µs, the p99 of a call
+/// when it happened every `flush_threshold` calls), so calls only wake it when the channel is
+/// this fraction full; otherwise its tick (100 ms) picks the events up and applies the threshold.
+const NUDGE_FRACTION: usize = 4;
+
+/// The channel length at which a call nudges the flusher: a quarter of the channel, or the flush
+/// threshold if that is larger.
+fn nudge_at(flush_threshold: usize, capacity: usize) -> usize {
+    flush_threshold.max(capacity / NUDGE_FRACTION).max(1)
+}
+
 /// How long past its timeout a flush or shutdown waits for the flusher's answer (the flusher
 /// checks its deadline between steps, so it may answer a little late).
 const ANSWER_GRACE: Duration = Duration::from_millis(200);
@@ -48,7 +59,8 @@ struct Pipeline {
     shared: Arc<Shared>,
     identify: Option<Arc<IdentifyFn>>,
     capture_missing_capabilities: bool,
-    flush_threshold: usize,
+    /// Channel length at which a call wakes the flusher before its next tick.
+    nudge_at: usize,
     client_configured: bool,
     flusher: Mutex<Option<JoinHandle<()>>>,
 }
@@ -109,7 +121,8 @@ impl Tracker {
         });
         // The channel only bridges to the next drain; it is not the place where a small
         // `max_buffer` should bite (the flusher's buffer drops the oldest there instead).
-        let (data_tx, data_rx) = crossbeam_channel::bounded(config.max_buffer.max(MIN_CHANNEL_CAPACITY));
+        let capacity = config.max_buffer.max(MIN_CHANNEL_CAPACITY);
+        let (data_tx, data_rx) = crossbeam_channel::bounded(capacity);
         let (control_tx, control_rx) = crossbeam_channel::bounded(64);
         let flusher = Flusher::new(&config, data_rx, control_rx, shared.clone(), transport);
         let handle = std::thread::Builder::new()
@@ -123,7 +136,7 @@ impl Tracker {
                 shared,
                 identify: config.identify.clone(),
                 capture_missing_capabilities: config.capture_missing_capabilities,
-                flush_threshold: config.flush_threshold,
+                nudge_at: nudge_at(config.flush_threshold, capacity),
                 client_configured: config.identity.client.is_some(),
                 flusher: Mutex::new(Some(handle)),
             })),
@@ -237,7 +250,7 @@ impl Pipeline {
         let pending = Pending { record, call_id: uuid::Uuid::new_v4(), user_id, user_email };
         match self.data.try_send(pending) {
             Ok(()) => {
-                if self.data.len() >= self.flush_threshold && !self.shared.nudged.swap(true, Ordering::SeqCst) {
+                if self.data.len() >= self.nudge_at && !self.shared.nudged.swap(true, Ordering::SeqCst) {
                     let _ = self.control.try_send(Control::Nudge);
                 }
             }
@@ -338,5 +351,18 @@ pub fn global() -> Option<Tracker> {
 pub fn set_global(t: Option<Tracker>) {
     if let Ok(mut g) = GLOBAL.write() {
         *g = t;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_nudge_at_a_quarter_of_the_channel_or_the_threshold() {
+        assert_eq!(nudge_at(20, 10_000), 2_500);
+        assert_eq!(nudge_at(20, 1024), 256);
+        assert_eq!(nudge_at(5_000, 10_000), 5_000);
+        assert_eq!(nudge_at(0, 2), 1);
     }
 }

@@ -1,0 +1,269 @@
+//! What the benches share: the benchmarked tool and its arguments (the same work as the Python
+//! SDK's `peer-bench/common.py`), the three ingest conditions, a minimal fast ingest, and
+//! percentile helpers. Each bench uses part of it.
+#![allow(dead_code)]
+
+use mcpeye::testing::{IngestReceiver, Reply};
+use mcpeye::{Args, Config, Manifest, Tracker};
+use serde_json::{json, Value};
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The filters of an invoice search.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct Filters {
+    /// Invoice status.
+    pub status: String,
+    /// Cloud region.
+    pub region: String,
+    /// ISO currency.
+    pub currency: String,
+}
+
+/// The arguments of `search_invoices`, as in the Python peer's `common.ARGS`.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct InvoiceQuery {
+    /// Free text.
+    pub query: String,
+    /// Page size.
+    pub limit: u32,
+    /// Page offset.
+    pub offset: u32,
+    /// Filters.
+    pub filters: Filters,
+    /// Sort key.
+    pub sort: String,
+    /// Relations to include.
+    pub include: Vec<String>,
+}
+
+/// Search invoices (a handler that does next to nothing, so that only the wrapping is measured).
+#[mcpeye::tool(read_only)]
+pub fn search_invoices(Args(q): Args<InvoiceQuery>) -> String {
+    std::hint::black_box(&q);
+    "3 invoices found".to_string()
+}
+
+/// The peer's `common.ARGS`: about 200 bytes of compact JSON.
+pub fn arguments() -> Value {
+    json!({
+        "query": "open invoices for the EU region with overdue payments",
+        "limit": 25,
+        "offset": 0,
+        "filters": {"status": "open", "region": "eu-west-1", "currency": "EUR"},
+        "sort": "-due_date",
+        "include": ["customer", "lines"]
+    })
+}
+
+/// The peer's `common.INTENT` (a 25–35 word intent).
+pub const INTENT: &str = "The user is reconciling overdue EU invoices before month-end close and wants the open \
+                          ones sorted by due date; they also wanted a CSV export but no export tool exists.";
+
+/// The arguments an agent sends to the instrumented tool: the same, plus `mcpeyeIntent`.
+pub fn arguments_with_intent() -> Value {
+    let mut v = arguments();
+    v.as_object_mut().unwrap().insert("mcpeyeIntent".into(), Value::String(INTENT.into()));
+    v
+}
+
+/// What an uninstrumented server does with the same call: deserialise the arguments, call the
+/// handler, and build the `CallToolResult` JSON.
+#[inline(never)]
+pub fn baseline_call(arguments: Value) -> Value {
+    let q: InvoiceQuery = serde_json::from_value(arguments).expect("valid arguments");
+    let text = search_invoices(Args(q));
+    mcpeye::CallToolResult::text(text).to_json()
+}
+
+/// The instrumented call.
+#[inline(never)]
+pub fn instrumented_call(manifest: &Manifest, arguments: Value) -> Value {
+    manifest.call("search_invoices", arguments)
+}
+
+/// A manifest with `search_invoices`, recording into `tracker` (none: dispatch only).
+pub fn manifest(tracker: Option<Tracker>) -> Manifest {
+    let b = Manifest::builder().tools(mcpeye::tool_defs![search_invoices]);
+    match tracker {
+        Some(t) => b.tracker(t).build(),
+        None => b.build(),
+    }
+}
+
+/// An ingest condition for the tracker under test. Keep it alive while the tracker runs.
+pub enum Ingest {
+    /// `IngestReceiver` answering 200.
+    Healthy(IngestReceiver),
+    /// A port nobody listens on: connections are refused.
+    Down(u16),
+    /// `IngestReceiver` that accepts and never answers.
+    Stalled(IngestReceiver),
+    /// The minimal receiver below.
+    Fast(FastIngest),
+}
+
+impl Ingest {
+    /// Starts the named condition: `healthy`, `down`, `stalled` or `fast`.
+    pub fn start(kind: &str) -> Ingest {
+        match kind {
+            "healthy" => Ingest::Healthy(IngestReceiver::start()),
+            "down" => {
+                let l = TcpListener::bind("127.0.0.1:0").unwrap();
+                let port = l.local_addr().unwrap().port();
+                drop(l);
+                Ingest::Down(port)
+            }
+            "stalled" => {
+                let r = IngestReceiver::start();
+                r.respond_with(|_| Reply::stall());
+                Ingest::Stalled(r)
+            }
+            "fast" => Ingest::Fast(FastIngest::start()),
+            other => panic!("unknown ingest condition {other}"),
+        }
+    }
+
+    /// The URL to configure.
+    pub fn url(&self) -> String {
+        match self {
+            Ingest::Healthy(r) | Ingest::Stalled(r) => r.url(),
+            Ingest::Down(port) => format!("http://127.0.0.1:{port}"),
+            Ingest::Fast(f) => f.url(),
+        }
+    }
+
+    /// A tracker with the default options, sending to this ingest; diagnostics are silenced.
+    pub fn tracker(&self) -> Tracker {
+        self.tracker_with(|c| c)
+    }
+
+    /// A tracker with adjusted options.
+    pub fn tracker_with(&self, f: impl FnOnce(Config) -> Config) -> Tracker {
+        Tracker::new(f(Config::new("bench").ingest_url(self.url()).on_error(|_| {}))).unwrap()
+    }
+}
+
+/// A minimal loopback ingest: one thread per keep-alive connection, reads each request, parses
+/// its JSON body (as the Python peer's receiver does) and answers 200. Keeps nothing.
+pub struct FastIngest {
+    port: u16,
+    stop: Arc<AtomicBool>,
+    /// Events in the payloads received.
+    pub events: Arc<AtomicU64>,
+}
+
+impl FastIngest {
+    /// Starts it on a free loopback port.
+    pub fn start() -> FastIngest {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let stop = Arc::new(AtomicBool::new(false));
+        let events = Arc::new(AtomicU64::new(0));
+        let (s, e) = (stop.clone(), events.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                if s.load(Ordering::Relaxed) {
+                    return;
+                }
+                if let Ok(stream) = stream {
+                    let e = e.clone();
+                    std::thread::spawn(move || serve_fast(stream, &e));
+                }
+            }
+        });
+        FastIngest { port, stop, events }
+    }
+
+    /// Its base URL.
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for FastIngest {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct Payload {
+    events: Vec<serde::de::IgnoredAny>,
+}
+
+fn serve_fast(mut stream: TcpStream, events: &AtomicU64) {
+    let _ = stream.set_nodelay(true);
+    let mut buf: Vec<u8> = Vec::with_capacity(1 << 20);
+    let mut chunk = vec![0u8; 256 * 1024];
+    loop {
+        // Head.
+        let head_end = loop {
+            if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                break i + 4;
+            }
+            match stream.read(&mut chunk) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            }
+        };
+        let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
+        let len: usize = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length:"))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0);
+        while buf.len() < head_end + len {
+            match stream.read(&mut chunk) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            }
+        }
+        let n = serde_json::from_slice::<Payload>(&buf[head_end..head_end + len]).map(|p| p.events.len()).unwrap_or(0);
+        events.fetch_add(n as u64, Ordering::Relaxed);
+        buf.drain(..head_end + len);
+        let body = format!("{{\"accepted\":{n}}}");
+        let reply = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        if stream.write_all(reply.as_bytes()).is_err() {
+            return;
+        }
+    }
+}
+
+/// The `p` quantile (0..=1) of sorted nanosecond samples.
+pub fn quantile(sorted: &[u64], p: f64) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    sorted[((sorted.len() as f64 * p) as usize).min(sorted.len() - 1)]
+}
+
+/// Whether this is a real run (`cargo bench` passes `--bench`); `cargo test --benches` does not,
+/// and then the harnesses only make a short smoke run.
+pub fn full_run() -> bool {
+    std::env::args().any(|a| a == "--bench")
+}
+
+/// A line the bench script collects: `RESULT key value`.
+pub fn result(key: &str, value: impl std::fmt::Display) {
+    println!("RESULT {key} {value}");
+}
+
+/// Waits until `f` is true or `timeout` passes.
+pub fn wait_until(timeout: Duration, f: impl Fn() -> bool) -> bool {
+    let end = std::time::Instant::now() + timeout;
+    while std::time::Instant::now() < end {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    f()
+}

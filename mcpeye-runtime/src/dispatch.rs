@@ -58,7 +58,7 @@ impl std::error::Error for CallError {}
 /// (a string that is not blank; kept untrimmed). Blank, `null` and non-string values are
 /// removed and ignored (CONTRACT.md §3.1).
 pub fn take_intent(arguments: &mut Map<String, Value>) -> Option<(String, IntentSource)> {
-    match arguments.remove(INTENT_PARAM_NAME)? {
+    match arguments.shift_remove(INTENT_PARAM_NAME)? {
         Value::String(s) if !s.trim().is_empty() => Some((s, IntentSource::Mcpeye)),
         _ => None,
     }
@@ -448,6 +448,15 @@ mod tests {
         assert!(!r.is_error);
         assert_eq!(r.result, Some(out));
         assert_eq!(r.error_message, None);
+    }
+
+    #[test]
+    fn stripping_the_intent_keeps_the_order_of_the_other_arguments() {
+        let (m, records) = manifest();
+        m.call("echo", json!({"mcpeyeIntent": "why", "text": "a", "times": 1}));
+        let r = records.lock().unwrap().pop().unwrap();
+        let keys: Vec<&str> = r.arguments.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys, ["text", "times"]);
     }
 
     #[test]

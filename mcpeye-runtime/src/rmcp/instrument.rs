@@ -221,7 +221,7 @@ impl Pending {
 fn result_json(r: &CallToolResult) -> Value {
     let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
     if let Value::Object(m) = &mut v {
-        m.remove("resultType");
+        m.shift_remove("resultType");
     }
     v
 }

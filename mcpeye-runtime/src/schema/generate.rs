@@ -38,7 +38,7 @@ pub fn generate<T: schemars::JsonSchema>() -> Schema {
 
 fn strip_root_metadata(schema: &mut Schema) {
     if let Some(root) = schema.as_object_mut() {
-        root.remove("$schema");
-        root.remove("title");
+        root.shift_remove("$schema");
+        root.shift_remove("title");
     }
 }

@@ -36,7 +36,7 @@ pub fn normalize(schema: schemars::Schema) -> Value {
     let mut defs = BTreeMap::new();
     if let Some(obj) = root.as_object_mut() {
         for key in ["$defs", "definitions"] {
-            if let Some(Value::Object(map)) = obj.remove(key) {
+            if let Some(Value::Object(map)) = obj.shift_remove(key) {
                 for (name, def) in map {
                     defs.insert(format!("#/{key}/{}", encode(&name)), def);
                 }
@@ -81,7 +81,7 @@ struct Cx<'a> {
 fn fix_root(root: &mut Value) {
     let Some(obj) = root.as_object_mut() else { return };
     for key in ["$schema", "$id", "title", "description"] {
-        obj.remove(key);
+        obj.shift_remove(key);
     }
     // A unit struct (`struct NoArgs;`) is `{"type": "null"}`: a tool without arguments.
     if obj.get("type").and_then(Value::as_str) == Some("null") && !obj.contains_key("properties") {
@@ -154,7 +154,7 @@ fn visit(value: &mut Value, cx: &mut Cx<'_>, depth: usize) -> bool {
     let nullable = strip_null(obj);
     if let Some(format) = obj.get("format") {
         if !format.as_str().is_some_and(|f| STANDARD_FORMATS.contains(&f)) {
-            obj.remove("format");
+            obj.shift_remove("format");
         }
     }
     if obj.get("type").and_then(Value::as_str) == Some("object") && !obj.contains_key("properties") {
@@ -177,7 +177,7 @@ fn inline_ref(obj: &mut Map<String, Value>, cx: &mut Cx<'_>, depth: usize) {
     cx.stack.push(reference);
     visit(&mut def, cx, depth + 1);
     cx.stack.pop();
-    obj.remove("$ref");
+    obj.shift_remove("$ref");
     if let Value::Object(def) = def {
         for (key, value) in def {
             obj.entry(key).or_insert(value);
@@ -202,11 +202,11 @@ fn strip_null(obj: &mut Map<String, Value>) -> bool {
         values.retain(|v| !v.is_null());
         nullable |= values.len() != before;
     }
-    if let Some(flag) = obj.remove("nullable") {
+    if let Some(flag) = obj.shift_remove("nullable") {
         nullable |= flag == Value::Bool(true);
     }
     if obj.get("default").is_some_and(Value::is_null) {
-        obj.remove("default");
+        obj.shift_remove("default");
     }
     for key in ["anyOf", "oneOf"] {
         let Some(Value::Array(branches)) = obj.get_mut(key) else { continue };
@@ -218,7 +218,7 @@ fn strip_null(obj: &mut Map<String, Value>) -> bool {
         nullable = true;
         if branches.len() == 1 {
             let Some(Value::Object(single)) = branches.pop() else { continue };
-            obj.remove(key);
+            obj.shift_remove(key);
             for (k, v) in single {
                 obj.entry(k).or_insert(v);
             }

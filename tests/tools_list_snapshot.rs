@@ -102,3 +102,14 @@ fn tools_list_matches_the_reviewed_snapshot() {
         .tools_list();
     assert_eq!(serde_json::to_string(&again).unwrap(), serde_json::to_string(&list).unwrap());
 }
+
+#[test]
+fn assert_manifest_valid_lists_every_problem() {
+    // `now` needs `State<Clock>`: without it the helper fails the test, naming the fix.
+    let caught = std::panic::catch_unwind(|| {
+        mcpeye::testing::assert_manifest_valid(mcpeye::Manifest::builder().tools(mcpeye::tool_defs![now, search]))
+    });
+    let message = *caught.expect_err("a missing state fails").downcast::<String>().unwrap();
+    assert!(message.contains("missing-state") && message.contains(".state(value)"), "{message}");
+    mcpeye::testing::assert_manifest_valid(mcpeye::Manifest::builder().tools(mcpeye::tool_defs![search]));
+}

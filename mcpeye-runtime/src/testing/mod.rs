@@ -27,5 +27,23 @@
 mod memory;
 mod receiver;
 
+use crate::manifest::{Manifest, ManifestBuilder};
+
+/// Builds the manifest or fails the test with every problem listed, one per line (tool, where
+/// it is defined, JSON path, rule, how to fix it). Call it from a `#[test]` of your own:
+///
+/// ```
+/// use mcpeye_runtime::{testing::assert_manifest_valid, Manifest};
+/// let manifest = assert_manifest_valid(Manifest::builder().registered());
+/// assert!(manifest.captures_missing_capabilities());
+/// ```
+#[track_caller]
+pub fn assert_manifest_valid(builder: ManifestBuilder) -> Manifest {
+    match builder.try_build() {
+        Ok(manifest) => manifest,
+        Err(e) => panic!("{e}"),
+    }
+}
+
 pub use memory::MemorySink;
 pub use receiver::{IngestReceiver, RecordedRequest, Reply};

@@ -11,7 +11,6 @@ use serde_json::Value;
 #[derive(Debug)]
 pub(crate) struct Pending {
     pub record: CallRecord,
-    pub call_id: uuid::Uuid,
     pub user_id: Option<String>,
     pub user_email: Option<String>,
 }
@@ -27,8 +26,16 @@ pub(crate) enum Invalid {
 /// Written by hand rather than through a `Serialize` struct: the values are measured, redacted
 /// and written in one walk ([`Redactor::write_value`]), and strings without escapes are copied
 /// whole. Keys follow the contract's order; optional keys are omitted.
-pub(crate) fn encode_event(p: Pending, redactor: &Redactor, out: &mut Vec<u8>) -> Result<(), Invalid> {
-    let Pending { record, call_id, user_id, user_email } = p;
+///
+/// The call id is drawn here, on the flusher, rather than on the calling thread: it only has to
+/// be unique, and an event is encoded once (a retry resends the same bytes).
+pub(crate) fn encode_event(
+    p: Pending,
+    call_id: uuid::Uuid,
+    redactor: &Redactor,
+    out: &mut Vec<u8>,
+) -> Result<(), Invalid> {
+    let Pending { record, user_id, user_email } = p;
     if record.tool_name.trim().is_empty() {
         return Err(Invalid::EmptyToolName);
     }
@@ -144,9 +151,9 @@ mod tests {
 
     fn encode(record: CallRecord) -> Result<String, Invalid> {
         let call_id = uuid::Uuid::from_u128(0xABCD_EF00_0000_4000_8000_0000_0000_0001);
-        let p = Pending { record, call_id, user_id: None, user_email: Some("c@x.io".into()) };
+        let p = Pending { record, user_id: None, user_email: Some("c@x.io".into()) };
         let mut out = Vec::new();
-        encode_event(p, &Redactor::new(false, &[]), &mut out).map(|()| String::from_utf8(out).unwrap())
+        encode_event(p, call_id, &Redactor::new(false, &[]), &mut out).map(|()| String::from_utf8(out).unwrap())
     }
 
     #[test]
@@ -242,7 +249,6 @@ mod encode_cost {
                     timestamp_ms: 1_796_032_847_292,
                     duration: Duration::from_micros(1200),
                 },
-                call_id: uuid::Uuid::new_v4(),
                 user_id: None,
                 user_email: None,
             })
@@ -253,7 +259,7 @@ mod encode_cost {
         let mut scratch = Vec::new();
         for p in pending {
             scratch.clear();
-            encode_event(p, &redactor, &mut scratch).unwrap();
+            encode_event(p, uuid::Uuid::new_v4(), &redactor, &mut scratch).unwrap();
             bytes += scratch.to_vec().len();
         }
         eprintln!("{:.0} ns/event, {bytes} bytes", t.elapsed().as_nanos() as f64 / 20_000.0);

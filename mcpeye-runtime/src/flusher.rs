@@ -173,7 +173,7 @@ impl Flusher {
         let present = self.data.len().min(limit);
         for pending in std::iter::from_fn(|| self.data.try_recv().ok()).take(present) {
             self.scratch.clear();
-            match encode_event(pending, &self.redactor, &mut self.scratch) {
+            match encode_event(pending, uuid::Uuid::new_v4(), &self.redactor, &mut self.scratch) {
                 Ok(()) => {
                     let bytes = self.scratch.as_slice().to_vec();
                     if self.buffer.is_empty() {

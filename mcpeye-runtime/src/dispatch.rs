@@ -81,10 +81,13 @@ fn not_an_object() -> ArgsError {
 /// Whether a container sits at [`MAX_ARGUMENT_DEPTH`] or deeper. Free of allocation (it runs
 /// on every call); its recursion stops at that depth, so its stack use is bounded.
 fn nests_too_deep(arguments: &Value) -> bool {
+    /// `v` is a container at nesting level `depth`; scalars are never visited.
     fn reaches_limit(v: &Value, depth: usize) -> bool {
-        let deeper = |c: &Value| reaches_limit(c, depth + 1);
+        if depth >= MAX_ARGUMENT_DEPTH {
+            return true;
+        }
+        let deeper = |c: &Value| matches!(c, Value::Array(_) | Value::Object(_)) && reaches_limit(c, depth + 1);
         match v {
-            Value::Array(_) | Value::Object(_) if depth >= MAX_ARGUMENT_DEPTH => true,
             Value::Array(a) => a.iter().any(deeper),
             Value::Object(m) => m.values().any(deeper),
             _ => false,

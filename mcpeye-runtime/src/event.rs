@@ -217,4 +217,3 @@ mod tests {
         assert_eq!(String::from_utf8(empty).unwrap(), "{\"projectId\":\"p\",\"identity\":{},\"events\":[");
     }
 }
-

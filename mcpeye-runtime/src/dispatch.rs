@@ -78,28 +78,22 @@ fn not_an_object() -> ArgsError {
     ArgsError { problems: vec!["the arguments must be a JSON object".to_owned()] }
 }
 
-/// Whether a container sits at [`MAX_ARGUMENT_DEPTH`] or deeper. Iterative, and free of
-/// allocation for the common flat arguments.
+/// Whether a container sits at [`MAX_ARGUMENT_DEPTH`] or deeper. Free of allocation (it runs
+/// on every call); its recursion stops at that depth, so its stack use is bounded.
 fn nests_too_deep(arguments: &Value) -> bool {
-    fn is_container(v: &&Value) -> bool {
-        matches!(v, Value::Array(_) | Value::Object(_))
-    }
-    let Value::Object(map) = arguments else { return false };
-    if !map.values().any(|v| is_container(&v)) {
-        return false;
-    }
-    let mut stack: Vec<(&Value, usize)> = map.values().filter(is_container).map(|v| (v, 1)).collect();
-    while let Some((v, depth)) = stack.pop() {
+    /// `v` is a container at nesting level `depth`; scalars are never visited.
+    fn reaches_limit(v: &Value, depth: usize) -> bool {
         if depth >= MAX_ARGUMENT_DEPTH {
             return true;
         }
+        let deeper = |c: &Value| matches!(c, Value::Array(_) | Value::Object(_)) && reaches_limit(c, depth + 1);
         match v {
-            Value::Array(a) => stack.extend(a.iter().filter(is_container).map(|c| (c, depth + 1))),
-            Value::Object(m) => stack.extend(m.values().filter(is_container).map(|c| (c, depth + 1))),
-            _ => {}
+            Value::Array(a) => a.iter().any(deeper),
+            Value::Object(m) => m.values().any(deeper),
+            _ => false,
         }
     }
-    false
+    matches!(arguments, Value::Object(_)) && reaches_limit(arguments, 0)
 }
 
 fn too_deep() -> ArgsError {
@@ -259,9 +253,13 @@ impl Manifest {
         Ok(pending.finish(outcome, duration))
     }
 
-    /// The tracker calls are recorded into: the manifest's own, else the process-wide one.
-    pub(crate) fn active_tracker(&self) -> Option<Tracker> {
-        self.tracker.clone().or_else(crate::tracker::global)
+    /// The tracker calls are recorded into: the manifest's own (borrowed: no reference count
+    /// touched on the call path), else the process-wide one.
+    pub(crate) fn active_tracker(&self) -> Option<Cow<'_, Tracker>> {
+        match &self.tracker {
+            Some(t) => Some(Cow::Borrowed(t)),
+            None => crate::tracker::global().map(Cow::Owned),
+        }
     }
 
     fn route(&self, name: &str, arguments: Value) -> Result<Route<'_>, CallError> {

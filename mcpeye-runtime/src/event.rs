@@ -3,117 +3,82 @@
 
 use crate::capture::CallRecord;
 use crate::config::Identity;
-use crate::contract::markers;
-use crate::redact::{Redactor, MAX_DEPTH};
+use crate::redact::{write_number, write_str, Redactor};
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// A record as it leaves the calling thread: moved, not yet capped, redacted or serialised.
 #[derive(Debug)]
 pub(crate) struct Pending {
     pub record: CallRecord,
-    pub call_id: uuid::Uuid,
     pub user_id: Option<String>,
     pub user_email: Option<String>,
-}
-
-/// One event on the wire. Field order is the contract's key order.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct WireEvent<'a> {
-    call_id: &'a str,
-    tool_name: &'a str,
-    arguments: Value,
-    is_error: bool,
-    timestamp: u64,
-    duration_ms: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    result: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error_message: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    intent: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    intent_source: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    user_id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    user_email: Option<String>,
 }
 
 /// Why an event cannot be sent (CONTRACT.md §2).
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Invalid {
     EmptyToolName,
-    Unserializable,
 }
 
-/// Caps and redacts a record's values, then serialises it as one compact event object.
-pub(crate) fn encode_event(p: Pending, redactor: &Redactor) -> Result<Vec<u8>, Invalid> {
-    let Pending { record, call_id, user_id, user_email } = p;
+/// Caps, redacts and serialises a record as one compact event object, appended to `out`.
+///
+/// Written by hand rather than through a `Serialize` struct: the values are measured, redacted
+/// and written in one walk ([`Redactor::write_value`]), and strings without escapes are copied
+/// whole. Keys follow the contract's order; optional keys are omitted.
+///
+/// The call id is drawn here, on the flusher, rather than on the calling thread: it only has to
+/// be unique, and an event is encoded once (a retry resends the same bytes).
+pub(crate) fn encode_event(
+    p: Pending,
+    call_id: uuid::Uuid,
+    redactor: &Redactor,
+    out: &mut Vec<u8>,
+) -> Result<(), Invalid> {
+    let Pending { record, user_id, user_email } = p;
     if record.tool_name.trim().is_empty() {
         return Err(Invalid::EmptyToolName);
     }
-    // With redaction on, the redactor has already replaced containers past the depth cap.
-    let capped = |v: Value| if redactor.enabled() { redactor.value(v) } else { cap_depth(redactor.value(v)) };
-    let arguments = match record.arguments {
-        Value::Object(_) => capped(record.arguments),
-        _ => Value::Object(Map::new()),
-    };
-    // `result` belongs to successful calls only; `intentSource` only travels with an intent.
-    let result = if record.is_error { None } else { record.result.map(capped) };
-    let (intent, intent_source) = match record.intent {
-        Some((text, source)) => (Some(redactor.text(text)), Some(source.as_str())),
-        None => (None, None),
-    };
     let mut id = uuid::Uuid::encode_buffer();
-    let event = WireEvent {
-        call_id: call_id.hyphenated().encode_lower(&mut id),
-        tool_name: &record.tool_name,
-        arguments,
-        is_error: record.is_error,
-        timestamp: record.timestamp_ms,
-        duration_ms: u64::try_from(record.duration.as_millis()).unwrap_or(u64::MAX),
-        result,
-        error_message: record.error_message.map(|m| redactor.text(m)),
-        intent,
-        intent_source,
-        user_id,
-        user_email,
-    };
-    serde_json::to_vec(&event).map_err(|_| Invalid::Unserializable)
-}
-
-/// Replaces containers at [`MAX_DEPTH`] or deeper with the too-deep marker, without recursion.
-/// The redactor does so when redaction is on; this does it with redaction off, because
-/// serde_json serialises (and `Value` drops) recursively: a value nested thousands deep would
-/// overflow the flusher's stack and abort the host.
-fn cap_depth(mut value: Value) -> Value {
-    let mut stack: Vec<(&mut Value, usize)> = vec![(&mut value, 0)];
-    while let Some((v, depth)) = stack.pop() {
-        if depth >= MAX_DEPTH && matches!(v, Value::Array(_) | Value::Object(_)) {
-            drop_flat(std::mem::replace(v, Value::String(markers::TOO_DEEP.to_owned())));
-            continue;
-        }
-        match v {
-            Value::Array(a) => stack.extend(a.iter_mut().map(|c| (c, depth + 1))),
-            Value::Object(m) => stack.extend(m.values_mut().map(|c| (c, depth + 1))),
-            _ => {}
-        }
+    out.extend_from_slice(b"{\"callId\":");
+    write_str(out, call_id.hyphenated().encode_lower(&mut id));
+    out.extend_from_slice(b",\"toolName\":");
+    write_str(out, &record.tool_name);
+    out.extend_from_slice(b",\"arguments\":");
+    match record.arguments {
+        Value::Object(_) => redactor.write_value(record.arguments, out),
+        _ => out.extend_from_slice(b"{}"),
     }
-    value
-}
-
-/// Drops a value without recursion.
-fn drop_flat(value: Value) {
-    let mut stack = vec![value];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::Array(a) => stack.extend(a),
-            Value::Object(m) => stack.extend(m.into_iter().map(|(_, v)| v)),
-            _ => {}
-        }
+    out.extend_from_slice(if record.is_error { b",\"isError\":true" } else { b",\"isError\":false" });
+    out.extend_from_slice(b",\"timestamp\":");
+    write_number(out, record.timestamp_ms);
+    out.extend_from_slice(b",\"durationMs\":");
+    write_number(out, u64::try_from(record.duration.as_millis()).unwrap_or(u64::MAX));
+    // `result` belongs to successful calls only; `intentSource` only travels with an intent.
+    if let (false, Some(result)) = (record.is_error, record.result) {
+        out.extend_from_slice(b",\"result\":");
+        redactor.write_value(result, out);
     }
+    if let Some(message) = record.error_message {
+        out.extend_from_slice(b",\"errorMessage\":");
+        write_str(out, &redactor.text(message));
+    }
+    if let Some((text, source)) = record.intent {
+        out.extend_from_slice(b",\"intent\":");
+        write_str(out, &redactor.text(text));
+        out.extend_from_slice(b",\"intentSource\":");
+        write_str(out, source.as_str());
+    }
+    if let Some(user_id) = user_id {
+        out.extend_from_slice(b",\"userId\":");
+        write_str(out, &user_id);
+    }
+    if let Some(user_email) = user_email {
+        out.extend_from_slice(b",\"userEmail\":");
+        write_str(out, &user_email);
+    }
+    out.push(b'}');
+    Ok(())
 }
 
 #[derive(Serialize)]
@@ -166,7 +131,9 @@ pub(crate) fn payload<'a>(head: &[u8], events: impl IntoIterator<Item = &'a [u8]
 mod tests {
     use super::*;
     use crate::capture::IntentSource;
-    use serde_json::json;
+    use crate::contract::markers;
+    use crate::redact::MAX_DEPTH;
+    use serde_json::{json, Map};
     use std::time::Duration;
 
     fn record() -> CallRecord {
@@ -184,8 +151,9 @@ mod tests {
 
     fn encode(record: CallRecord) -> Result<String, Invalid> {
         let call_id = uuid::Uuid::from_u128(0xABCD_EF00_0000_4000_8000_0000_0000_0001);
-        let p = Pending { record, call_id, user_id: None, user_email: Some("c@x.io".into()) };
-        encode_event(p, &Redactor::new(false, &[])).map(|b| String::from_utf8(b).unwrap())
+        let p = Pending { record, user_id: None, user_email: Some("c@x.io".into()) };
+        let mut out = Vec::new();
+        encode_event(p, call_id, &Redactor::new(false, &[]), &mut out).map(|()| String::from_utf8(out).unwrap())
     }
 
     #[test]
@@ -225,8 +193,9 @@ mod tests {
             v = &v[0];
         }
         assert_eq!(v, &json!(markers::TOO_DEEP));
-        let shallow = json!({"a": [[{"b": [1]}]]});
-        assert_eq!(cap_depth(shallow.clone()), shallow);
+        let mut r = record();
+        r.arguments = json!({"a": [[{"b": [1]}]]});
+        assert!(encode(r).unwrap().contains("\"arguments\":{\"a\":[[{\"b\":[1]}]]}"));
     }
 
     #[test]

@@ -84,6 +84,8 @@ pub(crate) struct Flusher {
     split_limit: Option<usize>,
     /// `channel_full` count already reported.
     channel_full_seen: u64,
+    /// Where each event is encoded before it is copied out at its exact size.
+    scratch: Vec<u8>,
 }
 
 /// What a delivery round ended with.
@@ -127,6 +129,7 @@ impl Flusher {
             next_attempt: None,
             split_limit: None,
             channel_full_seen: 0,
+            scratch: Vec::with_capacity(4096),
         }
     }
 
@@ -169,15 +172,17 @@ impl Flusher {
         let mut overflow = 0;
         let present = self.data.len().min(limit);
         for pending in std::iter::from_fn(|| self.data.try_recv().ok()).take(present) {
-            match encode_event(pending, &self.redactor) {
-                Ok(bytes) => {
+            self.scratch.clear();
+            match encode_event(pending, uuid::Uuid::new_v4(), &self.redactor, &mut self.scratch) {
+                Ok(()) => {
+                    let bytes = self.scratch.as_slice().to_vec();
                     if self.buffer.is_empty() {
                         self.oldest_at = Some(Instant::now());
                     }
                     self.buffer.push_back((self.next_seq, bytes));
                     self.next_seq += 1;
                 }
-                Err(Invalid::EmptyToolName) | Err(Invalid::Unserializable) => invalid += 1,
+                Err(Invalid::EmptyToolName) => invalid += 1,
             }
             if self.buffer.len() > self.settings.max_buffer {
                 self.buffer.pop_front();

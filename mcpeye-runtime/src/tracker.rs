@@ -247,7 +247,7 @@ impl Pipeline {
                 }
             },
         };
-        let pending = Pending { record, call_id: uuid::Uuid::new_v4(), user_id, user_email };
+        let pending = Pending { record, user_id, user_email };
         match self.data.try_send(pending) {
             Ok(()) => {
                 if self.data.len() >= self.nudge_at && !self.shared.nudged.swap(true, Ordering::SeqCst) {

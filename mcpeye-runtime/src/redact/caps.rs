@@ -86,10 +86,8 @@ pub fn compact_json_len(value: &Value) -> usize {
 
 /// Compact JSON length of a string: quotes plus serde_json's escapes (`\"`, `\\`, the
 /// two-character `\b\t\n\f\r`, `\u00XX` for other control characters).
-fn string_len(s: &str) -> usize {
-    // Most strings need no escape: a branch-free test (vectorised) settles them.
-    let needs_escape = s.bytes().fold(false, |acc, b| acc | (b < 0x20) | (b == b'"') | (b == b'\\'));
-    if !needs_escape {
+pub(super) fn string_len(s: &str) -> usize {
+    if !needs_escape(s) {
         return s.len() + 2;
     }
     let extra: usize = s
@@ -101,6 +99,12 @@ fn string_len(s: &str) -> usize {
         })
         .sum();
     s.len() + 2 + extra
+}
+
+/// Whether serde_json escapes any byte of `s`. Most strings need no escape: a branch-free test
+/// (vectorised) settles them.
+pub(super) fn needs_escape(s: &str) -> bool {
+    s.bytes().fold(false, |acc, b| acc | (b < 0x20) | (b == b'"') | (b == b'\\'))
 }
 
 fn number_len(n: &serde_json::Number) -> usize {

@@ -26,6 +26,7 @@ mod caps;
 mod denylist;
 mod digit_spans;
 mod patterns;
+mod write;
 
 pub use caps::{
     cap_value, compact_json_len, cut_at_char_boundary, is_cap_marker, to_value_or_marker, truncated_marker,
@@ -38,6 +39,7 @@ use denylist::Denylist;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::Arc;
+pub(crate) use write::{write_number, write_str};
 
 /// Nesting depth (root = 0) from which an array or object is replaced by `[REDACTED_TOO_DEEP]`.
 pub const MAX_DEPTH: usize = 64;
@@ -189,6 +191,16 @@ impl Redactor {
             redact_in_place(&mut value, 0, &self.denylist);
         }
         value
+    }
+
+    /// Writes the compact JSON of [`value`](Self::value)`(value)` to `out`, in one walk
+    /// that neither modifies nor copies `value` (the flusher's path). Containers at
+    /// [`MAX_DEPTH`] or deeper are replaced even when redaction is off: the JSON stays shallow
+    /// enough for any reader.
+    pub(crate) fn write_value(&self, value: Value, out: &mut Vec<u8>) {
+        if write::write_value(&value, self.enabled.then_some(&*self.denylist), out) {
+            drop_flat(value);
+        }
     }
 
     /// `errorMessage` / `intent`: cut to

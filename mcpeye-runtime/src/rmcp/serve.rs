@@ -83,7 +83,7 @@ impl ManifestServer {
 
     fn observe_client(&self, context: &RequestContext<RoleServer>) {
         if let Some(tracker) = self.manifest.active_tracker() {
-            self.seen.observe(context, &tracker);
+            self.seen.observe(context, tracker.as_ref());
         }
     }
 }

@@ -1,0 +1,184 @@
+//! The flusher's one-pass form of the §4 value cap, the §5 redaction and serialisation: a value
+//! is measured, redacted and written as compact JSON in a single walk, without being modified
+//! or copied. Same bytes as `serde_json::to_writer` of [`Redactor::value`](super::Redactor::value)'s
+//! output (with the depth cap also applied when redaction is off).
+
+use super::caps::{compact_json_len, needs_escape, string_len};
+use super::denylist::Denylist;
+use super::{redact_string, MAX_DEPTH};
+use crate::contract::{markers, MAX_VALUE_BYTES};
+use serde_json::Value;
+
+/// Writes `value` capped (by its compact length before redaction), with strings redacted and
+/// denylisted fields replaced when `denylist` is given, and containers at [`MAX_DEPTH`] or
+/// deeper replaced in any case. Returns whether a container was left out (a value nested
+/// without limit may be among them: drop it without recursion).
+pub(super) fn write_value(value: &Value, denylist: Option<&Denylist>, out: &mut Vec<u8>) -> bool {
+    let start = out.len();
+    let mut w = Walk { denylist, out, measured: 0, skipped: false };
+    // The walk stops as soon as the value is known to be over the cap: the rest is only measured.
+    if !w.value(value, 0) || w.measured > MAX_VALUE_BYTES {
+        out.truncate(start);
+        out.extend_from_slice(b"{\"[truncated]\":true,\"bytes\":");
+        write_number(out, compact_json_len(value) as u64);
+        out.push(b'}');
+        return true;
+    }
+    w.skipped
+}
+
+/// Writes `s` as a JSON string exactly as serde_json does.
+pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
+    if needs_escape(s) {
+        // Writing to a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut *out, s);
+    } else {
+        out.reserve(s.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+    }
+}
+
+/// Writes an unsigned integer in decimal.
+pub(crate) fn write_number(out: &mut Vec<u8>, n: u64) {
+    let _ = serde_json::to_writer(&mut *out, &n);
+}
+
+struct Walk<'a> {
+    denylist: Option<&'a Denylist>,
+    out: &'a mut Vec<u8>,
+    /// Compact JSON length of the original value so far.
+    measured: usize,
+    /// A container was replaced by a marker.
+    skipped: bool,
+}
+
+impl Walk<'_> {
+    /// Writes `v` at nesting level `depth`; false once the measured length passes the cap.
+    fn value(&mut self, v: &Value, depth: usize) -> bool {
+        match v {
+            Value::Array(_) | Value::Object(_) if depth >= MAX_DEPTH => {
+                self.measured += compact_json_len(v);
+                self.skipped = true;
+                write_str(self.out, markers::TOO_DEEP);
+            }
+            Value::String(s) => {
+                self.measured += string_len(s);
+                if self.measured > MAX_VALUE_BYTES {
+                    return false;
+                }
+                match self.denylist {
+                    Some(_) => write_str(self.out, &redact_string(s)),
+                    None => write_str(self.out, s),
+                }
+            }
+            Value::Array(a) => {
+                self.measured += 2 + a.len().saturating_sub(1);
+                self.out.push(b'[');
+                for (i, item) in a.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(b',');
+                    }
+                    if !self.value(item, depth + 1) {
+                        return false;
+                    }
+                }
+                self.out.push(b']');
+            }
+            Value::Object(m) => {
+                self.measured += 2 + m.len().saturating_sub(1) + m.len();
+                self.out.push(b'{');
+                for (i, (k, item)) in m.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(b',');
+                    }
+                    self.measured += string_len(k);
+                    write_str(self.out, k);
+                    self.out.push(b':');
+                    if self.denylist.is_some_and(|d| d.contains(k)) {
+                        self.measured += compact_json_len(item);
+                        self.skipped |= matches!(item, Value::Array(_) | Value::Object(_));
+                        write_str(self.out, markers::FIELD);
+                    } else if !self.value(item, depth + 1) {
+                        return false;
+                    }
+                }
+                self.out.push(b'}');
+            }
+            Value::Null | Value::Bool(_) | Value::Number(_) => {
+                let before = self.out.len();
+                let _ = serde_json::to_writer(&mut *self.out, v);
+                self.measured += self.out.len() - before;
+            }
+        }
+        self.measured <= MAX_VALUE_BYTES
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Redactor;
+    use serde_json::{json, Value};
+
+    fn nested(depth: usize, leaf: Value) -> Value {
+        (0..depth).fold(leaf, |v, _| Value::Array(vec![v]))
+    }
+
+    /// The one-pass writer gives the bytes of the two-pass path (cap, redact, serialise).
+    #[test]
+    fn writes_what_the_two_pass_path_writes() {
+        let cases = [
+            json!({}),
+            json!({"q": "café a@b.com", "n": [1, -2.5, null, true], "Password": {"x": [1]}, "k\"\n": "t\tab"}),
+            json!({"card": "4111 1111 1111 1111", "ssn": "123-45-6789", "deep": nested(70, json!("x"))}),
+            json!({"edge": nested(63, json!([])), "ok": nested(62, json!([1]))}),
+            json!({"big": "y".repeat(40_000)}),
+            json!({"a": "y".repeat(32_000), "b": "z".repeat(760)}),
+            json!({"token": "y".repeat(40_000)}),
+            json!({"ctl": "\u{1}\u{7f}é界🔑", "e": "sk-ant-api03-ABCDEFGHIJKLMNOP_qrs"}),
+            json!("plain"),
+            json!(12),
+            nested(200, json!(1)),
+        ];
+        for enabled in [true, false] {
+            let r = Redactor::new(enabled, &["SSN".to_owned()]);
+            for v in &cases {
+                let mut expected = r.value(v.clone());
+                if !enabled {
+                    // The depth cap also applies without redaction.
+                    expected = Redactor::new(true, &[]).value(expected);
+                    expected = strip_redaction(v, expected);
+                }
+                let mut out = b"prefix".to_vec();
+                r.write_value(v.clone(), &mut out);
+                assert_eq!(
+                    String::from_utf8(out).unwrap(),
+                    format!("prefix{}", serde_json::to_string(&expected).unwrap()),
+                    "enabled={enabled} {v}"
+                );
+            }
+        }
+    }
+
+    /// With redaction off the expected value is the input with only its too-deep containers
+    /// replaced: rebuilt from `original`, taking the markers from `capped`.
+    fn strip_redaction(original: &Value, capped: Value) -> Value {
+        fn walk(o: &Value, c: &Value, depth: usize) -> Value {
+            match (o, c) {
+                (Value::Array(_) | Value::Object(_), _) if depth >= super::MAX_DEPTH => c.clone(),
+                (Value::Array(a), Value::Array(b)) => {
+                    Value::Array(a.iter().zip(b).map(|(x, y)| walk(x, y, depth + 1)).collect())
+                }
+                (Value::Object(a), Value::Object(b)) => {
+                    Value::Object(a.iter().map(|(k, x)| (k.clone(), walk(x, &b[k], depth + 1))).collect())
+                }
+                _ => o.clone(),
+            }
+        }
+        if crate::redact::is_cap_marker(&capped) && !crate::redact::is_cap_marker(original) {
+            return capped;
+        }
+        walk(original, &capped, 0)
+    }
+}

@@ -40,8 +40,13 @@ fn search(
     /// Only products with all of these tags.
     tags: Vec<String>,
 ) -> Vec<String> {
-    let _ = (limit, sort, price, tags);
-    vec![query]
+    let mut hits = vec![query];
+    hits.extend(tags);
+    if let Some(p) = price {
+        hits.push(format!("{:?}-{:?}", p.min_cents, p.max_cents));
+    }
+    hits.push(format!("{limit:?} {sort:?}"));
+    hits
 }
 
 /// A refund request.
@@ -64,7 +69,10 @@ struct Refund {
 /// Refund an order, fully or in part.
 #[mcpeye::tool(name = "refund_order", destructive, idempotent)]
 async fn refund(Args(req): Args<RefundRequest>) -> Result<Refund, String> {
-    Ok(Refund { refund_id: format!("rf-{}", req.order_id) })
+    if req.reason.is_empty() {
+        return Err("say why".to_owned());
+    }
+    Ok(Refund { refund_id: format!("rf-{}-{}", req.order_id, req.amount_cents.unwrap_or(0)) })
 }
 
 /// Tell the shop's opening hours.

@@ -5,7 +5,7 @@ use crate::capture::{now_epoch_ms, CallRecord, IntentSource};
 use crate::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_ACK, RESERVED_TOOL_NAME};
 use crate::manifest::{Entry, Manifest};
 use crate::result::CallToolResult;
-use crate::tool::{ArgsError, BoxFuture, Handler, Invocation};
+use crate::tool::{ArgsError, Handler, Invocation};
 use crate::tracker::Tracker;
 use serde_json::{Map, Value};
 use std::any::Any;
@@ -319,13 +319,13 @@ enum Route<'m> {
     Tool(&'m Entry, Value),
 }
 
-/// Catches a panic raised while polling the handler's future.
-struct CatchUnwind(BoxFuture);
+/// Catches a panic raised while polling a tool's future (used by the rmcp integration too).
+pub(crate) struct CatchUnwind<F>(pub(crate) F);
 
-impl Future for CatchUnwind {
-    type Output = Result<CallToolResult, Box<dyn Any + Send>>;
+impl<F: Future + Unpin> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, Box<dyn Any + Send>>;
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let inner = self.0.as_mut();
+        let inner = Pin::new(&mut self.0);
         match catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
             Ok(Poll::Pending) => Poll::Pending,
             Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
@@ -337,7 +337,7 @@ impl Future for CatchUnwind {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tool::{parse_args, Annotations, StateDecl, ToolDef};
+    use crate::tool::{parse_args, Annotations, BoxFuture, StateDecl, ToolDef};
     use serde_json::json;
     use std::sync::{Arc, Mutex};
 

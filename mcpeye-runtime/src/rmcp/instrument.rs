@@ -4,7 +4,7 @@
 use super::client::ClientSeen;
 use crate::capture::{now_epoch_ms, CallRecord, IntentSource};
 use crate::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
-use crate::dispatch::{panic_message, take_intent};
+use crate::dispatch::{panic_message, take_intent, CatchUnwind};
 use crate::manifest::{reserved_descriptor, Manifest};
 use crate::schema::inject_intent;
 use crate::tracker::{self, Tracker};
@@ -15,11 +15,8 @@ use ::rmcp::ErrorData;
 use serde_json::{Map, Value};
 use std::any::{Any, TypeId};
 use std::borrow::Cow;
-use std::future::Future;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::pin::Pin;
 use std::sync::{Arc, RwLock};
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 /// Instruments the tools of an rmcp `ToolRouter`, recording into the process-wide tracker
@@ -259,25 +256,13 @@ fn reserved_route<S: Send + Sync + 'static>(shared: Arc<Shared>) -> ToolRoute<S>
     })
 }
 
-/// Catches a panic raised while polling a tool's future.
-struct CatchUnwind<F>(F);
-
-impl<F: Future + Unpin> Future for CatchUnwind<F> {
-    type Output = Result<F::Output, Box<dyn Any + Send>>;
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let inner = Pin::new(&mut self.0);
-        match catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
-            Ok(Poll::Pending) => Poll::Pending,
-            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
-            Err(p) => Poll::Ready(Err(p)),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::future::Future;
+    use std::pin::Pin;
     use std::sync::Mutex;
+    use std::task::{Context, Poll};
 
     // A panicking tool cannot be driven end to end: rmcp never answers the request.
     #[test]

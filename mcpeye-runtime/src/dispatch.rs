@@ -141,19 +141,24 @@ impl<'m> Pending<'m> {
 
     /// Turns the outcome into the client's result, records it, and resumes a panic.
     fn finish(self, outcome: Outcome, duration: Duration) -> Value {
+        let tracker = self.manifest.active_tracker();
         let (client_result, record_result, error_message, panic) = match outcome {
-            Outcome::Done(r) if !r.is_error => {
-                let json = r.to_json();
-                (json.clone(), Some(json), None, None)
+            // The client gets a copy and the record the original: one copy of the strings, not two.
+            Outcome::Done(r) if !r.is_error => match tracker {
+                Some(_) => (r.to_json(), Some(r.into_json()), None, None),
+                None => (r.into_json(), None, None, None),
+            },
+            Outcome::Done(r) => {
+                let message = r.joined_text();
+                (r.into_json(), None, message, None)
             }
-            Outcome::Done(r) => (r.to_json(), None, r.joined_text(), None),
             Outcome::Invalid(e) => {
                 let msg = e.to_string();
-                (CallToolResult::error_text(msg.clone()).to_json(), None, Some(msg), None)
+                (CallToolResult::error_text(msg.clone()).into_json(), None, Some(msg), None)
             }
             Outcome::Panicked(p) => (Value::Null, None, Some(panic_message(&*p)), Some(p)),
         };
-        if let Some(tracker) = self.manifest.active_tracker() {
+        if let Some(tracker) = tracker {
             tracker.record(CallRecord {
                 tool_name: self.tool_name,
                 arguments: self.arguments,
@@ -289,7 +294,7 @@ impl Manifest {
                 duration: started.elapsed(),
             });
         }
-        CallToolResult::error_text(msg).to_json()
+        CallToolResult::error_text(msg).into_json()
     }
 
     /// Answers the reserved tool locally and records it with `durationMs: 0` and no intent

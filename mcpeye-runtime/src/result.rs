@@ -31,6 +31,18 @@ impl Content {
         }
     }
 
+    fn into_json(self) -> Value {
+        match self {
+            Content::Text(t) => {
+                let mut m = Map::with_capacity(2);
+                m.insert("type".into(), Value::String("text".into()));
+                m.insert("text".into(), Value::String(t));
+                Value::Object(m)
+            }
+            Content::Other(v) => v,
+        }
+    }
+
     fn from_json(v: &Value) -> Option<Content> {
         let obj = v.as_object()?;
         match (obj.get("type").and_then(Value::as_str), obj.get("text")) {
@@ -114,6 +126,19 @@ impl CallToolResult {
         m.insert("content".into(), Value::Array(self.content.iter().map(Content::to_json).collect()));
         if let Some(s) = &self.structured_content {
             m.insert("structuredContent".into(), Value::Object(s.clone()));
+        }
+        if self.is_error {
+            m.insert("isError".into(), Value::Bool(true));
+        }
+        Value::Object(m)
+    }
+
+    /// Like [`to_json`](Self::to_json), moving the strings instead of copying them.
+    pub fn into_json(self) -> Value {
+        let mut m = Map::with_capacity(3);
+        m.insert("content".into(), Value::Array(self.content.into_iter().map(Content::into_json).collect()));
+        if let Some(s) = self.structured_content {
+            m.insert("structuredContent".into(), Value::Object(s));
         }
         if self.is_error {
             m.insert("isError".into(), Value::Bool(true));
@@ -246,6 +271,7 @@ mod tests {
         };
         assert_eq!(r.joined_text().as_deref(), Some("a\nb"));
         assert_eq!(CallToolResult::default().joined_text(), None);
-        assert_eq!(CallToolResult::from_json(&r.to_json()), Some(r));
+        assert_eq!(CallToolResult::from_json(&r.to_json()), Some(r.clone()));
+        assert_eq!(r.to_json(), r.into_json());
     }
 }

@@ -1,9 +1,9 @@
 //! The tracker: the hand-off of call records from the calling thread to the flusher, `init`,
 //! and the [`Guard`] that flushes at the end.
 //!
-//! On the calling thread, [`Tracker::record`] only draws a call id, runs the `identify`
-//! callback if there is one, and `try_send`s the moved record on a bounded channel: no
-//! redaction, serialisation, lock or I/O. A full channel drops the event (counted).
+//! On the calling thread, [`Tracker::record`] only runs the `identify` callback if there is
+//! one and `try_send`s the moved record on a bounded channel: no redaction, serialisation,
+//! lock or I/O (the call id is drawn on the flusher). A full channel drops the event (counted).
 
 use crate::capture::CallRecord;
 use crate::config::{normalize_identity, Config, ConfigError, IdentifyFn, Resolved};

@@ -86,10 +86,46 @@ pub(crate) fn classify(status: u16, retry_after: Option<Duration>) -> Outcome {
     }
 }
 
-/// `Retry-After` in its seconds form, capped at [`MAX_RETRY_AFTER`].
+/// `Retry-After` as seconds or as an HTTP date (IMF-fixdate), capped at [`MAX_RETRY_AFTER`].
 pub(crate) fn parse_retry_after(v: &str) -> Option<Duration> {
-    let secs: u64 = v.trim().parse().ok()?;
-    Some(Duration::from_secs(secs).min(MAX_RETRY_AFTER))
+    parse_retry_after_at(v, std::time::SystemTime::now())
+}
+
+fn parse_retry_after_at(v: &str, now: std::time::SystemTime) -> Option<Duration> {
+    let v = v.trim();
+    let delay = match v.parse::<u64>() {
+        Ok(secs) => Duration::from_secs(secs),
+        // A date already past means "now".
+        Err(_) => http_date(v)?.duration_since(now).unwrap_or(Duration::ZERO),
+    };
+    Some(delay.min(MAX_RETRY_AFTER))
+}
+
+/// Parses an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form RFC 9110 requires senders
+/// to use; the obsolete forms fall back to the ordinary backoff.
+fn http_date(v: &str) -> Option<std::time::SystemTime> {
+    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    let mut parts = v.split_ascii_whitespace();
+    let (_weekday, day, month, year, time, zone) =
+        (parts.next()?, parts.next()?, parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+    if zone != "GMT" || parts.next().is_some() {
+        return None;
+    }
+    let day: u64 = day.parse().ok().filter(|d| (1..=31).contains(d))?;
+    let month = MONTHS.iter().position(|m| *m == month)? as u64 + 1;
+    let year: u64 = year.parse().ok().filter(|y| *y >= 1970)?;
+    let mut hms = time.split(':').map(|t| t.parse::<u64>().ok());
+    let (h, m, sec) = (hms.next()??, hms.next()??, hms.next()??);
+    if hms.next().is_some() || h > 23 || m > 59 || sec > 60 {
+        return None;
+    }
+    // Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
+    let (y, mp) = if month <= 2 { (year - 1, month + 9) } else { (year, month - 3) };
+    let (era, yoe) = (y / 400, y % 400);
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = (era * 146_097 + doe).checked_sub(719_468)?;
+    Some(std::time::UNIX_EPOCH + Duration::from_secs(days * 86_400 + h * 3600 + m * 60 + sec))
 }
 
 /// The delay before retry number `attempt` (1-based): `initial` doubled each time up to `max`,
@@ -133,7 +169,24 @@ mod tests {
     fn retry_after_seconds_are_capped() {
         assert_eq!(parse_retry_after(" 3 "), Some(Duration::from_secs(3)));
         assert_eq!(parse_retry_after("86400"), Some(MAX_RETRY_AFTER));
-        assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"), None);
+    }
+
+    #[test]
+    fn retry_after_http_dates() {
+        let at = |secs: u64| std::time::UNIX_EPOCH + Duration::from_secs(secs);
+        // 1445412480 is Wed, 21 Oct 2015 07:28:00 GMT.
+        let date = "Wed, 21 Oct 2015 07:28:00 GMT";
+        assert_eq!(http_date(date), Some(at(1_445_412_480)));
+        assert_eq!(http_date("Sun, 06 Nov 1994 08:49:37 GMT"), Some(at(784_111_777)));
+        assert_eq!(http_date("Thu, 29 Feb 2024 00:00:00 GMT"), Some(at(1_709_164_800)));
+        assert_eq!(parse_retry_after_at(date, at(1_445_412_480 - 7)), Some(Duration::from_secs(7)));
+        assert_eq!(parse_retry_after_at(date, at(1_445_412_480 + 5)), Some(Duration::ZERO), "a past date means now");
+        assert_eq!(parse_retry_after_at(date, at(0)), Some(MAX_RETRY_AFTER), "capped");
+        for bad in
+            ["Wed, 21 Oct 2015 07:28:00 UTC", "Sunday, 06-Nov-94 08:49:37 GMT", "Wed, 32 Oct 2015 07:28:00 GMT", "soon"]
+        {
+            assert_eq!(parse_retry_after(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -184,18 +184,6 @@ fn nested_arrays(depth: usize, leaf: Value) -> Value {
     (0..depth).fold(leaf, |v, _| Value::Array(vec![v]))
 }
 
-/// Drops a deep value without recursion (serde_json's drop recurses per level).
-fn drop_flat(v: Value) {
-    let mut stack = vec![v];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::Array(a) => stack.extend(a),
-            Value::Object(m) => stack.extend(m.into_iter().map(|(_, v)| v)),
-            _ => {}
-        }
-    }
-}
-
 #[test]
 fn depth_marker_and_very_deep_input() {
     // depth 63 passes, 64 is replaced, for objects as for arrays
@@ -215,7 +203,7 @@ fn depth_marker_and_very_deep_input() {
     let shallow_but_deep = nested_arrays(10_000, json!(1)); // 20 001 bytes: under the cap
     let out = Redactor::default().value(shallow_but_deep);
     assert_eq!(out, nested_arrays(64, json!(markers::TOO_DEEP)));
-    drop_flat(out);
+    mcpeye::testing::drop_deep(out);
 }
 
 #[test]

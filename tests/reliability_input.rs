@@ -69,18 +69,6 @@ fn recording() -> (Manifest, Records) {
     (manifest_with(Tracker::from_fn(move |rec| r.lock().unwrap().push(rec))), records)
 }
 
-/// Drops a value without recursion (a 10 000-deep value would overflow the stack otherwise).
-fn drop_flat(v: Value) {
-    let mut stack = vec![v];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::Array(a) => stack.extend(a),
-            Value::Object(m) => stack.extend(m.into_iter().map(|(_, v)| v)),
-            _ => {}
-        }
-    }
-}
-
 /// `depth` arrays around `leaf`, built without recursion.
 fn nested(depth: usize, leaf: Value) -> Value {
     (0..depth).fold(leaf, |v, _| Value::Array(vec![v]))
@@ -127,7 +115,7 @@ fn expect_tool_error(m: &Manifest, records: &Records, tool: &str, args: Value, s
     let msg = rec.error_message.clone().expect("an errorMessage");
     assert!(!msg.contains(secret), "{tool}: the record echoes the value: {msg}");
     assert!(rec.arguments.is_object());
-    drop_flat(rec.arguments);
+    mcpeye::testing::drop_deep(rec.arguments);
     text
 }
 
@@ -187,7 +175,7 @@ fn nesting_ten_thousand_deep_is_refused_without_recursion() {
     let parsed: Value = serde_json::from_str(&text).expect("serde_json parses 127 levels");
     assert_eq!(m.call("store", parsed)["isError"], Value::Null);
     for r in std::mem::take(&mut *records.lock().unwrap()) {
-        drop_flat(r.arguments);
+        mcpeye::testing::drop_deep(r.arguments);
     }
 }
 

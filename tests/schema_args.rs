@@ -183,18 +183,6 @@ fn nest(depth: usize, leaf: Value, wrap: impl Fn(Value) -> Value) -> Value {
     (0..depth).fold(leaf, |inner, _| wrap(inner))
 }
 
-/// Drops a deep value without recursion (the default drop would overflow the stack).
-fn dismantle(value: Value) {
-    let mut stack = vec![value];
-    while let Some(value) = stack.pop() {
-        match value {
-            Value::Array(items) => stack.extend(items),
-            Value::Object(map) => stack.extend(map.into_iter().map(|(_, v)| v)),
-            _ => {}
-        }
-    }
-}
-
 fn object_of(key: &str, value: Value) -> Value {
     let mut map = Map::new();
     map.insert(key.to_owned(), value);
@@ -226,7 +214,7 @@ fn ten_thousand_deep_nesting_is_bounded() {
     let lines = describe_argument_errors(&all_of, &json!({}));
     assert_eq!(lines.len(), 1, "{lines:?}");
 
-    dismantle(args);
-    dismantle(schema);
-    dismantle(all_of);
+    mcpeye::testing::drop_deep(args);
+    mcpeye::testing::drop_deep(schema);
+    mcpeye::testing::drop_deep(all_of);
 }

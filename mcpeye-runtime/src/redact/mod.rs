@@ -34,7 +34,8 @@ pub use caps::{
 };
 
 use crate::contract::{markers, MAX_TEXT_BYTES, MAX_TEXT_PRE_REDACT_BYTES, MAX_VALUE_BYTES};
-use caps::{cap_text_after, drop_flat, truncate_at_char_boundary};
+pub(crate) use caps::drop_flat;
+use caps::{cap_text_after, truncate_at_char_boundary};
 use denylist::Denylist;
 use serde_json::Value;
 use std::borrow::Cow;

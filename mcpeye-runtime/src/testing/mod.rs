@@ -28,6 +28,22 @@ mod memory;
 mod receiver;
 
 use crate::manifest::{Manifest, ManifestBuilder};
+use serde_json::Value;
+
+/// Drops a JSON value without recursion. serde_json's own drop recurses once per nesting
+/// level, so a value built in code 10 000 levels deep (parsed text stops at 128) would
+/// overflow a test's stack when it goes out of scope.
+///
+/// ```
+/// let mut v = serde_json::json!(1);
+/// for _ in 0..100_000 {
+///     v = serde_json::Value::Array(vec![v]);
+/// }
+/// mcpeye_runtime::testing::drop_deep(v);
+/// ```
+pub fn drop_deep(value: Value) {
+    crate::redact::drop_flat(value);
+}
 
 /// Builds the manifest or fails the test with every problem listed, one per line (tool, where
 /// it is defined, JSON path, rule, how to fix it). Call it from a `#[test]` of your own:

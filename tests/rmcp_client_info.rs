@@ -1,11 +1,13 @@
 //! The client's `initialize` `clientInfo` becomes the `client` of the identity sent with the
 //! events, in both rmcp paths (observed in the payloads of an in-memory tracker).
 
+mod common;
+
+use common::rmcp::*;
 use mcpeye::testing::MemorySink;
 use mcpeye::{Manifest, Tracker};
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
-use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
-use rmcp::{schemars, tool, tool_handler, tool_router, ServerHandler, ServiceExt};
+use rmcp::{schemars, tool, tool_handler, tool_router, ServerHandler};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -44,17 +46,9 @@ impl ServerHandler for Plain {}
 /// Connects a client called `agent-x` `4.2`, calls `echo` twice, and returns the identities of
 /// the payloads sent.
 async fn identities_after_calls<S: ServerHandler>(server: S, tracker: &Tracker, sink: &MemorySink) -> Vec<Value> {
-    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let config = ClientConfig::new(ClientCapabilities::default(), Implementation::new("agent-x", "4.2"));
-    let client = config.serve(client_io).await.expect("the client connects");
+    let client = serve_and_connect(server, "agent-x", "4.2").await;
     for _ in 0..2 {
-        let args = serde_json::json!({"text": "hi"}).as_object().cloned().unwrap();
-        client.call_tool(CallToolRequestParams::new("echo").with_arguments(args)).await.unwrap();
+        client.call_tool(call("echo", serde_json::json!({"text": "hi"}))).await.unwrap();
     }
     assert!(tracker.flush(Duration::from_secs(10)).completed);
     let payloads = sink.payloads();

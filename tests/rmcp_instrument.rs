@@ -1,17 +1,16 @@
 //! Path 2: an ordinary rmcp server (rmcp's own `#[tool_router]`/`#[tool]` macros) instrumented
 //! with one call, driven by rmcp's client over an in-process duplex transport.
 
+mod common;
+
+use common::rmcp::*;
 use mcpeye::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_ACK, RESERVED_TOOL_NAME};
-use mcpeye::{CallRecord, IntentSource, Tracker};
+use mcpeye::{IntentSource, Tracker};
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
-use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock, ErrorCode, Implementation,
-    JsonObject,
-};
+use rmcp::model::{CallToolResult, ClientConfig, ContentBlock, ErrorCode, JsonObject};
 use rmcp::service::{RoleClient, RunningService, ServiceError};
-use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
-use serde_json::{json, Value};
-use std::sync::{Arc, Mutex};
+use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, ServerHandler};
+use serde_json::json;
 use std::time::Duration;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -74,30 +73,9 @@ impl Shop {
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Shop {}
 
-type Records = Arc<Mutex<Vec<CallRecord>>>;
-
 async fn connect() -> (RunningService<RoleClient, ClientConfig>, Records) {
-    let records = Records::default();
-    let sink = records.clone();
-    let shop = Shop::new(Tracker::from_fn(move |r| sink.lock().unwrap().push(r)));
-    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(async move {
-        if let Ok(running) = shop.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let client_config = ClientConfig::new(ClientCapabilities::default(), Implementation::new("test-client", "2.5.0"));
-    let client = client_config.serve(client_io).await.expect("the client connects");
-    (client, records)
-}
-
-fn call(name: &'static str, args: Value) -> CallToolRequestParams {
-    let Value::Object(args) = args else { panic!("arguments must be an object") };
-    CallToolRequestParams::new(name).with_arguments(args)
-}
-
-fn take(records: &Records) -> Vec<CallRecord> {
-    std::mem::take(&mut *records.lock().unwrap())
+    let (tracker, records) = recording_tracker();
+    (serve_and_connect(Shop::new(tracker), "test-client", "2.5.0").await, records)
 }
 
 fn text(r: &CallToolResult) -> &str {

@@ -1,15 +1,17 @@
 //! Path 1: a mcpeye `Manifest` served by rmcp (`ManifestServer`), driven by rmcp's own client
 //! over an in-process duplex transport.
 
+mod common;
+
+use common::rmcp::*;
 use mcpeye::__private::{Annotations, CallToolResult, Handler, Invocation, ToolDef};
 use mcpeye::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_ACK, RESERVED_TOOL_NAME};
 use mcpeye::rmcp::ManifestServer;
-use mcpeye::{ArgsError, CallRecord, IntentSource, Manifest, Tracker};
-use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, ErrorCode, Implementation};
+use mcpeye::{ArgsError, IntentSource, Manifest};
+use rmcp::model::{ClientConfig, ErrorCode};
 use rmcp::service::{RoleClient, RunningService, ServiceError};
-use rmcp::ServiceExt;
 use serde_json::{json, Value};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 // What `#[mcpeye::tool]` generates, written by hand (the macro is built in parallel).
@@ -43,32 +45,11 @@ static ECHO: ToolDef = ToolDef {
     handler: Handler::Sync(echo),
 };
 
-type Records = Arc<Mutex<Vec<CallRecord>>>;
-
 async fn connect() -> (RunningService<RoleClient, ClientConfig>, Records) {
-    let records = Records::default();
-    let sink = records.clone();
-    let manifest =
-        Manifest::builder().tools([&ECHO]).tracker(Tracker::from_fn(move |r| sink.lock().unwrap().push(r))).build();
+    let (tracker, records) = recording_tracker();
+    let manifest = Manifest::builder().tools([&ECHO]).tracker(tracker).build();
     let server = ManifestServer::new(Arc::new(manifest)).with_server_info("demo-server", "1.0.0");
-    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let client_config = ClientConfig::new(ClientCapabilities::default(), Implementation::new("test-client", "2.5.0"));
-    let client = client_config.serve(client_io).await.expect("the client connects");
-    (client, records)
-}
-
-fn call(name: &'static str, args: Value) -> CallToolRequestParams {
-    let Value::Object(args) = args else { panic!("arguments must be an object") };
-    CallToolRequestParams::new(name).with_arguments(args)
-}
-
-fn take(records: &Records) -> Vec<CallRecord> {
-    std::mem::take(&mut *records.lock().unwrap())
+    (serve_and_connect(server, "test-client", "2.5.0").await, records)
 }
 
 #[tokio::test]

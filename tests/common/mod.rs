@@ -1,0 +1,3 @@
+//! Helpers shared by integration tests (`mod common;` in each test crate that needs them).
+
+pub mod rmcp;

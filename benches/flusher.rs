@@ -8,22 +8,17 @@
 mod common;
 
 use common::{arguments, result, Ingest, INTENT};
-use mcpeye::{CallRecord, IntentSource, Tracker};
+use mcpeye::{CallOutcome, CallRecord, IntentSource, Tracker};
 use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 /// A record like the peer's: its arguments, intent and `{"content": …}` result.
 fn record() -> CallRecord {
-    CallRecord {
-        tool_name: Cow::Borrowed("search_invoices"),
-        arguments: arguments(),
-        is_error: false,
-        result: Some(serde_json::json!({"content": [{"type": "text", "text": "3 invoices found"}]})),
-        error_message: None,
-        intent: Some((INTENT.to_string(), IntentSource::Mcpeye)),
-        timestamp_ms: mcpeye::capture::now_epoch_ms(),
-        duration: Duration::from_micros(1200),
-    }
+    let result = serde_json::json!({"content": [{"type": "text", "text": "3 invoices found"}]});
+    let mut record = CallRecord::new(Cow::Borrowed("search_invoices"), arguments(), CallOutcome::Success { result });
+    record.intent = Some((INTENT.to_string(), IntentSource::Mcpeye));
+    record.duration = Duration::from_micros(1200);
+    record
 }
 
 /// Median wall time of `flush()` of a 10 000-event backlog, over `reps` runs. `encoded`: the

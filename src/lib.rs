@@ -2,7 +2,27 @@
 #![warn(missing_docs)]
 
 pub use mcpeye_macros::{tool, tool_defs, tools};
-pub use mcpeye_runtime::*;
 
+// Writing tools and serving them.
+pub use mcpeye_runtime::{
+    Annotations, Args, ArgsError, CallError, CallToolResult, Content, Manifest, ManifestBuilder, ManifestError,
+    ManifestProblem, State, Tool, ToolDef, ToolValue,
+};
+// What a call records.
+pub use mcpeye_runtime::{CallOutcome, CallRecord, IntentSource};
+// Configuring and running the pipeline.
+pub use mcpeye_runtime::{contract, redact, schema, server};
+pub use mcpeye_runtime::{
+    init, CallIdentity, Config, ConfigError, Diagnostic, DiagnosticKind, Dropped, FlushReport, Guard, Identity,
+    IdentityValue, Stats, Tracker,
+};
+
+#[cfg(feature = "rmcp")]
+pub use mcpeye_runtime::rmcp;
+#[cfg(feature = "testing")]
+pub use mcpeye_runtime::testing;
+
+// Named after the version: `mcpeye-macros` (pinned with `=`) emits `::mcpeye::__private_X_Y_Z`,
+// so a macro and a runtime of different versions cannot compile together.
 #[doc(hidden)]
-pub use mcpeye_runtime::__private;
+pub use mcpeye_runtime::__private as __private_0_1_0;

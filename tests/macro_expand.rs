@@ -1,7 +1,7 @@
 //! What `#[mcpeye::tool]` generates, observed at runtime.
 
-use mcpeye::__private::Handler;
 use mcpeye::{State, Tool};
+use mcpeye_runtime::__private::Handler;
 
 #[derive(Debug, Clone, serde::Serialize)]
 struct Product {
@@ -101,6 +101,6 @@ fn schema_has_documented_properties() {
 #[test]
 fn registered_in_inventory() {
     let names: Vec<&str> =
-        mcpeye::__private::inventory::iter::<&'static mcpeye::ToolDef>.into_iter().map(|d| d.name).collect();
+        mcpeye_runtime::__private::inventory::iter::<&'static mcpeye::ToolDef>.into_iter().map(|d| d.name).collect();
     assert!(names.contains(&"search_products") && names.contains(&"refund"), "{names:?}");
 }

@@ -6,7 +6,7 @@
 
 use mcpeye::contract::{RESERVED_TOOL_ACK, RESERVED_TOOL_NAME};
 use mcpeye::testing::IngestReceiver;
-use mcpeye::{CallIdentity, CallRecord, Config, Identity, IntentSource};
+use mcpeye::{CallIdentity, CallOutcome, CallRecord, Config, Identity, IntentSource};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -24,25 +24,16 @@ fn text_result(text: &str) -> Value {
 }
 
 fn ok(tool: &str, arguments: Value, result: Value, intent: Option<&str>) -> CallRecord {
-    CallRecord {
-        tool_name: tool.to_string().into(),
-        arguments,
-        is_error: false,
-        result: Some(result),
-        error_message: None,
-        intent: intent.map(|i| (i.to_string(), IntentSource::Mcpeye)),
-        timestamp_ms: mcpeye::capture::now_epoch_ms(),
-        duration: Duration::from_millis(3),
-    }
+    let mut record = CallRecord::new(tool.to_string(), arguments, CallOutcome::Success { result });
+    record.intent = intent.map(|i| (i.to_string(), IntentSource::Mcpeye));
+    record.duration = Duration::from_millis(3);
+    record
 }
 
 fn failed(tool: &str, arguments: Value, message: &str) -> CallRecord {
-    CallRecord {
-        is_error: true,
-        result: None,
-        error_message: Some(message.to_string()),
-        ..ok(tool, arguments, Value::Null, None)
-    }
+    let mut record = ok(tool, arguments, Value::Null, None);
+    record.outcome = CallOutcome::error(message);
+    record
 }
 
 /// Removes `null` members of objects, recursively.

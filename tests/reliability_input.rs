@@ -6,7 +6,7 @@
 use mcpeye::contract::{markers, MAX_TEXT_BYTES, RESERVED_TOOL_NAME, TRUNCATED_SUFFIX};
 use mcpeye::server::{McpSession, ServerInfo};
 use mcpeye::testing::MemorySink;
-use mcpeye::{CallRecord, Config, Manifest, Tracker};
+use mcpeye::{CallOutcome, CallRecord, Config, Manifest, Tracker};
 use serde_json::{json, Map, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -111,8 +111,8 @@ fn expect_tool_error(m: &Manifest, records: &Records, tool: &str, args: Value, s
     let mut recs = std::mem::take(&mut *records.lock().unwrap());
     assert_eq!(recs.len(), 1, "{tool}: exactly one record per call");
     let rec = recs.pop().unwrap();
-    assert!(rec.is_error && rec.result.is_none());
-    let msg = rec.error_message.clone().expect("an errorMessage");
+    assert!(rec.is_error() && rec.result().is_none());
+    let msg = rec.error_message().expect("an errorMessage");
     assert!(!msg.contains(secret), "{tool}: the record echoes the value: {msg}");
     assert!(rec.arguments.is_object());
     mcpeye::testing::drop_deep(rec.arguments);
@@ -186,16 +186,10 @@ fn deep_values_reach_the_wire_capped_with_redaction_on_or_off() {
         let m = manifest_with(tracker.clone());
         m.call("store", obj("doc", nested(10_000, json!(MARK))));
         // A tool may also return a deep value: the recorded result is capped the same way.
-        tracker.record(CallRecord {
-            tool_name: "deep_result".into(),
-            arguments: json!({}),
-            is_error: false,
-            result: Some(obj("structuredContent", nested(10_000, json!(1)))),
-            error_message: None,
-            intent: None,
-            timestamp_ms: 0,
-            duration: Duration::ZERO,
-        });
+        let result = obj("structuredContent", nested(10_000, json!(1)));
+        let mut record = CallRecord::new("deep_result", json!({}), CallOutcome::Success { result });
+        record.timestamp_ms = 0;
+        tracker.record(record);
         let report = tracker.flush(PATIENCE);
         assert!(report.completed, "redact={redact}: {report:?}");
         assert_eq!((report.stats.sent, report.stats.dropped.total()), (2, 0), "redact={redact}");
@@ -259,7 +253,7 @@ fn unknown_tools_are_recorded_once_with_a_bounded_name() {
     assert!(text_of(&out).len() < 1024, "the answer repeats a 1 MB name");
     let rec = records.lock().unwrap().pop().unwrap();
     assert_eq!(rec.tool_name.chars().count(), 128);
-    assert!(rec.error_message.unwrap().len() < 1024);
+    assert!(rec.error_message().unwrap().len() < 1024);
     assert!(m.try_call("nope", json!({})).is_err());
     assert!(records.lock().unwrap().is_empty(), "try_call leaves unknown tools to the server");
 }

@@ -141,16 +141,10 @@ fn diagnostics_and_debug_output_never_show_a_secret() {
         all.push(format!("{tracker:?}"));
         let m = manifest(&tracker);
         quiet_panics(|| call_every_outcome(&m));
-        tracker.record(mcpeye::CallRecord {
-            tool_name: "".into(),
-            arguments: json!({"email": EMAIL}),
-            is_error: true,
-            result: None,
-            error_message: Some(format!("bad {KEY}")),
-            intent: None,
-            timestamp_ms: 0,
-            duration: Duration::ZERO,
-        });
+        let mut record =
+            mcpeye::CallRecord::new("", json!({"email": EMAIL}), mcpeye::CallOutcome::error(format!("bad {KEY}")));
+        record.timestamp_ms = 0;
+        tracker.record(record);
         let report = tracker.flush(Duration::from_secs(3));
         all.push(format!("{report:?}"));
         let report = tracker.shutdown(Duration::from_millis(100));

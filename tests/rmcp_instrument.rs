@@ -122,8 +122,11 @@ async fn the_intent_is_stripped_before_the_tool_and_recorded() {
     assert_eq!(recs[0].arguments, json!({"query": "lamps"}));
     assert_eq!(recs[0].intent, Some((" find a lamp ".to_owned(), IntentSource::Mcpeye)));
     // As sent: rmcp's `CallToolResult::success` says `isError: false`.
-    assert_eq!(recs[0].result, Some(json!({"content": [{"type": "text", "text": "found lamps"}], "isError": false})));
-    assert!(!recs[0].is_error);
+    assert_eq!(
+        recs[0].result(),
+        Some(&json!({"content": [{"type": "text", "text": "found lamps"}], "isError": false}))
+    );
+    assert!(!recs[0].is_error());
     assert_eq!(recs[1].intent, Some(("list keys".to_owned(), IntentSource::Mcpeye)));
     assert_eq!(recs[2].intent, None, "a blank intent is dropped");
     assert_eq!(recs[2].arguments, json!({}));
@@ -152,7 +155,7 @@ async fn the_reserved_tool_is_answered_locally_with_the_ack() {
     assert_eq!(recs[0].duration, Duration::ZERO);
     assert_eq!(recs[0].intent, None);
     assert_eq!(recs[0].arguments, json!({"capability": "export as CSV", "context": "monthly report"}));
-    assert_eq!(recs[0].result, Some(json!({"content": [{"type": "text", "text": RESERVED_TOOL_ACK}]})));
+    assert_eq!(recs[0].result(), Some(&json!({"content": [{"type": "text", "text": RESERVED_TOOL_ACK}]})));
 }
 
 #[tokio::test]
@@ -169,10 +172,10 @@ async fn errors_are_recorded_as_errors() {
     assert_eq!(out.is_error, Some(true));
     let recs = take(&records);
     assert_eq!(recs.len(), 3);
-    assert!(recs.iter().all(|r| r.is_error && r.result.is_none()));
-    assert_eq!(recs[0].error_message.as_deref(), Some("no stock\ntry later"));
-    assert_eq!(recs[1].error_message.as_deref(), Some("the catalogue is down"));
-    assert!(recs[2].error_message.as_deref().unwrap().starts_with("failed to deserialize parameters"));
+    assert!(recs.iter().all(|r| r.is_error() && r.result().is_none()));
+    assert_eq!(recs[0].error_message(), Some("no stock\ntry later"));
+    assert_eq!(recs[1].error_message(), Some("the catalogue is down"));
+    assert!(recs[2].error_message().unwrap().starts_with("failed to deserialize parameters"));
 }
 
 #[tokio::test]

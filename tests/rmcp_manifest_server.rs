@@ -4,10 +4,10 @@
 mod common;
 
 use common::rmcp::*;
-use mcpeye::__private::{Annotations, CallToolResult, Handler, Invocation, ToolDef};
 use mcpeye::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_ACK, RESERVED_TOOL_NAME};
 use mcpeye::rmcp::ManifestServer;
 use mcpeye::{ArgsError, IntentSource, Manifest};
+use mcpeye_runtime::__private::{Annotations, CallToolResult, Handler, Invocation, ToolDef};
 use rmcp::model::{ClientConfig, ErrorCode};
 use rmcp::service::{RoleClient, RunningService, ServiceError};
 use serde_json::{json, Value};
@@ -24,7 +24,7 @@ struct EchoArgs {
 
 fn echo(inv: &Invocation<'_>, args: &Value) -> Result<CallToolResult, ArgsError> {
     assert!(args.get(INTENT_PARAM_NAME).is_none(), "the handler saw the intent: {args}");
-    let a: EchoArgs = mcpeye::tool::parse_args(inv, args)?;
+    let a: EchoArgs = mcpeye_runtime::__private::parse_args(inv, args)?;
     Ok(match a.text.as_str() {
         "fail" => CallToolResult::error_text("the warehouse is closed"),
         t => CallToolResult::text(t),
@@ -40,7 +40,7 @@ static ECHO: ToolDef = ToolDef {
     description: "Echo text.",
     annotations: Annotations::NONE,
     intent: true,
-    input_schema: mcpeye::__private::generate_schema::<EchoArgs>,
+    input_schema: mcpeye_runtime::__private::generate_schema::<EchoArgs>,
     states: &[],
     handler: Handler::Sync(echo),
 };
@@ -83,8 +83,8 @@ async fn a_call_strips_and_records_the_intent() {
     assert_eq!(recs[0].tool_name, "echo");
     assert_eq!(recs[0].arguments, json!({"text": "hi"}));
     assert_eq!(recs[0].intent, Some(("check the echo".to_owned(), IntentSource::Mcpeye)));
-    assert_eq!(recs[0].result, Some(json!({"content": [{"type": "text", "text": "hi"}]})));
-    assert!(!recs[0].is_error);
+    assert_eq!(recs[0].result(), Some(&json!({"content": [{"type": "text", "text": "hi"}]})));
+    assert!(!recs[0].is_error());
 }
 
 #[tokio::test]
@@ -107,9 +107,9 @@ async fn an_error_result_is_recorded_as_an_error() {
     assert_eq!(out.is_error, Some(true));
     let recs = take(&records);
     assert_eq!(recs.len(), 1);
-    assert!(recs[0].is_error);
-    assert_eq!(recs[0].result, None);
-    assert_eq!(recs[0].error_message.as_deref(), Some("the warehouse is closed"));
+    assert!(recs[0].is_error());
+    assert_eq!(recs[0].result(), None);
+    assert_eq!(recs[0].error_message(), Some("the warehouse is closed"));
 }
 
 #[tokio::test]

@@ -2,7 +2,7 @@
 //! callback, optional keys, and the static identity.
 
 use mcpeye::testing::MemorySink;
-use mcpeye::{CallIdentity, CallRecord, Config, Diagnostic, DiagnosticKind, Identity, IntentSource};
+use mcpeye::{CallIdentity, CallOutcome, CallRecord, Config, Diagnostic, DiagnosticKind, Identity, IntentSource};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -10,24 +10,18 @@ use std::time::Duration;
 const PATIENCE: Duration = Duration::from_secs(30);
 
 fn call(tool: &str, arguments: Value) -> CallRecord {
-    CallRecord {
-        tool_name: tool.to_string().into(),
-        arguments,
-        is_error: false,
-        result: Some(json!({"content": [{"type": "text", "text": "ok"}]})),
-        error_message: None,
-        intent: None,
-        timestamp_ms: 1_796_032_847_292,
-        duration: Duration::from_millis(12),
-    }
+    let result = json!({"content": [{"type": "text", "text": "ok"}]});
+    let mut record = CallRecord::new(tool.to_string(), arguments, CallOutcome::Success { result });
+    record.timestamp_ms = 1_796_032_847_292;
+    record.duration = Duration::from_millis(12);
+    record
 }
 
 #[test]
 fn the_memory_sink_sees_the_wire_event() {
     let (tracker, sink) = MemorySink::new();
     let mut failed = call("search", json!({"q": "x"}));
-    failed.is_error = true;
-    failed.error_message = Some("boom".into());
+    failed.outcome = CallOutcome::error("boom");
     failed.intent = Some(("  why  ".into(), IntentSource::Native));
     tracker.record(failed);
     assert!(tracker.flush(PATIENCE).completed);

@@ -2,7 +2,7 @@
 //! headers, and the retry policy of CONTRACT.md §1.4.
 
 use mcpeye::testing::{IngestReceiver, Reply};
-use mcpeye::{CallRecord, Config, Diagnostic, DiagnosticKind, Stats, Tracker};
+use mcpeye::{CallOutcome, CallRecord, Config, Diagnostic, DiagnosticKind, Stats, Tracker};
 use serde_json::json;
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
@@ -12,16 +12,11 @@ use std::time::Duration;
 const PATIENCE: Duration = Duration::from_secs(30);
 
 fn call(tool: &str) -> CallRecord {
-    CallRecord {
-        tool_name: tool.to_string().into(),
-        arguments: json!({"q": "weather in Paris"}),
-        is_error: false,
-        result: Some(json!({"content": [{"type": "text", "text": "ok"}]})),
-        error_message: None,
-        intent: None,
-        timestamp_ms: mcpeye::capture::now_epoch_ms(),
-        duration: Duration::from_millis(1),
-    }
+    let result = json!({"content": [{"type": "text", "text": "ok"}]});
+    let mut record =
+        CallRecord::new(tool.to_string(), json!({"q": "weather in Paris"}), CallOutcome::Success { result });
+    record.duration = Duration::from_millis(1);
+    record
 }
 
 fn config(ingest: &IngestReceiver) -> Config {

@@ -2,7 +2,7 @@
 //! events after shutdown, buffer overflow, a full hand-off channel.
 
 use mcpeye::testing::{IngestReceiver, Reply};
-use mcpeye::{CallRecord, Config, Stats, Tracker};
+use mcpeye::{CallOutcome, CallRecord, Config, Stats, Tracker};
 use serde_json::json;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -11,16 +11,9 @@ use std::time::{Duration, Instant};
 const PATIENCE: Duration = Duration::from_secs(30);
 
 fn call(tool: &str) -> CallRecord {
-    CallRecord {
-        tool_name: tool.to_string().into(),
-        arguments: json!({"id": 7}),
-        is_error: false,
-        result: None,
-        error_message: None,
-        intent: None,
-        timestamp_ms: mcpeye::capture::now_epoch_ms(),
-        duration: Duration::from_millis(1),
-    }
+    let mut record = CallRecord::new(tool.to_string(), json!({"id": 7}), CallOutcome::Error { message: None });
+    record.duration = Duration::from_millis(1);
+    record
 }
 
 fn assert_invariant(s: &Stats) {
@@ -160,14 +153,14 @@ fn a_full_channel_drops_new_events_without_blocking() {
 fn the_guard_installs_flushes_and_uninstalls_the_global_tracker() {
     let ingest = IngestReceiver::start();
     let guard = mcpeye::init(Config::new("proj").ingest_url(ingest.url())).unwrap();
-    let global = mcpeye::tracker::global().expect("installed");
+    let global = mcpeye::Tracker::global().expect("installed");
     assert!(global.same(guard.tracker()));
     global.record(call("via-global"));
     drop(global);
     let ours = guard.tracker().clone();
     drop(guard);
     // Other tests may install their own meanwhile; ours must be gone.
-    assert!(mcpeye::tracker::global().is_none_or(|g| !g.same(&ours)));
+    assert!(mcpeye::Tracker::global().is_none_or(|g| !g.same(&ours)));
     assert_eq!(ours.stats().sent, 1);
     let names: Vec<String> = ingest.events().iter().map(|e| e["toolName"].as_str().unwrap().into()).collect();
     assert_eq!(names, ["via-global"]);

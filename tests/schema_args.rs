@@ -1,6 +1,7 @@
 //! `describe_argument_errors`: one line per problem, by JSON path, never echoing a value.
 
-use mcpeye::schema::{self, describe_argument_errors};
+use mcpeye::schema;
+use mcpeye_runtime::__private::describe_argument_errors;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};

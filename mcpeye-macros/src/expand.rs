@@ -10,6 +10,9 @@ use syn::{Expr, Meta, ReturnType};
 
 /// The full expansion of a valid tool.
 pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
+    let private = crate::private_path();
+    let serde_crate = format!("{private}::serde").replace(' ', "");
+    let schemars_crate = format!("{private}::schemars").replace(' ', "");
     let item = &tool.item;
     let ident = &item.sig.ident;
     let vis = &item.vis;
@@ -32,8 +35,8 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
                 let fid = &f.ident;
                 let docs = &p.docs;
                 let fattrs = &p.field_attrs;
-                asserts.push(quote_spanned!(span=> ::mcpeye::__private::assert_param::<#ty>();));
-                bounds.push(quote_spanned!(span=> for<'__mcpeye> #ty: ::mcpeye::__private::ToolParam));
+                asserts.push(quote_spanned!(span=> #private::assert_param::<#ty>();));
+                bounds.push(quote_spanned!(span=> for<'__mcpeye> #ty: #private::ToolParam));
                 let default = is_option(ty).then(|| quote!(#[serde(default)]));
                 fields.push(quote_spanned!(span=> #(#docs)* #default #(#fattrs)* #fid: #ty));
                 call_args.push(quote!(__args.#fid));
@@ -42,15 +45,15 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
                 let var = format_ident!("__state{}", i);
                 prelude.push(quote_spanned!(span=> let #var = __inv.state::<#inner>()?;));
                 call_args.push(quote!(#var));
-                states.push(quote_spanned!(span=> ::mcpeye::__private::StateDecl {
+                states.push(quote_spanned!(span=> #private::StateDecl {
                     type_id: || ::core::any::TypeId::of::<#inner>(),
                     type_name: || ::core::any::type_name::<#inner>(),
                 }));
             }
             ParamKind::Args(inner) => {
-                asserts.push(quote_spanned!(inner.span()=> ::mcpeye::__private::assert_param::<#inner>();));
-                bounds.push(quote_spanned!(inner.span()=> for<'__mcpeye> #inner: ::mcpeye::__private::ToolParam));
-                call_args.push(quote!(::mcpeye::__private::Args(__args)));
+                asserts.push(quote_spanned!(inner.span()=> #private::assert_param::<#inner>();));
+                bounds.push(quote_spanned!(inner.span()=> for<'__mcpeye> #inner: #private::ToolParam));
+                call_args.push(quote!(#private::Args(__args)));
                 args_ty = Some(inner.clone());
             }
         }
@@ -65,9 +68,9 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
         Some(t) => (TokenStream::new(), t.to_token_stream()),
         None => (
             quote! {
-                #[derive(::mcpeye::__private::serde::Deserialize, ::mcpeye::__private::schemars::JsonSchema)]
-                #[serde(crate = "::mcpeye::__private::serde", deny_unknown_fields)]
-                #[schemars(crate = "::mcpeye::__private::schemars")]
+                #[derive(#private::serde::Deserialize, #private::schemars::JsonSchema)]
+                #[serde(crate = #serde_crate, deny_unknown_fields)]
+                #[schemars(crate = #schemars_crate)]
                 struct #struct_ident #gate { #(#fields,)* }
             },
             quote!(#struct_ident),
@@ -79,22 +82,22 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
         ReturnType::Type(_, t) => t.span(),
     };
     let finish = quote_spanned! {ret_span=>
-        (&&::mcpeye::__private::probe(&__ret)).__mcpeye_kind().finish(__ret)
+        (&&#private::probe(&__ret)).__mcpeye_kind().finish(__ret)
     };
     let kinds = quote!(
-        use ::mcpeye::__private::{ResultKind as _, ValueKind as _};
+        use #private::{ResultKind as _, ValueKind as _};
     );
     let parse = quote! {
-        let __args: #parsed_ty = ::mcpeye::__private::parse_args::<#parsed_ty>(__inv, __json)?;
+        let __args: #parsed_ty = #private::parse_args::<#parsed_ty>(__inv, __json)?;
         #(#prelude)*
     };
     let (handler_fn, handler) = if is_async {
         (
             quote! {
                 fn __mcpeye_handler(
-                    __inv: &::mcpeye::__private::Invocation<'_>,
-                    __json: &::mcpeye::__private::serde_json::Value,
-                ) -> ::core::result::Result<::mcpeye::__private::BoxFuture, ::mcpeye::__private::ArgsError> #gate {
+                    __inv: &#private::Invocation<'_>,
+                    __json: &#private::serde_json::Value,
+                ) -> ::core::result::Result<#private::BoxFuture, #private::ArgsError> #gate {
                     #parse
                     let __fut = #ident(#(#call_args),*);
                     ::core::result::Result::Ok(::std::boxed::Box::pin(async move {
@@ -104,22 +107,22 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
                     }))
                 }
             },
-            quote!(::mcpeye::__private::Handler::Async(__mcpeye_handler)),
+            quote!(#private::Handler::Async(__mcpeye_handler)),
         )
     } else {
         (
             quote! {
                 fn __mcpeye_handler(
-                    __inv: &::mcpeye::__private::Invocation<'_>,
-                    __json: &::mcpeye::__private::serde_json::Value,
-                ) -> ::core::result::Result<::mcpeye::__private::CallToolResult, ::mcpeye::__private::ArgsError> #gate {
+                    __inv: &#private::Invocation<'_>,
+                    __json: &#private::serde_json::Value,
+                ) -> ::core::result::Result<#private::CallToolResult, #private::ArgsError> #gate {
                     #kinds
                     #parse
                     let __ret = #ident(#(#call_args),*);
                     ::core::result::Result::Ok(#finish)
                 }
             },
-            quote!(::mcpeye::__private::Handler::Sync(__mcpeye_handler)),
+            quote!(#private::Handler::Sync(__mcpeye_handler)),
         )
     };
 
@@ -148,22 +151,22 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
             #[allow(dead_code)]
             fn __mcpeye_assert_params() { #(#asserts)* }
 
-            fn __mcpeye_schema() -> ::mcpeye::__private::schemars::Schema #gate {
-                ::mcpeye::__private::generate_schema::<#parsed_ty>()
+            fn __mcpeye_schema() -> #private::schemars::Schema #gate {
+                #private::generate_schema::<#parsed_ty>()
             }
 
             #handler_fn
 
-            impl ::mcpeye::__private::Tool for #ident #gate {
+            impl #private::Tool for #ident #gate {
                 const NAME: &'static str = #name;
-                const DEF: &'static ::mcpeye::__private::ToolDef = &::mcpeye::__private::ToolDef {
+                const DEF: &'static #private::ToolDef = &#private::ToolDef {
                     name: #name,
                     rust_path: ::core::concat!(::core::module_path!(), "::", #fn_name),
                     file: ::core::file!(),
                     line: #line,
                     title: #title,
                     description: #description,
-                    annotations: ::mcpeye::__private::Annotations {
+                    annotations: #private::Annotations {
                         read_only: #ro,
                         destructive: #de,
                         idempotent: #id,
@@ -176,7 +179,7 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
                 };
             }
 
-            ::mcpeye::__private::inventory::submit! { <#ident as ::mcpeye::__private::Tool>::DEF }
+            #private::inventory::submit! { <#ident as #private::Tool>::DEF }
         };
     }
 }
@@ -190,6 +193,7 @@ pub fn fallback(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
         // A method: the marker and its impl cannot go inside the `impl` block.
         return item.to_token_stream();
     }
+    let private = crate::private_path();
     let ident = &item.sig.ident;
     let (name, _) = tool_name(attr, tool);
     let marker = marker(&item.vis, ident);
@@ -197,29 +201,29 @@ pub fn fallback(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
         #item
         #marker
         const _: () = {
-            fn __mcpeye_schema() -> ::mcpeye::__private::schemars::Schema {
-                ::mcpeye::__private::schemars::Schema::default()
+            fn __mcpeye_schema() -> #private::schemars::Schema {
+                #private::schemars::Schema::default()
             }
             fn __mcpeye_handler(
-                _: &::mcpeye::__private::Invocation<'_>,
-                _: &::mcpeye::__private::serde_json::Value,
-            ) -> ::core::result::Result<::mcpeye::__private::CallToolResult, ::mcpeye::__private::ArgsError> {
+                _: &#private::Invocation<'_>,
+                _: &#private::serde_json::Value,
+            ) -> ::core::result::Result<#private::CallToolResult, #private::ArgsError> {
                 ::core::unreachable!()
             }
-            impl ::mcpeye::__private::Tool for #ident {
+            impl #private::Tool for #ident {
                 const NAME: &'static str = #name;
-                const DEF: &'static ::mcpeye::__private::ToolDef = &::mcpeye::__private::ToolDef {
+                const DEF: &'static #private::ToolDef = &#private::ToolDef {
                     name: #name,
                     rust_path: "",
                     file: "",
                     line: 0,
                     title: ::core::option::Option::None,
                     description: "",
-                    annotations: ::mcpeye::__private::Annotations::NONE,
+                    annotations: #private::Annotations::NONE,
                     intent: true,
                     input_schema: __mcpeye_schema,
                     states: &[],
-                    handler: ::mcpeye::__private::Handler::Sync(__mcpeye_handler),
+                    handler: #private::Handler::Sync(__mcpeye_handler),
                 };
             }
         };

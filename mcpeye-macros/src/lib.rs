@@ -11,7 +11,15 @@ mod parse;
 mod tools;
 
 use proc_macro::TokenStream;
-use quote::quote;
+use quote::{format_ident, quote};
+
+/// The runtime module that generated code names, `::mcpeye::__private_X_Y_Z` after this crate's
+/// version. The facade pins this crate with `=` and exports the module under the same name, so
+/// a macro of another version fails to compile instead of emitting paths the runtime lacks.
+fn private_path() -> proc_macro2::TokenStream {
+    let module = format_ident!("__private_{}", env!("CARGO_PKG_VERSION").replace(['.', '-', '+'], "_"));
+    quote!(::mcpeye::#module)
+}
 
 /// Turns a function into an MCP tool, registered for `mcpeye::tools!()`.
 ///

@@ -21,6 +21,7 @@ pub fn tools(input: TokenStream) -> TokenStream {
 
 /// `tool_defs![a, b::c]` → `[&'static ToolDef; N]`.
 pub fn tool_defs(input: TokenStream) -> TokenStream {
+    let private = crate::private_path();
     let paths = match Punctuated::<Path, Token![,]>::parse_terminated.parse2(input) {
         Ok(p) => p.into_iter().collect::<Vec<_>>(),
         Err(e) => return e.to_compile_error(),
@@ -40,9 +41,9 @@ pub fn tool_defs(input: TokenStream) -> TokenStream {
                  #[mcpeye::tool(name = \"…\")]"
             );
             checks.push(quote_spanned! {b.span()=>
-                const _: () = if ::mcpeye::__private::str_eq(
-                    <#a as ::mcpeye::__private::Tool>::NAME,
-                    <#b as ::mcpeye::__private::Tool>::NAME,
+                const _: () = if #private::str_eq(
+                    <#a as #private::Tool>::NAME,
+                    <#b as #private::Tool>::NAME,
                 ) {
                     ::core::panic!(#msg)
                 };
@@ -52,7 +53,7 @@ pub fn tool_defs(input: TokenStream) -> TokenStream {
     if !errors.is_empty() {
         return errors.to_compile_error();
     }
-    let defs = paths.iter().map(|p| quote_spanned!(p.span()=> <#p as ::mcpeye::__private::Tool>::DEF));
+    let defs = paths.iter().map(|p| quote_spanned!(p.span()=> <#p as #private::Tool>::DEF));
     quote! {{
         #(#checks)*
         [#(#defs),*]

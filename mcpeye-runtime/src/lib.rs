@@ -2,47 +2,62 @@
 //! `#[mcpeye::tool]`, call capture, redaction, and the flusher that ships events to the
 //! self-hosted mcpeye ingest API.
 //!
-//! Users depend on the `mcpeye` facade crate, which re-exports this one.
+//! Users depend on the `mcpeye` facade crate, which re-exports the items listed here.
+//!
+//! The source follows one call: [`capture`] runs on the calling thread (route, strip the
+//! intent, run the handler, build one record); [`delivery`] runs on the flusher thread (cap,
+//! redact, encode, batch, send). See `docs/wire-format.md` for what reaches the ingest.
 #![warn(missing_docs)]
 
-pub mod capture;
-pub mod config;
+mod capture;
+mod config;
 pub mod contract;
-pub mod diagnostics;
-pub mod dispatch;
-mod event;
-mod flusher;
-pub mod manifest;
-pub mod redact;
-pub mod result;
+mod delivery;
 #[cfg(feature = "rmcp")]
 pub mod rmcp;
-pub mod schema;
 pub mod server;
-pub mod stats;
+#[cfg(feature = "testing")]
 pub mod testing;
-pub mod tool;
-pub mod tracker;
-mod transport;
 
-pub use capture::{CallRecord, IntentSource};
+pub use capture::dispatch::CallError;
+pub use capture::manifest::{Manifest, ManifestBuilder, ManifestError, ManifestProblem};
+pub use capture::record::{CallOutcome, CallRecord, IntentSource};
+pub use capture::result::{CallToolResult, Content, ToolValue};
+pub use capture::tool::{Annotations, Args, ArgsError, State, Tool, ToolDef};
 pub use config::{CallIdentity, Config, ConfigError, Identity, IdentityValue};
-pub use diagnostics::{Diagnostic, DiagnosticKind};
-pub use dispatch::{take_intent, CallError};
-pub use manifest::{Manifest, ManifestBuilder, ManifestError};
-pub use result::{CallToolResult, Content, ToolValue};
-pub use stats::{Dropped, FlushReport, Stats};
-pub use tool::{Annotations, Args, ArgsError, State, Tool, ToolDef};
-pub use tracker::{init, Guard, Tracker};
+pub use delivery::diagnostics::{Diagnostic, DiagnosticKind};
+pub use delivery::stats::{Dropped, FlushReport, Stats};
+pub use delivery::tracker::{init, Guard, Tracker};
 
-/// Items used by code that `#[mcpeye::tool]` and `mcpeye::tools!` generate. Not public API.
+/// Redaction and size caps, as the flusher applies them to every event (public so that a
+/// server can redact its own logs the same way).
+pub mod redact {
+    pub use crate::delivery::redact::{
+        cap_value, compact_json_len, cut_at_char_boundary, redact_string, redact_string_unfiltered, redact_value,
+        to_value_or_marker, truncated_marker, unserializable_marker, Redactor, MAX_DEPTH,
+    };
+}
+
+/// JSON Schema generation and the client-safe shape of `inputSchema`: what `#[mcpeye::tool]`
+/// generates, usable on hand-written schemas too.
+pub mod schema {
+    pub use crate::capture::schema::{
+        generate, inject_intent, is_valid_property_name, is_valid_tool_name, normalize, validate, SchemaProblem,
+        MAX_DESCRIPTION_CHARS, MAX_SCHEMA_BYTES,
+    };
+}
+
+/// Items used by code that `#[mcpeye::tool]` and `mcpeye::tools!` generate. Not public API: the
+/// facade re-exports it under a name that carries its version, so that a macro of another
+/// version cannot compile against it.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::manifest::{Manifest, ManifestBuilder};
-    pub use crate::result::kind::{probe, ResultKind, ValueKind};
-    pub use crate::result::{CallToolResult, ToolValue};
-    pub use crate::schema::generate as generate_schema;
-    pub use crate::tool::{
+    pub use crate::capture::manifest::{Manifest, ManifestBuilder};
+    pub use crate::capture::result::kind::{probe, ResultKind, ValueKind};
+    pub use crate::capture::result::{CallToolResult, ToolValue};
+    pub use crate::capture::schema::describe_argument_errors;
+    pub use crate::capture::schema::generate as generate_schema;
+    pub use crate::capture::tool::{
         assert_param, parse_args, Annotations, Args, ArgsError, BoxFuture, Handler, Invocation, State, StateDecl, Tool,
         ToolDef, ToolParam,
     };

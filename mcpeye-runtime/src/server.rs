@@ -6,7 +6,7 @@
 //! `tools/call`, ignores notifications, and fills the tracker's `client` identity from the
 //! client's `clientInfo`.
 
-use crate::manifest::Manifest;
+use crate::capture::manifest::Manifest;
 use serde_json::{json, Map, Value};
 use std::future::Future;
 use std::sync::{Arc, Mutex};

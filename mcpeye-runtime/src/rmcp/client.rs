@@ -1,6 +1,6 @@
 //! The MCP client's identity (`clientInfo`), handed to the tracker once per session.
 
-use crate::tracker::Tracker;
+use crate::delivery::tracker::Tracker;
 use ::rmcp::model::InitializeRequestParams;
 use ::rmcp::service::RequestContext;
 use ::rmcp::RoleServer;

@@ -2,22 +2,20 @@
 //! record per call, its tools untouched.
 
 use super::client::ClientSeen;
-use crate::capture::{now_epoch_ms, CallRecord, IntentSource};
+use crate::capture::dispatch::{panic_message, take_intent, CatchUnwind};
+use crate::capture::manifest::{reserved_descriptor, Manifest};
+use crate::capture::record::{active_tracker, CallOutcome, InFlight};
+use crate::capture::schema::inject_intent;
 use crate::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
-use crate::dispatch::{panic_message, take_intent, CatchUnwind};
-use crate::manifest::{reserved_descriptor, Manifest};
-use crate::schema::inject_intent;
-use crate::tracker::{self, Tracker};
+use crate::delivery::tracker::Tracker;
 use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use ::rmcp::handler::server::tool::ToolCallContext;
 use ::rmcp::model::{CallToolResponse, CallToolResult, JsonObject, Tool};
 use ::rmcp::ErrorData;
 use serde_json::{Map, Value};
 use std::any::{Any, TypeId};
-use std::borrow::Cow;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::{Arc, RwLock};
-use std::time::{Duration, Instant};
 
 /// Instruments the tools of an rmcp `ToolRouter`, recording into the process-wide tracker
 /// installed by `mcpeye::init` (looked up at each call; nothing is recorded while there is
@@ -97,25 +95,21 @@ where
     router
 }
 
-/// What every wrapped route of one router shares.
-struct Shared {
+/// What every wrapped route of one instrumented router shares.
+struct Instrumented {
     tracker: Option<Tracker>,
     seen: ClientSeen,
 }
 
-impl Shared {
+impl Instrumented {
     fn tracker(&self) -> Option<Tracker> {
-        self.tracker.clone().or_else(tracker::global)
+        active_tracker(self.tracker.as_ref()).map(|t| t.into_owned())
     }
 }
 
 fn instrument_router<S: Send + Sync + 'static>(mut router: ToolRouter<S>, tracker: Option<Tracker>) -> ToolRouter<S> {
-    let reserved = tracker
-        .as_ref()
-        .map(Tracker::capture_missing_capabilities)
-        .or_else(|| tracker::global().map(|t| t.capture_missing_capabilities()))
-        .unwrap_or(true);
-    let shared = Arc::new(Shared { tracker, seen: ClientSeen::default() });
+    let reserved = active_tracker(tracker.as_ref()).is_none_or(|t| t.capture_missing_capabilities());
+    let shared = Arc::new(Instrumented { tracker, seen: ClientSeen::default() });
     for route in router.map.values_mut() {
         let mut attr = route.attr.clone();
         let strip = inject(&mut attr.input_schema);
@@ -147,70 +141,52 @@ fn inject(schema: &mut Arc<JsonObject>) -> bool {
 type DynCall<S> = Arc<::rmcp::handler::server::tool::DynCallToolHandler<S>>;
 type Response = Result<CallToolResponse, ErrorData>;
 
-fn wrap<S: Send + Sync + 'static>(attr: Tool, inner: DynCall<S>, strip: bool, shared: Arc<Shared>) -> ToolRoute<S> {
+fn wrap<S: Send + Sync + 'static>(
+    attr: Tool,
+    inner: DynCall<S>,
+    strip: bool,
+    shared: Arc<Instrumented>,
+) -> ToolRoute<S> {
     let name = attr.name.clone();
     ToolRoute::new_dyn(attr, move |mut ctx: ToolCallContext<'_, S>| {
-        let started = Instant::now();
         // Stripped with or without a tracker: the tool must never see the property.
         let intent = if strip { ctx.arguments.as_mut().and_then(take_intent) } else { None };
         let Some(tracker) = shared.tracker() else {
             return inner(ctx);
         };
         shared.seen.observe(&ctx.request_context, &tracker);
-        let pending = Pending {
-            tracker,
-            tool_name: name.clone(),
-            arguments: Value::Object(ctx.arguments.clone().unwrap_or_default()),
-            intent,
-            started,
-        };
+        let arguments = Value::Object(ctx.arguments.clone().unwrap_or_default());
+        let call = InFlight::start(name.clone(), arguments, intent);
         let called = catch_unwind(AssertUnwindSafe(|| inner(ctx)));
         Box::pin(async move {
-            let outcome = match called {
+            let response = match called {
                 Ok(future) => CatchUnwind(future).await,
                 Err(payload) => Err(payload),
             };
-            let duration = pending.started.elapsed();
-            pending.finish(outcome, duration)
+            conclude(call, &tracker, response)
         })
     })
 }
 
-/// One call in flight: everything its record needs besides the outcome.
-struct Pending {
-    tracker: Tracker,
-    tool_name: Cow<'static, str>,
-    arguments: Value,
-    intent: Option<(String, IntentSource)>,
-    started: Instant,
-}
-
-impl Pending {
-    /// Records the outcome (CONTRACT.md §3), then returns it or resumes the panic.
-    fn finish(self, outcome: Result<Response, Box<dyn Any + Send>>, duration: Duration) -> Response {
-        let (result, error_message) = match &outcome {
-            Ok(Ok(CallToolResponse::Complete(r))) if r.is_error == Some(true) => (None, joined_text(r)),
-            Ok(Ok(CallToolResponse::Complete(r))) => (Some(result_json(r)), None),
-            Ok(Ok(CallToolResponse::Task(t))) => (Some(serde_json::to_value(t).unwrap_or(Value::Null)), None),
-            // An `input_required` round (or a kind of response rmcp adds later) is not the end of
-            // the call: the round that completes it is recorded.
-            Ok(Ok(_)) => return outcome.unwrap_or_else(|p| resume_unwind(p)),
-            Ok(Err(e)) => (None, Some(e.message.to_string())),
-            Err(p) => (None, Some(panic_message(&**p))),
-        };
-        let is_error = result.is_none();
-        self.tracker.record(CallRecord {
-            tool_name: self.tool_name,
-            arguments: self.arguments,
-            is_error,
-            result,
-            error_message,
-            intent: self.intent,
-            timestamp_ms: now_epoch_ms(),
-            duration,
-        });
-        outcome.unwrap_or_else(|p| resume_unwind(p))
-    }
+/// Records what the route answered (see the [module docs](super)), then returns it or resumes
+/// the panic.
+fn conclude(call: InFlight, tracker: &Tracker, response: Result<Response, Box<dyn Any + Send>>) -> Response {
+    let outcome = match &response {
+        Ok(Ok(CallToolResponse::Complete(r))) if r.is_error == Some(true) => {
+            CallOutcome::Error { message: joined_text(r) }
+        }
+        Ok(Ok(CallToolResponse::Complete(r))) => CallOutcome::Success { result: result_json(r) },
+        Ok(Ok(CallToolResponse::Task(t))) => {
+            CallOutcome::Success { result: serde_json::to_value(t).unwrap_or(Value::Null) }
+        }
+        // An `input_required` round (or a kind of response rmcp adds later) is not the end of
+        // the call: the round that completes it is recorded.
+        Ok(Ok(_)) => return response.unwrap_or_else(|p| resume_unwind(p)),
+        Ok(Err(e)) => CallOutcome::error(e.message.to_string()),
+        Err(p) => CallOutcome::error(panic_message(&**p)),
+    };
+    call.finish(Some(tracker), outcome);
+    response.unwrap_or_else(|p| resume_unwind(p))
 }
 
 /// The result as sent, without rmcp's `resultType` discriminator (absent for most peers, and
@@ -231,7 +207,7 @@ fn joined_text(r: &CallToolResult) -> Option<String> {
 
 /// The reserved tool, answered by a tool-less manifest so that its answer and record are
 /// exactly those of a manifest-served server.
-fn reserved_route<S: Send + Sync + 'static>(shared: Arc<Shared>) -> ToolRoute<S> {
+fn reserved_route<S: Send + Sync + 'static>(shared: Arc<Instrumented>) -> ToolRoute<S> {
     let mut builder = Manifest::builder().capture_missing_capabilities(true);
     if let Some(t) = &shared.tracker {
         builder = builder.tracker(t.clone());
@@ -269,27 +245,26 @@ mod tests {
     fn a_panic_is_recorded_then_resumed() {
         let records = Arc::new(Mutex::new(Vec::new()));
         let sink = records.clone();
-        let pending = Pending {
-            tracker: Tracker::from_fn(move |r| sink.lock().unwrap().push(r)),
-            tool_name: "search".into(),
-            arguments: serde_json::json!({"q": "x"}),
-            intent: Some(("why".into(), IntentSource::Mcpeye)),
-            started: Instant::now(),
-        };
+        let tracker = Tracker::from_fn(move |r| sink.lock().unwrap().push(r));
+        let call = InFlight::start(
+            "search".into(),
+            serde_json::json!({"q": "x"}),
+            Some(("why".into(), crate::IntentSource::Mcpeye)),
+        );
         let future = Box::pin(async { panic!("search exploded") });
         let mut caught = CatchUnwind::<Pin<Box<dyn Future<Output = Response> + Send>>>(future);
         let waker = std::task::Waker::noop();
         let Poll::Ready(Err(payload)) = Pin::new(&mut caught).poll(&mut Context::from_waker(waker)) else {
             panic!("the panic was not caught");
         };
-        let resumed = catch_unwind(AssertUnwindSafe(|| pending.finish(Err(payload), Duration::from_millis(2))));
+        let resumed = catch_unwind(AssertUnwindSafe(|| conclude(call, &tracker, Err(payload))));
         let payload = resumed.expect_err("the panic is resumed");
         assert_eq!(payload.downcast_ref::<&str>(), Some(&"search exploded"));
         let recs = records.lock().unwrap();
         assert_eq!(recs.len(), 1);
-        assert!(recs[0].is_error && recs[0].result.is_none());
-        assert_eq!(recs[0].error_message.as_deref(), Some("the tool panicked: search exploded"));
-        assert_eq!(recs[0].intent, Some(("why".into(), IntentSource::Mcpeye)));
+        assert!(recs[0].is_error() && recs[0].result().is_none());
+        assert_eq!(recs[0].error_message(), Some("the tool panicked: search exploded"));
+        assert_eq!(recs[0].intent, Some(("why".into(), crate::IntentSource::Mcpeye)));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! [`ManifestServer`]: a [`Manifest`] served as an rmcp `ServerHandler`.
 
 use super::client::ClientSeen;
-use crate::manifest::Manifest;
+use crate::capture::manifest::Manifest;
 use ::rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, InitializeRequestParams, InitializeResult,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,

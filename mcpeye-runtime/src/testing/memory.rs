@@ -1,7 +1,7 @@
 //! [`MemorySink`]: a transport that keeps payloads in memory.
 
 use crate::config::Config;
-use crate::transport::{Outcome, Transport};
+use crate::delivery::transport::{Outcome, Transport};
 use crate::{ConfigError, Tracker};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};

@@ -27,7 +27,7 @@
 mod memory;
 mod receiver;
 
-use crate::manifest::{Manifest, ManifestBuilder};
+use crate::capture::manifest::{Manifest, ManifestBuilder};
 use serde_json::Value;
 
 /// Drops a JSON value without recursion. serde_json's own drop recurses once per nesting
@@ -42,7 +42,7 @@ use serde_json::Value;
 /// mcpeye_runtime::testing::drop_deep(v);
 /// ```
 pub fn drop_deep(value: Value) {
-    crate::redact::drop_flat(value);
+    crate::delivery::redact::drop_flat(value);
 }
 
 /// Builds the manifest or fails the test with every problem listed, one per line (tool, where

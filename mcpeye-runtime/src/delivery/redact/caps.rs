@@ -1,6 +1,7 @@
 //! Size caps of CONTRACT.md §4: the compact-JSON cap on values and the byte cut of texts.
 
 use crate::contract::{MAX_VALUE_BYTES, TRUNCATED_SUFFIX};
+use crate::delivery::wire::json::string_len;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::io;
@@ -38,7 +39,8 @@ pub fn to_value_or_marker<T: Serialize + ?Sized>(value: &T) -> Value {
 }
 
 /// Returns whether `value` is one of the two cap markers (never redacted).
-pub fn is_cap_marker(value: &Value) -> bool {
+#[cfg(test)]
+pub(crate) fn is_cap_marker(value: &Value) -> bool {
     match value {
         Value::Object(m) => match m.len() {
             1 => m.get("[unserializable]") == Some(&Value::Bool(true)),
@@ -82,29 +84,6 @@ pub fn compact_json_len(value: &Value) -> usize {
         }
     }
     len
-}
-
-/// Compact JSON length of a string: quotes plus serde_json's escapes (`\"`, `\\`, the
-/// two-character `\b\t\n\f\r`, `\u00XX` for other control characters).
-pub(super) fn string_len(s: &str) -> usize {
-    if !needs_escape(s) {
-        return s.len() + 2;
-    }
-    let extra: usize = s
-        .bytes()
-        .map(|b| match b {
-            b'"' | b'\\' | 0x08 | b'\t' | b'\n' | 0x0C | b'\r' => 1,
-            0..=0x1F => 5,
-            _ => 0,
-        })
-        .sum();
-    s.len() + 2 + extra
-}
-
-/// Whether serde_json escapes any byte of `s`. Most strings need no escape: a branch-free test
-/// (vectorised) settles them.
-pub(super) fn needs_escape(s: &str) -> bool {
-    s.bytes().fold(false, |acc, b| acc | (b < 0x20) | (b == b'"') | (b == b'\\'))
 }
 
 fn number_len(n: &serde_json::Number) -> usize {

@@ -1,7 +1,7 @@
 //! What `#[mcpeye::tool]` generates for each handler: a static [`ToolDef`], registered in the
 //! process-wide inventory and reachable by path through the [`Tool`] trait.
 
-use crate::result::CallToolResult;
+use crate::capture::result::CallToolResult;
 use serde_json::Value;
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -59,10 +59,16 @@ impl std::error::Error for ArgsError {}
 #[derive(Clone, Copy)]
 pub enum Handler {
     /// A plain `fn`.
-    Sync(fn(&Invocation<'_>, &Value) -> Result<CallToolResult, ArgsError>),
+    Sync(SyncHandler),
     /// An `async fn`: the future runs the handler.
-    Async(fn(&Invocation<'_>, &Value) -> Result<BoxFuture, ArgsError>),
+    Async(AsyncHandler),
 }
+
+/// A plain `fn` tool, as generated: parse the arguments, fetch state, run.
+pub type SyncHandler = fn(&Invocation<'_>, &Value) -> Result<CallToolResult, ArgsError>;
+
+/// An `async fn` tool, as generated: parse the arguments and fetch state, then return the future.
+pub type AsyncHandler = fn(&Invocation<'_>, &Value) -> Result<BoxFuture, ArgsError>;
 
 impl fmt::Debug for Handler {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -200,7 +206,7 @@ pub fn parse_args<T: serde::de::DeserializeOwned>(inv: &Invocation<'_>, args: &V
         _ => Err(e),
     });
     parsed.map_err(|_| {
-        let mut problems = crate::schema::describe_argument_errors(inv.schema, args);
+        let mut problems = crate::capture::schema::describe_argument_errors(inv.schema, args);
         if problems.is_empty() {
             problems.push("the arguments do not match the tool's input schema".to_owned());
         }

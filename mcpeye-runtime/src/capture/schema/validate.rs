@@ -475,6 +475,6 @@ mod tests {
         schema["properties"]["deep"] = deep;
         let problems = validate(&schema);
         assert_eq!(rules(&schema).iter().filter(|p| p.1 == "too-deep").count(), 1, "{problems:?}");
-        crate::redact::drop_flat(schema);
+        crate::delivery::redact::drop_flat(schema);
     }
 }

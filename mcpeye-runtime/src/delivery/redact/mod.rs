@@ -29,18 +29,18 @@ mod patterns;
 mod write;
 
 pub use caps::{
-    cap_value, compact_json_len, cut_at_char_boundary, is_cap_marker, to_value_or_marker, truncated_marker,
-    unserializable_marker,
+    cap_value, compact_json_len, cut_at_char_boundary, to_value_or_marker, truncated_marker, unserializable_marker,
 };
 
 use crate::contract::{markers, MAX_TEXT_BYTES, MAX_TEXT_PRE_REDACT_BYTES, MAX_VALUE_BYTES};
 pub(crate) use caps::drop_flat;
+#[cfg(test)]
+pub(crate) use caps::is_cap_marker;
 use caps::{cap_text_after, truncate_at_char_boundary};
 use denylist::Denylist;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::Arc;
-pub(crate) use write::{write_number, write_str};
 
 /// Nesting depth (root = 0) from which an array or object is replaced by `[REDACTED_TOO_DEEP]`.
 pub const MAX_DEPTH: usize = 64;

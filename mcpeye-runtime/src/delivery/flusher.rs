@@ -12,11 +12,11 @@
 //! drop them as the oldest, or draining without ever sending.
 
 use crate::config::{Config, Identity};
-use crate::diagnostics::{DiagnosticKind, Diagnostics};
-use crate::event::{encode_event, payload, payload_head, Invalid, Pending, PAYLOAD_TAIL};
-use crate::redact::Redactor;
-use crate::stats::Counters;
-use crate::transport::{backoff, Outcome, Transport};
+use crate::delivery::diagnostics::{DiagnosticKind, Diagnostics};
+use crate::delivery::redact::Redactor;
+use crate::delivery::stats::Counters;
+use crate::delivery::transport::{backoff, Outcome, Transport};
+use crate::delivery::wire::{encode_event, payload, payload_head, Invalid, Pending, PAYLOAD_TAIL};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};

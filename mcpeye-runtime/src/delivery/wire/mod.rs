@@ -1,9 +1,12 @@
 //! The wire format (CONTRACT.md §2): events and payloads serialised with their keys in the
 //! contract's order, optional keys omitted, compact, non-ASCII as UTF-8.
 
-use crate::capture::CallRecord;
+use crate::capture::record::{CallOutcome, CallRecord};
 use crate::config::Identity;
-use crate::redact::{write_number, write_str, Redactor};
+use crate::delivery::redact::Redactor;
+use json::{write_number, write_str};
+
+pub(crate) mod json;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -49,19 +52,26 @@ pub(crate) fn encode_event(
         Value::Object(_) => redactor.write_value(record.arguments, out),
         _ => out.extend_from_slice(b"{}"),
     }
-    out.extend_from_slice(if record.is_error { b",\"isError\":true" } else { b",\"isError\":false" });
+    out.extend_from_slice(if matches!(record.outcome, CallOutcome::Error { .. }) {
+        b",\"isError\":true"
+    } else {
+        b",\"isError\":false"
+    });
     out.extend_from_slice(b",\"timestamp\":");
     write_number(out, record.timestamp_ms);
     out.extend_from_slice(b",\"durationMs\":");
     write_number(out, u64::try_from(record.duration.as_millis()).unwrap_or(u64::MAX));
-    // `result` belongs to successful calls only; `intentSource` only travels with an intent.
-    if let (false, Some(result)) = (record.is_error, record.result) {
-        out.extend_from_slice(b",\"result\":");
-        redactor.write_value(result, out);
-    }
-    if let Some(message) = record.error_message {
-        out.extend_from_slice(b",\"errorMessage\":");
-        write_str(out, &redactor.text(message));
+    // `intentSource` only travels with an intent.
+    match record.outcome {
+        CallOutcome::Success { result } => {
+            out.extend_from_slice(b",\"result\":");
+            redactor.write_value(result, out);
+        }
+        CallOutcome::Error { message: Some(message) } => {
+            out.extend_from_slice(b",\"errorMessage\":");
+            write_str(out, &redactor.text(message));
+        }
+        CallOutcome::Error { message: None } => {}
     }
     if let Some((text, source)) = record.intent {
         out.extend_from_slice(b",\"intent\":");
@@ -130,23 +140,22 @@ pub(crate) fn payload<'a>(head: &[u8], events: impl IntoIterator<Item = &'a [u8]
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capture::IntentSource;
+    use crate::capture::record::IntentSource;
     use crate::contract::markers;
-    use crate::redact::MAX_DEPTH;
+    use crate::delivery::redact::MAX_DEPTH;
     use serde_json::{json, Map};
     use std::time::Duration;
 
     fn record() -> CallRecord {
-        CallRecord {
-            tool_name: "search".into(),
-            arguments: json!({"q": "café"}),
-            is_error: false,
-            result: Some(json!({"content": [{"type": "text", "text": "ok"}]})),
-            error_message: None,
-            intent: Some(("Planning a trip.".into(), IntentSource::Mcpeye)),
-            timestamp_ms: 1_796_032_847_292,
-            duration: Duration::from_micros(2_900),
-        }
+        let mut r = CallRecord::new(
+            "search",
+            json!({"q": "café"}),
+            CallOutcome::Success { result: json!({"content": [{"type": "text", "text": "ok"}]}) },
+        );
+        r.intent = Some(("Planning a trip.".into(), IntentSource::Mcpeye));
+        r.timestamp_ms = 1_796_032_847_292;
+        r.duration = Duration::from_micros(2_900);
+        r
     }
 
     fn encode(record: CallRecord) -> Result<String, Invalid> {
@@ -170,8 +179,7 @@ mod tests {
     #[test]
     fn errors_carry_no_result_and_non_objects_become_empty() {
         let mut r = record();
-        r.is_error = true;
-        r.error_message = Some("boom".into());
+        r.outcome = CallOutcome::error("boom");
         r.intent = None;
         r.arguments = json!([1, 2]);
         let s = encode(r).unwrap();

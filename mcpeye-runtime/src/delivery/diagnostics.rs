@@ -1,12 +1,14 @@
 //! Problems the runtime reports: once per kind and tracker, to the `on_error` callback or to
 //! stderr (never stdout: stdio MCP servers speak their protocol there).
 
-use crate::config::OnErrorFn;
 use std::fmt;
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+/// Receives every problem the runtime reports (see [`Config::on_error`](crate::Config::on_error)).
+pub type OnErrorFn = dyn Fn(&Diagnostic) + Send + Sync;
 
 /// The kind of a [`Diagnostic`]. Each kind is reported at most once per tracker; the counters
 /// of [`Stats`](crate::Stats) keep the totals.

@@ -1,21 +1,20 @@
-//! [`Config`]: what a tracker needs to know, and the checks `init` runs on it.
+//! [`Config`]: what a tracker needs to know, as a builder with a default for every option.
 
-use crate::contract::{DEFAULT_INGEST_URL, ENV_INGEST_SECRET, ENV_INGEST_URL};
-use crate::diagnostics::Diagnostic;
+mod error;
+mod identity;
+mod resolve;
+
+pub use error::ConfigError;
+pub(crate) use identity::normalize_identity;
+pub use identity::{CallIdentity, IdentifyFn, Identity, IdentityValue};
+use resolve::without_userinfo;
+pub(crate) use resolve::Resolved;
+
+use crate::delivery::diagnostics::{Diagnostic, OnErrorFn};
 use serde_json::Value;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
-
-/// Longest identity value kept, in characters (CONTRACT.md §2).
-const MAX_IDENTITY_CHARS: usize = 256;
-
-/// The per-call identity callback: given the tool name and the call's arguments (without
-/// `mcpeyeIntent`, before redaction), says who made the call.
-pub type IdentifyFn = dyn Fn(&str, &Value) -> Option<CallIdentity> + Send + Sync;
-
-/// Receives every problem the runtime reports (see [`Config::on_error`]).
-pub type OnErrorFn = dyn Fn(&Diagnostic) + Send + Sync;
 
 /// Configuration of a tracker. Start with [`Config::new`] (or [`Config::from_env`]) and chain
 /// the options; every option has a default.
@@ -237,51 +236,6 @@ impl Config {
         self.on_error = Some(Arc::new(f));
         self
     }
-
-    /// Checks the configuration and resolves the URL, secret and defaults.
-    pub(crate) fn resolve(&self) -> Result<Resolved, ConfigError> {
-        self.resolve_with(|name| std::env::var(name).ok())
-    }
-
-    pub(crate) fn resolve_with(&self, env: impl Fn(&str) -> Option<String>) -> Result<Resolved, ConfigError> {
-        if self.project_id.trim().is_empty() {
-            return Err(ConfigError::EmptyProjectId);
-        }
-        let env = |name: &str| if self.use_env { env(name).filter(|v| !v.trim().is_empty()) } else { None };
-        let (url, url_defaulted) = match self.ingest_url.clone().or_else(|| env(ENV_INGEST_URL)) {
-            Some(url) => (url, false),
-            None => (DEFAULT_INGEST_URL.to_string(), true),
-        };
-        let (endpoint, insecure) = resolve_endpoint(&url)?;
-        let secret = self.ingest_secret.clone().or_else(|| env(ENV_INGEST_SECRET)).filter(|s| !s.is_empty());
-        if let Some(s) = &secret {
-            if s.bytes().any(|b| b < 0x20 || b == 0x7f) {
-                return Err(ConfigError::InvalidSecret);
-            }
-        }
-        let positive = [
-            ("flush_threshold", self.flush_threshold),
-            ("max_buffer", self.max_buffer),
-            ("max_batch_events", self.max_batch_events),
-            ("max_batch_bytes", self.max_batch_bytes),
-        ];
-        for (name, v) in positive {
-            if v == 0 {
-                return Err(ConfigError::InvalidOption { option: name, reason: "must be at least 1" });
-            }
-        }
-        let durations = [
-            ("flush_interval", self.flush_interval),
-            ("connect_timeout", self.connect_timeout),
-            ("request_timeout", self.request_timeout),
-        ];
-        for (name, d) in durations {
-            if d.is_zero() {
-                return Err(ConfigError::InvalidOption { option: name, reason: "must be longer than zero" });
-            }
-        }
-        Ok(Resolved { endpoint, secret, url_defaulted, insecure })
-    }
 }
 
 impl fmt::Debug for Config {
@@ -310,266 +264,12 @@ impl fmt::Debug for Config {
     }
 }
 
-/// What `resolve` worked out of a [`Config`].
-#[derive(Clone)]
-pub(crate) struct Resolved {
-    /// The full `…/ingest` URL.
-    pub endpoint: String,
-    /// A non-empty secret.
-    pub secret: Option<String>,
-    /// No URL was configured: the default is used.
-    pub url_defaulted: bool,
-    /// Plain `http://` to a host that is not loopback.
-    pub insecure: bool,
-}
-
-impl fmt::Debug for Resolved {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Resolved")
-            .field("endpoint", &self.endpoint)
-            .field("secret", &self.secret.as_ref().map(|_| "***"))
-            .field("url_defaulted", &self.url_defaulted)
-            .field("insecure", &self.insecure)
-            .finish()
-    }
-}
-
-/// `{url}/ingest`, with trailing slashes trimmed and `/ingest` not doubled; and whether the URL
-/// sends in clear text off this machine.
-fn resolve_endpoint(url: &str) -> Result<(String, bool), ConfigError> {
-    let trimmed = url.trim().trim_end_matches('/');
-    let invalid = |reason: &'static str| ConfigError::InvalidIngestUrl { reason };
-    let uri: ureq::http::Uri = trimmed.parse().map_err(|_| invalid("it is not a valid URL"))?;
-    let scheme = uri.scheme_str().ok_or_else(|| invalid("it has no scheme (write http:// or https://)"))?;
-    if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
-        return Err(invalid("its scheme is neither http nor https"));
-    }
-    let host = uri.host().filter(|h| !h.is_empty()).ok_or_else(|| invalid("it names no host"))?;
-    if uri.query().is_some() {
-        return Err(invalid("it has a query string (give the base URL of the ingest API)"));
-    }
-    // Credentials in the URL would travel into error texts and `Debug`; the secret has its own header.
-    if uri.authority().is_some_and(|a| a.as_str().contains('@')) {
-        return Err(invalid("it carries credentials (user:password@); put the secret in Config::ingest_secret"));
-    }
-    let endpoint = if trimmed.ends_with("/ingest") { trimmed.to_string() } else { format!("{trimmed}/ingest") };
-    let insecure = scheme.eq_ignore_ascii_case("http") && !is_loopback(host);
-    Ok((endpoint, insecure))
-}
-
-/// The URL with any `user:password@` replaced, for display (such URLs are refused by `init`).
-fn without_userinfo(url: &str) -> String {
-    let start = url.find("://").map_or(0, |i| i + 3);
-    let authority_end = url[start..].find(['/', '?', '#']).map_or(url.len(), |i| start + i);
-    match url[start..authority_end].rfind('@') {
-        Some(at) => format!("{}***@{}", &url[..start], &url[start + at + 1..]),
-        None => url.to_owned(),
-    }
-}
-
-fn is_loopback(host: &str) -> bool {
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    host.eq_ignore_ascii_case("localhost")
-        || host.to_ascii_lowercase().ends_with(".localhost")
-        || host.parse::<std::net::IpAddr>().map(|ip| ip.is_loopback()).unwrap_or(false)
-}
-
-/// Why `init` (or [`Tracker::new`](crate::Tracker::new)) refused a [`Config`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ConfigError {
-    /// The project id is empty or blank.
-    EmptyProjectId,
-    /// The ingest URL cannot be used.
-    InvalidIngestUrl {
-        /// What is wrong with it.
-        reason: &'static str,
-    },
-    /// The secret contains control characters and cannot be sent in a header.
-    InvalidSecret,
-    /// A numeric or duration option is out of range.
-    InvalidOption {
-        /// The option's name (its `Config` method).
-        option: &'static str,
-        /// What it must be.
-        reason: &'static str,
-    },
-    /// The flusher thread could not be started.
-    FlusherThread(String),
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ConfigError::EmptyProjectId => {
-                f.write_str("mcpeye: the project id is empty; pass your project's id to Config::new(\"…\")")
-            }
-            ConfigError::InvalidIngestUrl { reason } => write!(
-                f,
-                "mcpeye: the ingest URL cannot be used: {reason}; set Config::ingest_url (or {ENV_INGEST_URL}) \
-                 to the base URL of your ingest API, e.g. https://mcpeye.example.com"
-            ),
-            ConfigError::InvalidSecret => write!(
-                f,
-                "mcpeye: the ingest secret contains control characters; check Config::ingest_secret \
-                 (or {ENV_INGEST_SECRET}) for a stray newline"
-            ),
-            ConfigError::InvalidOption { option, reason } => {
-                write!(f, "mcpeye: Config::{option} {reason}")
-            }
-            ConfigError::FlusherThread(e) => write!(f, "mcpeye: could not start the flusher thread: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for ConfigError {}
-
-/// A value usable as an identity field: strings, integers, floats, booleans and JSON scalars.
-/// Numbers are written as strings (the ingest requires strings); `null`, arrays and objects
-/// give no value.
-pub trait IdentityValue {
-    /// The value as a string, or `None` for no value.
-    fn into_identity_string(self) -> Option<String>;
-}
-
-impl IdentityValue for String {
-    fn into_identity_string(self) -> Option<String> {
-        Some(self)
-    }
-}
-impl IdentityValue for &str {
-    fn into_identity_string(self) -> Option<String> {
-        Some(self.to_string())
-    }
-}
-impl IdentityValue for &String {
-    fn into_identity_string(self) -> Option<String> {
-        Some(self.clone())
-    }
-}
-impl IdentityValue for Value {
-    fn into_identity_string(self) -> Option<String> {
-        match self {
-            Value::String(s) => Some(s),
-            Value::Number(n) => Some(n.to_string()),
-            Value::Bool(b) => Some(b.to_string()),
-            Value::Null | Value::Array(_) | Value::Object(_) => None,
-        }
-    }
-}
-impl IdentityValue for &Value {
-    fn into_identity_string(self) -> Option<String> {
-        self.clone().into_identity_string()
-    }
-}
-impl<T: IdentityValue> IdentityValue for Option<T> {
-    fn into_identity_string(self) -> Option<String> {
-        self.and_then(IdentityValue::into_identity_string)
-    }
-}
-macro_rules! identity_via_display {
-    ($($t:ty),*) => {$(
-        impl IdentityValue for $t {
-            fn into_identity_string(self) -> Option<String> {
-                Some(self.to_string())
-            }
-        }
-    )*};
-}
-identity_via_display!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool);
-impl IdentityValue for f64 {
-    fn into_identity_string(self) -> Option<String> {
-        self.is_finite().then(|| serde_json::Number::from_f64(self).map(|n| n.to_string())).flatten()
-    }
-}
-impl IdentityValue for f32 {
-    fn into_identity_string(self) -> Option<String> {
-        f64::from(self).into_identity_string()
-    }
-}
-
-/// Trims, drops blanks, cuts to 256 characters (CONTRACT.md §2).
-pub(crate) fn normalize_identity(v: impl IdentityValue) -> Option<String> {
-    let s = v.into_identity_string()?;
-    let t = s.trim();
-    if t.is_empty() {
-        return None;
-    }
-    Some(match t.char_indices().nth(MAX_IDENTITY_CHARS) {
-        Some((cut, _)) => t[..cut].to_string(),
-        None if t.len() == s.len() => s,
-        None => t.to_string(),
-    })
-}
-
-/// The identity sent with every payload (`identity` on the wire). Values are trimmed; blank
-/// ones are left out.
-///
-/// ```
-/// let identity = mcpeye_runtime::Identity::new().user_id(42).server_version("1.2.3");
-/// # drop(identity);
-/// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Identity {
-    pub(crate) user_id: Option<String>,
-    pub(crate) user_email: Option<String>,
-    pub(crate) client: Option<String>,
-    pub(crate) server_version: Option<String>,
-}
-
-impl Identity {
-    /// No identity.
-    pub fn new() -> Self {
-        Identity::default()
-    }
-    /// The user (`userId`); numbers are written as strings.
-    pub fn user_id(mut self, v: impl IdentityValue) -> Self {
-        self.user_id = normalize_identity(v);
-        self
-    }
-    /// The user's e-mail (`userEmail`; not redacted).
-    pub fn user_email(mut self, v: impl IdentityValue) -> Self {
-        self.user_email = normalize_identity(v);
-        self
-    }
-    /// The MCP client (`client`), e.g. `claude-desktop/1.0`.
-    pub fn client(mut self, v: impl IdentityValue) -> Self {
-        self.client = normalize_identity(v);
-        self
-    }
-    /// The version of this server (`serverVersion`).
-    pub fn server_version(mut self, v: impl IdentityValue) -> Self {
-        self.server_version = normalize_identity(v);
-        self
-    }
-}
-
-/// Who made one call, as returned by a [`Config::identify`] callback.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CallIdentity {
-    pub(crate) user_id: Option<String>,
-    pub(crate) user_email: Option<String>,
-}
-
-impl CallIdentity {
-    /// No identity.
-    pub fn new() -> Self {
-        CallIdentity::default()
-    }
-    /// The user (`userId`); numbers are written as strings.
-    pub fn user_id(mut self, v: impl IdentityValue) -> Self {
-        self.user_id = normalize_identity(v);
-        self
-    }
-    /// The user's e-mail (`userEmail`; not redacted).
-    pub fn user_email(mut self, v: impl IdentityValue) -> Self {
-        self.user_email = normalize_identity(v);
-        self
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::resolve::resolve_endpoint;
+    use super::*;
+    use crate::contract::{ENV_INGEST_SECRET, ENV_INGEST_URL};
+
     #[test]
     fn credentials_in_the_url_are_refused_and_never_shown() {
         let err = resolve_endpoint("https://user:hunter2@ingest.example").unwrap_err();
@@ -578,8 +278,6 @@ mod tests {
         assert!(!shown.contains("hunter2") && shown.contains("https://***@ingest.example/x"), "{shown}");
         assert_eq!(without_userinfo("http://127.0.0.1:3001/a@b"), "http://127.0.0.1:3001/a@b");
     }
-
-    use super::*;
 
     fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
         let pairs: Vec<(String, String)> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();

@@ -2,19 +2,19 @@
 //! descriptors. Calls go through [`Manifest::call`] / [`Manifest::call_async`] (see
 //! `dispatch.rs`).
 
+use crate::capture::schema;
+use crate::capture::tool::{StateMap, ToolDef};
 use crate::contract::{
     CAPABILITY_PARAM_DESCRIPTION, CONTEXT_PARAM_DESCRIPTION, RESERVED_TOOL_DESCRIPTION, RESERVED_TOOL_NAME,
 };
-use crate::schema;
-use crate::tool::{StateMap, ToolDef};
-use crate::tracker::Tracker;
+use crate::delivery::tracker::Tracker;
 use serde_json::{json, Map, Value};
 use std::any::Any;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-pub use crate::schema::MAX_DESCRIPTION_CHARS;
+pub use crate::capture::schema::MAX_DESCRIPTION_CHARS;
 
 /// Longest tool name, in characters.
 pub const MAX_TOOL_NAME_CHARS: usize = 128;
@@ -97,7 +97,7 @@ impl ManifestBuilder {
     /// Adds every tool registered with `#[mcpeye::tool]` in the crates linked into the program.
     /// A crate that is linked but never referenced contributes nothing: `use that_crate as _;`.
     pub fn registered(mut self) -> Self {
-        self.defs.extend(crate::tool::registered());
+        self.defs.extend(crate::capture::tool::registered());
         self
     }
 
@@ -211,7 +211,7 @@ impl ManifestBuilder {
         let reserved = self
             .capture_missing_capabilities
             .or_else(|| self.tracker.as_ref().map(Tracker::capture_missing_capabilities))
-            .or_else(|| crate::tracker::global().map(|t| t.capture_missing_capabilities()))
+            .or_else(|| crate::delivery::tracker::global().map(|t| t.capture_missing_capabilities()))
             .unwrap_or(true);
         let mut list: Vec<Value> = entries.iter().map(Entry::descriptor).collect();
         if reserved {

@@ -1,12 +1,12 @@
 //! `tools/call`: strip the intent, deserialise, call, build the result, and hand exactly one
 //! [`CallRecord`] per call to the tracker, whatever the outcome.
 
-use crate::capture::{now_epoch_ms, CallRecord, IntentSource};
+use crate::capture::manifest::{Entry, Manifest};
+use crate::capture::record::{active_tracker, CallOutcome, InFlight, IntentSource};
+use crate::capture::result::CallToolResult;
+use crate::capture::tool::{ArgsError, Handler, Invocation, SyncHandler};
 use crate::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_ACK, RESERVED_TOOL_NAME};
-use crate::manifest::{Entry, Manifest};
-use crate::result::CallToolResult;
-use crate::tool::{ArgsError, Handler, Invocation};
-use crate::tracker::Tracker;
+use crate::delivery::tracker::Tracker;
 use serde_json::{Map, Value};
 use std::any::Any;
 use std::borrow::Cow;
@@ -15,7 +15,7 @@ use std::future::Future;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Longest tool name kept in the record of a call to an unknown tool (the name is the agent's).
 const MAX_UNKNOWN_NAME_CHARS: usize = 128;
@@ -57,7 +57,7 @@ impl std::error::Error for CallError {}
 /// Removes `mcpeyeIntent` from a call's arguments and returns it when it counts as an intent
 /// (a string that is not blank; kept untrimmed). Blank, `null` and non-string values are
 /// removed and ignored (CONTRACT.md §3.1).
-pub fn take_intent(arguments: &mut Map<String, Value>) -> Option<(String, IntentSource)> {
+pub(crate) fn take_intent(arguments: &mut Map<String, Value>) -> Option<(String, IntentSource)> {
     match arguments.shift_remove(INTENT_PARAM_NAME)? {
         Value::String(s) if !s.trim().is_empty() => Some((s, IntentSource::Mcpeye)),
         _ => None,
@@ -112,69 +112,23 @@ pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
     }
 }
 
-/// What happened to a call, before it becomes a record.
-enum Outcome {
+/// What running the handler gave, before it becomes the client's answer and the record.
+enum Ran {
     Done(CallToolResult),
     Invalid(ArgsError),
+    /// Failed before any handler, with this message (an unknown tool).
+    Failed(String),
     Panicked(Box<dyn Any + Send>),
 }
 
-/// One call in flight: everything the record needs besides the outcome.
-struct Pending<'m> {
-    manifest: &'m Manifest,
-    tool_name: Cow<'static, str>,
-    /// Always an object: the handler borrows it, then it moves into the record.
-    arguments: Value,
-    intent: Option<(String, IntentSource)>,
-    started: Instant,
-}
-
-impl<'m> Pending<'m> {
-    fn start(manifest: &'m Manifest, tool_name: &'static str, strip: bool, arguments: Value) -> (Self, bool) {
-        let started = Instant::now();
-        let (mut map, is_object) = split_arguments(arguments);
-        let intent = if strip { take_intent(&mut map) } else { None };
-        let pending =
-            Pending { manifest, tool_name: Cow::Borrowed(tool_name), arguments: Value::Object(map), intent, started };
-        (pending, is_object)
-    }
-
-    /// Turns the outcome into the client's result, records it, and resumes a panic.
-    fn finish(self, outcome: Outcome, duration: Duration) -> Value {
-        let tracker = self.manifest.active_tracker();
-        let (client_result, record_result, error_message, panic) = match outcome {
-            // The client gets a copy and the record the original: one copy of the strings, not two.
-            Outcome::Done(r) if !r.is_error => match tracker {
-                Some(_) => (r.to_json(), Some(r.into_json()), None, None),
-                None => (r.into_json(), None, None, None),
-            },
-            Outcome::Done(r) => {
-                let message = r.joined_text();
-                (r.into_json(), None, message, None)
-            }
-            Outcome::Invalid(e) => {
-                let msg = e.to_string();
-                (CallToolResult::error_text(msg.clone()).into_json(), None, Some(msg), None)
-            }
-            Outcome::Panicked(p) => (Value::Null, None, Some(panic_message(&*p)), Some(p)),
-        };
-        if let Some(tracker) = tracker {
-            tracker.record(CallRecord {
-                tool_name: self.tool_name,
-                arguments: self.arguments,
-                is_error: record_result.is_none(),
-                result: record_result,
-                error_message,
-                intent: self.intent,
-                timestamp_ms: now_epoch_ms(),
-                duration,
-            });
-        }
-        if let Some(p) = panic {
-            resume_unwind(p);
-        }
-        client_result
-    }
+/// Where routing sent a call.
+enum Routed<'m> {
+    /// Answered without a handler (the reserved tool), already recorded.
+    Answered(Value),
+    /// Refused before the handler: the arguments are not an object, or nest too deep.
+    Refused(InFlight, ArgsError),
+    /// Ready for the tool's handler.
+    Ready(InFlight, &'m Entry),
 }
 
 impl Manifest {
@@ -191,30 +145,21 @@ impl Manifest {
     /// Like [`call`](Self::call), but an unknown tool is an `Err` (answer it with JSON-RPC
     /// error [`CallError::code`]) and is not recorded.
     pub fn try_call(&self, name: &str, arguments: Value) -> Result<Value, CallError> {
-        let (entry, arguments) = match self.route(name, arguments)? {
-            Route::Answered(v) => return Ok(v),
-            Route::Tool(entry, arguments) => (entry, arguments),
-        };
-        let (pending, is_object) = Pending::start(self, entry.def.name, entry.def.intent, arguments);
-        let outcome = match entry.def.handler {
-            _ if !is_object => Outcome::Invalid(not_an_object()),
-            _ if nests_too_deep(&pending.arguments) => Outcome::Invalid(too_deep()),
-            Handler::Async(_) => Outcome::Invalid(ArgsError {
-                problems: vec![format!(
-                    "the tool `{name}` is async: the server must call it with `Manifest::call_async`"
-                )],
-            }),
-            Handler::Sync(run) => {
-                let inv = Invocation { states: &self.states, schema: &entry.schema };
-                match catch_unwind(AssertUnwindSafe(|| run(&inv, &pending.arguments))) {
-                    Ok(Ok(r)) => Outcome::Done(r),
-                    Ok(Err(e)) => Outcome::Invalid(e),
-                    Err(p) => Outcome::Panicked(p),
+        Ok(match self.route(name, arguments)? {
+            Routed::Answered(v) => v,
+            Routed::Refused(call, e) => self.conclude(call, Ran::Invalid(e)),
+            Routed::Ready(call, entry) => match entry.def.handler {
+                Handler::Sync(run) => self.run_sync(call, entry, run),
+                Handler::Async(_) => {
+                    let e = ArgsError {
+                        problems: vec![format!(
+                            "the tool `{name}` is async: the server must call it with `Manifest::call_async`"
+                        )],
+                    };
+                    self.conclude(call, Ran::Invalid(e))
                 }
-            }
-        };
-        let duration = pending.started.elapsed();
-        Ok(pending.finish(outcome, duration))
+            },
+        })
     }
 
     /// Calls a tool, sync or async, and returns the `CallToolResult` JSON; see
@@ -228,100 +173,132 @@ impl Manifest {
 
     /// Like [`call_async`](Self::call_async), but an unknown tool is an `Err` and is not recorded.
     pub async fn try_call_async(&self, name: &str, arguments: Value) -> Result<Value, CallError> {
-        let (entry, arguments) = match self.route(name, arguments)? {
-            Route::Answered(v) => return Ok(v),
-            Route::Tool(entry, arguments) => (entry, arguments),
-        };
-        let run = match entry.def.handler {
-            Handler::Sync(_) => return self.try_call(name, arguments),
-            Handler::Async(run) => run,
-        };
-        let (pending, is_object) = Pending::start(self, entry.def.name, entry.def.intent, arguments);
-        let outcome = if !is_object {
-            Outcome::Invalid(not_an_object())
-        } else if nests_too_deep(&pending.arguments) {
-            Outcome::Invalid(too_deep())
-        } else {
-            let inv = Invocation { states: &self.states, schema: &entry.schema };
-            // Parsing and state lookup happen here, before the future exists: the future owns
-            // its inputs, so nothing borrowed from the arguments is held across an await.
-            match catch_unwind(AssertUnwindSafe(|| run(&inv, &pending.arguments))) {
-                Ok(Ok(fut)) => match CatchUnwind(fut).await {
-                    Ok(r) => Outcome::Done(r),
-                    Err(p) => Outcome::Panicked(p),
-                },
-                Ok(Err(e)) => Outcome::Invalid(e),
-                Err(p) => Outcome::Panicked(p),
-            }
-        };
-        let duration = pending.started.elapsed();
-        Ok(pending.finish(outcome, duration))
+        Ok(match self.route(name, arguments)? {
+            Routed::Answered(v) => v,
+            Routed::Refused(call, e) => self.conclude(call, Ran::Invalid(e)),
+            Routed::Ready(call, entry) => match entry.def.handler {
+                Handler::Sync(run) => self.run_sync(call, entry, run),
+                Handler::Async(run) => {
+                    let inv = Invocation { states: &self.states, schema: &entry.schema };
+                    // Parsing and state lookup happen here, before the future exists: the future
+                    // owns its inputs, so nothing borrowed from the arguments is held across an await.
+                    let ran = match catch_unwind(AssertUnwindSafe(|| run(&inv, &call.arguments))) {
+                        Ok(Ok(fut)) => match CatchUnwind(fut).await {
+                            Ok(r) => Ran::Done(r),
+                            Err(p) => Ran::Panicked(p),
+                        },
+                        Ok(Err(e)) => Ran::Invalid(e),
+                        Err(p) => Ran::Panicked(p),
+                    };
+                    self.conclude(call, ran)
+                }
+            },
+        })
     }
 
-    /// The tracker calls are recorded into: the manifest's own (borrowed: no reference count
-    /// touched on the call path), else the process-wide one.
-    pub(crate) fn active_tracker(&self) -> Option<Cow<'_, Tracker>> {
-        match &self.tracker {
-            Some(t) => Some(Cow::Borrowed(t)),
-            None => crate::tracker::global().map(Cow::Owned),
-        }
+    fn run_sync(&self, call: InFlight, entry: &Entry, run: SyncHandler) -> Value {
+        let inv = Invocation { states: &self.states, schema: &entry.schema };
+        let ran = match catch_unwind(AssertUnwindSafe(|| run(&inv, &call.arguments))) {
+            Ok(Ok(r)) => Ran::Done(r),
+            Ok(Err(e)) => Ran::Invalid(e),
+            Err(p) => Ran::Panicked(p),
+        };
+        self.conclude(call, ran)
     }
 
-    fn route(&self, name: &str, arguments: Value) -> Result<Route<'_>, CallError> {
+    /// The one guard chain of `try_call` and `try_call_async`: the reserved tool, unknown
+    /// names, the intent taken out, and arguments refused before any handler sees them.
+    fn route(&self, name: &str, arguments: Value) -> Result<Routed<'_>, CallError> {
         if self.reserved && name == RESERVED_TOOL_NAME {
-            return Ok(Route::Answered(self.answer_reserved(arguments)));
+            return Ok(Routed::Answered(self.answer_reserved(arguments)));
         }
-        match self.lookup(name) {
-            Some(entry) => Ok(Route::Tool(entry, arguments)),
-            None => Err(CallError::UnknownTool(name.to_owned())),
+        let entry = self.lookup(name).ok_or_else(|| CallError::UnknownTool(name.to_owned()))?;
+        let (call, is_object) = start(entry.def.name, entry.def.intent, arguments);
+        Ok(if !is_object {
+            Routed::Refused(call, not_an_object())
+        } else if nests_too_deep(&call.arguments) {
+            Routed::Refused(call, too_deep())
+        } else {
+            Routed::Ready(call, entry)
+        })
+    }
+
+    /// Turns what ran into the client's result, records it, and resumes a panic.
+    fn conclude(&self, call: InFlight, ran: Ran) -> Value {
+        let duration = call.started.elapsed();
+        self.conclude_after(call, ran, duration)
+    }
+
+    fn conclude_after(&self, call: InFlight, ran: Ran, duration: Duration) -> Value {
+        let tracker = self.active_tracker();
+        let (client_result, outcome, panic) = match ran {
+            // The client gets a copy and the record the original: one copy of the strings, not two.
+            Ran::Done(r) if !r.is_error => {
+                if tracker.is_none() {
+                    return r.into_json();
+                }
+                (r.to_json(), CallOutcome::Success { result: r.into_json() }, None)
+            }
+            Ran::Done(r) => {
+                let message = r.joined_text();
+                (r.into_json(), CallOutcome::Error { message }, None)
+            }
+            Ran::Invalid(e) => {
+                let msg = e.to_string();
+                (CallToolResult::error_text(msg.clone()).into_json(), CallOutcome::error(msg), None)
+            }
+            Ran::Failed(msg) => (CallToolResult::error_text(msg.clone()).into_json(), CallOutcome::error(msg), None),
+            Ran::Panicked(p) => (Value::Null, CallOutcome::error(panic_message(&*p)), Some(p)),
+        };
+        call.finish_after(tracker.as_deref(), outcome, duration);
+        if let Some(p) = panic {
+            resume_unwind(p);
         }
+        client_result
+    }
+
+    /// The tracker calls are recorded into (see [`active_tracker`]).
+    pub(crate) fn active_tracker(&self) -> Option<Cow<'_, Tracker>> {
+        active_tracker(self.tracker.as_ref())
     }
 
     fn unknown_tool(&self, err: CallError) -> Value {
-        let started = Instant::now();
         let CallError::UnknownTool(name) = &err;
         let msg = format!("{err}; call `tools/list` for the tools this server offers");
-        if let Some(tracker) = self.active_tracker() {
-            let kept: String = name.chars().take(MAX_UNKNOWN_NAME_CHARS).collect();
-            tracker.record(CallRecord {
-                tool_name: Cow::Owned(kept),
-                arguments: Value::Object(Map::new()),
-                is_error: true,
-                result: None,
-                error_message: Some(msg.clone()),
-                intent: None,
-                timestamp_ms: now_epoch_ms(),
-                duration: started.elapsed(),
-            });
-        }
-        CallToolResult::error_text(msg).into_json()
+        // The name is the agent's: an unbounded one is not kept in full.
+        let kept: String = name.chars().take(MAX_UNKNOWN_NAME_CHARS).collect();
+        let call = InFlight::start(Cow::Owned(kept), Value::Object(Map::new()), None);
+        self.conclude(call, Ran::Failed(msg))
     }
 
     /// Answers the reserved tool locally and records it with `durationMs: 0` and no intent
-    /// (CONTRACT.md §3.5, §6).
+    /// (docs/wire-format.md#reserved-tool).
     fn answer_reserved(&self, arguments: Value) -> Value {
-        let (mut pending, is_object) = Pending::start(self, RESERVED_TOOL_NAME, true, arguments);
-        pending.intent = None;
+        let (mut call, is_object) = start(RESERVED_TOOL_NAME, true, arguments);
+        call.intent = None;
         let has_capability =
-            pending.arguments.get("capability").and_then(Value::as_str).is_some_and(|c| !c.trim().is_empty());
-        let outcome = if !is_object {
-            Outcome::Invalid(not_an_object())
+            call.arguments.get("capability").and_then(Value::as_str).is_some_and(|c| !c.trim().is_empty());
+        let ran = if !is_object {
+            Ran::Invalid(not_an_object())
         } else if !has_capability {
-            Outcome::Invalid(ArgsError {
+            Ran::Invalid(ArgsError {
                 problems: vec![
                     "`capability`: required, a non-empty string naming the capability the user needs".to_owned()
                 ],
             })
         } else {
-            Outcome::Done(CallToolResult::text(RESERVED_TOOL_ACK))
+            Ran::Done(CallToolResult::text(RESERVED_TOOL_ACK))
         };
-        pending.finish(outcome, Duration::ZERO)
+        self.conclude_after(call, ran, Duration::ZERO)
     }
 }
 
-enum Route<'m> {
-    Answered(Value),
-    Tool(&'m Entry, Value),
+/// Starts a call of `tool_name`: the arguments as the handler will see them, with the intent
+/// taken out when the tool has one; and whether the arguments were an object.
+fn start(tool_name: &'static str, strip: bool, arguments: Value) -> (InFlight, bool) {
+    let (mut map, is_object) = split_arguments(arguments);
+    let intent = if strip { take_intent(&mut map) } else { None };
+    (InFlight::start(Cow::Borrowed(tool_name), Value::Object(map), intent), is_object)
 }
 
 /// Catches a panic raised while polling a tool's future (used by the rmcp integration too).
@@ -342,7 +319,8 @@ impl<F: Future + Unpin> Future for CatchUnwind<F> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tool::{parse_args, Annotations, BoxFuture, StateDecl, ToolDef};
+    use crate::capture::record::CallRecord;
+    use crate::capture::tool::{parse_args, Annotations, BoxFuture, StateDecl, ToolDef};
     use serde_json::json;
     use std::sync::{Arc, Mutex};
 
@@ -396,7 +374,7 @@ mod tests {
         description: "Echo text.",
         annotations: Annotations { read_only: Some(true), ..Annotations::NONE },
         intent: true,
-        input_schema: crate::schema::generate::<EchoArgs>,
+        input_schema: crate::capture::schema::generate::<EchoArgs>,
         states: &[],
         handler: Handler::Sync(echo_handler),
     };
@@ -413,7 +391,7 @@ mod tests {
         description: "Echo text, later.",
         annotations: Annotations::NONE,
         intent: true,
-        input_schema: crate::schema::generate::<EchoArgs>,
+        input_schema: crate::capture::schema::generate::<EchoArgs>,
         states: STATES,
         handler: Handler::Async(async_handler),
     };
@@ -448,9 +426,9 @@ mod tests {
         assert_eq!(r.tool_name, "echo");
         assert_eq!(r.arguments, json!({"text": "ab", "times": 2}));
         assert_eq!(r.intent, Some((" find it ".to_owned(), IntentSource::Mcpeye)));
-        assert!(!r.is_error);
-        assert_eq!(r.result, Some(out));
-        assert_eq!(r.error_message, None);
+        assert!(!r.is_error());
+        assert_eq!(r.result(), Some(&out));
+        assert_eq!(r.error_message(), None);
     }
 
     #[test]
@@ -469,7 +447,7 @@ mod tests {
             m.call("echo", json!({"text": "a", "mcpeyeIntent": intent}));
             let r = records.lock().unwrap().pop().unwrap();
             assert_eq!(r.intent, None);
-            assert!(!r.is_error, "the intent is removed before deserialising");
+            assert!(!r.is_error(), "the intent is removed before deserialising");
             assert_eq!(r.arguments, json!({"text": "a"}));
         }
     }
@@ -483,9 +461,9 @@ mod tests {
         assert_eq!(out["isError"], true);
         let recs = std::mem::take(&mut *records.lock().unwrap());
         assert_eq!(recs.len(), 2);
-        assert!(recs.iter().all(|r| r.is_error && r.result.is_none()));
-        assert_eq!(recs[0].error_message.as_deref(), Some("it failed"));
-        assert_eq!(recs[1].error_message.as_deref(), Some("soft failure"));
+        assert!(recs.iter().all(|r| r.is_error() && r.result().is_none()));
+        assert_eq!(recs[0].error_message(), Some("it failed"));
+        assert_eq!(recs[1].error_message(), Some("soft failure"));
     }
 
     #[test]
@@ -499,7 +477,7 @@ mod tests {
         let recs = std::mem::take(&mut *records.lock().unwrap());
         assert_eq!(recs.len(), 2);
         assert_eq!(recs[1].arguments, json!({}));
-        assert!(recs.iter().all(|r| r.is_error && !r.error_message.as_ref().unwrap().contains("hunter2")));
+        assert!(recs.iter().all(|r| r.is_error() && !r.error_message().unwrap().contains("hunter2")));
     }
 
     #[test]
@@ -509,8 +487,8 @@ mod tests {
         let payload = caught.expect_err("the panic reaches the caller");
         assert_eq!(payload.downcast_ref::<&str>(), Some(&"boom"));
         let r = records.lock().unwrap().pop().unwrap();
-        assert!(r.is_error);
-        assert_eq!(r.error_message.as_deref(), Some("the tool panicked: boom"));
+        assert!(r.is_error());
+        assert_eq!(r.error_message(), Some("the tool panicked: boom"));
     }
 
     #[test]
@@ -522,10 +500,10 @@ mod tests {
         assert_eq!(r.duration, Duration::ZERO);
         assert_eq!(r.intent, None);
         assert_eq!(r.arguments, json!({"capability": "export as CSV"}));
-        assert_eq!(r.result, Some(out));
+        assert_eq!(r.result(), Some(&out));
         let out = m.call(RESERVED_TOOL_NAME, json!({"context": "no capability"}));
         assert_eq!(out["isError"], true);
-        assert!(records.lock().unwrap().pop().unwrap().is_error);
+        assert!(records.lock().unwrap().pop().unwrap().is_error());
     }
 
     #[test]
@@ -554,7 +532,7 @@ mod tests {
         let recs = std::mem::take(&mut *records.lock().unwrap());
         assert_eq!(recs.len(), 4);
         assert_eq!(recs[1].intent, Some(("why".to_owned(), IntentSource::Mcpeye)));
-        assert_eq!(recs[3].error_message.as_deref(), Some("the tool panicked: async boom"));
+        assert_eq!(recs[3].error_message(), Some("the tool panicked: async boom"));
     }
 
     #[test]
@@ -577,7 +555,7 @@ mod tests {
             description: "Echo text.",
             annotations: Annotations::NONE,
             intent: true,
-            input_schema: crate::schema::generate::<EchoArgs>,
+            input_schema: crate::capture::schema::generate::<EchoArgs>,
             states: &[],
             handler: Handler::Sync(echo_handler),
         };

@@ -5,13 +5,13 @@
 //! one and `try_send`s the moved record on a bounded channel: no redaction, serialisation,
 //! lock or I/O (the call id is drawn on the flusher). A full channel drops the event (counted).
 
-use crate::capture::CallRecord;
+use crate::capture::record::CallRecord;
 use crate::config::{normalize_identity, Config, ConfigError, IdentifyFn, Resolved};
-use crate::diagnostics::{DiagnosticKind, Diagnostics};
-use crate::event::Pending;
-use crate::flusher::{Control, Flusher, Shared};
-use crate::stats::{Counters, FlushReport, Stats};
-use crate::transport::{HttpTransport, Transport};
+use crate::delivery::diagnostics::{DiagnosticKind, Diagnostics};
+use crate::delivery::flusher::{Control, Flusher, Shared};
+use crate::delivery::stats::{Counters, FlushReport, Stats};
+use crate::delivery::transport::{HttpTransport, Transport};
+use crate::delivery::wire::Pending;
 use crossbeam_channel::{Sender, TrySendError};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -223,6 +223,12 @@ impl Tracker {
         p.report(done)
     }
 
+    /// The process-wide tracker installed by [`init`], if any: the one calls are recorded into
+    /// when their manifest or router was given none.
+    pub fn global() -> Option<Tracker> {
+        global()
+    }
+
     /// Whether two handles feed the same flusher.
     pub fn same(&self, other: &Tracker) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
@@ -343,12 +349,12 @@ pub fn init(config: Config) -> Result<Guard, ConfigError> {
 static GLOBAL: RwLock<Option<Tracker>> = RwLock::new(None);
 
 /// The process-wide tracker installed by [`init`], if any.
-pub fn global() -> Option<Tracker> {
+pub(crate) fn global() -> Option<Tracker> {
     GLOBAL.read().ok().and_then(|g| g.clone())
 }
 
-/// Installs (or with `None` removes) the process-wide tracker. [`init`] does this for you.
-pub fn set_global(t: Option<Tracker>) {
+/// Installs (or with `None` removes) the process-wide tracker. [`init`] does this.
+pub(crate) fn set_global(t: Option<Tracker>) {
     if let Ok(mut g) = GLOBAL.write() {
         *g = t;
     }

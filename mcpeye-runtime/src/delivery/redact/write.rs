@@ -3,10 +3,11 @@
 //! or copied. Same bytes as `serde_json::to_writer` of [`Redactor::value`](super::Redactor::value)'s
 //! output (with the depth cap also applied when redaction is off).
 
-use super::caps::{compact_json_len, needs_escape, string_len};
+use super::caps::compact_json_len;
 use super::denylist::Denylist;
 use super::{redact_string, MAX_DEPTH};
 use crate::contract::{markers, MAX_VALUE_BYTES};
+use crate::delivery::wire::json::{string_len, write_number, write_str};
 use serde_json::Value;
 
 /// Writes `value` capped (by its compact length before redaction), with strings redacted and
@@ -25,24 +26,6 @@ pub(super) fn write_value(value: &Value, denylist: Option<&Denylist>, out: &mut 
         return true;
     }
     w.skipped
-}
-
-/// Writes `s` as a JSON string exactly as serde_json does.
-pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
-    if needs_escape(s) {
-        // Writing to a Vec cannot fail.
-        let _ = serde_json::to_writer(&mut *out, s);
-    } else {
-        out.reserve(s.len() + 2);
-        out.push(b'"');
-        out.extend_from_slice(s.as_bytes());
-        out.push(b'"');
-    }
-}
-
-/// Writes an unsigned integer in decimal.
-pub(crate) fn write_number(out: &mut Vec<u8>, n: u64) {
-    let _ = serde_json::to_writer(&mut *out, &n);
 }
 
 struct Walk<'a> {
@@ -176,7 +159,7 @@ mod tests {
                 _ => o.clone(),
             }
         }
-        if crate::redact::is_cap_marker(&capped) && !crate::redact::is_cap_marker(original) {
+        if crate::delivery::redact::is_cap_marker(&capped) && !crate::delivery::redact::is_cap_marker(original) {
             return capped;
         }
         walk(original, &capped, 0)

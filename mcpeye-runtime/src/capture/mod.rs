@@ -1,0 +1,10 @@
+//! The calling thread's side of a call: route it, strip the intent, run the handler and build
+//! its one [`CallRecord`](record::CallRecord). Nothing here serialises, redacts or waits on the
+//! network; the record is moved to the [`delivery`](crate::delivery) side.
+
+pub(crate) mod dispatch;
+pub(crate) mod manifest;
+pub(crate) mod record;
+pub(crate) mod result;
+pub(crate) mod schema;
+pub(crate) mod tool;

@@ -1,0 +1,54 @@
+//! [`ConfigError`]: why a [`Config`](super::Config) was refused, with the fix.
+
+use crate::contract::{ENV_INGEST_SECRET, ENV_INGEST_URL};
+use std::fmt;
+
+/// Why `init` (or [`Tracker::new`](crate::Tracker::new)) refused a [`Config`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The project id is empty or blank.
+    EmptyProjectId,
+    /// The ingest URL cannot be used.
+    InvalidIngestUrl {
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// The secret contains control characters and cannot be sent in a header.
+    InvalidSecret,
+    /// A numeric or duration option is out of range.
+    InvalidOption {
+        /// The option's name (its `Config` method).
+        option: &'static str,
+        /// What it must be.
+        reason: &'static str,
+    },
+    /// The flusher thread could not be started.
+    FlusherThread(String),
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::EmptyProjectId => {
+                f.write_str("mcpeye: the project id is empty; pass your project's id to Config::new(\"…\")")
+            }
+            ConfigError::InvalidIngestUrl { reason } => write!(
+                f,
+                "mcpeye: the ingest URL cannot be used: {reason}; set Config::ingest_url (or {ENV_INGEST_URL}) \
+                 to the base URL of your ingest API, e.g. https://mcpeye.example.com"
+            ),
+            ConfigError::InvalidSecret => write!(
+                f,
+                "mcpeye: the ingest secret contains control characters; check Config::ingest_secret \
+                 (or {ENV_INGEST_SECRET}) for a stray newline"
+            ),
+            ConfigError::InvalidOption { option, reason } => {
+                write!(f, "mcpeye: Config::{option} {reason}")
+            }
+            ConfigError::FlusherThread(e) => write!(f, "mcpeye: could not start the flusher thread: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}

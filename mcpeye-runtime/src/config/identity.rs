@@ -1,0 +1,155 @@
+//! Who made the calls: the static [`Identity`] sent with every payload, and the per-call
+//! [`CallIdentity`] of the `identify` callback.
+
+use serde_json::Value;
+
+/// Longest identity value kept, in characters (CONTRACT.md §2).
+const MAX_IDENTITY_CHARS: usize = 256;
+
+/// The per-call identity callback: given the tool name and the call's arguments (without
+/// `mcpeyeIntent`, before redaction), says who made the call.
+pub type IdentifyFn = dyn Fn(&str, &Value) -> Option<CallIdentity> + Send + Sync;
+
+/// A value usable as an identity field: strings, integers, floats, booleans and JSON scalars.
+/// Numbers are written as strings (the ingest requires strings); `null`, arrays and objects
+/// give no value.
+pub trait IdentityValue {
+    /// The value as a string, or `None` for no value.
+    fn into_identity_string(self) -> Option<String>;
+}
+
+impl IdentityValue for String {
+    fn into_identity_string(self) -> Option<String> {
+        Some(self)
+    }
+}
+impl IdentityValue for &str {
+    fn into_identity_string(self) -> Option<String> {
+        Some(self.to_string())
+    }
+}
+impl IdentityValue for &String {
+    fn into_identity_string(self) -> Option<String> {
+        Some(self.clone())
+    }
+}
+impl IdentityValue for Value {
+    fn into_identity_string(self) -> Option<String> {
+        match self {
+            Value::String(s) => Some(s),
+            Value::Number(n) => Some(n.to_string()),
+            Value::Bool(b) => Some(b.to_string()),
+            Value::Null | Value::Array(_) | Value::Object(_) => None,
+        }
+    }
+}
+impl IdentityValue for &Value {
+    fn into_identity_string(self) -> Option<String> {
+        self.clone().into_identity_string()
+    }
+}
+impl<T: IdentityValue> IdentityValue for Option<T> {
+    fn into_identity_string(self) -> Option<String> {
+        self.and_then(IdentityValue::into_identity_string)
+    }
+}
+macro_rules! identity_via_display {
+    ($($t:ty),*) => {$(
+        impl IdentityValue for $t {
+            fn into_identity_string(self) -> Option<String> {
+                Some(self.to_string())
+            }
+        }
+    )*};
+}
+identity_via_display!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, bool);
+impl IdentityValue for f64 {
+    fn into_identity_string(self) -> Option<String> {
+        self.is_finite().then(|| serde_json::Number::from_f64(self).map(|n| n.to_string())).flatten()
+    }
+}
+impl IdentityValue for f32 {
+    fn into_identity_string(self) -> Option<String> {
+        f64::from(self).into_identity_string()
+    }
+}
+
+/// Trims, drops blanks, cuts to 256 characters (CONTRACT.md §2).
+pub(crate) fn normalize_identity(v: impl IdentityValue) -> Option<String> {
+    let s = v.into_identity_string()?;
+    let t = s.trim();
+    if t.is_empty() {
+        return None;
+    }
+    Some(match t.char_indices().nth(MAX_IDENTITY_CHARS) {
+        Some((cut, _)) => t[..cut].to_string(),
+        None if t.len() == s.len() => s,
+        None => t.to_string(),
+    })
+}
+
+/// The identity sent with every payload (`identity` on the wire). Values are trimmed; blank
+/// ones are left out.
+///
+/// ```
+/// let identity = mcpeye_runtime::Identity::new().user_id(42).server_version("1.2.3");
+/// # drop(identity);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Identity {
+    pub(crate) user_id: Option<String>,
+    pub(crate) user_email: Option<String>,
+    pub(crate) client: Option<String>,
+    pub(crate) server_version: Option<String>,
+}
+
+impl Identity {
+    /// No identity.
+    pub fn new() -> Self {
+        Identity::default()
+    }
+    /// The user (`userId`); numbers are written as strings.
+    pub fn user_id(mut self, v: impl IdentityValue) -> Self {
+        self.user_id = normalize_identity(v);
+        self
+    }
+    /// The user's e-mail (`userEmail`; not redacted).
+    pub fn user_email(mut self, v: impl IdentityValue) -> Self {
+        self.user_email = normalize_identity(v);
+        self
+    }
+    /// The MCP client (`client`), e.g. `claude-desktop/1.0`.
+    pub fn client(mut self, v: impl IdentityValue) -> Self {
+        self.client = normalize_identity(v);
+        self
+    }
+    /// The version of this server (`serverVersion`).
+    pub fn server_version(mut self, v: impl IdentityValue) -> Self {
+        self.server_version = normalize_identity(v);
+        self
+    }
+}
+
+/// Who made one call, as returned by a [`Config::identify`] callback.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CallIdentity {
+    pub(crate) user_id: Option<String>,
+    pub(crate) user_email: Option<String>,
+}
+
+impl CallIdentity {
+    /// No identity.
+    pub fn new() -> Self {
+        CallIdentity::default()
+    }
+    /// The user (`userId`); numbers are written as strings.
+    pub fn user_id(mut self, v: impl IdentityValue) -> Self {
+        self.user_id = normalize_identity(v);
+        self
+    }
+    /// The user's e-mail (`userEmail`; not redacted).
+    pub fn user_email(mut self, v: impl IdentityValue) -> Self {
+        self.user_email = normalize_identity(v);
+        self
+    }
+}

@@ -1,0 +1,116 @@
+//! What `init` checks in a [`Config`], and the URL, secret and defaults it works out of it.
+
+use super::{Config, ConfigError};
+use crate::contract::{DEFAULT_INGEST_URL, ENV_INGEST_SECRET, ENV_INGEST_URL};
+use std::fmt;
+
+impl Config {
+    /// Checks the configuration and resolves the URL, secret and defaults.
+    pub(crate) fn resolve(&self) -> Result<Resolved, ConfigError> {
+        self.resolve_with(|name| std::env::var(name).ok())
+    }
+
+    pub(crate) fn resolve_with(&self, env: impl Fn(&str) -> Option<String>) -> Result<Resolved, ConfigError> {
+        if self.project_id.trim().is_empty() {
+            return Err(ConfigError::EmptyProjectId);
+        }
+        let env = |name: &str| if self.use_env { env(name).filter(|v| !v.trim().is_empty()) } else { None };
+        let (url, url_defaulted) = match self.ingest_url.clone().or_else(|| env(ENV_INGEST_URL)) {
+            Some(url) => (url, false),
+            None => (DEFAULT_INGEST_URL.to_string(), true),
+        };
+        let (endpoint, insecure) = resolve_endpoint(&url)?;
+        let secret = self.ingest_secret.clone().or_else(|| env(ENV_INGEST_SECRET)).filter(|s| !s.is_empty());
+        if let Some(s) = &secret {
+            if s.bytes().any(|b| b < 0x20 || b == 0x7f) {
+                return Err(ConfigError::InvalidSecret);
+            }
+        }
+        let positive = [
+            ("flush_threshold", self.flush_threshold),
+            ("max_buffer", self.max_buffer),
+            ("max_batch_events", self.max_batch_events),
+            ("max_batch_bytes", self.max_batch_bytes),
+        ];
+        for (name, v) in positive {
+            if v == 0 {
+                return Err(ConfigError::InvalidOption { option: name, reason: "must be at least 1" });
+            }
+        }
+        let durations = [
+            ("flush_interval", self.flush_interval),
+            ("connect_timeout", self.connect_timeout),
+            ("request_timeout", self.request_timeout),
+        ];
+        for (name, d) in durations {
+            if d.is_zero() {
+                return Err(ConfigError::InvalidOption { option: name, reason: "must be longer than zero" });
+            }
+        }
+        Ok(Resolved { endpoint, secret, url_defaulted, insecure })
+    }
+}
+
+/// What `resolve` worked out of a [`Config`].
+#[derive(Clone)]
+pub(crate) struct Resolved {
+    /// The full `…/ingest` URL.
+    pub endpoint: String,
+    /// A non-empty secret.
+    pub secret: Option<String>,
+    /// No URL was configured: the default is used.
+    pub url_defaulted: bool,
+    /// Plain `http://` to a host that is not loopback.
+    pub insecure: bool,
+}
+
+impl fmt::Debug for Resolved {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Resolved")
+            .field("endpoint", &self.endpoint)
+            .field("secret", &self.secret.as_ref().map(|_| "***"))
+            .field("url_defaulted", &self.url_defaulted)
+            .field("insecure", &self.insecure)
+            .finish()
+    }
+}
+
+/// `{url}/ingest`, with trailing slashes trimmed and `/ingest` not doubled; and whether the URL
+/// sends in clear text off this machine.
+pub(super) fn resolve_endpoint(url: &str) -> Result<(String, bool), ConfigError> {
+    let trimmed = url.trim().trim_end_matches('/');
+    let invalid = |reason: &'static str| ConfigError::InvalidIngestUrl { reason };
+    let uri: ureq::http::Uri = trimmed.parse().map_err(|_| invalid("it is not a valid URL"))?;
+    let scheme = uri.scheme_str().ok_or_else(|| invalid("it has no scheme (write http:// or https://)"))?;
+    if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
+        return Err(invalid("its scheme is neither http nor https"));
+    }
+    let host = uri.host().filter(|h| !h.is_empty()).ok_or_else(|| invalid("it names no host"))?;
+    if uri.query().is_some() {
+        return Err(invalid("it has a query string (give the base URL of the ingest API)"));
+    }
+    // Credentials in the URL would travel into error texts and `Debug`; the secret has its own header.
+    if uri.authority().is_some_and(|a| a.as_str().contains('@')) {
+        return Err(invalid("it carries credentials (user:password@); put the secret in Config::ingest_secret"));
+    }
+    let endpoint = if trimmed.ends_with("/ingest") { trimmed.to_string() } else { format!("{trimmed}/ingest") };
+    let insecure = scheme.eq_ignore_ascii_case("http") && !is_loopback(host);
+    Ok((endpoint, insecure))
+}
+
+/// The URL with any `user:password@` replaced, for display (such URLs are refused by `init`).
+pub(super) fn without_userinfo(url: &str) -> String {
+    let start = url.find("://").map_or(0, |i| i + 3);
+    let authority_end = url[start..].find(['/', '?', '#']).map_or(url.len(), |i| start + i);
+    match url[start..authority_end].rfind('@') {
+        Some(at) => format!("{}***@{}", &url[..start], &url[start + at + 1..]),
+        None => url.to_owned(),
+    }
+}
+
+fn is_loopback(host: &str) -> bool {
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host.to_ascii_lowercase().ends_with(".localhost")
+        || host.parse::<std::net::IpAddr>().map(|ip| ip.is_loopback()).unwrap_or(false)
+}

@@ -10,16 +10,9 @@
 //! use std::time::Duration;
 //!
 //! let (tracker, sink) = MemorySink::new();
-//! tracker.record(mcpeye_runtime::CallRecord {
-//!     tool_name: "search".into(),
-//!     arguments: serde_json::json!({"q": "weather"}),
-//!     is_error: false,
-//!     result: None,
-//!     error_message: None,
-//!     intent: None,
-//!     timestamp_ms: mcpeye_runtime::capture::now_epoch_ms(),
-//!     duration: Duration::from_millis(3),
-//! });
+//! let result = serde_json::json!({"content": [{"type": "text", "text": "sunny"}]});
+//! let outcome = mcpeye_runtime::CallOutcome::Success { result };
+//! tracker.record(mcpeye_runtime::CallRecord::new("search", serde_json::json!({"q": "weather"}), outcome));
 //! assert!(tracker.flush(Duration::from_secs(5)).completed);
 //! assert_eq!(sink.events()[0]["toolName"], "search");
 //! ```

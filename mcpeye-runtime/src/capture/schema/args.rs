@@ -26,7 +26,7 @@ const MAX_LISTED: usize = 10;
 ///     "properties": {"limit": {"type": "integer", "minimum": 0}},
 ///     "required": ["limit"]
 /// });
-/// let lines = mcpeye_runtime::schema::describe_argument_errors(&schema, &json!({"limit": "ten"}));
+/// let lines = mcpeye_runtime::__private::describe_argument_errors(&schema, &json!({"limit": "ten"}));
 /// assert_eq!(lines, ["`limit`: expected an integer, got a string"]);
 /// ```
 pub fn describe_argument_errors(schema: &Value, args: &Value) -> Vec<String> {

@@ -5,7 +5,7 @@
 
 RESULTS_TXT: the `RESULT key value` lines of the harness benches and compile_cost.sh;
 CRITERION_DIR: target/criterion (medians of the overhead and redact benches);
-PEER_DIR: the JSON files of ../shared/peer-bench/run_all.sh (Python SDK 0.1.5).
+PEER_DIR: the JSON files of scripts/peer-bench/run_all.sh (Python SDK 0.1.5).
 """
 import json
 import os

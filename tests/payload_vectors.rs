@@ -1,5 +1,5 @@
 //! Our bytes against the payloads the Python SDK sent for the same calls
-//! (`shared/vectors/payload_examples.json`): the same calls go through a tracker to the
+//! (`tests/vectors/payload_examples.json`): the same calls go through a tracker to the
 //! loopback ingest, and the received body must equal the vector's byte for byte once the
 //! measured fields (`callId`, `timestamp`, `durationMs`) are taken from ours and the `null`
 //! members of the Python results (an artefact of its MCP types, not the contract) are removed.
@@ -10,11 +10,13 @@ use mcpeye::{CallIdentity, CallOutcome, CallRecord, Config, Identity, IntentSour
 use serde_json::{json, Value};
 use std::time::Duration;
 
-const VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/vectors/payload_examples.json");
+const VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/vectors/payload_examples.json");
 const PATIENCE: Duration = Duration::from_secs(30);
 
 fn scenario(name: &str) -> Value {
-    let text = std::fs::read_to_string(VECTORS).expect("read shared/vectors/payload_examples.json");
+    let text = std::fs::read_to_string(VECTORS).unwrap_or_else(|e| {
+        panic!("cannot read the test vector {VECTORS}: {e}; see tests/vectors/README.md for where it comes from")
+    });
     let all: Vec<Value> = serde_json::from_str(&text).unwrap();
     all.into_iter().find(|s| s["scenario"] == name).unwrap_or_else(|| panic!("no scenario {name}"))
 }

@@ -12,11 +12,13 @@ use std::borrow::Cow;
 #[path = "../benches/common/corpus.rs"]
 mod corpus;
 
-const VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/vectors/");
+const VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/vectors/");
 
 fn load(name: &str) -> Vec<Value> {
     let path = format!("{VECTORS}{name}");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!("cannot read the test vector {path}: {e}; see tests/vectors/README.md for where it comes from")
+    });
     match serde_json::from_str(&text) {
         Ok(Value::Array(cases)) => cases,
         other => panic!("{path}: expected a JSON array, got {other:?}"),

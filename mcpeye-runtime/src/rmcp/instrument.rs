@@ -223,9 +223,7 @@ fn reserved_route<S: Send + Sync + 'static>(shared: Arc<Instrumented>) -> ToolRo
         }
         let arguments = ctx.arguments.map(Value::Object).unwrap_or(Value::Null);
         let response = match manifest.try_call(RESERVED_TOOL_NAME, arguments) {
-            Ok(v) => serde_json::from_value::<CallToolResult>(v)
-                .map(CallToolResponse::Complete)
-                .map_err(|e| ErrorData::internal_error(format!("mcpeye produced an invalid tool result: {e}"), None)),
+            Ok(v) => super::complete_response(v),
             Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
         };
         Box::pin(std::future::ready(response))

@@ -110,3 +110,20 @@ mod serve;
 
 pub use instrument::{instrument, instrument_with, instrumented};
 pub use serve::ManifestServer;
+
+use ::rmcp::model::{CallToolResponse, CallToolResult, ResultType};
+use ::rmcp::ErrorData;
+
+/// A `CallToolResult` JSON built by mcpeye (a manifest's answer) as rmcp's response. It carries
+/// `resultType: "complete"`, which MCP 2026-07-28 clients require; rmcp removes it for peers that
+/// negotiated an older version.
+fn complete_response(result: serde_json::Value) -> Result<CallToolResponse, ErrorData> {
+    match serde_json::from_value::<CallToolResult>(result) {
+        Ok(mut r) => {
+            r.result_type = Some(ResultType::COMPLETE);
+            Ok(CallToolResponse::Complete(r))
+        }
+        // mcpeye builds these results in MCP's shape: failing to read one back is a bug.
+        Err(e) => Err(ErrorData::internal_error(format!("mcpeye produced an invalid tool result: {e}"), None)),
+    }
+}

@@ -3,7 +3,7 @@
 use super::client::ClientSeen;
 use crate::capture::manifest::Manifest;
 use ::rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, InitializeRequestParams, InitializeResult,
+    CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams, InitializeResult,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use ::rmcp::service::RequestContext;
@@ -132,9 +132,7 @@ impl ServerHandler for ManifestServer {
         self.observe_client(&context);
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         match self.manifest.try_call_async(&request.name, arguments).await {
-            Ok(result) => serde_json::from_value::<CallToolResult>(result)
-                .map(CallToolResponse::Complete)
-                .map_err(|e| ErrorData::internal_error(format!("mcpeye produced an invalid tool result: {e}"), None)),
+            Ok(result) => super::complete_response(result),
             // MCP answers an unknown tool with invalid params (`CallError::code`).
             Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
         }

@@ -14,8 +14,10 @@
 //!    answered locally, and every call is timed and recorded once, with the intent stripped
 //!    before the tool runs.
 //!
-//! In both, the client's `initialize` `clientInfo` becomes the `client` of the identity sent
-//! with the events ([`Tracker::set_client`](crate::Tracker::set_client)), once per session.
+//! In both, every call is recorded with the client that made it: its session's `initialize`
+//! `clientInfo`, or in MCP 2026-07-28 (no handshake) the `clientInfo` in the request's `_meta`.
+//! Events go to the ingest under their own client's identity, one payload per client, so many
+//! concurrent sessions over Streamable HTTP are never mixed up.
 //!
 //! # Applying path 2
 //!

@@ -1,7 +1,8 @@
 //! [`ManifestServer`]: a [`Manifest`] served as an rmcp `ServerHandler`.
 
-use super::client::ClientSeen;
+use super::client::Clients;
 use crate::capture::manifest::Manifest;
+use crate::capture::record::Origin;
 use ::rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams, InitializeResult,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -16,8 +17,10 @@ use std::sync::Arc;
 ///
 /// `tools/list` answers [`Manifest::tools_list`] (the `mcpeyeIntent` property and the reserved
 /// tool included), `tools/call` goes through [`Manifest::try_call_async`] (which records the
-/// call) and an unknown tool is a JSON-RPC invalid-params error. The client's `clientInfo` is
-/// handed to the manifest's tracker. Cheap to clone: clones share the manifest.
+/// call) and an unknown tool is a JSON-RPC invalid-params error. Each call is recorded with the
+/// client that made it (its `initialize` `clientInfo`, or the request's `_meta` in MCP
+/// 2026-07-28), so sessions of different clients are never mixed up. Cheap to clone: clones
+/// share the manifest.
 ///
 /// ```no_run
 /// use rmcp::ServiceExt;
@@ -35,7 +38,7 @@ pub struct ManifestServer {
     manifest: Arc<Manifest>,
     tools: Arc<[Tool]>,
     config: ServerConfig,
-    seen: Arc<ClientSeen>,
+    clients: Arc<Clients>,
 }
 
 impl fmt::Debug for ManifestServer {
@@ -54,7 +57,7 @@ impl ManifestServer {
         let tools = to_tools(&manifest.tools_list());
         let config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("mcpeye-server", "0.0.0"));
-        ManifestServer { manifest, tools: tools.into(), config, seen: Arc::default() }
+        ManifestServer { manifest, tools: tools.into(), config, clients: Arc::default() }
     }
 
     /// Sets the `serverInfo` name and version answered to `initialize`.
@@ -80,12 +83,6 @@ impl ManifestServer {
     pub fn manifest(&self) -> &Arc<Manifest> {
         &self.manifest
     }
-
-    fn observe_client(&self, context: &RequestContext<RoleServer>) {
-        if let Some(tracker) = self.manifest.active_tracker() {
-            self.seen.observe(context, tracker.as_ref());
-        }
-    }
 }
 
 /// The manifest's descriptors as rmcp `Tool`s. They are built by mcpeye in MCP's shape, so a
@@ -105,9 +102,8 @@ impl ServerHandler for ManifestServer {
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
-        // What rmcp's default `initialize` does, plus handing the client's identity over.
+        // What rmcp's default `initialize` does (the session's client is read back from it).
         context.peer.set_peer_info(request.clone());
-        self.observe_client(&context);
         self.negotiate_initialize(&request)
     }
 
@@ -128,10 +124,9 @@ impl ServerHandler for ManifestServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        // Sessions opened without `initialize` carry the client's identity in each request.
-        self.observe_client(&context);
+        let origin = Origin { client: self.clients.of(&context), ..Origin::default() };
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        match self.manifest.try_call_async(&request.name, arguments).await {
+        match self.manifest.try_call_async_from(&origin, &request.name, arguments).await {
             Ok(result) => super::complete_response(result),
             // MCP answers an unknown tool with invalid params (`CallError::code`).
             Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),

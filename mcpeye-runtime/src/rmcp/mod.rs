@@ -5,7 +5,8 @@
 //! 1. **Serve a [`Manifest`](crate::Manifest)** (tools written with `#[mcpeye::tool]`) through
 //!    rmcp: [`ManifestServer`] is an rmcp `ServerHandler`, so
 //!    `ManifestServer::new(manifest).serve(transport)` works with every rmcp transport. The
-//!    manifest records the calls itself.
+//!    manifest records the calls itself. To serve resources, prompts or completion as well,
+//!    mount the manifest's tools into a server of your own with [`tool_router`].
 //! 2. **Instrument an existing rmcp server** written with rmcp's own `#[tool_router]` /
 //!    `#[tool]` macros, without touching its tools: hand its `ToolRouter` to [`instrument`] (or
 //!    [`instrument_with`] for an explicit tracker, or [`instrumented`] for servers that rebuild
@@ -111,7 +112,7 @@ mod instrument;
 mod serve;
 
 pub use instrument::{instrument, instrument_with, instrumented};
-pub use serve::ManifestServer;
+pub use serve::{tool_router, ManifestServer};
 
 use ::rmcp::model::{CallToolResponse, CallToolResult, ResultType};
 use ::rmcp::ErrorData;

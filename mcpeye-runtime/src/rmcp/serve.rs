@@ -3,8 +3,10 @@
 use super::client::Clients;
 use crate::capture::manifest::Manifest;
 use crate::capture::record::Origin;
+use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
+use ::rmcp::handler::server::tool::ToolCallContext;
 use ::rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams, InitializeResult,
+    CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams, InitializeResult, JsonObject,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use ::rmcp::service::RequestContext;
@@ -124,12 +126,72 @@ impl ServerHandler for ManifestServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let origin = Origin { client: self.clients.of(&context), ..Origin::default() };
-        let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        match self.manifest.try_call_async_from(&origin, &request.name, arguments).await {
-            Ok(result) => super::complete_response(result),
-            // MCP answers an unknown tool with invalid params (`CallError::code`).
-            Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
-        }
+        call_manifest(&self.manifest, &self.clients, &context, &request.name, request.arguments).await
     }
+}
+
+/// One `tools/call` of a manifest served through rmcp, by [`ManifestServer`] or by a router of
+/// [`tool_router`]: the call is recorded with the request's client, and answered as rmcp expects.
+async fn call_manifest(
+    manifest: &Manifest,
+    clients: &Clients,
+    context: &RequestContext<RoleServer>,
+    name: &str,
+    arguments: Option<JsonObject>,
+) -> Result<CallToolResponse, ErrorData> {
+    let origin = Origin { client: clients.of(context), ..Origin::default() };
+    let arguments = arguments.map(Value::Object).unwrap_or(Value::Null);
+    match manifest.try_call_async_from(&origin, name, arguments).await {
+        Ok(result) => super::complete_response(result),
+        // MCP answers an unknown tool with invalid params (`CallError::code`).
+        Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
+    }
+}
+
+/// The tools of `manifest` (the reserved tool included) as an rmcp `ToolRouter`, to mount into
+/// a server of your own that also serves resources, prompts or rmcp `#[tool]`s: `#[mcpeye::tool]`
+/// never makes you give up the rest of MCP. Calls go through the manifest, which records them
+/// with their client, exactly as under [`ManifestServer`].
+///
+/// ```
+/// use rmcp::handler::server::router::tool::ToolRouter;
+/// use rmcp::model::{ServerCapabilities, ServerConfig};
+/// use rmcp::{tool_handler, ServerHandler};
+/// use std::sync::Arc;
+///
+/// #[derive(Clone)]
+/// struct MyServer {
+///     tool_router: ToolRouter<Self>,
+/// }
+///
+/// #[tool_handler(router = self.tool_router)]
+/// impl ServerHandler for MyServer {
+///     fn get_info(&self) -> ServerConfig {
+///         // Resources, prompts… are this server's own; the tools come from the manifest.
+///         ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
+///     }
+/// }
+///
+/// // With `#[mcpeye::tool]` functions: `Arc::new(mcpeye::tools![now, search])`.
+/// let manifest = Arc::new(mcpeye_runtime::Manifest::builder().build());
+/// let server = MyServer { tool_router: mcpeye_runtime::rmcp::tool_router(manifest) };
+/// assert!(server.tool_router.has_route("mcpeye_request_capability"));
+/// ```
+///
+/// Add it to a router of rmcp `#[tool]`s with `+` (`Self::tool_router() + mcpeye::rmcp::tool_router(m)`);
+/// instrument that router first ([`instrument`](super::instrument)) if its tools should be
+/// recorded too, not after, or the manifest's calls would be recorded twice.
+pub fn tool_router<S: Send + Sync + 'static>(manifest: Arc<Manifest>) -> ToolRouter<S> {
+    let clients = Arc::new(Clients::default());
+    let mut router = ToolRouter::new();
+    for tool in to_tools(&manifest.tools_list()) {
+        let (manifest, clients) = (manifest.clone(), clients.clone());
+        router.add_route(ToolRoute::new_dyn(tool, move |ctx: ToolCallContext<'_, S>| {
+            let (manifest, clients) = (manifest.clone(), clients.clone());
+            Box::pin(
+                async move { call_manifest(&manifest, &clients, &ctx.request_context, &ctx.name, ctx.arguments).await },
+            )
+        }));
+    }
+    router
 }

@@ -17,8 +17,9 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-/// Longest tool name kept in the record of a call to an unknown tool (the name is the agent's).
-const MAX_UNKNOWN_NAME_CHARS: usize = 128;
+/// Longest tool name kept in the record of a call to an unknown tool (the name is the agent's):
+/// the longest valid tool name.
+const MAX_UNKNOWN_NAME_CHARS: usize = mcpeye_contract::MAX_TOOL_NAME_CHARS;
 
 /// Nesting level (root = 0) at which arguments are refused before reaching a handler: 127, the
 /// deepest container serde_json's parser accepts from text, so nothing read off the wire is

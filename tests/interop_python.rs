@@ -39,7 +39,8 @@ fn http_run(test: &str, server_args: &[&str], mode: &str, era: Era, name: &str) 
     server.terminate();
     assert_client_saw(&report["clients"][0], era);
     let client = format!("{name}/1.0.0");
-    let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| assert_ingest_got(&ingest, &client, &calls)));
+    let checked =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| assert_ingest_got(&ingest, &client, &calls)));
     if let Err(e) = checked {
         eprintln!("http_server {server_args:?} stderr:\n{log}");
         std::panic::resume_unwind(e);

@@ -168,6 +168,24 @@ pub fn example(name: &str) -> PathBuf {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
         let mut cmd = Command::new(cargo);
         cmd.args(["build", "--quiet", "--example", name]).current_dir(repo());
+        // Not the variables cargo sets for this test process: build scripts that track them
+        // (ring tracks CARGO_PKG_NAME, …) would rebuild here, and again in the next `cargo test`.
+        for (key, _) in std::env::vars_os() {
+            let key = key.to_string_lossy();
+            let set_for_tests = [
+                "CARGO_PKG_",
+                "CARGO_BIN_",
+                "CARGO_MANIFEST_",
+                "CARGO_CRATE_",
+                "CARGO_PRIMARY_",
+                "CARGO_TARGET_TMPDIR",
+                "CARGO_RUSTC_CURRENT_DIR",
+                "OUT_DIR",
+            ];
+            if set_for_tests.iter().any(|p| key.starts_with(p)) {
+                cmd.env_remove(&*key);
+            }
+        }
         cmd.arg("--target-dir").arg(profile_dir.parent().unwrap());
         if profile_dir.file_name().is_some_and(|p| p == "release") {
             cmd.arg("--release");
@@ -267,7 +285,8 @@ pub fn drive(program: &Path, script: &Path, job: &Value, env: &[(&str, String)])
         out.stderr.trim_end(),
         out.stdout
     );
-    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("the driver's report is not JSON ({e}):\n{}", out.stdout))
+    serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("the driver's report is not JSON ({e}):\n{}", out.stdout))
 }
 
 /// `examples/http_server` running on a free port, reporting to an ingest.
@@ -466,7 +485,11 @@ pub fn assert_client_saw(report: &Value, era: Era) {
     let results = report["results"].as_array().expect("results");
     let text = |i: usize| results[i]["text"].as_str().unwrap_or_default();
     assert_eq!(results.len(), 4, "{report}");
-    assert_eq!((results[0]["isError"].as_bool(), text(0).starts_with("Forecast for Lisbon")), (Some(false), true), "{report}");
+    assert_eq!(
+        (results[0]["isError"].as_bool(), text(0).starts_with("Forecast for Lisbon")),
+        (Some(false), true),
+        "{report}"
+    );
     assert_eq!((results[1]["isError"].as_bool(), text(1)), (Some(false), "70.7°F"), "{report}");
     assert_eq!((results[2]["isError"].as_bool(), text(2)), (Some(true), "unit must be \"C\" or \"F\""), "{report}");
     assert_eq!(results[3]["isError"].as_bool(), Some(false), "{report}");
@@ -500,7 +523,10 @@ pub fn assert_ingest_got(ingest: &IngestReceiver, client: &str, calls: &[Call]) 
     for (call, event) in calls.iter().zip(found) {
         if let Some(intent) = call.arguments.get("mcpeyeIntent") {
             assert_eq!(&event["intent"], intent, "intent of {event:#}");
-            assert!(event["arguments"].get("mcpeyeIntent").is_none(), "the intent stays out of the arguments: {event:#}");
+            assert!(
+                event["arguments"].get("mcpeyeIntent").is_none(),
+                "the intent stays out of the arguments: {event:#}"
+            );
         }
     }
     assert_eq!(found_error(&events, &calls[2].mark), "unit must be \"C\" or \"F\"");

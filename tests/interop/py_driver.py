@@ -4,7 +4,8 @@ Reads one JSON job on stdin and prints one JSON report on stdout:
 
     job = {
       "server": {"stdio": ["path/to/server", "arg", ...]} | {"url": "http://127.0.0.1:PORT/mcp"},
-      "mode": "auto" | "legacy",            # the `mcp.Client` connection mode
+      "mode": "auto" | "legacy",            # the `mcp.Client` connection mode (a client's own
+                                            # "mode" overrides it)
       "concurrency": 1,                     # calls in flight at once, per client
       "clients": [{"name": "...", "version": "...",
                    "calls": [{"tool": "...", "arguments": {...}}, ...]}, ...]
@@ -42,7 +43,8 @@ def first_text(result) -> str | None:
 
 async def run_client(job: dict, spec: dict) -> dict:
     info = Implementation(name=spec["name"], version=spec["version"])
-    async with Client(target(job["server"]), mode=job["mode"], client_info=info) as client:
+    mode = spec.get("mode", job["mode"])
+    async with Client(target(job["server"]), mode=mode, client_info=info) as client:
         report = {
             "protocolVersion": client.protocol_version,
             "serverInfo": client.server_info.name if client.server_info else None,

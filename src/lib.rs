@@ -9,7 +9,7 @@ pub use mcpeye_runtime::{
     ManifestProblem, State, Tool, ToolDef, ToolValue,
 };
 // What a call records.
-pub use mcpeye_runtime::{CallOutcome, CallRecord, IntentSource};
+pub use mcpeye_runtime::{CallOutcome, CallRecord, ClientInfo, IntentSource, Origin};
 // Configuring and running the pipeline.
 pub use mcpeye_runtime::{contract, redact, schema, server};
 pub use mcpeye_runtime::{

@@ -2,7 +2,9 @@
 //! callback, optional keys, and the static identity.
 
 use mcpeye::testing::MemorySink;
-use mcpeye::{CallIdentity, CallOutcome, CallRecord, Config, Diagnostic, DiagnosticKind, Identity, IntentSource};
+use mcpeye::{
+    CallIdentity, CallOutcome, CallRecord, ClientInfo, Config, Diagnostic, DiagnosticKind, Identity, IntentSource,
+};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -109,20 +111,71 @@ fn a_panicking_on_error_is_swallowed() {
 }
 
 #[test]
-fn static_identity_and_set_client() {
+fn static_identity_fills_what_the_client_does_not_say() {
     let config = Config::new("proj").identity(Identity::new().user_email("ops@example.com").client("mine/2"));
     let (tracker, sink) = MemorySink::with_config(config).unwrap();
-    // A configured client wins over the one learned from `initialize`.
-    tracker.set_client("claude-desktop", "1.0");
-    tracker.record(call("a", json!({})));
+    // The call's own client wins over the configured one; a call without one keeps the configured.
+    let mut from_claude = call("a", json!({}));
+    from_claude.client = Some(Arc::new(ClientInfo::new("claude-desktop", "1.0")));
+    tracker.record(from_claude);
+    tracker.record(call("b", json!({})));
     assert!(tracker.flush(PATIENCE).completed);
-    assert_eq!(sink.payloads()[0]["identity"], json!({"userEmail": "ops@example.com", "client": "mine/2"}));
+    let identities: Vec<Value> = sink.payloads().iter().map(|p| p["identity"].clone()).collect();
+    assert_eq!(
+        identities,
+        [
+            json!({"userEmail": "ops@example.com", "client": "claude-desktop/1.0"}),
+            json!({"userEmail": "ops@example.com", "client": "mine/2"})
+        ]
+    );
 
     let (tracker, sink) = MemorySink::new();
-    tracker.set_client("cursor", "");
-    tracker.record(call("a", json!({})));
+    let mut from_cursor = call("a", json!({}));
+    from_cursor.client = Some(Arc::new(ClientInfo::new("cursor", "")));
+    tracker.record(from_cursor);
     assert!(tracker.flush(PATIENCE).completed);
     assert_eq!(sink.payloads()[0]["identity"], json!({"client": "cursor"}));
+}
+
+/// Calls of three clients (and some with none) interleaved: every payload names one client and
+/// holds only that client's events, and none is lost or duplicated.
+#[test]
+fn every_event_is_sent_under_its_own_clients_identity() {
+    let config = Config::new("proj").identity(Identity::new().server_version("9")).max_batch_events(7);
+    let (tracker, sink) = MemorySink::with_config(config).unwrap();
+    let clients: Vec<Option<Arc<ClientInfo>>> = vec![
+        Some(Arc::new(ClientInfo::new("alpha", "1"))),
+        Some(Arc::new(ClientInfo::new("beta", "2").with_protocol_version("2026-07-28"))),
+        None,
+        Some(Arc::new(ClientInfo::new("gamma", ""))),
+    ];
+    let labels = ["alpha/1", "beta/2", "", "gamma"];
+    for i in 0..200 {
+        let k = (i * 7 + i / 3) % clients.len();
+        // The tool name says which client called: the wire event itself carries no client.
+        let mut record = call(&format!("t_{}", if labels[k].is_empty() { "none" } else { labels[k] }), json!({}));
+        record.client = clients[k].clone();
+        tracker.record(record);
+    }
+    assert!(tracker.flush(PATIENCE).completed);
+    let mut per_client = std::collections::BTreeMap::<String, usize>::new();
+    for payload in sink.payloads() {
+        assert_eq!(payload["identity"]["serverVersion"], "9");
+        let client = payload["identity"]["client"].as_str().unwrap_or("none").to_owned();
+        let events = payload["events"].as_array().unwrap();
+        assert!(!events.is_empty() && events.len() <= 7);
+        for e in events {
+            assert_eq!(e["toolName"], format!("t_{client}"), "an event under another client's identity");
+        }
+        *per_client.entry(client).or_default() += events.len();
+    }
+    let expected = (0..200).fold(std::collections::BTreeMap::<String, usize>::new(), |mut m, i| {
+        let k = (i * 7 + i / 3) % clients.len();
+        *m.entry(if labels[k].is_empty() { "none".to_owned() } else { labels[k].to_owned() }).or_default() += 1;
+        m
+    });
+    assert_eq!(per_client, expected);
+    assert_eq!(tracker.stats().sent, 200);
 }
 
 #[test]

@@ -246,12 +246,13 @@ fn other_client_errors_are_dropped_not_retried() {
 }
 
 #[test]
-fn the_client_set_after_start_reaches_the_identity() {
+fn the_calls_client_reaches_the_identity() {
     let ingest = IngestReceiver::start();
     let tracker =
         Tracker::new(config(&ingest).identity(mcpeye::Identity::new().server_version(2).user_id(42))).unwrap();
-    tracker.set_client("claude-desktop", "1.0");
-    tracker.record(call("a"));
+    let mut record = call("a");
+    record.client = Some(std::sync::Arc::new(mcpeye::ClientInfo::new("claude-desktop", "1.0")));
+    tracker.record(record);
     assert!(tracker.flush(PATIENCE).completed);
     let body = String::from_utf8(ingest.requests()[0].body.clone()).unwrap();
     assert!(

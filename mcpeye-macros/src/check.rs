@@ -1,19 +1,16 @@
 //! The compile-time contract of a tool: everything wrong is reported, each on its own token.
+//!
+//! The rules that the runtime checks again when a manifest is built (names, reserved names,
+//! description length, patterns) come from `mcpeye-contract`, messages included; this module
+//! only adds what the runtime cannot see (docs, signatures, attributes).
 
 use crate::errors::Errors;
 use crate::parse::{doc_text, fn_docs, ParamKind, ToolAttr, ToolFn};
+use mcpeye_contract::{argument_name_problem, pattern_problem, tool_description_problem, tool_name_problem};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::ToTokens;
-use regex_syntax::ast::{Ast, RepetitionKind, RepetitionRange};
 use syn::spanned::Spanned;
 use syn::Type;
-
-/// Same values as the runtime's `contract.rs` (the macro crate cannot depend on it).
-const RESERVED_TOOL_NAME: &str = "mcpeye_request_capability";
-const INTENT_NAMES: &[&str] = &["mcpeyeIntent", "mcpeye_intent"];
-const MAX_TOOL_NAME: usize = 128;
-const MAX_PROPERTY_NAME: usize = 64;
-const MAX_DESCRIPTION: usize = 8192;
 
 /// Checks one tool; problems go into `errors`.
 pub fn check(attr: &ToolAttr, tool: &ToolFn, errors: &mut Errors) {
@@ -37,28 +34,9 @@ pub fn tool_name(attr: &ToolAttr, tool: &ToolFn) -> (String, Span) {
 
 fn check_name(attr: &ToolAttr, tool: &ToolFn, errors: &mut Errors) {
     let (name, span) = tool_name(attr, tool);
-    let from_fn = attr.name.is_none();
-    let fix =
-        if from_fn { "; rename the function or give the tool a name: `#[mcpeye::tool(name = \"…\")]`" } else { "" };
-    if name.is_empty() {
-        errors.at(span, "the tool name is empty: MCP tool names are 1 to 128 characters from `A-Za-z0-9_.-`");
-    } else if name.len() > MAX_TOOL_NAME {
-        errors.at(
-            span,
-            format!("the tool name is {} characters long; MCP allows at most {MAX_TOOL_NAME}{fix}", name.len()),
-        );
-    } else if let Some(c) = name.chars().find(|c| !valid_name_char(*c)) {
-        errors.at(span, format!("the tool name `{name}` contains {c:?}; MCP tool names use only `A-Za-z0-9_.-`{fix}"));
-    } else if name == RESERVED_TOOL_NAME {
-        errors.at(
-            span,
-            format!("`{RESERVED_TOOL_NAME}` is reserved for mcpeye's own tool (agents report missing capabilities through it); choose another name"),
-        );
+    if let Some(problem) = tool_name_problem(&name) {
+        errors.at(span, problem);
     }
-}
-
-fn valid_name_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')
 }
 
 fn check_description(attr: &ToolAttr, tool: &ToolFn, errors: &mut Errors) {
@@ -80,17 +58,8 @@ fn check_description(attr: &ToolAttr, tool: &ToolFn, errors: &mut Errors) {
     };
     // A doc built by a macro (`#[doc = include_str!(…)]`) cannot be measured here.
     let Some(text) = text else { return };
-    if text.trim().is_empty() {
-        errors.at(span, "the tool description is empty: say what the tool does and when to use it");
-    } else if text.chars().count() > MAX_DESCRIPTION {
-        errors.at(
-            span,
-            format!(
-                "the tool description is {} characters long; keep it under {MAX_DESCRIPTION} (every agent reads it \
-                 on each `tools/list`): move details to `description = \"…\"` and keep the long doc for rustdoc",
-                text.chars().count()
-            ),
-        );
+    if let Some(problem) = tool_description_problem(&text) {
+        errors.at(span, problem);
     }
 }
 
@@ -163,23 +132,8 @@ fn check_params(tool: &ToolFn, errors: &mut Errors) {
                     errors.spanned(&f.ident, format!("the doc comment of parameter `{}` is empty", f.ident));
                 }
                 let name = &f.json_name;
-                if INTENT_NAMES.contains(&name.as_str()) {
-                    errors.at(
-                        f.json_name_span,
-                        format!(
-                            "`{name}` is reserved: mcpeye adds the `mcpeyeIntent` property to every tool and strips \
-                             it before the call; rename this parameter (or use `#[mcpeye::tool(intent = false)]` \
-                             to turn intent capture off)"
-                        ),
-                    );
-                } else if name.is_empty() || name.len() > MAX_PROPERTY_NAME || !name.chars().all(valid_name_char) {
-                    errors.at(
-                        f.json_name_span,
-                        format!(
-                            "`{name}` is not a valid property name: MCP clients accept 1 to {MAX_PROPERTY_NAME} \
-                             characters from `A-Za-z0-9_.-`; use `#[serde(rename = \"…\")]` to choose another"
-                        ),
-                    );
+                if let Some(problem) = argument_name_problem(name) {
+                    errors.at(f.json_name_span, problem);
                 }
                 if let Some((_, first)) = names.iter().find(|(n, _)| n == name) {
                     let _ = first;
@@ -259,93 +213,93 @@ fn scan_type_tokens(ts: TokenStream, errors: &mut Errors) {
     }
 }
 
-/// A `pattern` must parse, and must not nest unbounded repetition (`(a+)+`): clients run it in
-/// backtracking engines, where that is exponential.
+/// A `pattern` must parse, and must not backtrack exponentially in the clients' engines.
 fn check_pattern(lit: &syn::LitStr, errors: &mut Errors) {
-    let pattern = lit.value();
-    match regex_syntax::ast::parse::Parser::new().parse(&pattern) {
-        Err(e) => errors.at(
-            lit.span(),
-            format!(
-                "this pattern does not parse: {} (at {:?}); patterns must be valid in both ECMA-262 and Rust regex \
-                 syntax",
-                e.kind(),
-                &pattern[e.span().start.offset..e.span().end.offset]
-            ),
-        ),
-        Ok(ast) => {
-            if let Some(inner) = nested_unbounded(&ast).map(|r| &pattern[r]) {
-                errors.at(
-                    lit.span(),
-                    format!(
-                        "this pattern nests unbounded repetition (`{inner}` inside a repeated group): backtracking \
-                         regex engines in MCP clients take exponential time on it; remove the inner or outer \
-                         quantifier (e.g. `(a+)+` → `a+`)"
-                    ),
-                );
+    if let Some(problem) = pattern_problem(&lit.value()) {
+        errors.at(lit.span(), problem);
+    }
+}
+
+/// The macro's verdict on the shared table of cases (`mcpeye_contract::cases`), which
+/// `tests/contract_rules.rs` runs through the runtime's manifest build: both must agree, in the
+/// same words.
+#[cfg(test)]
+mod contract_cases {
+    use super::*;
+    use crate::parse::{parse_attr, parse_fn};
+    use mcpeye_contract::cases::{Verdict, ARGUMENT_NAME_CASES, DESCRIPTION_CASES, PATTERN_CASES, TOOL_NAME_CASES};
+    use mcpeye_contract::Rule;
+    use quote::quote;
+    use syn::LitStr;
+
+    /// The messages of `#[mcpeye::tool(attr)] item`, from parse and check.
+    fn messages(attr: TokenStream, item: TokenStream) -> Vec<String> {
+        let mut errors = Errors::default();
+        let attr = parse_attr(attr, &mut errors);
+        let tool = parse_fn(syn::parse2(item).expect("a function"), &mut errors);
+        check(&attr, &tool, &mut errors);
+        errors.messages()
+    }
+
+    /// `Ok`: no message. `Refused(rule)`: exactly the contract's message, for that rule.
+    fn assert_verdict(input: &str, expected: Verdict, got: Vec<String>, contract: Option<(Rule, String)>) {
+        let shown: String = input.chars().take(40).collect();
+        match expected {
+            Verdict::Ok => assert_eq!(got, Vec::<String>::new(), "{shown:?} should compile"),
+            Verdict::Refused(rule) => {
+                let (contract_rule, message) = contract.unwrap_or_else(|| panic!("the contract accepts {shown:?}"));
+                assert_eq!(contract_rule, rule, "{shown:?}");
+                assert_eq!(got, vec![message], "{shown:?} should be refused for {rule}");
             }
         }
     }
-}
 
-fn unbounded(kind: &RepetitionKind) -> bool {
-    matches!(
-        kind,
-        RepetitionKind::ZeroOrMore | RepetitionKind::OneOrMore | RepetitionKind::Range(RepetitionRange::AtLeast(_))
-    )
-}
-
-fn may_be_empty(ast: &Ast) -> bool {
-    match ast {
-        Ast::Empty(_) | Ast::Flags(_) | Ast::Assertion(_) => true,
-        Ast::Repetition(r) => {
-            matches!(
-                r.op.kind,
-                RepetitionKind::ZeroOrOne
-                    | RepetitionKind::ZeroOrMore
-                    | RepetitionKind::Range(RepetitionRange::AtLeast(0))
-                    | RepetitionKind::Range(RepetitionRange::Bounded(0, _))
-                    | RepetitionKind::Range(RepetitionRange::Exactly(0))
-            ) || may_be_empty(&r.ast)
-        }
-        Ast::Group(g) => may_be_empty(&g.ast),
-        Ast::Concat(c) => c.asts.iter().all(may_be_empty),
-        Ast::Alternation(a) => a.asts.iter().any(may_be_empty),
-        _ => false,
+    fn lit(s: &str) -> LitStr {
+        LitStr::new(s, Span::call_site())
     }
-}
 
-/// An unbounded repetition that can make up a whole iteration of an enclosing unbounded
-/// repetition (`(a+)+`, `(\w*)*`, `(x|y+)*`, `(a?b+)+`): the iterations can split the input in
-/// exponentially many ways. Returns its byte range in the pattern.
-fn ambiguous_body(ast: &Ast) -> Option<std::ops::Range<usize>> {
-    match ast {
-        Ast::Group(g) => ambiguous_body(&g.ast),
-        Ast::Repetition(r) if unbounded(&r.op.kind) => Some(r.span.start.offset..r.span.end.offset),
-        Ast::Repetition(r) => ambiguous_body(&r.ast),
-        Ast::Alternation(a) => a.asts.iter().find_map(ambiguous_body),
-        Ast::Concat(c) => {
-            let found = c.asts.iter().enumerate().find_map(|(i, x)| ambiguous_body(x).map(|r| (i, r)))?;
-            c.asts.iter().enumerate().all(|(i, x)| i == found.0 || may_be_empty(x)).then_some(found.1)
+    #[test]
+    fn tool_names() {
+        for (name, verdict) in TOOL_NAME_CASES {
+            let name_lit = lit(name);
+            let item = quote! { #[doc = " Does things."] fn f() {} };
+            let got = messages(quote!(name = #name_lit), item);
+            assert_verdict(name, *verdict, got, tool_name_problem(name).map(|p| (p.rule(), p.to_string())));
         }
-        _ => None,
     }
-}
 
-/// The first ambiguous nesting of unbounded repetitions, as a byte range of the pattern.
-fn nested_unbounded(ast: &Ast) -> Option<std::ops::Range<usize>> {
-    match ast {
-        Ast::Repetition(r) => {
-            if unbounded(&r.op.kind) {
-                if let Some(inner) = ambiguous_body(&r.ast) {
-                    return Some(inner);
-                }
-            }
-            nested_unbounded(&r.ast)
+    #[test]
+    fn argument_names() {
+        for (name, verdict) in ARGUMENT_NAME_CASES {
+            let name_lit = lit(name);
+            let item = quote! {
+                #[doc = " Does things."]
+                fn f(#[doc = " A parameter."] #[serde(rename = #name_lit)] x: String) {}
+            };
+            let got = messages(TokenStream::new(), item);
+            assert_verdict(name, *verdict, got, argument_name_problem(name).map(|p| (p.rule(), p.to_string())));
         }
-        Ast::Group(g) => nested_unbounded(&g.ast),
-        Ast::Alternation(a) => a.asts.iter().find_map(nested_unbounded),
-        Ast::Concat(c) => c.asts.iter().find_map(nested_unbounded),
-        _ => None,
+    }
+
+    #[test]
+    fn descriptions() {
+        for (text, verdict) in DESCRIPTION_CASES {
+            let text_lit = lit(text);
+            let got = messages(quote!(description = #text_lit), quote! { fn f() {} });
+            assert_verdict(text, *verdict, got, tool_description_problem(text).map(|p| (p.rule(), p.to_string())));
+        }
+    }
+
+    #[test]
+    fn patterns() {
+        for (pattern, verdict) in PATTERN_CASES {
+            let pattern_lit = lit(pattern);
+            let item = quote! {
+                #[doc = " Does things."]
+                fn f(#[doc = " A code."] #[schemars(regex(pattern = #pattern_lit))] code: String) {}
+            };
+            let got = messages(TokenStream::new(), item);
+            assert_verdict(pattern, *verdict, got, pattern_problem(pattern).map(|p| (p.rule(), p.to_string())));
+        }
     }
 }

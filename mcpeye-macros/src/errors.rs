@@ -31,4 +31,10 @@ impl Errors {
     pub fn to_compile_error(&self) -> TokenStream {
         self.0.as_ref().map(syn::Error::to_compile_error).unwrap_or_default()
     }
+
+    /// Every message, in order.
+    #[cfg(test)]
+    pub fn messages(&self) -> Vec<String> {
+        self.0.clone().into_iter().flatten().map(|e| e.to_string()).collect()
+    }
 }

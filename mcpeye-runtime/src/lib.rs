@@ -21,7 +21,7 @@ pub mod testing;
 
 pub use capture::dispatch::CallError;
 pub use capture::manifest::{Manifest, ManifestBuilder, ManifestError, ManifestProblem};
-pub use capture::record::{CallOutcome, CallRecord, IntentSource};
+pub use capture::record::{CallOutcome, CallRecord, ClientInfo, IntentSource, Origin};
 pub use capture::result::{CallToolResult, Content, ToolValue};
 pub use capture::tool::{Annotations, Args, ArgsError, State, Tool, ToolDef};
 pub use config::{CallIdentity, Config, ConfigError, Identity, IdentityValue};

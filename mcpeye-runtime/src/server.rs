@@ -145,7 +145,9 @@ impl McpSession {
         let result = match method.as_str() {
             "tools/call" => match self.tools_call(&params) {
                 Ok((name, args)) => {
-                    self.manifest.try_call_async(&name, args).await.map_err(|e| (e.code(), e.to_string()))
+                    let client = self.client_info().map(|(n, v)| std::sync::Arc::new(crate::ClientInfo::new(n, v)));
+                    let origin = crate::Origin { client, ..Default::default() };
+                    self.manifest.try_call_async_from(&origin, &name, args).await.map_err(|e| (e.code(), e.to_string()))
                 }
                 Err(e) => Err(e),
             },
@@ -194,9 +196,6 @@ impl McpSession {
         let field = |k: &str| client.and_then(|c| c.get(k)).and_then(Value::as_str).unwrap_or("").to_owned();
         let (name, cversion) = (field("name"), field("version"));
         if !name.is_empty() {
-            if let Some(t) = self.manifest.active_tracker() {
-                t.set_client(&name, &cversion);
-            }
             if let Ok(mut c) = self.client.lock() {
                 *c = Some((name, cversion));
             }

@@ -2,7 +2,7 @@
 //! [`CallRecord`] per call to the tracker, whatever the outcome.
 
 use crate::capture::manifest::{Entry, Manifest};
-use crate::capture::record::{active_tracker, CallOutcome, InFlight, IntentSource};
+use crate::capture::record::{active_tracker, CallOutcome, InFlight, IntentSource, Origin};
 use crate::capture::result::CallToolResult;
 use crate::capture::tool::{ArgsError, Handler, Invocation, SyncHandler};
 use crate::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_ACK, RESERVED_TOOL_NAME};
@@ -17,8 +17,9 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-/// Longest tool name kept in the record of a call to an unknown tool (the name is the agent's).
-const MAX_UNKNOWN_NAME_CHARS: usize = 128;
+/// Longest tool name kept in the record of a call to an unknown tool (the name is the agent's):
+/// the longest valid tool name.
+const MAX_UNKNOWN_NAME_CHARS: usize = mcpeye_contract::MAX_TOOL_NAME_CHARS;
 
 /// Nesting level (root = 0) at which arguments are refused before reaching a handler: 127, the
 /// deepest container serde_json's parser accepts from text, so nothing read off the wire is
@@ -139,13 +140,23 @@ impl Manifest {
     /// [`call_async`](Self::call_async)) give a tool error (`isError: true`) whose text says
     /// why, never echoing argument values. A panic in the handler is recorded, then resumed.
     pub fn call(&self, name: &str, arguments: Value) -> Value {
-        self.try_call(name, arguments).unwrap_or_else(|e| self.unknown_tool(e))
+        self.call_from(&Origin::default(), name, arguments)
+    }
+
+    /// Like [`call`](Self::call), for a request from `origin` (its client is recorded with the call).
+    pub fn call_from(&self, origin: &Origin, name: &str, arguments: Value) -> Value {
+        self.try_call_from(origin, name, arguments).unwrap_or_else(|e| self.unknown_tool(origin, e))
     }
 
     /// Like [`call`](Self::call), but an unknown tool is an `Err` (answer it with JSON-RPC
     /// error [`CallError::code`]) and is not recorded.
     pub fn try_call(&self, name: &str, arguments: Value) -> Result<Value, CallError> {
-        Ok(match self.route(name, arguments)? {
+        self.try_call_from(&Origin::default(), name, arguments)
+    }
+
+    /// Like [`try_call`](Self::try_call), for a request from `origin`.
+    pub fn try_call_from(&self, origin: &Origin, name: &str, arguments: Value) -> Result<Value, CallError> {
+        Ok(match self.route(origin, name, arguments)? {
             Routed::Answered(v) => v,
             Routed::Refused(call, e) => self.conclude(call, Ran::Invalid(e)),
             Routed::Ready(call, entry) => match entry.def.handler {
@@ -165,15 +176,26 @@ impl Manifest {
     /// Calls a tool, sync or async, and returns the `CallToolResult` JSON; see
     /// [`call`](Self::call). The future is `Send`.
     pub async fn call_async(&self, name: &str, arguments: Value) -> Value {
-        match self.try_call_async(name, arguments).await {
+        self.call_async_from(&Origin::default(), name, arguments).await
+    }
+
+    /// Like [`call_async`](Self::call_async), for a request from `origin`.
+    pub async fn call_async_from(&self, origin: &Origin, name: &str, arguments: Value) -> Value {
+        match self.try_call_async_from(origin, name, arguments).await {
             Ok(v) => v,
-            Err(e) => self.unknown_tool(e),
+            Err(e) => self.unknown_tool(origin, e),
         }
     }
 
     /// Like [`call_async`](Self::call_async), but an unknown tool is an `Err` and is not recorded.
     pub async fn try_call_async(&self, name: &str, arguments: Value) -> Result<Value, CallError> {
-        Ok(match self.route(name, arguments)? {
+        self.try_call_async_from(&Origin::default(), name, arguments).await
+    }
+
+    /// Like [`try_call_async`](Self::try_call_async), for a request from `origin`: what a server
+    /// serving this manifest calls for each `tools/call`.
+    pub async fn try_call_async_from(&self, origin: &Origin, name: &str, arguments: Value) -> Result<Value, CallError> {
+        Ok(match self.route(origin, name, arguments)? {
             Routed::Answered(v) => v,
             Routed::Refused(call, e) => self.conclude(call, Ran::Invalid(e)),
             Routed::Ready(call, entry) => match entry.def.handler {
@@ -208,12 +230,12 @@ impl Manifest {
 
     /// The one guard chain of `try_call` and `try_call_async`: the reserved tool, unknown
     /// names, the intent taken out, and arguments refused before any handler sees them.
-    fn route(&self, name: &str, arguments: Value) -> Result<Routed<'_>, CallError> {
+    fn route(&self, origin: &Origin, name: &str, arguments: Value) -> Result<Routed<'_>, CallError> {
         if self.reserved && name == RESERVED_TOOL_NAME {
-            return Ok(Routed::Answered(self.answer_reserved(arguments)));
+            return Ok(Routed::Answered(self.answer_reserved(origin, arguments)));
         }
         let entry = self.lookup(name).ok_or_else(|| CallError::UnknownTool(name.to_owned()))?;
-        let (call, is_object) = start(entry.def.name, entry.def.intent, arguments);
+        let (call, is_object) = start(origin, entry.def.name, entry.def.intent, arguments);
         Ok(if !is_object {
             Routed::Refused(call, not_an_object())
         } else if nests_too_deep(&call.arguments) {
@@ -262,19 +284,20 @@ impl Manifest {
         active_tracker(self.tracker.as_ref())
     }
 
-    fn unknown_tool(&self, err: CallError) -> Value {
+    fn unknown_tool(&self, origin: &Origin, err: CallError) -> Value {
         let CallError::UnknownTool(name) = &err;
         let msg = format!("{err}; call `tools/list` for the tools this server offers");
         // The name is the agent's: an unbounded one is not kept in full.
         let kept: String = name.chars().take(MAX_UNKNOWN_NAME_CHARS).collect();
-        let call = InFlight::start(Cow::Owned(kept), Value::Object(Map::new()), None);
+        let mut call = InFlight::start(Cow::Owned(kept), Value::Object(Map::new()), None);
+        call.client = origin.client.clone();
         self.conclude(call, Ran::Failed(msg))
     }
 
     /// Answers the reserved tool locally and records it with `durationMs: 0` and no intent
     /// (docs/wire-format.md#reserved-tool).
-    fn answer_reserved(&self, arguments: Value) -> Value {
-        let (mut call, is_object) = start(RESERVED_TOOL_NAME, true, arguments);
+    fn answer_reserved(&self, origin: &Origin, arguments: Value) -> Value {
+        let (mut call, is_object) = start(origin, RESERVED_TOOL_NAME, true, arguments);
         call.intent = None;
         let has_capability =
             call.arguments.get("capability").and_then(Value::as_str).is_some_and(|c| !c.trim().is_empty());
@@ -295,10 +318,12 @@ impl Manifest {
 
 /// Starts a call of `tool_name`: the arguments as the handler will see them, with the intent
 /// taken out when the tool has one; and whether the arguments were an object.
-fn start(tool_name: &'static str, strip: bool, arguments: Value) -> (InFlight, bool) {
+fn start(origin: &Origin, tool_name: &'static str, strip: bool, arguments: Value) -> (InFlight, bool) {
     let (mut map, is_object) = split_arguments(arguments);
     let intent = if strip { take_intent(&mut map) } else { None };
-    (InFlight::start(Cow::Borrowed(tool_name), Value::Object(map), intent), is_object)
+    let mut call = InFlight::start(Cow::Borrowed(tool_name), Value::Object(map), intent);
+    call.client = origin.client.clone();
+    (call, is_object)
 }
 
 /// Catches a panic raised while polling a tool's future (used by the rmcp integration too).

@@ -8,16 +8,12 @@ use crate::contract::{
     CAPABILITY_PARAM_DESCRIPTION, CONTEXT_PARAM_DESCRIPTION, RESERVED_TOOL_DESCRIPTION, RESERVED_TOOL_NAME,
 };
 use crate::delivery::tracker::Tracker;
+use mcpeye_contract::{tool_description_problem, tool_name_problem};
 use serde_json::{json, Map, Value};
 use std::any::Any;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
-
-pub use crate::capture::schema::MAX_DESCRIPTION_CHARS;
-
-/// Longest tool name, in characters.
-pub const MAX_TOOL_NAME_CHARS: usize = 128;
 
 /// Everything wrong with a set of tools, found when a manifest is built. Its `Display` lists
 /// every problem, one per line, each naming the tool, where it is defined and how to fix it.
@@ -161,30 +157,12 @@ impl ManifestBuilder {
                     ));
                 }
             }
-            if let Some(why) = tool_name_problem(def.name) {
-                problems.push(problem("", "invalid-tool-name", why));
+            // The same rules, and words, as `#[mcpeye::tool]` at compile time (mcpeye-contract).
+            if let Some(p) = tool_name_problem(def.name) {
+                problems.push(problem("", p.rule().id(), p.to_string()));
             }
-            if def.name == RESERVED_TOOL_NAME {
-                problems.push(problem(
-                    "",
-                    "reserved-name",
-                    format!("`{RESERVED_TOOL_NAME}` is reserved by mcpeye; rename the tool with `name = \"…\"`"),
-                ));
-            }
-            if def.description.trim().is_empty() {
-                problems.push(problem(
-                    "",
-                    "missing-description",
-                    "the tool has no description; add a `///` doc comment or `description = \"…\"`".to_owned(),
-                ));
-            }
-            let chars = def.description.chars().count();
-            if chars > MAX_DESCRIPTION_CHARS {
-                problems.push(problem(
-                    "",
-                    "description-too-long",
-                    format!("the description has {chars} characters, over {MAX_DESCRIPTION_CHARS}; shorten it"),
-                ));
+            if let Some(p) = tool_description_problem(def.description) {
+                problems.push(problem("", p.rule().id(), p.to_string()));
             }
             for state in def.states {
                 if !self.states.0.contains_key(&(state.type_id)()) {
@@ -237,20 +215,6 @@ impl ManifestBuilder {
             Err(e) => panic!("{e}"),
         }
     }
-}
-
-fn tool_name_problem(name: &str) -> Option<String> {
-    if name.is_empty() {
-        return Some("the tool name is empty; use `name = \"…\"` with 1 to 128 of `A-Z a-z 0-9 _ . -`".to_owned());
-    }
-    let n = name.chars().count();
-    if n > MAX_TOOL_NAME_CHARS {
-        return Some(format!("the tool name has {n} characters, over {MAX_TOOL_NAME_CHARS}; shorten it"));
-    }
-    if let Some(c) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))) {
-        return Some(format!("the tool name contains {c:?}; use only `A-Z a-z 0-9 _ . -`"));
-    }
-    None
 }
 
 pub(crate) struct Entry {
@@ -372,16 +336,6 @@ impl Manifest {
 mod tests {
     use super::*;
     use crate::contract::INTENT_PARAM_NAME;
-
-    #[test]
-    fn tool_names() {
-        assert!(tool_name_problem("search_products").is_none());
-        assert!(tool_name_problem("a.b-c").is_none());
-        assert!(tool_name_problem("").is_some());
-        assert!(tool_name_problem("a b").is_some());
-        assert!(tool_name_problem(&"x".repeat(129)).is_some());
-        assert!(tool_name_problem(&"x".repeat(128)).is_none());
-    }
 
     #[test]
     fn reserved_descriptor_is_exact() {

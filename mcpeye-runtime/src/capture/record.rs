@@ -4,10 +4,86 @@
 //! Everything here runs on the calling thread, so a record is only moved, never serialised
 //! or redacted: that work belongs to the flusher.
 
+use crate::config::normalize_identity;
 use crate::delivery::tracker::{self, Tracker};
 use serde_json::Value;
 use std::borrow::Cow;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// The MCP client that made a call, as it introduced itself: in the `initialize` handshake, or
+/// (MCP 2026-07-28) in each request's `_meta`. Its `name/version` is the `client` of the identity
+/// its events are sent under, so that every event is attributed to its own client.
+///
+/// ```
+/// let client = mcpeye_runtime::ClientInfo::new("claude-desktop", "1.4.2").with_protocol_version("2026-07-28");
+/// assert_eq!(client.label(), Some("claude-desktop/1.4.2"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ClientInfo {
+    name: String,
+    version: String,
+    protocol_version: Option<String>,
+    /// `name/version` (or `name` with a blank version), trimmed and cut as identities are.
+    label: Option<String>,
+}
+
+impl ClientInfo {
+    /// A client from its `clientInfo` name and version.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        let (name, version) = (name.into(), version.into());
+        let (n, v) = (name.trim(), version.trim());
+        let label = match (n.is_empty(), v.is_empty()) {
+            (true, _) => None,
+            (false, true) => normalize_identity(n),
+            (false, false) => normalize_identity(format!("{n}/{v}")),
+        };
+        ClientInfo { name, version, protocol_version: None, label }
+    }
+
+    /// The protocol version the client negotiated (or states in each request).
+    pub fn with_protocol_version(mut self, version: impl Into<String>) -> Self {
+        self.protocol_version = Some(version.into());
+        self
+    }
+
+    /// The client's name, as it gave it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The client's version, as it gave it.
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+
+    /// The MCP protocol version of the session or request, when known.
+    pub fn protocol_version(&self) -> Option<&str> {
+        self.protocol_version.as_deref()
+    }
+
+    /// What `identity.client` says on the wire: `name/version`, or `name` when the version is
+    /// blank; `None` when the name is blank too.
+    pub fn label(&self) -> Option<&str> {
+        self.label.as_deref()
+    }
+}
+
+/// What the serving layer knows of a request besides its tool and arguments: today, the client
+/// that sent it. `Origin::default()` is a call with no known client (a direct `Manifest::call`).
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct Origin {
+    /// The client that sent the request.
+    pub client: Option<Arc<ClientInfo>>,
+}
+
+impl Origin {
+    /// A request from `client`.
+    pub fn from_client(client: Arc<ClientInfo>) -> Self {
+        Origin { client: Some(client) }
+    }
+}
 
 /// Where a call's intent came from (`intentSource` on the wire).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,6 +152,9 @@ pub struct CallRecord {
     pub outcome: CallOutcome,
     /// The agent's stated intent, untrimmed, and where it came from.
     pub intent: Option<(String, IntentSource)>,
+    /// The client that made the call, when the serving layer knows it. Its events are sent under
+    /// its own identity; the configured [`Identity`](crate::Identity) fills what it does not say.
+    pub client: Option<Arc<ClientInfo>>,
     /// Epoch milliseconds at the end of the call.
     pub timestamp_ms: u64,
     /// How long the call took.
@@ -83,8 +162,8 @@ pub struct CallRecord {
 }
 
 impl CallRecord {
-    /// A call that ends now, took no measurable time and had no intent (set the public fields
-    /// to change that).
+    /// A call that ends now, took no measurable time, had no intent and no known client (set the
+    /// public fields to change that).
     pub fn new(tool_name: impl Into<Cow<'static, str>>, arguments: Value, outcome: CallOutcome) -> Self {
         InFlight::start(tool_name.into(), arguments, None).into_record(outcome, Duration::ZERO)
     }
@@ -118,6 +197,7 @@ pub(crate) struct InFlight {
     /// The arguments as the handler sees them (the intent already taken out).
     pub(crate) arguments: Value,
     pub(crate) intent: Option<(String, IntentSource)>,
+    pub(crate) client: Option<Arc<ClientInfo>>,
     pub(crate) started: Instant,
 }
 
@@ -127,7 +207,7 @@ impl InFlight {
         arguments: Value,
         intent: Option<(String, IntentSource)>,
     ) -> Self {
-        InFlight { tool_name, arguments, intent, started: Instant::now() }
+        InFlight { tool_name, arguments, intent, client: None, started: Instant::now() }
     }
 
     /// The record of this call, ended now after `duration`.
@@ -137,6 +217,7 @@ impl InFlight {
             arguments: self.arguments,
             outcome,
             intent: self.intent,
+            client: self.client,
             timestamp_ms: now_epoch_ms(),
             duration,
         }

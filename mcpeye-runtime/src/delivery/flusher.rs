@@ -11,16 +11,17 @@
 //! batch: callers faster than the delivery must not keep the flusher encoding events only to
 //! drop them as the oldest, or draining without ever sending.
 
+use crate::capture::record::ClientInfo;
 use crate::config::{Config, Identity};
 use crate::delivery::diagnostics::{DiagnosticKind, Diagnostics};
 use crate::delivery::redact::Redactor;
 use crate::delivery::stats::Counters;
 use crate::delivery::transport::{backoff, Outcome, Transport};
-use crate::delivery::wire::{encode_event, payload, payload_head, Invalid, Pending, PAYLOAD_TAIL};
+use crate::delivery::wire::{encode_event, payload, payload_head, Invalid, Queued, PAYLOAD_TAIL};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How often the flusher looks at the channel when nothing wakes it.
@@ -37,11 +38,9 @@ pub(crate) enum Control {
 }
 
 /// State shared by the calling threads, the tracker handle and the flusher.
-pub(crate) struct Shared {
+pub(crate) struct Handoff {
     pub counters: Counters,
     pub diagnostics: Diagnostics,
-    /// The payload identity; `client` may be filled in after start.
-    pub identity: Mutex<Identity>,
     /// A nudge is on its way; cleared by each drain.
     pub nudged: AtomicBool,
     /// Shut down: new records are dropped.
@@ -53,6 +52,8 @@ pub(crate) struct Shared {
 /// The flusher's settings, copied out of the [`Config`].
 struct Settings {
     project_id: String,
+    /// The configured identity; each event's own client replaces its `client`.
+    identity: Identity,
     flush_interval: Duration,
     flush_threshold: usize,
     max_buffer: usize,
@@ -65,14 +66,14 @@ struct Settings {
 }
 
 pub(crate) struct Flusher {
-    data: Receiver<Pending>,
+    data: Receiver<Queued>,
     control: Receiver<Control>,
-    shared: std::sync::Arc<Shared>,
+    shared: Arc<Handoff>,
     transport: Box<dyn Transport>,
     redactor: Redactor,
     settings: Settings,
-    /// Encoded events waiting to be sent, oldest first, each with its sequence number.
-    buffer: VecDeque<(u64, Vec<u8>)>,
+    /// Encoded events waiting to be sent, oldest first.
+    buffer: VecDeque<Buffered>,
     next_seq: u64,
     /// When the oldest buffered event arrived.
     oldest_at: Option<Instant>,
@@ -99,9 +100,9 @@ enum Round {
 impl Flusher {
     pub(crate) fn new(
         config: &Config,
-        data: Receiver<Pending>,
+        data: Receiver<Queued>,
         control: Receiver<Control>,
-        shared: std::sync::Arc<Shared>,
+        shared: Arc<Handoff>,
         transport: Box<dyn Transport>,
     ) -> Self {
         Flusher {
@@ -112,6 +113,7 @@ impl Flusher {
             redactor: Redactor::new(config.redact, &config.denylist_fields),
             settings: Settings {
                 project_id: config.project_id.clone(),
+                identity: config.identity.clone(),
                 flush_interval: config.flush_interval,
                 flush_threshold: config.flush_threshold,
                 max_buffer: config.max_buffer,
@@ -171,15 +173,16 @@ impl Flusher {
         let mut invalid = 0;
         let mut overflow = 0;
         let present = self.data.len().min(limit);
-        for pending in std::iter::from_fn(|| self.data.try_recv().ok()).take(present) {
+        for mut queued in std::iter::from_fn(|| self.data.try_recv().ok()).take(present) {
             self.scratch.clear();
-            match encode_event(pending, uuid::Uuid::new_v4(), &self.redactor, &mut self.scratch) {
+            let client = queued.record.client.take();
+            match encode_event(queued, uuid::Uuid::new_v4(), &self.redactor, &mut self.scratch) {
                 Ok(()) => {
                     let bytes = self.scratch.as_slice().to_vec();
                     if self.buffer.is_empty() {
                         self.oldest_at = Some(Instant::now());
                     }
-                    self.buffer.push_back((self.next_seq, bytes));
+                    self.buffer.push_back(Buffered { seq: self.next_seq, client, bytes });
                     self.next_seq += 1;
                 }
                 Err(Invalid::EmptyToolName) => invalid += 1,
@@ -244,9 +247,11 @@ impl Flusher {
     /// Sends what is buffered now, waiting out backoffs that end before `deadline`. True when
     /// every event buffered at the start left the buffer in time.
     fn send_until(&mut self, deadline: Instant) -> bool {
-        let Some(last) = self.buffer.back().map(|(seq, _)| *seq) else { return true };
+        let Some(last) = self.buffer.back().map(|b| b.seq) else { return true };
         loop {
-            if self.buffer.front().is_none_or(|(seq, _)| *seq > last) {
+            // Batches go out per identity, but always including the oldest event: everything up
+            // to `last` has left once the front is past it.
+            if self.buffer.front().is_none_or(|b| b.seq > last) {
                 return true;
             }
             let now = Instant::now();
@@ -289,37 +294,44 @@ impl Flusher {
         unsent == 0
     }
 
-    /// How many buffered events the next POST takes: at most the batch limit and byte bound,
-    /// and at least one.
-    fn batch_len(&self, head_len: usize) -> usize {
+    /// The buffered events the next POST takes, by position: the oldest event and the next ones
+    /// sent under the same identity, at most the batch limit and byte bound, and at least one.
+    fn pick(&self, head_len: usize, label: Option<&str>) -> Vec<usize> {
         let limit = self.split_limit.unwrap_or(self.settings.max_batch_events).min(self.settings.max_batch_events);
         let mut size = head_len + PAYLOAD_TAIL.len();
-        let mut n = 0;
-        for (_, event) in self.buffer.iter().take(limit) {
-            let add = event.len() + usize::from(n > 0);
-            if n > 0 && size + add > self.settings.max_batch_bytes {
+        let mut picked = Vec::new();
+        for (i, b) in self.buffer.iter().enumerate() {
+            if picked.len() == limit {
+                break;
+            }
+            if b.label() != label {
+                continue;
+            }
+            let add = b.bytes.len() + usize::from(!picked.is_empty());
+            if !picked.is_empty() && size + add > self.settings.max_batch_bytes {
                 break;
             }
             size += add;
-            n += 1;
+            picked.push(i);
         }
-        n
+        picked
     }
 
-    /// One POST of the events at the front of the buffer.
+    /// One POST: the oldest event and others of the same identity (one identity per payload,
+    /// so that no event is sent under another client's name).
     fn send_batch(&mut self, timeout: Duration) -> Round {
-        let head = {
-            let identity = self.shared.identity.lock().unwrap_or_else(|e| e.into_inner());
-            payload_head(&self.settings.project_id, &identity)
-        };
-        let n = self.batch_len(head.len());
-        let body = payload(&head, self.buffer.iter().take(n).map(|(_, e)| e.as_slice()));
+        let Some(front) = self.buffer.front() else { return Round::Progress };
+        let client = front.client.clone();
+        let head = payload_head(&self.settings.project_id, &self.settings.identity, client.as_deref());
+        let picked = self.pick(head.len(), client.as_deref().and_then(ClientInfo::label));
+        let n = picked.len();
+        let body = payload(&head, picked.iter().map(|&i| self.buffer[i].bytes.as_slice()));
         let outcome = self.transport.send(body, timeout);
         let shared = self.shared.clone();
         let diagnostics = &shared.diagnostics;
         match outcome {
             Outcome::Sent => {
-                self.take(n);
+                self.take(&picked);
                 Counters::add(&self.shared.counters.sent, n);
                 self.failures = 0;
                 self.next_attempt = None;
@@ -343,7 +355,7 @@ impl Flusher {
                 Round::Wait
             }
             Outcome::TooLarge if n == 1 => {
-                self.take(1);
+                self.take(&picked);
                 Counters::add(&self.shared.counters.too_large, 1);
                 diagnostics.report(DiagnosticKind::TooLarge, || {
                     "the ingest refused a single event as too large (413); it was dropped".to_string()
@@ -355,7 +367,7 @@ impl Flusher {
                 Round::Progress
             }
             Outcome::Rejected { status } => {
-                self.take(n);
+                self.take(&picked);
                 Counters::add(&self.shared.counters.rejected, n);
                 if status == 401 || status == 403 {
                     diagnostics.report(DiagnosticKind::Unauthorized, || {
@@ -374,11 +386,38 @@ impl Flusher {
         }
     }
 
-    fn take(&mut self, n: usize) {
-        self.buffer.drain(..n);
+    /// Removes the events at `picked` (ascending positions) from the buffer.
+    fn take(&mut self, picked: &[usize]) {
+        if picked.last().is_some_and(|&last| last + 1 == picked.len()) {
+            // One identity in the buffer's front: the usual case.
+            self.buffer.drain(..picked.len());
+        } else {
+            let mut next = picked.iter().peekable();
+            let mut position = 0;
+            self.buffer.retain(|_| {
+                let keep = next.next_if_eq(&&position).is_none();
+                position += 1;
+                keep
+            });
+        }
         // What remains is at least as old as what left, so `oldest_at` stays unless empty.
         if self.buffer.is_empty() {
             self.oldest_at = None;
         }
+    }
+}
+
+/// An encoded event waiting in the flusher's buffer.
+struct Buffered {
+    /// Order of arrival.
+    seq: u64,
+    /// The client that made the call: the payload's identity names it.
+    client: Option<Arc<ClientInfo>>,
+    bytes: Vec<u8>,
+}
+
+impl Buffered {
+    fn label(&self) -> Option<&str> {
+        self.client.as_deref().and_then(ClientInfo::label)
     }
 }

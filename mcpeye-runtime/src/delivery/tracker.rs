@@ -6,12 +6,12 @@
 //! lock or I/O (the call id is drawn on the flusher). A full channel drops the event (counted).
 
 use crate::capture::record::CallRecord;
-use crate::config::{normalize_identity, Config, ConfigError, IdentifyFn, Resolved};
+use crate::config::{Config, ConfigError, IdentifyFn, Resolved};
 use crate::delivery::diagnostics::{DiagnosticKind, Diagnostics};
-use crate::delivery::flusher::{Control, Flusher, Shared};
+use crate::delivery::flusher::{Control, Flusher, Handoff};
 use crate::delivery::stats::{Counters, FlushReport, Stats};
 use crate::delivery::transport::{HttpTransport, Transport};
-use crate::delivery::wire::Pending;
+use crate::delivery::wire::Queued;
 use crossbeam_channel::{Sender, TrySendError};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -54,14 +54,13 @@ enum Inner {
 }
 
 struct Pipeline {
-    data: Sender<Pending>,
+    data: Sender<Queued>,
     control: Sender<Control>,
-    shared: Arc<Shared>,
+    shared: Arc<Handoff>,
     identify: Option<Arc<IdentifyFn>>,
     capture_missing_capabilities: bool,
     /// Channel length at which a call wakes the flusher before its next tick.
     nudge_at: usize,
-    client_configured: bool,
     flusher: Mutex<Option<JoinHandle<()>>>,
 }
 
@@ -111,10 +110,9 @@ impl Tracker {
                     .to_string()
             });
         }
-        let shared = Arc::new(Shared {
+        let shared = Arc::new(Handoff {
             counters: Counters::default(),
             diagnostics,
-            identity: Mutex::new(config.identity.clone()),
             nudged: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             identify_panicked: AtomicBool::new(false),
@@ -137,7 +135,6 @@ impl Tracker {
                 identify: config.identify.clone(),
                 capture_missing_capabilities: config.capture_missing_capabilities,
                 nudge_at: nudge_at(config.flush_threshold, capacity),
-                client_configured: config.identity.client.is_some(),
                 flusher: Mutex::new(Some(handle)),
             })),
         })
@@ -167,19 +164,6 @@ impl Tracker {
             Inner::Callback(_) => true,
             Inner::Pipeline(p) => p.capture_missing_capabilities,
         }
-    }
-
-    /// Fills `identity.client` from the MCP client's `initialize` `clientInfo`, as
-    /// `name/version` (or `name` when the version is blank). A client set in the
-    /// [`Config`] is kept. Applies to every payload sent afterwards.
-    pub fn set_client(&self, name: &str, version: &str) {
-        let Inner::Pipeline(p) = &*self.inner else { return };
-        if p.client_configured {
-            return;
-        }
-        let (name, version) = (name.trim(), version.trim());
-        let client = if version.is_empty() { name.to_string() } else { format!("{name}/{version}") };
-        p.shared.identity.lock().unwrap_or_else(|e| e.into_inner()).client = normalize_identity(client);
     }
 
     /// The counters now.
@@ -253,8 +237,7 @@ impl Pipeline {
                 }
             },
         };
-        let pending = Pending { record, user_id, user_email };
-        match self.data.try_send(pending) {
+        match self.data.try_send(Queued { record, user_id, user_email }) {
             Ok(()) => {
                 if self.data.len() >= self.nudge_at && !self.shared.nudged.swap(true, Ordering::SeqCst) {
                     let _ = self.control.try_send(Control::Nudge);

@@ -1,44 +1,59 @@
-//! The MCP client's identity (`clientInfo`), handed to the tracker once per session.
+//! The client of each request, for attribution: every call is recorded with the client that made
+//! it, whatever the protocol era and however many sessions share the server.
 
-use crate::delivery::tracker::Tracker;
-use ::rmcp::model::InitializeRequestParams;
+use crate::capture::record::ClientInfo;
 use ::rmcp::service::RequestContext;
 use ::rmcp::RoleServer;
+use std::collections::hash_map::DefaultHasher;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
-/// The last client identity given to the tracker, so that each call only compares.
-#[derive(Debug, Default)]
-pub(crate) struct ClientSeen(Mutex<Seen>);
+/// Distinct clients kept before the cache starts over (a bound, not a working-set size).
+const MAX_CLIENTS: usize = 1024;
 
+/// Resolves each request's client, sharing one [`ClientInfo`] per distinct client so that a call
+/// only looks it up (no allocation once a client has been seen).
 #[derive(Debug, Default)]
-enum Seen {
-    #[default]
-    Nothing,
-    /// The `initialize` parameters of a session: compared by pointer, they are one `Arc` per
-    /// session in rmcp.
-    Handshake(Arc<InitializeRequestParams>),
-    /// `name`, `version` from a request's `_meta` (sessions without `initialize`).
-    Meta(String, String),
-}
+pub(crate) struct Clients(Mutex<HashMap<u64, Vec<Arc<ClientInfo>>>>);
 
-impl ClientSeen {
-    /// Calls `tracker.set_client` when this request's client differs from the last one seen.
-    /// Costs a pointer comparison once the session's identity has been handed over.
-    pub(crate) fn observe(&self, context: &RequestContext<RoleServer>, tracker: &Tracker) {
-        let mut seen = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(params) = context.peer.peer_info() {
-            if matches!(&*seen, Seen::Handshake(last) if Arc::ptr_eq(last, &params)) {
-                return;
-            }
-            let client = &params.client_info;
-            tracker.set_client(&client.name, &client.version);
-            *seen = Seen::Handshake(params);
-        } else if let Some(client) = context.meta.client_info() {
-            if matches!(&*seen, Seen::Meta(n, v) if *n == client.name && *v == client.version) {
-                return;
-            }
-            tracker.set_client(&client.name, &client.version);
-            *seen = Seen::Meta(client.name, client.version);
+impl Clients {
+    /// The client of this request: from its `_meta` (MCP 2026-07-28: every request introduces
+    /// its client), else from the session's `initialize`. `_meta` comes first because on rmcp's
+    /// stateless path `peer_info()` is a placeholder naming rmcp itself; for the same reason a
+    /// 2026-07-28 request that does not name its client has none.
+    pub(crate) fn of(&self, context: &RequestContext<RoleServer>) -> Option<Arc<ClientInfo>> {
+        let meta_version = context.meta.protocol_version();
+        if let Some(info) = context.meta.client_info() {
+            return Some(self.intern(&info.name, &info.version, meta_version.as_ref().map(|v| v.as_str())));
         }
+        if meta_version.is_some_and(|v| !v.has_initialize()) {
+            return None;
+        }
+        let params = context.peer.peer_info()?;
+        let client = &params.client_info;
+        Some(self.intern(&client.name, &client.version, Some(params.protocol_version.as_str())))
+    }
+
+    fn intern(&self, name: &str, version: &str, protocol: Option<&str>) -> Arc<ClientInfo> {
+        let mut hasher = DefaultHasher::new();
+        (name, version, protocol).hash(&mut hasher);
+        let key = hasher.finish();
+        let mut seen = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let same =
+            |c: &&Arc<ClientInfo>| c.name() == name && c.version() == version && c.protocol_version() == protocol;
+        if let Some(found) = seen.get(&key).and_then(|v| v.iter().find(same)) {
+            return found.clone();
+        }
+        if seen.len() >= MAX_CLIENTS {
+            seen.clear();
+        }
+        let mut info = ClientInfo::new(name, version);
+        if let Some(p) = protocol {
+            info = info.with_protocol_version(p);
+        }
+        let info = Arc::new(info);
+        seen.entry(key).or_default().push(info.clone());
+        info
     }
 }

@@ -1,10 +1,10 @@
 //! [`instrument`]: an existing rmcp `ToolRouter` given intent capture, the reserved tool and one
 //! record per call, its tools untouched.
 
-use super::client::ClientSeen;
+use super::client::Clients;
 use crate::capture::dispatch::{panic_message, take_intent, CatchUnwind};
 use crate::capture::manifest::{reserved_descriptor, Manifest};
-use crate::capture::record::{active_tracker, CallOutcome, InFlight};
+use crate::capture::record::{active_tracker, CallOutcome, InFlight, Origin};
 use crate::capture::schema::inject_intent;
 use crate::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
 use crate::delivery::tracker::Tracker;
@@ -98,7 +98,7 @@ where
 /// What every wrapped route of one instrumented router shares.
 struct Instrumented {
     tracker: Option<Tracker>,
-    seen: ClientSeen,
+    clients: Clients,
 }
 
 impl Instrumented {
@@ -109,7 +109,7 @@ impl Instrumented {
 
 fn instrument_router<S: Send + Sync + 'static>(mut router: ToolRouter<S>, tracker: Option<Tracker>) -> ToolRouter<S> {
     let reserved = active_tracker(tracker.as_ref()).is_none_or(|t| t.capture_missing_capabilities());
-    let shared = Arc::new(Instrumented { tracker, seen: ClientSeen::default() });
+    let shared = Arc::new(Instrumented { tracker, clients: Clients::default() });
     for route in router.map.values_mut() {
         let mut attr = route.attr.clone();
         let strip = inject(&mut attr.input_schema);
@@ -154,9 +154,9 @@ fn wrap<S: Send + Sync + 'static>(
         let Some(tracker) = shared.tracker() else {
             return inner(ctx);
         };
-        shared.seen.observe(&ctx.request_context, &tracker);
         let arguments = Value::Object(ctx.arguments.clone().unwrap_or_default());
-        let call = InFlight::start(name.clone(), arguments, intent);
+        let mut call = InFlight::start(name.clone(), arguments, intent);
+        call.client = shared.clients.of(&ctx.request_context);
         let called = catch_unwind(AssertUnwindSafe(|| inner(ctx)));
         Box::pin(async move {
             let response = match called {
@@ -218,11 +218,9 @@ fn reserved_route<S: Send + Sync + 'static>(shared: Arc<Instrumented>) -> ToolRo
     let description = descriptor["description"].as_str().unwrap_or_default().to_owned();
     let tool = Tool::new(RESERVED_TOOL_NAME, description, schema);
     ToolRoute::new_dyn(tool, move |ctx: ToolCallContext<'_, S>| {
-        if let Some(tracker) = shared.tracker() {
-            shared.seen.observe(&ctx.request_context, &tracker);
-        }
+        let origin = Origin { client: shared.clients.of(&ctx.request_context), ..Origin::default() };
         let arguments = ctx.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let response = match manifest.try_call(RESERVED_TOOL_NAME, arguments) {
+        let response = match manifest.try_call_from(&origin, RESERVED_TOOL_NAME, arguments) {
             Ok(v) => super::complete_response(v),
             Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
         };

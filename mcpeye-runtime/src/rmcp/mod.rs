@@ -5,7 +5,8 @@
 //! 1. **Serve a [`Manifest`](crate::Manifest)** (tools written with `#[mcpeye::tool]`) through
 //!    rmcp: [`ManifestServer`] is an rmcp `ServerHandler`, so
 //!    `ManifestServer::new(manifest).serve(transport)` works with every rmcp transport. The
-//!    manifest records the calls itself.
+//!    manifest records the calls itself. To serve resources, prompts or completion as well,
+//!    mount the manifest's tools into a server of your own with [`tool_router`].
 //! 2. **Instrument an existing rmcp server** written with rmcp's own `#[tool_router]` /
 //!    `#[tool]` macros, without touching its tools: hand its `ToolRouter` to [`instrument`] (or
 //!    [`instrument_with`] for an explicit tracker, or [`instrumented`] for servers that rebuild
@@ -14,8 +15,10 @@
 //!    answered locally, and every call is timed and recorded once, with the intent stripped
 //!    before the tool runs.
 //!
-//! In both, the client's `initialize` `clientInfo` becomes the `client` of the identity sent
-//! with the events ([`Tracker::set_client`](crate::Tracker::set_client)), once per session.
+//! In both, every call is recorded with the client that made it: its session's `initialize`
+//! `clientInfo`, or in MCP 2026-07-28 (no handshake) the `clientInfo` in the request's `_meta`.
+//! Events go to the ingest under their own client's identity, one payload per client, so many
+//! concurrent sessions over Streamable HTTP are never mixed up.
 //!
 //! # Applying path 2
 //!
@@ -109,7 +112,7 @@ mod instrument;
 mod serve;
 
 pub use instrument::{instrument, instrument_with, instrumented};
-pub use serve::ManifestServer;
+pub use serve::{tool_router, ManifestServer};
 
 use ::rmcp::model::{CallToolResponse, CallToolResult, ResultType};
 use ::rmcp::ErrorData;

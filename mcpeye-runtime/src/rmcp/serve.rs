@@ -1,9 +1,12 @@
 //! [`ManifestServer`]: a [`Manifest`] served as an rmcp `ServerHandler`.
 
-use super::client::ClientSeen;
+use super::client::Clients;
 use crate::capture::manifest::Manifest;
+use crate::capture::record::Origin;
+use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
+use ::rmcp::handler::server::tool::ToolCallContext;
 use ::rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams, InitializeResult,
+    CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams, InitializeResult, JsonObject,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use ::rmcp::service::RequestContext;
@@ -16,8 +19,10 @@ use std::sync::Arc;
 ///
 /// `tools/list` answers [`Manifest::tools_list`] (the `mcpeyeIntent` property and the reserved
 /// tool included), `tools/call` goes through [`Manifest::try_call_async`] (which records the
-/// call) and an unknown tool is a JSON-RPC invalid-params error. The client's `clientInfo` is
-/// handed to the manifest's tracker. Cheap to clone: clones share the manifest.
+/// call) and an unknown tool is a JSON-RPC invalid-params error. Each call is recorded with the
+/// client that made it (its `initialize` `clientInfo`, or the request's `_meta` in MCP
+/// 2026-07-28), so sessions of different clients are never mixed up. Cheap to clone: clones
+/// share the manifest.
 ///
 /// ```no_run
 /// use rmcp::ServiceExt;
@@ -35,7 +40,7 @@ pub struct ManifestServer {
     manifest: Arc<Manifest>,
     tools: Arc<[Tool]>,
     config: ServerConfig,
-    seen: Arc<ClientSeen>,
+    clients: Arc<Clients>,
 }
 
 impl fmt::Debug for ManifestServer {
@@ -54,7 +59,7 @@ impl ManifestServer {
         let tools = to_tools(&manifest.tools_list());
         let config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("mcpeye-server", "0.0.0"));
-        ManifestServer { manifest, tools: tools.into(), config, seen: Arc::default() }
+        ManifestServer { manifest, tools: tools.into(), config, clients: Arc::default() }
     }
 
     /// Sets the `serverInfo` name and version answered to `initialize`.
@@ -80,12 +85,6 @@ impl ManifestServer {
     pub fn manifest(&self) -> &Arc<Manifest> {
         &self.manifest
     }
-
-    fn observe_client(&self, context: &RequestContext<RoleServer>) {
-        if let Some(tracker) = self.manifest.active_tracker() {
-            self.seen.observe(context, tracker.as_ref());
-        }
-    }
 }
 
 /// The manifest's descriptors as rmcp `Tool`s. They are built by mcpeye in MCP's shape, so a
@@ -105,9 +104,8 @@ impl ServerHandler for ManifestServer {
         request: InitializeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
-        // What rmcp's default `initialize` does, plus handing the client's identity over.
+        // What rmcp's default `initialize` does (the session's client is read back from it).
         context.peer.set_peer_info(request.clone());
-        self.observe_client(&context);
         self.negotiate_initialize(&request)
     }
 
@@ -128,13 +126,72 @@ impl ServerHandler for ManifestServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        // Sessions opened without `initialize` carry the client's identity in each request.
-        self.observe_client(&context);
-        let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        match self.manifest.try_call_async(&request.name, arguments).await {
-            Ok(result) => super::complete_response(result),
-            // MCP answers an unknown tool with invalid params (`CallError::code`).
-            Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
-        }
+        call_manifest(&self.manifest, &self.clients, &context, &request.name, request.arguments).await
     }
+}
+
+/// One `tools/call` of a manifest served through rmcp, by [`ManifestServer`] or by a router of
+/// [`tool_router`]: the call is recorded with the request's client, and answered as rmcp expects.
+async fn call_manifest(
+    manifest: &Manifest,
+    clients: &Clients,
+    context: &RequestContext<RoleServer>,
+    name: &str,
+    arguments: Option<JsonObject>,
+) -> Result<CallToolResponse, ErrorData> {
+    let origin = Origin { client: clients.of(context), ..Origin::default() };
+    let arguments = arguments.map(Value::Object).unwrap_or(Value::Null);
+    match manifest.try_call_async_from(&origin, name, arguments).await {
+        Ok(result) => super::complete_response(result),
+        // MCP answers an unknown tool with invalid params (`CallError::code`).
+        Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
+    }
+}
+
+/// The tools of `manifest` (the reserved tool included) as an rmcp `ToolRouter`, to mount into
+/// a server of your own that also serves resources, prompts or rmcp `#[tool]`s: `#[mcpeye::tool]`
+/// never makes you give up the rest of MCP. Calls go through the manifest, which records them
+/// with their client, exactly as under [`ManifestServer`].
+///
+/// ```
+/// use rmcp::handler::server::router::tool::ToolRouter;
+/// use rmcp::model::{ServerCapabilities, ServerConfig};
+/// use rmcp::{tool_handler, ServerHandler};
+/// use std::sync::Arc;
+///
+/// #[derive(Clone)]
+/// struct MyServer {
+///     tool_router: ToolRouter<Self>,
+/// }
+///
+/// #[tool_handler(router = self.tool_router)]
+/// impl ServerHandler for MyServer {
+///     fn get_info(&self) -> ServerConfig {
+///         // Resources, prompts… are this server's own; the tools come from the manifest.
+///         ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
+///     }
+/// }
+///
+/// // With `#[mcpeye::tool]` functions: `Arc::new(mcpeye::tools![now, search])`.
+/// let manifest = Arc::new(mcpeye_runtime::Manifest::builder().build());
+/// let server = MyServer { tool_router: mcpeye_runtime::rmcp::tool_router(manifest) };
+/// assert!(server.tool_router.has_route("mcpeye_request_capability"));
+/// ```
+///
+/// Add it to a router of rmcp `#[tool]`s with `+` (`Self::tool_router() + mcpeye::rmcp::tool_router(m)`);
+/// instrument that router first ([`instrument`](super::instrument)) if its tools should be
+/// recorded too, not after, or the manifest's calls would be recorded twice.
+pub fn tool_router<S: Send + Sync + 'static>(manifest: Arc<Manifest>) -> ToolRouter<S> {
+    let clients = Arc::new(Clients::default());
+    let mut router = ToolRouter::new();
+    for tool in to_tools(&manifest.tools_list()) {
+        let (manifest, clients) = (manifest.clone(), clients.clone());
+        router.add_route(ToolRoute::new_dyn(tool, move |ctx: ToolCallContext<'_, S>| {
+            let (manifest, clients) = (manifest.clone(), clients.clone());
+            Box::pin(
+                async move { call_manifest(&manifest, &clients, &ctx.request_context, &ctx.name, ctx.arguments).await },
+            )
+        }));
+    }
+    router
 }

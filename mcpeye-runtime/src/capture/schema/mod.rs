@@ -29,7 +29,6 @@
 mod args;
 mod generate;
 mod normalize;
-mod pattern;
 mod validate;
 
 use serde_json::{Map, Value};
@@ -41,10 +40,8 @@ pub use generate::generate;
 pub use normalize::normalize;
 pub use validate::validate;
 
-/// Largest accepted input schema, in bytes of compact JSON.
-pub const MAX_SCHEMA_BYTES: usize = 64 * 1024;
-/// Longest accepted `description` anywhere in an input schema, in characters.
-pub const MAX_DESCRIPTION_CHARS: usize = 8192;
+#[doc(inline)]
+pub use mcpeye_contract::{MAX_DESCRIPTION_CHARS, MAX_SCHEMA_BYTES};
 /// Deepest subschema nesting that the walkers of this module descend into.
 pub(crate) const MAX_DEPTH: usize = 128;
 
@@ -113,28 +110,25 @@ pub fn inject_intent(schema: &mut Value) {
 }
 
 /// Whether `name` is an acceptable MCP tool name: 1 to 128 characters of `[A-Za-z0-9_.-]`.
+/// (A manifest also refuses the reserved `mcpeye_request_capability`, a valid name.)
 ///
 /// ```
 /// assert!(mcpeye_runtime::schema::is_valid_tool_name("search-issues_v2.1"));
 /// assert!(!mcpeye_runtime::schema::is_valid_tool_name("search issues"));
 /// ```
 pub fn is_valid_tool_name(name: &str) -> bool {
-    is_name(name, 128)
+    mcpeye_contract::tool_name_problem(name).is_none_or(|p| p == mcpeye_contract::ToolNameProblem::Reserved)
 }
 
 /// Whether `name` is an acceptable property name: 1 to 64 characters of `[A-Za-z0-9_.-]`.
+/// (A tool's own arguments may not use `mcpeyeIntent` or `mcpeye_intent`, valid names.)
 ///
 /// ```
 /// assert!(mcpeye_runtime::schema::is_valid_property_name("max_results"));
 /// assert!(!mcpeye_runtime::schema::is_valid_property_name("max results"));
 /// ```
 pub fn is_valid_property_name(name: &str) -> bool {
-    is_name(name, 64)
-}
-
-fn is_name(name: &str, max: usize) -> bool {
-    (1..=max).contains(&name.len())
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+    mcpeye_contract::property_name_problem(name).is_none()
 }
 
 /// Appends one escaped segment to a JSON pointer (RFC 6901).
@@ -169,6 +163,9 @@ mod tests {
         assert!(is_valid_property_name(&"p".repeat(64)));
         assert!(!is_valid_property_name(&"p".repeat(65)));
         assert!(!is_valid_property_name("$ref"));
+        // The reserved names are valid names: the manifest refuses them, as its own rule.
+        assert!(is_valid_tool_name("mcpeye_request_capability"));
+        assert!(is_valid_property_name("mcpeyeIntent"));
     }
 
     #[test]

@@ -2,12 +2,8 @@
 
 use serde_json::{Map, Value};
 
-use super::pattern::{self, PatternIssue};
-use super::{
-    is_valid_property_name, pointer, SchemaProblem, MAX_DEPTH, MAX_DESCRIPTION_CHARS, MAX_SCHEMA_BYTES,
-    STANDARD_FORMATS,
-};
-use crate::contract::INTENT_PARAM_NAME;
+use super::{pointer, SchemaProblem, MAX_DEPTH, MAX_DESCRIPTION_CHARS, MAX_SCHEMA_BYTES, STANDARD_FORMATS};
+use mcpeye_contract::{argument_name_problem, pattern_problem, property_name_problem};
 
 /// Keys whose value is one subschema (a boolean `additionalProperties` is fine).
 const SINGLE: &[&str] =
@@ -88,13 +84,6 @@ fn check_root(root: &Map<String, Value>, out: &mut Vec<SchemaProblem>) {
             ));
         }
     }
-    if root.get("properties").and_then(|p| p.get(INTENT_PARAM_NAME)).is_some() {
-        out.push(problem(
-            &pointer("/properties", INTENT_PARAM_NAME),
-            "reserved-property",
-            format!("`{INTENT_PARAM_NAME}` is the property mcpeye adds for the agent's intent; rename the field (`#[serde(rename = \"…\")]`), remove it, or turn intent capture off for this tool with `intent = false`"),
-        ));
-    }
 }
 
 /// `variant`: `value` is a branch of `oneOf`/`anyOf` (an enum variant).
@@ -129,8 +118,10 @@ fn walk(value: &Value, path: &str, depth: usize, variant: bool, out: &mut Vec<Sc
         let wrapper = variant && is_variant_wrapper(obj, props);
         for (name, sub) in props {
             let sub_path = pointer(&pointer(path, "properties"), name);
-            if !is_valid_property_name(name) {
-                out.push(problem(&sub_path, "property-name", format!("the property name `{name}` is outside `[A-Za-z0-9_.-]{{1,64}}`, which clients refuse; rename it with `#[serde(rename = \"…\")]`")));
+            // The root's properties are the tool's arguments, where mcpeye reserves its own names.
+            let name_problem = if depth == 0 { argument_name_problem(name) } else { property_name_problem(name) };
+            if let Some(p) = name_problem {
+                out.push(problem(&sub_path, p.rule().id(), p.to_string()));
             }
             let documented = sub.get("description").and_then(Value::as_str).is_some_and(|d| !d.trim().is_empty());
             if !documented && !is_tag(sub) && !wrapper {
@@ -235,12 +226,8 @@ fn check_keywords(obj: &Map<String, Value>, path: &str, out: &mut Vec<SchemaProb
             out.push(problem(&pointer(path, "description"), "description-too-long", format!("this description is {chars} characters, over the {MAX_DESCRIPTION_CHARS}-character limit; shorten the doc comment")));
         }
     }
-    if let Some(Value::String(p)) = obj.get("pattern") {
-        match pattern::check(p) {
-            Some(PatternIssue::Invalid(why)) => out.push(problem(&pointer(path, "pattern"), "invalid-pattern", format!("the pattern `{p}` does not parse ({why}); fix the `#[schemars(regex(pattern = …))]` attribute (look-around and back-references are not supported)"))),
-            Some(PatternIssue::Backtracking(what)) => out.push(problem(&pointer(path, "pattern"), "backtracking-pattern", format!("the pattern `{p}` contains {what}, which can make a client's backtracking regex engine hang; rewrite it so each character can be matched in only one way (e.g. `(a+)+` → `a+`, `(\\w|\\d)*` → `\\w*`)"))),
-            None => {}
-        }
+    if let Some(p) = obj.get("pattern").and_then(Value::as_str).and_then(pattern_problem) {
+        out.push(problem(&pointer(path, "pattern"), p.rule().id(), p.to_string()));
     }
 }
 
@@ -357,7 +344,20 @@ mod tests {
             root(json!({"mcpeyeIntent": {"description": "X."}})),
             "/properties/mcpeyeIntent",
             "reserved-property",
-            "intent = false",
+            "#[serde(rename",
+        );
+        only(
+            root(json!({"mcpeye_intent": {"description": "X."}})),
+            "/properties/mcpeye_intent",
+            "reserved-property",
+            "#[serde(rename",
+        );
+        // Only the arguments themselves: a nested object may have a property of that name.
+        assert_eq!(
+            validate(&root(json!({"o": {"type": "object", "description": "O.", "properties": {
+                "mcpeyeIntent": {"type": "string", "description": "Theirs."}
+            }}}))),
+            vec![]
         );
         only(
             root(json!({"x": {"description": "d".repeat(8193)}})),
@@ -369,13 +369,13 @@ mod tests {
             root(json!({"x": {"description": "X.", "pattern": "(a"}})),
             "/properties/x/pattern",
             "invalid-pattern",
-            "regex(pattern",
+            "ECMA-262",
         );
         only(
             root(json!({"x": {"description": "X.", "pattern": "^(a+)+$"}})),
             "/properties/x/pattern",
             "backtracking-pattern",
-            "rewrite",
+            "remove the inner or outer quantifier",
         );
         only(
             json!({"type": "object", "properties": {}, "oneOf": [{}]}),

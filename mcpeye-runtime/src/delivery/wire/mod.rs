@@ -1,7 +1,7 @@
 //! The wire format (CONTRACT.md §2): events and payloads serialised with their keys in the
 //! contract's order, optional keys omitted, compact, non-ASCII as UTF-8.
 
-use crate::capture::record::{CallOutcome, CallRecord};
+use crate::capture::record::{CallOutcome, CallRecord, ClientInfo};
 use crate::config::Identity;
 use crate::delivery::redact::Redactor;
 use json::{write_number, write_str};
@@ -12,7 +12,7 @@ use serde_json::Value;
 
 /// A record as it leaves the calling thread: moved, not yet capped, redacted or serialised.
 #[derive(Debug)]
-pub(crate) struct Pending {
+pub(crate) struct Queued {
     pub record: CallRecord,
     pub user_id: Option<String>,
     pub user_email: Option<String>,
@@ -33,12 +33,12 @@ pub(crate) enum Invalid {
 /// The call id is drawn here, on the flusher, rather than on the calling thread: it only has to
 /// be unique, and an event is encoded once (a retry resends the same bytes).
 pub(crate) fn encode_event(
-    p: Pending,
+    queued: Queued,
     call_id: uuid::Uuid,
     redactor: &Redactor,
     out: &mut Vec<u8>,
 ) -> Result<(), Invalid> {
-    let Pending { record, user_id, user_email } = p;
+    let Queued { record, user_id, user_email } = queued;
     if record.tool_name.trim().is_empty() {
         return Err(Invalid::EmptyToolName);
     }
@@ -104,8 +104,9 @@ struct WireIdentity<'a> {
     server_version: Option<&'a str>,
 }
 
-/// `{"projectId":…,"identity":{…},"events":[` — the part of a payload before its events.
-pub(crate) fn payload_head(project_id: &str, identity: &Identity) -> Vec<u8> {
+/// `{"projectId":…,"identity":{…},"events":[` — the part of a payload before its events. The
+/// events' own `client` (the label of their [`ClientInfo`]) replaces the configured one.
+pub(crate) fn payload_head(project_id: &str, identity: &Identity, client: Option<&ClientInfo>) -> Vec<u8> {
     let mut head = b"{\"projectId\":".to_vec();
     // Serialising a &str or this struct into a Vec cannot fail.
     let _ = serde_json::to_writer(&mut head, project_id);
@@ -113,7 +114,7 @@ pub(crate) fn payload_head(project_id: &str, identity: &Identity) -> Vec<u8> {
     let wire = WireIdentity {
         user_id: identity.user_id.as_deref(),
         user_email: identity.user_email.as_deref(),
-        client: identity.client.as_deref(),
+        client: client.and_then(ClientInfo::label).or(identity.client.as_deref()),
         server_version: identity.server_version.as_deref(),
     };
     let _ = serde_json::to_writer(&mut head, &wire);
@@ -160,7 +161,7 @@ mod tests {
 
     fn encode(record: CallRecord) -> Result<String, Invalid> {
         let call_id = uuid::Uuid::from_u128(0xABCD_EF00_0000_4000_8000_0000_0000_0001);
-        let p = Pending { record, user_id: None, user_email: Some("c@x.io".into()) };
+        let p = Queued { record, user_id: None, user_email: Some("c@x.io".into()) };
         let mut out = Vec::new();
         encode_event(p, call_id, &Redactor::new(false, &[]), &mut out).map(|()| String::from_utf8(out).unwrap())
     }
@@ -215,13 +216,24 @@ mod tests {
 
     #[test]
     fn payload_wraps_events() {
-        let head = payload_head("proj", &Identity::new().client("c/1").server_version(3));
+        let head = payload_head("proj", &Identity::new().client("c/1").server_version(3), None);
         let body = payload(&head, [&b"{}"[..], &b"{\"a\":1}"[..]]);
         assert_eq!(
             String::from_utf8(body).unwrap(),
             "{\"projectId\":\"proj\",\"identity\":{\"client\":\"c/1\",\"serverVersion\":\"3\"},\"events\":[{},{\"a\":1}]}"
         );
-        let empty = payload_head("p", &Identity::new());
+        let empty = payload_head("p", &Identity::new(), None);
         assert_eq!(String::from_utf8(empty).unwrap(), "{\"projectId\":\"p\",\"identity\":{},\"events\":[");
+    }
+
+    #[test]
+    fn the_events_client_replaces_the_configured_one() {
+        let identity = Identity::new().user_id(7).client("configured/1");
+        let cursor = ClientInfo::new(" cursor ", "");
+        let head = String::from_utf8(payload_head("p", &identity, Some(&cursor))).unwrap();
+        assert_eq!(head, "{\"projectId\":\"p\",\"identity\":{\"userId\":\"7\",\"client\":\"cursor\"},\"events\":[");
+        let blank = ClientInfo::new("  ", "2.0");
+        let head = String::from_utf8(payload_head("p", &identity, Some(&blank))).unwrap();
+        assert!(head.contains("\"client\":\"configured/1\""), "{head}");
     }
 }

@@ -1,0 +1,89 @@
+//! A manifest's tools mounted into a user's own rmcp server (`mcpeye::rmcp::tool_router`), next to
+//! the server's resources and its own rmcp `#[tool]`s: everything is served, and the manifest's
+//! calls are recorded once each, with their client.
+
+mod common;
+
+use common::rmcp::*;
+use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
+use rmcp::model::{ListResourcesResult, PaginatedRequestParams, Resource, ServerCapabilities, ServerConfig};
+use rmcp::service::RequestContext;
+use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler};
+use std::sync::Arc;
+
+/// Look up a city's time zone.
+#[mcpeye::tool(read_only)]
+fn time_zone(
+    /// The city.
+    city: String,
+) -> String {
+    format!("{city}: Europe/Lisbon")
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct PingArgs {
+    /// Anything.
+    text: String,
+}
+
+#[derive(Clone)]
+struct MyServer {
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl MyServer {
+    #[tool(description = "Answer pong.")]
+    fn ping(&self, Parameters(PingArgs { text }): Parameters<PingArgs>) -> String {
+        format!("pong {text}")
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for MyServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(vec![Resource::new("file:///zones.csv", "zones")]))
+    }
+}
+
+#[tokio::test]
+async fn a_manifest_mounts_into_a_server_that_serves_the_rest_of_mcp() {
+    let (tracker, records) = recording_tracker();
+    let manifest = Arc::new(mcpeye::Manifest::builder().tools(mcpeye::tool_defs![time_zone]).tracker(tracker).build());
+    let server = MyServer { tool_router: MyServer::tool_router() + mcpeye::rmcp::tool_router(manifest) };
+    let client = serve_and_connect(server, "composer", "0.3").await;
+
+    let tools = client.list_all_tools().await.unwrap();
+    let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    names.sort();
+    assert_eq!(names, ["mcpeye_request_capability", "ping", "time_zone"]);
+    let tz = tools.iter().find(|t| t.name == "time_zone").unwrap();
+    assert!(tz.input_schema["properties"]["mcpeyeIntent"].is_object());
+
+    let resources = client.list_all_resources().await.unwrap();
+    assert_eq!(resources[0].uri, "file:///zones.csv");
+
+    let args = serde_json::json!({"city": "Lisbon", "mcpeyeIntent": "planning a call"});
+    let out = client.call_tool(call("time_zone", args)).await.unwrap();
+    assert_eq!(out.content[0].as_text().unwrap().text, "Lisbon: Europe/Lisbon");
+    let out = client.call_tool(call("ping", serde_json::json!({"text": "x"}))).await.unwrap();
+    assert_eq!(out.content[0].as_text().unwrap().text, "pong x");
+    let out =
+        client.call_tool(call("mcpeye_request_capability", serde_json::json!({"capability": "CSV export"}))).await;
+    assert!(out.is_ok());
+
+    // The manifest's two calls, not the server's own `ping` (not instrumented here).
+    let recs = take(&records);
+    let seen: Vec<(&str, Option<&str>)> =
+        recs.iter().map(|r| (r.tool_name.as_ref(), r.client.as_deref().and_then(|c| c.label()))).collect();
+    assert_eq!(seen, [("time_zone", Some("composer/0.3")), ("mcpeye_request_capability", Some("composer/0.3"))]);
+    assert_eq!(recs[0].intent.as_ref().unwrap().0, "planning a call");
+}

@@ -389,11 +389,6 @@ pub fn posts(ingest: &IngestReceiver) -> Vec<Post> {
         .collect()
 }
 
-/// Waits until the ingest holds `n` events (or `timeout` passed).
-pub fn wait_for_events(ingest: &IngestReceiver, n: usize, timeout: Duration) {
-    let _ = ingest.wait_for_events(n, timeout);
-}
-
 /// One tool call of a driver job, with the text that marks its event at the ingest.
 pub struct Call {
     pub tool: &'static str,
@@ -536,15 +531,10 @@ pub fn assert_ingest_got(ingest: &IngestReceiver, client: Option<&str>, calls: &
                 "the intent stays out of the arguments: {event:#}"
             );
         }
+        if let Some(capability) = call.arguments.get("capability") {
+            assert_eq!(&event["arguments"]["capability"], capability, "the capability request: {event:#}");
+        }
     }
-    assert_eq!(found_error(&events, &calls[2].mark), "unit must be \"C\" or \"F\"");
+    let failed = events.iter().find(|e| e.to_string().contains(&calls[2].mark)).unwrap();
+    assert_eq!(failed["errorMessage"], "unit must be \"C\" or \"F\"", "{failed:#}");
 }
-
-fn found_error(events: &[Value], mark: &str) -> String {
-    let e = events.iter().find(|e| e.to_string().contains(mark)).unwrap();
-    e["errorMessage"].as_str().unwrap_or_default().to_owned()
-}
-
-/// How long to wait for a stdio server to deliver after its client left, and for an HTTP
-/// server's events once it was told to stop.
-pub const DELIVERY_TIMEOUT: Duration = Duration::from_secs(10);

@@ -43,19 +43,17 @@ fn main() -> ExitCode {
 
 /// Serves until the client closes stdin or a SIGTERM/SIGINT arrives.
 async fn serve() -> Result<(), Box<dyn std::error::Error>> {
-    let mut stop = Box::pin(signal::termination());
     let server = ManifestServer::new(Arc::new(demo_tools::manifest()))
         .with_server_info("mcpeye-stdio-demo", env!("CARGO_PKG_VERSION"));
-    let running = tokio::select! {
-        running = server.serve(rmcp::transport::stdio()) => running?,
-        () = &mut stop => return Ok(()), // ended before the client's first request
-    };
-    // A signal stops the service the way a closed stdin does: calls in flight get to answer
-    // (rmcp waits up to 2 s for them), then `waiting` returns.
-    let cancel = running.cancellation_token();
+    let running = server.serve(rmcp::transport::stdio()).await?;
+    // SIGTERM or SIGINT stops the service the way a closed stdin does: calls in flight get to
+    // answer (rmcp waits up to 2 s for them), then `waiting` returns. (Before this point no call
+    // has been captured: the default action, exiting at once, loses nothing.)
+    let stop = running.cancellation_token();
+    let terminated = signal::termination();
     tokio::spawn(async move {
-        stop.await;
-        cancel.cancel();
+        terminated.await;
+        stop.cancel();
     });
     running.waiting().await?;
     Ok(())

@@ -336,6 +336,13 @@ fn rpc_line(id: u64, method: &str, params: Value) -> String {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
 }
 
+/// A handshake-era `initialize` with id `id`, and the `initialized` notification.
+fn handshake(id: u64) -> Vec<String> {
+    let params =
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
+    vec![rpc_line(id, "initialize", params), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.into()]
+}
+
 /// Served through rmcp, a session that receives garbage answers each line with a JSON-RPC 2.0
 /// error or nothing, and keeps serving.
 #[tokio::test]
@@ -343,8 +350,6 @@ async fn garbage_json_rpc_lines_get_an_error_or_nothing() {
     let deep_text = "[".repeat(10_000) + &"]".repeat(10_000);
     let deep_params = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":"#.to_owned() + &"[".repeat(5000);
     let huge = "x".repeat(2 * 1024 * 1024);
-    let init =
-        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
     let garbage: Vec<String> = vec![
         "".into(),
         "   ".into(),
@@ -389,8 +394,7 @@ async fn garbage_json_rpc_lines_get_an_error_or_nothing() {
         deep_params,
         huge,
     ];
-    let mut lines =
-        vec![rpc_line(100, "initialize", init), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.into()];
+    let mut lines = handshake(100);
     lines.extend(garbage);
     // Still serving afterwards.
     lines.push(rpc_line(101, "ping", json!({})));
@@ -408,18 +412,11 @@ async fn garbage_json_rpc_lines_get_an_error_or_nothing() {
 /// A tool error reached through rmcp does not echo the offending values.
 #[tokio::test]
 async fn session_tool_errors_do_not_echo_values() {
-    let init =
-        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
-    let lines = vec![
-        rpc_line(1, "initialize", init),
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.into(),
-        rpc_line(2, "tools/call", json!({"name": "search", "arguments": {"query": 918_273_645, "limit": MARK}})),
-        rpc_line(
-            3,
-            "tools/call",
-            json!({"name": "save_contact", "arguments": {"name": MARK, "address": MARK, "tags": [MARK]}}),
-        ),
-    ];
+    let mut lines = handshake(1);
+    let bad_search = json!({"query": 918_273_645, "limit": MARK});
+    let bad_contact = json!({"name": MARK, "address": MARK, "tags": [MARK]});
+    lines.push(rpc_line(2, "tools/call", json!({"name": "search", "arguments": bad_search})));
+    lines.push(rpc_line(3, "tools/call", json!({"name": "save_contact", "arguments": bad_contact})));
     let replies = exchange(lines, 3).await;
     assert_eq!(replies.len(), 3, "{replies:#?}");
     for reply in &replies[1..] {

@@ -6,8 +6,9 @@
 use mcpeye::testing::{IngestReceiver, Reply};
 use mcpeye::{Args, Config, Manifest, Tracker};
 use serde_json::{json, Value};
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -235,6 +236,107 @@ fn serve_fast(mut stream: TcpStream, events: &AtomicU64) {
             return;
         }
     }
+}
+
+/// Set in the environment of a bench binary started as the receiver of [`ChildIngest`].
+const RECEIVER_ENV: &str = "MCPEYE_BENCH_RECEIVER";
+
+/// The ingest in another process: this bench binary started again as a receiver (the loop of
+/// [`FastIngest`]: keep-alive, parses each body as JSON, answers 200), so that its CPU is not
+/// counted in this process's. Every bench that uses it calls [`serve_if_receiver`] first in `main`.
+pub struct ChildIngest {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    port: u16,
+}
+
+impl ChildIngest {
+    /// Starts the receiver process and waits for its port.
+    pub fn start() -> ChildIngest {
+        let exe = std::env::current_exe().expect("the bench's own path");
+        let mut child = Command::new(exe)
+            .env(RECEIVER_ENV, "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("the receiver process starts");
+        let stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        stdout.read_line(&mut line).expect("the receiver's port");
+        let port = line.trim().parse().expect("a port number");
+        ChildIngest { child, stdin, stdout, port }
+    }
+
+    /// Its base URL.
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Events received so far (in the payloads it answered 200 to).
+    pub fn events(&mut self) -> u64 {
+        self.stdin.write_all(b"count\n").unwrap();
+        self.stdin.flush().unwrap();
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).unwrap();
+        line.trim().parse().unwrap()
+    }
+}
+
+impl Drop for ChildIngest {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// When this process is a [`ChildIngest`]: serves until its parent closes stdin, then exits.
+/// Each `count` line on stdin is answered with the number of events received.
+pub fn serve_if_receiver() {
+    if std::env::var_os(RECEIVER_ENV).is_none() {
+        return;
+    }
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let events = Arc::new(AtomicU64::new(0));
+    let e = events.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let e = e.clone();
+            std::thread::spawn(move || serve_fast(stream, &e));
+        }
+    });
+    let mut out = std::io::stdout();
+    let _ = writeln!(out, "{port}");
+    let _ = out.flush();
+    for line in std::io::stdin().lines() {
+        let Ok(line) = line else { break };
+        if line.trim() == "count" {
+            let _ = writeln!(out, "{}", events.load(Ordering::SeqCst));
+            let _ = out.flush();
+        }
+    }
+    std::process::exit(0);
+}
+
+/// CPU time of this process, all its threads (those that exited included), in nanoseconds.
+pub fn process_cpu_ns() -> u64 {
+    clock_ns(libc::CLOCK_PROCESS_CPUTIME_ID)
+}
+
+/// CPU time of the calling thread, in nanoseconds.
+pub fn thread_cpu_ns() -> u64 {
+    clock_ns(libc::CLOCK_THREAD_CPUTIME_ID)
+}
+
+fn clock_ns(clock: libc::clockid_t) -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec; the clock ids are constants Linux knows.
+    let rc = unsafe { libc::clock_gettime(clock, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime");
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
 /// The `p` quantile (0..=1) of sorted nanosecond samples.

@@ -1,0 +1,134 @@
+// The whole CPU cost of a call: process CPU time (every thread: the calling one and the flusher)
+// divided by the calls, with every event delivered to an ingest in another process, next to the
+// same calls without a tracker. Back to back, and paced at a steady rate (10 000 calls/s by
+// default) with the thread asleep between calls, as in a server.
+//
+// `cargo bench --bench cpu [-- N_BACK_TO_BACK N_PACED RATE_PER_S ROUNDS]`
+// (`cargo bench --bench cpu_mimalloc` runs the same with mimalloc as the global allocator.)
+//
+// Each round runs the calls without a tracker, then the same calls with one (a fresh tracker
+// whose `max_buffer` holds the whole run, so that nothing is dropped when the calls outpace the
+// flusher), ending with `Tracker::flush`: the CPU spent until every event was accepted by the
+// receiver is counted. The receiver is this binary started again (`common::ChildIngest`), so its
+// CPU is not. Reported: the median over the rounds of the added CPU per call, and its range.
+//
+// `CPU_ONLY=none` or `CPU_ONLY=tracker` in the environment runs only that half of each round (for
+// instruction counts under callgrind: the difference of two runs is what the tracker adds).
+//
+// Kept free of inner attributes: `cpu_mimalloc.rs` includes this file.
+
+mod common;
+
+use common::{arguments_with_intent, manifest, process_cpu_ns, result, thread_cpu_ns, ChildIngest};
+use mcpeye::{Config, Tracker};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// CPU spent by one run of calls.
+#[derive(Clone, Copy)]
+struct Run {
+    /// All threads of the process, per call.
+    process_ns: f64,
+    /// The calling thread alone, per call.
+    calling_ns: f64,
+}
+
+/// `n` calls of the bench tool (back to back, or one every `gap`), recorded into `tracker` if
+/// any; with a tracker, the run ends when every event has been delivered.
+fn run(n: usize, gap: Option<Duration>, tracker: Option<&Tracker>) -> Run {
+    let m = manifest(tracker.cloned());
+    let args = arguments_with_intent();
+    let (p0, t0) = (process_cpu_ns(), thread_cpu_ns());
+    let start = Instant::now();
+    for i in 0..n {
+        if let Some(gap) = gap {
+            let due = start + gap * i as u32;
+            let now = Instant::now();
+            if due > now {
+                std::thread::sleep(due - now);
+            }
+        }
+        black_box(m.call("search_invoices", black_box(args.clone())));
+    }
+    let t1 = thread_cpu_ns();
+    if let Some(t) = tracker {
+        let report = t.flush(Duration::from_secs(120));
+        assert!(report.completed, "the final flush did not complete: {report:?}");
+    }
+    let p1 = process_cpu_ns();
+    Run { process_ns: (p1 - p0) as f64 / n as f64, calling_ns: (t1 - t0) as f64 / n as f64 }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// `rounds` pairs of runs (without, then with a tracker); prints and returns the figures.
+fn mode(prefix: &str, label: &str, ingest: &mut ChildIngest, n: usize, gap: Option<Duration>, rounds: usize) {
+    let (mut none, mut with, mut added, mut calling_added) = (vec![], vec![], vec![], vec![]);
+    let only = std::env::var("CPU_ONLY").unwrap_or_default();
+    if !only.is_empty() {
+        let tracker = (only == "tracker").then(|| {
+            Tracker::new(Config::new("bench").ingest_url(ingest.url()).max_buffer(n + 1_000).on_error(|_| {})).unwrap()
+        });
+        let r = run(n, gap, tracker.as_ref());
+        eprintln!("{prefix} {label} {only} only: {:.0} ns/call", r.process_ns);
+        return;
+    }
+    for _ in 0..rounds {
+        let bare = run(n, gap, None);
+        // A fresh tracker per round, created before the clock starts; its channel holds the run.
+        let tracker =
+            Tracker::new(Config::new("bench").ingest_url(ingest.url()).max_buffer(n + 1_000).on_error(|_| {})).unwrap();
+        let before = ingest.events();
+        let tracked = run(n, gap, Some(&tracker));
+        let delivered = ingest.events() - before;
+        let s = tracker.shutdown(Duration::from_secs(5)).stats;
+        assert_eq!((s.captured, s.sent, s.dropped.total()), (n as u64, n as u64, 0), "{s:?}");
+        assert_eq!(delivered, n as u64, "events that reached the receiver");
+        none.push(bare.process_ns);
+        with.push(tracked.process_ns);
+        added.push(tracked.process_ns - bare.process_ns);
+        calling_added.push(tracked.calling_ns - bare.calling_ns);
+        eprintln!(
+            "{prefix} {label:<13} no tracker {:>7.0} ns/call | tracker {:>7.0} ns/call (calling thread {:>6.0}, other \
+             threads {:>6.0}) | added {:>6.0} ns/call",
+            bare.process_ns,
+            tracked.process_ns,
+            tracked.calling_ns,
+            tracked.process_ns - tracked.calling_ns,
+            tracked.process_ns - bare.process_ns
+        );
+    }
+    let (lo, hi) = added.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    let key = |k: &str| format!("{prefix}.{label}.{k}");
+    result(&key("no_tracker_ns"), format!("{:.0}", median(&mut none)));
+    result(&key("tracker_ns"), format!("{:.0}", median(&mut with)));
+    result(&key("added_ns"), format!("{:.0}", median(&mut added)));
+    result(&key("added_min_ns"), format!("{lo:.0}"));
+    result(&key("added_max_ns"), format!("{hi:.0}"));
+    result(&key("calling_thread_added_ns"), format!("{:.0}", median(&mut calling_added)));
+}
+
+fn main() {
+    common::serve_if_receiver();
+    let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let smoke = !common::full_run();
+    let n_back = args.first().copied().unwrap_or(if smoke { 2_000 } else { 300_000 });
+    let n_paced = args.get(1).copied().unwrap_or(if smoke { 200 } else { 30_000 });
+    let rate = args.get(2).copied().unwrap_or(10_000);
+    let rounds = args.get(3).copied().unwrap_or(if smoke { 1 } else { 3 });
+    // `cpu` or `cpu_mimalloc`: the bench's own name, from its executable (`cpu-<hash>`).
+    let exe = std::env::current_exe().unwrap();
+    let name = exe.file_name().unwrap().to_string_lossy();
+    let prefix = name.rsplit_once('-').map_or(&*name, |(n, _)| n).to_owned();
+    eprintln!("{prefix}: {n_back} calls back to back, {n_paced} calls at {rate}/s, {rounds} rounds");
+    result(&format!("{prefix}.rate_per_s"), rate);
+    let mut ingest = ChildIngest::start();
+    // Warm-up: code, allocator, the receiver's connection.
+    run(n_back / 10, None, None);
+    mode(&prefix, "back_to_back", &mut ingest, n_back, None, rounds);
+    let gap = Duration::from_nanos(1_000_000_000 / rate as u64);
+    mode(&prefix, "paced", &mut ingest, n_paced, Some(gap), rounds);
+}

@@ -1,0 +1,156 @@
+//! What mcpeye adds to a `tools/call` served through rmcp, measured through rmcp's own client over
+//! an in-process duplex pipe on a current-thread runtime: the same tool (arguments as one struct)
+//! served by a plain rmcp `#[tool]` router, by the same router instrumented with
+//! `mcpeye::rmcp::instrument_with`, and as a `#[mcpeye::tool]` by `ManifestServer`. Every server
+//! gets the same request bytes (the arguments and a `mcpeyeIntent`, which the plain tool ignores).
+//! Reported per server: the median latency of a call (timed one by one) and the process CPU per
+//! call (all threads), every event delivered to an ingest in another process.
+//!
+//! `cargo bench --bench rmcp [-- N_CALLS WARM_UP ROUNDS]`
+
+mod common;
+
+use common::{arguments_with_intent, manifest, process_cpu_ns, quantile, result, ChildIngest, InvoiceQuery};
+use mcpeye::rmcp::ManifestServer;
+use mcpeye::{Config, Tracker};
+use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
+use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
+use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
+use serde_json::Value;
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The bench tool as an rmcp author writes it.
+#[derive(Clone)]
+struct Plain {
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl Plain {
+    /// Search invoices (a handler that does next to nothing, so that only the wrapping is measured).
+    #[tool(description = "Search invoices.")]
+    fn search_invoices(&self, Parameters(q): Parameters<InvoiceQuery>) -> String {
+        black_box(&q);
+        "3 invoices found".to_string()
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Plain {}
+
+const SERVERS: [&str; 3] = ["plain", "instrument", "manifest_server"];
+
+/// Latency samples and CPU of one run.
+struct Run {
+    median_ns: u64,
+    cpu_ns: f64,
+}
+
+fn run(server: &str, ingest: &ChildIngest, n: usize, warm_up: usize) -> Run {
+    let tracker = (server != "plain").then(|| {
+        Tracker::new(Config::new("bench").ingest_url(ingest.url()).max_buffer(n + warm_up + 1_000).on_error(|_| {}))
+            .unwrap()
+    });
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let Value::Object(arguments) = arguments_with_intent() else { unreachable!() };
+    let request = CallToolRequestParams::new("search_invoices").with_arguments(arguments);
+    let run = rt.block_on(async {
+        let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+        match server {
+            "plain" => serve(Plain { tool_router: Plain::tool_router() }, server_io),
+            "instrument" => serve(
+                Plain { tool_router: mcpeye::rmcp::instrument_with(Plain::tool_router(), tracker.clone().unwrap()) },
+                server_io,
+            ),
+            _ => serve(ManifestServer::new(Arc::new(manifest(tracker.clone()))), server_io),
+        }
+        let config = ClientConfig::new(ClientCapabilities::default(), Implementation::new("bench-client", "1.0.0"));
+        let client = config.serve(client_io).await.expect("the client connects");
+        for _ in 0..warm_up {
+            client.call_tool(request.clone()).await.unwrap();
+        }
+        if let Some(t) = &tracker {
+            assert!(t.flush(Duration::from_secs(30)).completed);
+        }
+        let mut samples = Vec::with_capacity(n);
+        let p0 = process_cpu_ns();
+        for _ in 0..n {
+            let r = request.clone();
+            let t = Instant::now();
+            let out = client.call_tool(r).await.unwrap();
+            samples.push(t.elapsed().as_nanos() as u64);
+            assert_ne!(out.is_error, Some(true));
+        }
+        if let Some(t) = &tracker {
+            assert!(t.flush(Duration::from_secs(60)).completed);
+        }
+        let cpu = process_cpu_ns() - p0;
+        let _ = client.cancel().await;
+        samples.sort_unstable();
+        Run { median_ns: quantile(&samples, 0.5), cpu_ns: cpu as f64 / n as f64 }
+    });
+    if let Some(t) = tracker {
+        let s = t.shutdown(Duration::from_secs(5)).stats;
+        let expected = (n + warm_up) as u64;
+        assert_eq!((s.captured, s.sent, s.dropped.total()), (expected, expected, 0), "{server}: {s:?}");
+    }
+    run
+}
+
+fn serve<S: ServerHandler>(server: S, io: tokio::io::DuplexStream) {
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(io).await {
+            let _ = running.waiting().await;
+        }
+    });
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() {
+    common::serve_if_receiver();
+    let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let smoke = !common::full_run();
+    let n = args.first().copied().unwrap_or(if smoke { 200 } else { 20_000 });
+    let warm_up = args.get(1).copied().unwrap_or(if smoke { 20 } else { 2_000 });
+    let rounds = args.get(2).copied().unwrap_or(if smoke { 1 } else { 3 });
+    eprintln!("rmcp: {n} calls after {warm_up} warm-up, per server, {rounds} rounds");
+    let mut ingest = ChildIngest::start();
+    // [server][round]
+    let mut lat = vec![vec![]; SERVERS.len()];
+    let mut cpu = vec![vec![]; SERVERS.len()];
+    for round in 0..rounds {
+        let before = ingest.events();
+        for (i, server) in SERVERS.iter().enumerate() {
+            let r = run(server, &ingest, n, warm_up);
+            eprintln!("round {round} {server:<16} median {:>6} ns  cpu {:>7.0} ns/call", r.median_ns, r.cpu_ns);
+            lat[i].push(r.median_ns as f64);
+            cpu[i].push(r.cpu_ns);
+        }
+        assert_eq!(ingest.events() - before, 2 * (n + warm_up) as u64, "events that reached the receiver");
+    }
+    for (i, server) in SERVERS.iter().enumerate() {
+        let added = |v: &[Vec<f64>]| -> (f64, f64, f64) {
+            let mut d: Vec<f64> = v[i].iter().zip(&v[0]).map(|(x, p)| x - p).collect();
+            let (lo, hi) = d.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+            (median(&mut d), lo, hi)
+        };
+        result(&format!("rmcp.{server}.latency_p50_ns"), format!("{:.0}", median(&mut lat[i].clone())));
+        result(&format!("rmcp.{server}.cpu_ns"), format!("{:.0}", median(&mut cpu[i].clone())));
+        if i > 0 {
+            let (l, llo, lhi) = added(&lat);
+            let (c, clo, chi) = added(&cpu);
+            result(&format!("rmcp.{server}.added_latency_ns"), format!("{l:.0}"));
+            result(&format!("rmcp.{server}.added_latency_min_ns"), format!("{llo:.0}"));
+            result(&format!("rmcp.{server}.added_latency_max_ns"), format!("{lhi:.0}"));
+            result(&format!("rmcp.{server}.added_cpu_ns"), format!("{c:.0}"));
+            result(&format!("rmcp.{server}.added_cpu_min_ns"), format!("{clo:.0}"));
+            result(&format!("rmcp.{server}.added_cpu_max_ns"), format!("{chi:.0}"));
+        }
+    }
+}

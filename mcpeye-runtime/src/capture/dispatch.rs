@@ -255,11 +255,13 @@ impl Manifest {
         let tracker = self.active_tracker();
         let (client_result, outcome, panic) = match ran {
             // The client gets a copy and the record the original: one copy of the strings, not two.
+            // The record is made from the result (flattened, or copied for a callback tracker)
+            // and the client gets the original.
             Ran::Done(r) if !r.is_error => {
-                if tracker.is_none() {
-                    return r.into_json();
+                if let Some(tracker) = tracker {
+                    tracker.record_result(call, &r, duration);
                 }
-                (r.to_json(), CallOutcome::Success { result: r.into_json() }, None)
+                return r.into_json();
             }
             Ran::Done(r) => {
                 let message = r.joined_text();

@@ -175,7 +175,7 @@ impl Flusher {
         let present = self.data.len().min(limit);
         for mut queued in std::iter::from_fn(|| self.data.try_recv().ok()).take(present) {
             self.scratch.clear();
-            let client = queued.record.client.take();
+            let client = queued.client.take();
             match encode_event(queued, uuid::Uuid::new_v4(), &self.redactor, &mut self.scratch) {
                 Ok(()) => {
                     let bytes = self.scratch.as_slice().to_vec();

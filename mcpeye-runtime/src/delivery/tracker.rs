@@ -5,7 +5,8 @@
 //! one and `try_send`s the moved record on a bounded channel: no redaction, serialisation,
 //! lock or I/O (the call id is drawn on the flusher). A full channel drops the event (counted).
 
-use crate::capture::record::CallRecord;
+use crate::capture::record::{CallOutcome, CallRecord, InFlight};
+use crate::capture::result::CallToolResult;
 use crate::config::{Config, ConfigError, IdentifyFn, Resolved};
 use crate::delivery::diagnostics::{DiagnosticKind, Diagnostics};
 use crate::delivery::flusher::{Control, Flusher, Handoff};
@@ -157,6 +158,22 @@ impl Tracker {
         }
     }
 
+    /// Records a successful call of a manifest's tool from the handler's result, which the
+    /// client then gets: a pipeline flattens it directly, without building its JSON twice.
+    pub(crate) fn record_result(&self, call: InFlight, result: &CallToolResult, duration: Duration) {
+        match &*self.inner {
+            Inner::Callback(f) => {
+                let record = call.into_record(CallOutcome::Success { result: result.to_json() }, duration);
+                let _ = catch_unwind(AssertUnwindSafe(|| f(record)));
+            }
+            Inner::Pipeline(p) => {
+                if let Some((user_id, user_email)) = p.admit(&call.tool_name, &call.arguments) {
+                    p.send(Queued::of_result(call, result, duration, user_id, user_email));
+                }
+            }
+        }
+    }
+
     /// Whether manifests list and answer the reserved `mcpeye_request_capability` tool
     /// ([`Config::capture_missing_capabilities`]; `true` for [`Tracker::from_fn`]).
     pub fn capture_missing_capabilities(&self) -> bool {
@@ -221,14 +238,23 @@ impl Tracker {
 
 impl Pipeline {
     fn record(&self, record: CallRecord) {
+        if let Some((user_id, user_email)) = self.admit(&record.tool_name, &record.arguments) {
+            self.send(Queued::new(record, user_id, user_email));
+        }
+    }
+
+    /// Counts a call captured and runs `identify`; `None` when its record cannot be queued
+    /// (shut down, or the channel full: then it is not even flattened), counted as dropped.
+    fn admit(&self, tool_name: &str, arguments: &serde_json::Value) -> Option<(Option<String>, Option<String>)> {
         let counters = &self.shared.counters;
         Counters::add(&counters.captured, 1);
         if self.shared.closed.load(Ordering::SeqCst) {
-            return self.after_shutdown();
+            self.after_shutdown();
+            return None;
         }
-        let (user_id, user_email) = match &self.identify {
+        let user = match &self.identify {
             None => (None, None),
-            Some(f) => match catch_unwind(AssertUnwindSafe(|| f(&record.tool_name, &record.arguments))) {
+            Some(f) => match catch_unwind(AssertUnwindSafe(|| f(tool_name, arguments))) {
                 Ok(Some(id)) => (id.user_id, id.user_email),
                 Ok(None) => (None, None),
                 Err(_) => {
@@ -237,13 +263,21 @@ impl Pipeline {
                 }
             },
         };
-        match self.data.try_send(Queued { record, user_id, user_email }) {
+        if self.data.is_full() {
+            Counters::add(&counters.channel_full, 1);
+            return None;
+        }
+        Some(user)
+    }
+
+    fn send(&self, queued: Queued) {
+        match self.data.try_send(queued) {
             Ok(()) => {
                 if self.data.len() >= self.nudge_at && !self.shared.nudged.swap(true, Ordering::SeqCst) {
                     let _ = self.control.try_send(Control::Nudge);
                 }
             }
-            Err(TrySendError::Full(_)) => Counters::add(&counters.channel_full, 1),
+            Err(TrySendError::Full(_)) => Counters::add(&self.shared.counters.channel_full, 1),
             Err(TrySendError::Disconnected(_)) => self.after_shutdown(),
         }
     }

@@ -1,10 +1,9 @@
 //! Size caps (docs/wire-format.md#caps): the compact-JSON cap on values and the byte cut of texts.
 
 use crate::contract::{MAX_VALUE_BYTES, TRUNCATED_SUFFIX};
-use crate::delivery::wire::json::string_len;
+use crate::delivery::wire::node::compact_len;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use std::io;
 
 /// The marker that replaces a value whose compact JSON is `bytes` long:
 /// `{"[truncated]":true,"bytes":N}`.
@@ -60,49 +59,7 @@ pub(crate) fn is_cap_marker(value: &Value) -> bool {
 /// assert_eq!(compact_json_len(&v), serde_json::to_vec(&v).unwrap().len());
 /// ```
 pub fn compact_json_len(value: &Value) -> usize {
-    let mut len = 0;
-    let mut stack: Vec<&Value> = vec![value];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::Null => len += 4,
-            Value::Bool(b) => len += if *b { 4 } else { 5 },
-            Value::Number(n) => len += number_len(n),
-            Value::String(s) => len += string_len(s),
-            Value::Array(a) => {
-                // brackets + commas
-                len += 2 + a.len().saturating_sub(1);
-                stack.extend(a.iter());
-            }
-            Value::Object(m) => {
-                // braces + commas + one colon per entry
-                len += 2 + m.len().saturating_sub(1) + m.len();
-                for (k, v) in m {
-                    len += string_len(k);
-                    stack.push(v);
-                }
-            }
-        }
-    }
-    len
-}
-
-fn number_len(n: &serde_json::Number) -> usize {
-    let mut counter = ByteCounter(0);
-    // Writing a number to a counter cannot fail; 0 would only under-count a corrupt number.
-    let _ = serde_json::to_writer(&mut counter, n);
-    counter.0
-}
-
-struct ByteCounter(usize);
-
-impl io::Write for ByteCounter {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0 += buf.len();
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
+    compact_len(value)
 }
 
 /// The value cap alone (docs/wire-format.md#caps): `value` if its compact JSON is at most

@@ -33,6 +33,7 @@ pub use caps::{
 };
 
 use crate::contract::{markers, MAX_TEXT_BYTES, MAX_TEXT_PRE_REDACT_BYTES, MAX_VALUE_BYTES, MAX_VALUE_DEPTH};
+use crate::delivery::wire::flat::Flat;
 pub(crate) use caps::drop_flat;
 #[cfg(test)]
 pub(crate) use caps::is_cap_marker;
@@ -201,6 +202,11 @@ impl Redactor {
         }
     }
 
+    /// [`write_value`](Self::write_value) of a value the calling thread flattened.
+    pub(crate) fn write_flat(&self, value: Flat<'_>, out: &mut Vec<u8>) {
+        write::write_value(value, self.enabled.then_some(&*self.denylist), out);
+    }
+
     /// `errorMessage` / `intent`: cut to
     /// [`MAX_TEXT_PRE_REDACT_BYTES`](crate::contract::MAX_TEXT_PRE_REDACT_BYTES) on a char
     /// boundary, redacted when redaction is on, then, if still over
@@ -218,6 +224,17 @@ impl Redactor {
             }
         }
         cap_text_after(text, MAX_TEXT_BYTES)
+    }
+
+    /// [`text`](Self::text) of a borrowed text: borrowed back when nothing changes.
+    pub(crate) fn text_ref<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        let cut = cut_at_char_boundary(text, MAX_TEXT_PRE_REDACT_BYTES);
+        let redacted = if self.enabled { redact_string(cut) } else { Cow::Borrowed(cut) };
+        if redacted.len() > MAX_TEXT_BYTES {
+            Cow::Owned(cap_text_after(redacted.into_owned(), MAX_TEXT_BYTES))
+        } else {
+            redacted
+        }
     }
 }
 

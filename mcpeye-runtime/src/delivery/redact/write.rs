@@ -3,25 +3,24 @@
 //! or copied. Same bytes as `serde_json::to_writer` of [`Redactor::value`](super::Redactor::value)'s
 //! output (with the depth cap also applied when redaction is off).
 
-use super::caps::compact_json_len;
 use super::denylist::Denylist;
 use super::redact_string;
 use crate::contract::{markers, MAX_VALUE_BYTES, MAX_VALUE_DEPTH};
 use crate::delivery::wire::json::{string_len, write_number, write_str};
-use serde_json::Value;
+use crate::delivery::wire::node::{compact_len, Kind, Node};
 
 /// Writes `value` capped (by its compact length before redaction), with strings redacted and
 /// denylisted fields replaced when `denylist` is given, and containers at [`MAX_VALUE_DEPTH`] or
 /// deeper replaced in any case. Returns whether a container was left out (a value nested
 /// without limit may be among them: drop it without recursion).
-pub(super) fn write_value(value: &Value, denylist: Option<&Denylist>, out: &mut Vec<u8>) -> bool {
+pub(super) fn write_value<'a, N: Node<'a>>(value: N, denylist: Option<&Denylist>, out: &mut Vec<u8>) -> bool {
     let start = out.len();
     let mut w = Walk { denylist, out, measured: 0, skipped: false };
     // The walk stops as soon as the value is known to be over the cap: the rest is only measured.
     if !w.value(value, 0) || w.measured > MAX_VALUE_BYTES {
         out.truncate(start);
         out.extend_from_slice(b"{\"[truncated]\":true,\"bytes\":");
-        write_number(out, compact_json_len(value) as u64);
+        write_number(out, compact_len(value) as u64);
         out.push(b'}');
         return true;
     }
@@ -39,14 +38,15 @@ struct Walk<'a> {
 
 impl Walk<'_> {
     /// Writes `v` at nesting level `depth`; false once the measured length passes the cap.
-    fn value(&mut self, v: &Value, depth: usize) -> bool {
-        match v {
-            Value::Array(_) | Value::Object(_) if depth >= MAX_VALUE_DEPTH => {
-                self.measured += compact_json_len(v);
-                self.skipped = true;
-                write_str(self.out, markers::TOO_DEEP);
-            }
-            Value::String(s) => {
+    fn value<'n, N: Node<'n>>(&mut self, v: N, depth: usize) -> bool {
+        if depth >= MAX_VALUE_DEPTH && v.is_container() {
+            self.measured += compact_len(v);
+            self.skipped = true;
+            write_str(self.out, markers::TOO_DEEP);
+            return self.measured <= MAX_VALUE_BYTES;
+        }
+        match v.kind() {
+            Kind::Str(s) => {
                 self.measured += string_len(s);
                 if self.measured > MAX_VALUE_BYTES {
                     return false;
@@ -56,10 +56,10 @@ impl Walk<'_> {
                     None => write_str(self.out, s),
                 }
             }
-            Value::Array(a) => {
-                self.measured += 2 + a.len().saturating_sub(1);
+            Kind::Array(count, items) => {
+                self.measured += 2 + count.saturating_sub(1);
                 self.out.push(b'[');
-                for (i, item) in a.iter().enumerate() {
+                for (i, item) in items.enumerate() {
                     if i > 0 {
                         self.out.push(b',');
                     }
@@ -69,10 +69,10 @@ impl Walk<'_> {
                 }
                 self.out.push(b']');
             }
-            Value::Object(m) => {
-                self.measured += 2 + m.len().saturating_sub(1) + m.len();
+            Kind::Object(count, entries) => {
+                self.measured += 2 + count.saturating_sub(1) + count;
                 self.out.push(b'{');
-                for (i, (k, item)) in m.iter().enumerate() {
+                for (i, (k, item)) in entries.enumerate() {
                     if i > 0 {
                         self.out.push(b',');
                     }
@@ -80,8 +80,8 @@ impl Walk<'_> {
                     write_str(self.out, k);
                     self.out.push(b':');
                     if self.denylist.is_some_and(|d| d.contains(k)) {
-                        self.measured += compact_json_len(item);
-                        self.skipped |= matches!(item, Value::Array(_) | Value::Object(_));
+                        self.measured += compact_len(item);
+                        self.skipped |= item.is_container();
                         write_str(self.out, markers::FIELD);
                     } else if !self.value(item, depth + 1) {
                         return false;
@@ -89,11 +89,15 @@ impl Walk<'_> {
                 }
                 self.out.push(b'}');
             }
-            Value::Null | Value::Bool(_) | Value::Number(_) => {
-                let before = self.out.len();
-                let _ = serde_json::to_writer(&mut *self.out, v);
-                self.measured += self.out.len() - before;
+            Kind::Null => {
+                self.out.extend_from_slice(b"null");
+                self.measured += 4;
             }
+            Kind::Bool(b) => {
+                self.out.extend_from_slice(if b { b"true" } else { b"false" });
+                self.measured += if b { 4 } else { 5 };
+            }
+            Kind::Number(n) => self.measured += n.write(self.out),
         }
         self.measured <= MAX_VALUE_BYTES
     }

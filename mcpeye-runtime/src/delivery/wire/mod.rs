@@ -1,21 +1,153 @@
 //! The wire format (docs/wire-format.md#payload, #event): events and payloads serialised with their keys in the
 //! contract's order, optional keys omitted, compact, non-ASCII as UTF-8.
 
-use crate::capture::record::{CallOutcome, CallRecord, ClientInfo};
+use crate::capture::record::{now_epoch_ms, CallOutcome, CallRecord, ClientInfo, InFlight, IntentSource};
+use crate::capture::result::CallToolResult;
 use crate::config::Identity;
-use crate::delivery::redact::Redactor;
+use crate::delivery::redact::{drop_flat, Redactor};
+use flat::{flatten, flatten_result, Flat};
 use json::{write_number, write_str};
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::time::Duration;
 
+pub(crate) mod flat;
 pub(crate) mod json;
+pub(crate) mod node;
 use serde::Serialize;
 use serde_json::Value;
 
-/// A record as it leaves the calling thread: moved, not yet capped, redacted or serialised.
+/// Largest value (arguments or result) flattened on the calling thread, in bytes of its flat
+/// form; a larger one crosses as the `Value` it is (copying it would lengthen the call).
+const FLAT_VALUE_BUDGET: usize = 4096;
+
+/// Longest text (intent, error message) copied on the calling thread; a longer one is moved.
+const FLAT_TEXT_BUDGET: usize = 4096;
+
+/// A record as it leaves the calling thread, not yet capped, redacted or serialised: its values
+/// and texts [flattened](flat) into one buffer when they are small enough, moved otherwise.
 #[derive(Debug)]
 pub(crate) struct Queued {
-    pub record: CallRecord,
+    pub tool_name: Cow<'static, str>,
+    /// The client that made the call: the flusher batches by it.
+    pub client: Option<Arc<ClientInfo>>,
+    pub timestamp_ms: u64,
+    pub duration: Duration,
     pub user_id: Option<String>,
     pub user_email: Option<String>,
+    /// The flattened values and texts the fields below point into.
+    bytes: Vec<u8>,
+    /// `None`: the arguments were not an object (sent as `{}`).
+    arguments: Option<Field>,
+    outcome: Outcome,
+    intent: Option<(Text, IntentSource)>,
+}
+
+/// A value of a queued record.
+#[derive(Debug)]
+enum Field {
+    /// Flattened, at this range of the record's bytes.
+    Flat(usize),
+    Value(Value),
+}
+
+/// A text of a queued record.
+#[derive(Debug)]
+enum Text {
+    /// Copied, at this range of the record's bytes.
+    Flat(usize, usize),
+    Moved(String),
+}
+
+#[derive(Debug)]
+enum Outcome {
+    Success(Field),
+    Error(Option<Text>),
+}
+
+impl Queued {
+    /// The record made ready to cross to the flusher. Runs on the calling thread: what is
+    /// flattened is dropped here, where it was allocated.
+    pub(crate) fn new(record: CallRecord, user_id: Option<String>, user_email: Option<String>) -> Queued {
+        let CallRecord { tool_name, arguments, outcome, intent, client, timestamp_ms, duration } = record;
+        let mut bytes = Vec::with_capacity(1024);
+        let arguments = flat_arguments(arguments, &mut bytes);
+        let outcome = match outcome {
+            CallOutcome::Success { result } => Outcome::Success(field(result, &mut bytes)),
+            CallOutcome::Error { message } => Outcome::Error(message.map(|m| text(m, &mut bytes))),
+        };
+        let intent = intent.map(|(t, source)| (text(t, &mut bytes), source));
+        Queued { tool_name, client, timestamp_ms, duration, user_id, user_email, bytes, arguments, outcome, intent }
+    }
+
+    /// A successful call that ends now, its result flattened straight from the handler's
+    /// [`CallToolResult`]: no JSON is built for the record (the dispatcher's path).
+    pub(crate) fn of_result(
+        call: InFlight,
+        result: &CallToolResult,
+        duration: Duration,
+        user_id: Option<String>,
+        user_email: Option<String>,
+    ) -> Queued {
+        let InFlight { tool_name, arguments, intent, client, .. } = call;
+        let mut bytes = Vec::with_capacity(1024);
+        let arguments = flat_arguments(arguments, &mut bytes);
+        let start = bytes.len();
+        let result = if flatten_result(result, &mut bytes, FLAT_VALUE_BUDGET) {
+            Field::Flat(start)
+        } else {
+            Field::Value(result.to_json())
+        };
+        let intent = intent.map(|(t, source)| (text(t, &mut bytes), source));
+        let timestamp_ms = now_epoch_ms();
+        let outcome = Outcome::Success(result);
+        Queued { tool_name, client, timestamp_ms, duration, user_id, user_email, bytes, arguments, outcome, intent }
+    }
+
+    fn text<'s>(&'s self, t: &'s Text) -> &'s str {
+        match t {
+            // Copied from a `&str` by `text`: whole characters.
+            Text::Flat(start, end) => std::str::from_utf8(&self.bytes[*start..*end]).unwrap_or_default(),
+            Text::Moved(s) => s,
+        }
+    }
+
+    fn write_field(&self, f: Field, redactor: &Redactor, out: &mut Vec<u8>) {
+        match f {
+            Field::Flat(start) => redactor.write_flat(Flat::new(&self.bytes[start..]), out),
+            Field::Value(v) => redactor.write_value(v, out),
+        }
+    }
+}
+
+/// `None` when the arguments are not an object (they are sent as `{}`).
+fn flat_arguments(arguments: Value, bytes: &mut Vec<u8>) -> Option<Field> {
+    match arguments {
+        Value::Object(_) => Some(field(arguments, bytes)),
+        // Built in code, it may nest without limit: no recursive drop.
+        other => {
+            drop_flat(other);
+            None
+        }
+    }
+}
+
+fn field(v: Value, bytes: &mut Vec<u8>) -> Field {
+    let start = bytes.len();
+    if flatten(&v, bytes, FLAT_VALUE_BUDGET) {
+        Field::Flat(start)
+    } else {
+        Field::Value(v)
+    }
+}
+
+fn text(t: String, bytes: &mut Vec<u8>) -> Text {
+    if t.len() > FLAT_TEXT_BUDGET {
+        return Text::Moved(t);
+    }
+    let start = bytes.len();
+    bytes.extend_from_slice(t.as_bytes());
+    Text::Flat(start, bytes.len())
 }
 
 /// Why an event cannot be sent (docs/wire-format.md#payload).
@@ -33,59 +165,59 @@ pub(crate) enum Invalid {
 /// The call id is drawn here, on the flusher, rather than on the calling thread: it only has to
 /// be unique, and an event is encoded once (a retry resends the same bytes).
 pub(crate) fn encode_event(
-    queued: Queued,
+    mut queued: Queued,
     call_id: uuid::Uuid,
     redactor: &Redactor,
     out: &mut Vec<u8>,
 ) -> Result<(), Invalid> {
-    let Queued { record, user_id, user_email } = queued;
-    if record.tool_name.trim().is_empty() {
+    if queued.tool_name.trim().is_empty() {
         return Err(Invalid::EmptyToolName);
     }
     let mut id = uuid::Uuid::encode_buffer();
     out.extend_from_slice(b"{\"callId\":");
     write_str(out, call_id.hyphenated().encode_lower(&mut id));
     out.extend_from_slice(b",\"toolName\":");
-    write_str(out, &record.tool_name);
+    write_str(out, &queued.tool_name);
     out.extend_from_slice(b",\"arguments\":");
-    match record.arguments {
-        Value::Object(_) => redactor.write_value(record.arguments, out),
-        _ => out.extend_from_slice(b"{}"),
+    match queued.arguments.take() {
+        Some(f) => queued.write_field(f, redactor, out),
+        None => out.extend_from_slice(b"{}"),
     }
-    out.extend_from_slice(if matches!(record.outcome, CallOutcome::Error { .. }) {
+    let outcome = std::mem::replace(&mut queued.outcome, Outcome::Error(None));
+    out.extend_from_slice(if matches!(outcome, Outcome::Error(_)) {
         b",\"isError\":true"
     } else {
         b",\"isError\":false"
     });
     out.extend_from_slice(b",\"timestamp\":");
-    write_number(out, record.timestamp_ms);
+    write_number(out, queued.timestamp_ms);
     out.extend_from_slice(b",\"durationMs\":");
-    write_number(out, u64::try_from(record.duration.as_millis()).unwrap_or(u64::MAX));
-    // `intentSource` only travels with an intent.
-    match record.outcome {
-        CallOutcome::Success { result } => {
+    write_number(out, u64::try_from(queued.duration.as_millis()).unwrap_or(u64::MAX));
+    match outcome {
+        Outcome::Success(result) => {
             out.extend_from_slice(b",\"result\":");
-            redactor.write_value(result, out);
+            queued.write_field(result, redactor, out);
         }
-        CallOutcome::Error { message: Some(message) } => {
+        Outcome::Error(Some(message)) => {
             out.extend_from_slice(b",\"errorMessage\":");
-            write_str(out, &redactor.text(message));
+            write_str(out, &redactor.text_ref(queued.text(&message)));
         }
-        CallOutcome::Error { message: None } => {}
+        Outcome::Error(None) => {}
     }
-    if let Some((text, source)) = record.intent {
+    // `intentSource` only travels with an intent.
+    if let Some((text, source)) = &queued.intent {
         out.extend_from_slice(b",\"intent\":");
-        write_str(out, &redactor.text(text));
+        write_str(out, &redactor.text_ref(queued.text(text)));
         out.extend_from_slice(b",\"intentSource\":");
         write_str(out, source.as_str());
     }
-    if let Some(user_id) = user_id {
+    if let Some(user_id) = &queued.user_id {
         out.extend_from_slice(b",\"userId\":");
-        write_str(out, &user_id);
+        write_str(out, user_id);
     }
-    if let Some(user_email) = user_email {
+    if let Some(user_email) = &queued.user_email {
         out.extend_from_slice(b",\"userEmail\":");
-        write_str(out, &user_email);
+        write_str(out, user_email);
     }
     out.push(b'}');
     Ok(())
@@ -141,7 +273,6 @@ pub(crate) fn payload<'a>(head: &[u8], events: impl IntoIterator<Item = &'a [u8]
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capture::record::IntentSource;
     use crate::contract::markers;
     use crate::contract::MAX_VALUE_DEPTH;
     use serde_json::{json, Map};
@@ -161,7 +292,7 @@ mod tests {
 
     fn encode(record: CallRecord) -> Result<String, Invalid> {
         let call_id = uuid::Uuid::from_u128(0xABCD_EF00_0000_4000_8000_0000_0000_0001);
-        let p = Queued { record, user_id: None, user_email: Some("c@x.io".into()) };
+        let p = Queued::new(record, None, Some("c@x.io".into()));
         let mut out = Vec::new();
         encode_event(p, call_id, &Redactor::new(false, &[]), &mut out).map(|()| String::from_utf8(out).unwrap())
     }

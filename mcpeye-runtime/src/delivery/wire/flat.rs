@@ -1,0 +1,360 @@
+//! Records flattened on the calling thread: the values of a record (arguments, result) and its
+//! texts (intent, error message) copied into one buffer, so that what crosses to the flusher is
+//! one allocation instead of the dozens of a `serde_json::Value` tree.
+//!
+//! Why: a `Value` built on the calling thread and dropped on the flusher is freed into another
+//! thread's allocator arena (with glibc, under that arena's lock, while the calling thread
+//! allocates from it), and the flusher reads it by chasing pointers into memory last written on
+//! another core. Flattened, the calling thread frees its own `Value` (its allocator cache hands
+//! the same blocks to the next call) and the flusher reads one contiguous buffer.
+//!
+//! Layout of a node (lengths and counts little-endian `u32`):
+//! - `null`, `false`, `true`: the tag alone;
+//! - number: tag, one byte of length, the number as serde_json writes it;
+//! - string: tag, length, the UTF-8 bytes;
+//! - array: tag, item count, byte size of the items, the items;
+//! - object: tag, entry count, byte size of the entries, then per entry the key (length, bytes)
+//!   and the value.
+//!
+//! Values larger than a budget or nested [`MAX_VALUE_DEPTH`] deep are not flattened (copying them
+//! would lengthen the call, and deep ones are capped by the flusher anyway): they cross as the
+//! `Value` they are, as before.
+
+use super::node::{Kind, Node, Num};
+use crate::capture::result::{CallToolResult, Content};
+use crate::contract::MAX_VALUE_DEPTH;
+use serde_json::Value;
+
+const NULL: u8 = 0;
+const FALSE: u8 = 1;
+const TRUE: u8 = 2;
+const NUMBER: u8 = 3;
+const STRING: u8 = 4;
+const ARRAY: u8 = 5;
+const OBJECT: u8 = 6;
+
+/// Appends `v` to `out` as a flat node. Returns false, with `out` as it was, when `v` nests
+/// [`MAX_VALUE_DEPTH`] deep or its node would take more than `budget` bytes.
+pub(crate) fn flatten(v: &Value, out: &mut Vec<u8>, budget: usize) -> bool {
+    let start = out.len();
+    let fits = put(v, out, 0, start.saturating_add(budget).min(u32::MAX as usize));
+    if !fits {
+        out.truncate(start);
+    }
+    fits
+}
+
+/// Appends the node of [`CallToolResult::to_json`]`(r)` to `out`, without building that JSON.
+/// Returns false, with `out` as it was, like [`flatten`].
+pub(crate) fn flatten_result(r: &CallToolResult, out: &mut Vec<u8>, budget: usize) -> bool {
+    let start = out.len();
+    let fits = put_result(r, out, start.saturating_add(budget).min(u32::MAX as usize));
+    if !fits {
+        out.truncate(start);
+    }
+    fits
+}
+
+fn put_result(r: &CallToolResult, out: &mut Vec<u8>, limit: usize) -> bool {
+    out.push(OBJECT);
+    put_u32(out, 1 + usize::from(r.structured_content.is_some()) + usize::from(r.is_error));
+    let size_at = out.len();
+    put_u32(out, 0);
+    if !put_str(out, "content", limit) {
+        return false;
+    }
+    out.push(ARRAY);
+    put_u32(out, r.content.len());
+    let items_at = out.len();
+    put_u32(out, 0);
+    for c in &r.content {
+        let fits = match c {
+            Content::Text(t) => {
+                out.push(OBJECT);
+                put_u32(out, 2);
+                let at = out.len();
+                put_u32(out, 0);
+                let fits = put_str(out, "type", limit)
+                    && put_tagged_str(out, "text", limit)
+                    && put_str(out, "text", limit)
+                    && put_tagged_str(out, t, limit);
+                patch_size(out, at);
+                fits
+            }
+            Content::Other(v) => put(v, out, 2, limit),
+        };
+        if !fits {
+            return false;
+        }
+    }
+    patch_size(out, items_at);
+    if let Some(s) = &r.structured_content {
+        if !put_str(out, "structuredContent", limit) {
+            return false;
+        }
+        out.push(OBJECT);
+        put_u32(out, s.len());
+        let at = out.len();
+        put_u32(out, 0);
+        for (k, item) in s {
+            if !put_str(out, k, limit) || !put(item, out, 2, limit) {
+                return false;
+            }
+        }
+        patch_size(out, at);
+    }
+    if r.is_error {
+        if !put_str(out, "isError", limit) {
+            return false;
+        }
+        out.push(TRUE);
+    }
+    patch_size(out, size_at);
+    out.len() <= limit
+}
+
+/// A string node.
+fn put_tagged_str(out: &mut Vec<u8>, s: &str, limit: usize) -> bool {
+    out.push(STRING);
+    put_str(out, s, limit)
+}
+
+fn put_u32(out: &mut Vec<u8>, n: usize) {
+    // Every length is below the budget, itself below u32::MAX.
+    out.extend_from_slice(&(n as u32).to_le_bytes());
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str, limit: usize) -> bool {
+    if out.len() + 4 + s.len() > limit {
+        return false;
+    }
+    put_u32(out, s.len());
+    out.extend_from_slice(s.as_bytes());
+    true
+}
+
+fn put(v: &Value, out: &mut Vec<u8>, depth: usize, limit: usize) -> bool {
+    match v {
+        Value::Null => out.push(NULL),
+        Value::Bool(b) => out.push(if *b { TRUE } else { FALSE }),
+        Value::Number(n) => {
+            out.extend_from_slice(&[NUMBER, 0]);
+            let at = out.len() - 1;
+            // Writing to a Vec cannot fail.
+            let _ = serde_json::to_writer(&mut *out, n);
+            let Ok(len) = u8::try_from(out.len() - at - 1) else { return false };
+            out[at] = len;
+        }
+        Value::String(s) => {
+            if !put_tagged_str(out, s, limit) {
+                return false;
+            }
+        }
+        Value::Array(_) | Value::Object(_) if depth >= MAX_VALUE_DEPTH => return false,
+        Value::Array(a) => {
+            out.push(ARRAY);
+            put_u32(out, a.len());
+            let size_at = out.len();
+            put_u32(out, 0);
+            for item in a {
+                if !put(item, out, depth + 1, limit) {
+                    return false;
+                }
+            }
+            patch_size(out, size_at);
+        }
+        Value::Object(m) => {
+            out.push(OBJECT);
+            put_u32(out, m.len());
+            let size_at = out.len();
+            put_u32(out, 0);
+            for (k, item) in m {
+                if !put_str(out, k, limit) || !put(item, out, depth + 1, limit) {
+                    return false;
+                }
+            }
+            patch_size(out, size_at);
+        }
+    }
+    out.len() <= limit
+}
+
+/// Writes at `at` the size of what follows it.
+fn patch_size(out: &mut [u8], at: usize) {
+    let size = (out.len() - at - 4) as u32;
+    out[at..at + 4].copy_from_slice(&size.to_le_bytes());
+}
+
+fn u32_at(b: &[u8], at: usize) -> usize {
+    let mut word = [0; 4];
+    word.copy_from_slice(&b[at..at + 4]);
+    u32::from_le_bytes(word) as usize
+}
+
+/// Text that [`put_str`] copied from a `&str` (lengths are those it wrote, so this is a whole
+/// string): validated anyway, as the cost is small next to redaction's own pass.
+fn text(b: &[u8]) -> &str {
+    std::str::from_utf8(b).unwrap_or_default()
+}
+
+/// A flattened value: the bytes of one node.
+#[derive(Clone, Copy)]
+pub(crate) struct Flat<'a>(&'a [u8]);
+
+impl<'a> Flat<'a> {
+    /// The node that `flatten` wrote at the start of `bytes`.
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
+        Flat(bytes)
+    }
+
+    /// Bytes this node takes.
+    fn size(self) -> usize {
+        match self.0[0] {
+            NUMBER => 2 + usize::from(self.0[1]),
+            STRING => 5 + u32_at(self.0, 1),
+            ARRAY | OBJECT => 9 + u32_at(self.0, 5),
+            _ => 1,
+        }
+    }
+}
+
+/// The items of a flattened array.
+pub(crate) struct Items<'a> {
+    rest: &'a [u8],
+    left: usize,
+}
+
+impl<'a> Iterator for Items<'a> {
+    type Item = Flat<'a>;
+    fn next(&mut self) -> Option<Flat<'a>> {
+        self.left = self.left.checked_sub(1)?;
+        let node = Flat(self.rest);
+        self.rest = &self.rest[node.size()..];
+        Some(node)
+    }
+}
+
+/// The entries of a flattened object.
+pub(crate) struct Entries<'a> {
+    rest: &'a [u8],
+    left: usize,
+}
+
+impl<'a> Iterator for Entries<'a> {
+    type Item = (&'a str, Flat<'a>);
+    fn next(&mut self) -> Option<(&'a str, Flat<'a>)> {
+        self.left = self.left.checked_sub(1)?;
+        let key_end = 4 + u32_at(self.rest, 0);
+        let key = text(&self.rest[4..key_end]);
+        let node = Flat(&self.rest[key_end..]);
+        self.rest = &self.rest[key_end + node.size()..];
+        Some((key, node))
+    }
+}
+
+impl<'a> Node<'a> for Flat<'a> {
+    type Items = Items<'a>;
+    type Entries = Entries<'a>;
+
+    fn kind(self) -> Kind<'a, Self> {
+        let b = self.0;
+        match b[0] {
+            NULL => Kind::Null,
+            FALSE => Kind::Bool(false),
+            TRUE => Kind::Bool(true),
+            NUMBER => Kind::Number(Num::Text(&b[2..2 + usize::from(b[1])])),
+            STRING => Kind::Str(text(&b[5..5 + u32_at(b, 1)])),
+            tag => {
+                let rest = &b[9..9 + u32_at(b, 5)];
+                let left = u32_at(b, 1);
+                if tag == ARRAY {
+                    Kind::Array(left, Items { rest, left })
+                } else {
+                    Kind::Object(left, Entries { rest, left })
+                }
+            }
+        }
+    }
+
+    fn is_container(self) -> bool {
+        matches!(self.0[0], ARRAY | OBJECT)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::delivery::redact::Redactor;
+    use serde_json::json;
+
+    fn nested(depth: usize, leaf: Value) -> Value {
+        (0..depth).fold(leaf, |v, _| Value::Array(vec![v]))
+    }
+
+    /// A flattened value is written exactly as the value itself, by every redactor.
+    #[test]
+    fn flat_values_encode_as_their_value() {
+        let cases = [
+            json!({}),
+            json!([]),
+            json!({"q": "café a@b.com", "n": [1, -2.5, null, true, false, u64::MAX, i64::MIN, 1e300], "Password": {"x": [1]}}),
+            json!({"k\"\n": "t\tab", "ctl": "\u{1}\u{7f}é界🔑", "e": "sk-ant-api03-ABCDEFGHIJKLMNOP_qrs"}),
+            json!({"card": "4111 1111 1111 1111", "ssn": "123-45-6789", "token": [[{"a": 1}]]}),
+            json!({"edge": nested(62, json!([])), "ok": nested(61, json!([1]))}),
+            json!({"a": "y".repeat(32_000), "b": "z".repeat(760)}),
+            json!({"big": "y".repeat(40_000)}),
+            json!("plain"),
+            json!(12),
+            json!(null),
+            json!({"content": [{"type": "text", "text": "3 invoices found"}], "isError": false}),
+        ];
+        for enabled in [true, false] {
+            let r = Redactor::new(enabled, &["SSN".to_owned()]);
+            for v in &cases {
+                let mut tape = b"xx".to_vec();
+                assert!(flatten(v, &mut tape, usize::MAX), "{v}");
+                let (mut from_value, mut from_flat) = (Vec::new(), Vec::new());
+                r.write_value(v.clone(), &mut from_value);
+                r.write_flat(Flat::new(&tape[2..]), &mut from_flat);
+                assert_eq!(String::from_utf8(from_flat).unwrap(), String::from_utf8(from_value).unwrap(), "{v}");
+                assert_eq!(Flat::new(&tape[2..]).size(), tape.len() - 2);
+            }
+        }
+    }
+
+    /// A tool result flattened directly is the node of its JSON.
+    #[test]
+    fn tool_results_flatten_as_their_json() {
+        let mut structured = serde_json::Map::new();
+        structured.insert("n".into(), json!([1, {"deep": [[]]}]));
+        let results = [
+            CallToolResult::text("3 invoices found"),
+            CallToolResult::error_text("boom \"quoted\""),
+            CallToolResult::default(),
+            CallToolResult {
+                content: vec![Content::text("a"), Content::Other(json!({"type": "image", "data": "xx"}))],
+                structured_content: Some(structured),
+                is_error: false,
+            },
+            CallToolResult::json(json!({"deep": nested(70, json!(1))})),
+        ];
+        for r in results {
+            let (mut direct, mut via_json) = (Vec::new(), Vec::new());
+            let fits = flatten(&r.to_json(), &mut via_json, usize::MAX);
+            assert_eq!(flatten_result(&r, &mut direct, usize::MAX), fits, "{r:?}");
+            assert_eq!(direct, via_json, "{r:?}");
+        }
+        let mut out = Vec::new();
+        assert!(!flatten_result(&CallToolResult::text("y".repeat(100)), &mut out, 64));
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn too_large_or_too_deep_values_are_not_flattened() {
+        let mut out = b"keep".to_vec();
+        assert!(!flatten(&json!({"a": "y".repeat(100)}), &mut out, 64));
+        assert!(!flatten(&nested(MAX_VALUE_DEPTH + 1, json!(1)), &mut out, usize::MAX));
+        assert_eq!(out, b"keep");
+        assert!(flatten(&nested(MAX_VALUE_DEPTH, json!(1)), &mut out, usize::MAX));
+    }
+}

@@ -17,7 +17,7 @@ use crate::delivery::diagnostics::{DiagnosticKind, Diagnostics};
 use crate::delivery::redact::Redactor;
 use crate::delivery::stats::Counters;
 use crate::delivery::transport::{backoff, Answer, Transport};
-use crate::delivery::wire::{encode_event, payload, payload_head, Invalid, Queued, PAYLOAD_TAIL};
+use crate::delivery::wire::{encode_event, payload, payload_head, BufferPool, Invalid, Queued, PAYLOAD_TAIL};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -87,6 +87,8 @@ pub(crate) struct Flusher {
     channel_full_seen: u64,
     /// Where each event is encoded before it is copied out at its exact size.
     scratch: Vec<u8>,
+    /// Where the records' buffers go back once encoded.
+    pool: BufferPool,
 }
 
 /// What a delivery round ended with.
@@ -104,6 +106,7 @@ impl Flusher {
         control: Receiver<Control>,
         shared: Arc<Handoff>,
         transport: Box<dyn Transport>,
+        pool: BufferPool,
     ) -> Self {
         Flusher {
             data,
@@ -132,6 +135,7 @@ impl Flusher {
             split_limit: None,
             channel_full_seen: 0,
             scratch: Vec::with_capacity(4096),
+            pool,
         }
     }
 
@@ -176,7 +180,9 @@ impl Flusher {
         for mut queued in std::iter::from_fn(|| self.data.try_recv().ok()).take(present) {
             self.scratch.clear();
             let client = queued.client.take();
-            match encode_event(queued, uuid::Uuid::new_v4(), &self.redactor, &mut self.scratch) {
+            let encoded = encode_event(&mut queued, uuid::Uuid::new_v4(), &self.redactor, &mut self.scratch);
+            self.pool.give(queued.into_buffer());
+            match encoded {
                 Ok(()) => {
                     let bytes = self.scratch.as_slice().to_vec();
                     if self.buffer.is_empty() {

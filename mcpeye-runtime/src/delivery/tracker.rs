@@ -12,7 +12,7 @@ use crate::delivery::diagnostics::{DiagnosticKind, Diagnostics};
 use crate::delivery::flusher::{Control, Flusher, Handoff};
 use crate::delivery::stats::{Counters, FlushReport, Stats};
 use crate::delivery::transport::{HttpTransport, Transport};
-use crate::delivery::wire::Queued;
+use crate::delivery::wire::{BufferPool, Queued};
 use crossbeam_channel::{Sender, TrySendError};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -62,6 +62,8 @@ struct Pipeline {
     capture_missing_capabilities: bool,
     /// Channel length at which a call wakes the flusher before its next tick.
     nudge_at: usize,
+    /// Empty record buffers, recycled by the flusher.
+    pool: BufferPool,
     flusher: Mutex<Option<JoinHandle<()>>>,
 }
 
@@ -123,7 +125,8 @@ impl Tracker {
         let capacity = config.max_buffer.max(MIN_CHANNEL_CAPACITY);
         let (data_tx, data_rx) = crossbeam_channel::bounded(capacity);
         let (control_tx, control_rx) = crossbeam_channel::bounded(64);
-        let flusher = Flusher::new(&config, data_rx, control_rx, shared.clone(), transport);
+        let pool = BufferPool::new();
+        let flusher = Flusher::new(&config, data_rx, control_rx, shared.clone(), transport, pool.clone());
         let handle = std::thread::Builder::new()
             .name("mcpeye-flusher".into())
             .spawn(move || flusher.run())
@@ -136,6 +139,7 @@ impl Tracker {
                 identify: config.identify.clone(),
                 capture_missing_capabilities: config.capture_missing_capabilities,
                 nudge_at: nudge_at(config.flush_threshold, capacity),
+                pool,
                 flusher: Mutex::new(Some(handle)),
             })),
         })
@@ -168,7 +172,7 @@ impl Tracker {
             }
             Inner::Pipeline(p) => {
                 if let Some((user_id, user_email)) = p.admit(&call.tool_name, &call.arguments) {
-                    p.send(Queued::of_result(call, result, duration, user_id, user_email));
+                    p.send(Queued::of_result(call, result, duration, user_id, user_email, p.pool.take()));
                 }
             }
         }
@@ -239,7 +243,7 @@ impl Tracker {
 impl Pipeline {
     fn record(&self, record: CallRecord) {
         if let Some((user_id, user_email)) = self.admit(&record.tool_name, &record.arguments) {
-            self.send(Queued::new(record, user_id, user_email));
+            self.send(Queued::new(record, user_id, user_email, self.pool.take()));
         }
     }
 

@@ -56,24 +56,15 @@ pub(crate) fn flatten_result(r: &CallToolResult, out: &mut Vec<u8>, budget: usiz
 }
 
 fn put_result(r: &CallToolResult, out: &mut Vec<u8>, limit: usize) -> bool {
-    out.push(OBJECT);
-    put_u32(out, 1 + usize::from(r.structured_content.is_some()) + usize::from(r.is_error));
-    let size_at = out.len();
-    put_u32(out, 0);
+    let size_at = put_header(out, OBJECT, 1 + usize::from(r.structured_content.is_some()) + usize::from(r.is_error));
     if !put_str(out, "content", limit) {
         return false;
     }
-    out.push(ARRAY);
-    put_u32(out, r.content.len());
-    let items_at = out.len();
-    put_u32(out, 0);
+    let items_at = put_header(out, ARRAY, r.content.len());
     for c in &r.content {
         let fits = match c {
             Content::Text(t) => {
-                out.push(OBJECT);
-                put_u32(out, 2);
-                let at = out.len();
-                put_u32(out, 0);
+                let at = put_header(out, OBJECT, 2);
                 let fits = put_str(out, "type", limit)
                     && put_tagged_str(out, "text", limit)
                     && put_str(out, "text", limit)
@@ -92,10 +83,7 @@ fn put_result(r: &CallToolResult, out: &mut Vec<u8>, limit: usize) -> bool {
         if !put_str(out, "structuredContent", limit) {
             return false;
         }
-        out.push(OBJECT);
-        put_u32(out, s.len());
-        let at = out.len();
-        put_u32(out, 0);
+        let at = put_header(out, OBJECT, s.len());
         for (k, item) in s {
             if !put_str(out, k, limit) || !put(item, out, 2, limit) {
                 return false;
@@ -114,20 +102,39 @@ fn put_result(r: &CallToolResult, out: &mut Vec<u8>, limit: usize) -> bool {
 }
 
 /// A string node.
+#[inline]
 fn put_tagged_str(out: &mut Vec<u8>, s: &str, limit: usize) -> bool {
-    out.push(STRING);
-    put_str(out, s, limit)
+    if out.len() + 5 + s.len() > limit {
+        return false;
+    }
+    let [a, b, c, d] = (s.len() as u32).to_le_bytes();
+    out.reserve(5 + s.len());
+    out.extend_from_slice(&[STRING, a, b, c, d]);
+    out.extend_from_slice(s.as_bytes());
+    true
 }
 
+/// A container's header: its tag, its count, and room for its size ([`patch_size`]); returns
+/// where the size goes.
+#[inline]
+fn put_header(out: &mut Vec<u8>, tag: u8, count: usize) -> usize {
+    let [a, b, c, d] = (count as u32).to_le_bytes();
+    out.extend_from_slice(&[tag, a, b, c, d, 0, 0, 0, 0]);
+    out.len() - 4
+}
+
+#[inline]
 fn put_u32(out: &mut Vec<u8>, n: usize) {
     // Every length is below the budget, itself below u32::MAX.
     out.extend_from_slice(&(n as u32).to_le_bytes());
 }
 
+#[inline]
 fn put_str(out: &mut Vec<u8>, s: &str, limit: usize) -> bool {
     if out.len() + 4 + s.len() > limit {
         return false;
     }
+    out.reserve(4 + s.len());
     put_u32(out, s.len());
     out.extend_from_slice(s.as_bytes());
     true
@@ -145,17 +152,10 @@ fn put(v: &Value, out: &mut Vec<u8>, depth: usize, limit: usize) -> bool {
             let Ok(len) = u8::try_from(out.len() - at - 1) else { return false };
             out[at] = len;
         }
-        Value::String(s) => {
-            if !put_tagged_str(out, s, limit) {
-                return false;
-            }
-        }
+        Value::String(s) => return put_tagged_str(out, s, limit),
         Value::Array(_) | Value::Object(_) if depth >= MAX_VALUE_DEPTH => return false,
         Value::Array(a) => {
-            out.push(ARRAY);
-            put_u32(out, a.len());
-            let size_at = out.len();
-            put_u32(out, 0);
+            let size_at = put_header(out, ARRAY, a.len());
             for item in a {
                 if !put(item, out, depth + 1, limit) {
                     return false;
@@ -164,10 +164,7 @@ fn put(v: &Value, out: &mut Vec<u8>, depth: usize, limit: usize) -> bool {
             patch_size(out, size_at);
         }
         Value::Object(m) => {
-            out.push(OBJECT);
-            put_u32(out, m.len());
-            let size_at = out.len();
-            put_u32(out, 0);
+            let size_at = put_header(out, OBJECT, m.len());
             for (k, item) in m {
                 if !put_str(out, k, limit) || !put(item, out, depth + 1, limit) {
                     return false;

@@ -68,9 +68,14 @@ enum Outcome {
 impl Queued {
     /// The record made ready to cross to the flusher. Runs on the calling thread: what is
     /// flattened is dropped here, where it was allocated.
-    pub(crate) fn new(record: CallRecord, user_id: Option<String>, user_email: Option<String>) -> Queued {
+    /// `bytes` is an empty buffer to flatten into (from the flusher's [`BufferPool`]).
+    pub(crate) fn new(
+        record: CallRecord,
+        user_id: Option<String>,
+        user_email: Option<String>,
+        mut bytes: Vec<u8>,
+    ) -> Queued {
         let CallRecord { tool_name, arguments, outcome, intent, client, timestamp_ms, duration } = record;
-        let mut bytes = Vec::with_capacity(1024);
         let arguments = flat_arguments(arguments, &mut bytes);
         let outcome = match outcome {
             CallOutcome::Success { result } => Outcome::Success(field(result, &mut bytes)),
@@ -88,9 +93,9 @@ impl Queued {
         duration: Duration,
         user_id: Option<String>,
         user_email: Option<String>,
+        mut bytes: Vec<u8>,
     ) -> Queued {
         let InFlight { tool_name, arguments, intent, client, .. } = call;
-        let mut bytes = Vec::with_capacity(1024);
         let arguments = flat_arguments(arguments, &mut bytes);
         let start = bytes.len();
         let result = if flatten_result(result, &mut bytes, FLAT_VALUE_BUDGET) {
@@ -102,6 +107,13 @@ impl Queued {
         let timestamp_ms = now_epoch_ms();
         let outcome = Outcome::Success(result);
         Queued { tool_name, client, timestamp_ms, duration, user_id, user_email, bytes, arguments, outcome, intent }
+    }
+
+    /// The record's buffer, emptied, for the next record once this one is encoded.
+    pub(crate) fn into_buffer(self) -> Vec<u8> {
+        let mut bytes = self.bytes;
+        bytes.clear();
+        bytes
     }
 
     fn text<'s>(&'s self, t: &'s Text) -> &'s str {
@@ -150,6 +162,40 @@ fn text(t: String, bytes: &mut Vec<u8>) -> Text {
     Text::Flat(start, bytes.len())
 }
 
+/// Buffers of encoded records, handed back by the flusher to the calling threads so that a
+/// record's buffer is reused rather than allocated on one thread and freed on the other.
+#[derive(Clone)]
+pub(crate) struct BufferPool {
+    tx: crossbeam_channel::Sender<Vec<u8>>,
+    rx: crossbeam_channel::Receiver<Vec<u8>>,
+}
+
+/// Buffers kept for reuse.
+const POOL_BUFFERS: usize = 1024;
+/// A buffer that grew past this is freed rather than kept.
+const POOL_MAX_CAPACITY: usize = 16 * 1024;
+/// Capacity of a new buffer: a record of a few hundred bytes fits without growing it.
+const NEW_BUFFER_CAPACITY: usize = 1024;
+
+impl BufferPool {
+    pub(crate) fn new() -> Self {
+        let (tx, rx) = crossbeam_channel::bounded(POOL_BUFFERS);
+        BufferPool { tx, rx }
+    }
+
+    /// An empty buffer: a recycled one, or a new one.
+    pub(crate) fn take(&self) -> Vec<u8> {
+        self.rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(NEW_BUFFER_CAPACITY))
+    }
+
+    /// Keeps `buffer` (emptied) for a later record, unless the pool is full or it grew large.
+    pub(crate) fn give(&self, buffer: Vec<u8>) {
+        if buffer.capacity() <= POOL_MAX_CAPACITY {
+            let _ = self.tx.try_send(buffer);
+        }
+    }
+}
+
 /// Why an event cannot be sent (docs/wire-format.md#payload).
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Invalid {
@@ -165,7 +211,7 @@ pub(crate) enum Invalid {
 /// The call id is drawn here, on the flusher, rather than on the calling thread: it only has to
 /// be unique, and an event is encoded once (a retry resends the same bytes).
 pub(crate) fn encode_event(
-    mut queued: Queued,
+    queued: &mut Queued,
     call_id: uuid::Uuid,
     redactor: &Redactor,
     out: &mut Vec<u8>,
@@ -184,6 +230,7 @@ pub(crate) fn encode_event(
         None => out.extend_from_slice(b"{}"),
     }
     let outcome = std::mem::replace(&mut queued.outcome, Outcome::Error(None));
+    let intent = queued.intent.take();
     out.extend_from_slice(if matches!(outcome, Outcome::Error(_)) {
         b",\"isError\":true"
     } else {
@@ -205,7 +252,7 @@ pub(crate) fn encode_event(
         Outcome::Error(None) => {}
     }
     // `intentSource` only travels with an intent.
-    if let Some((text, source)) = &queued.intent {
+    if let Some((text, source)) = &intent {
         out.extend_from_slice(b",\"intent\":");
         write_str(out, &redactor.text_ref(queued.text(text)));
         out.extend_from_slice(b",\"intentSource\":");
@@ -292,9 +339,9 @@ mod tests {
 
     fn encode(record: CallRecord) -> Result<String, Invalid> {
         let call_id = uuid::Uuid::from_u128(0xABCD_EF00_0000_4000_8000_0000_0000_0001);
-        let p = Queued::new(record, None, Some("c@x.io".into()));
+        let mut p = Queued::new(record, None, Some("c@x.io".into()), Vec::new());
         let mut out = Vec::new();
-        encode_event(p, call_id, &Redactor::new(false, &[]), &mut out).map(|()| String::from_utf8(out).unwrap())
+        encode_event(&mut p, call_id, &Redactor::new(false, &[]), &mut out).map(|()| String::from_utf8(out).unwrap())
     }
 
     #[test]

@@ -6,8 +6,9 @@
 use super::denylist::Denylist;
 use super::redact_string;
 use crate::contract::{markers, MAX_VALUE_BYTES, MAX_VALUE_DEPTH};
-use crate::delivery::wire::json::{string_len, write_number, write_str};
+use crate::delivery::wire::json::{needs_escape, string_len_with, write_number, write_str, write_str_with};
 use crate::delivery::wire::node::{compact_len, Kind, Node};
+use std::borrow::Cow;
 
 /// Writes `value` capped (by its compact length before redaction), with strings redacted and
 /// denylisted fields replaced when `denylist` is given, and containers at [`MAX_VALUE_DEPTH`] or
@@ -47,13 +48,15 @@ impl Walk<'_> {
         }
         match v.kind() {
             Kind::Str(s) => {
-                self.measured += string_len(s);
+                // One look for escapes serves the measure and, unredacted, the writing.
+                let escapes = needs_escape(s);
+                self.measured += string_len_with(s, escapes);
                 if self.measured > MAX_VALUE_BYTES {
                     return false;
                 }
-                match self.denylist {
-                    Some(_) => write_str(self.out, &redact_string(s)),
-                    None => write_str(self.out, s),
+                match self.denylist.map(|_| redact_string(s)) {
+                    Some(Cow::Owned(redacted)) => write_str(self.out, &redacted),
+                    _ => write_str_with(self.out, s, escapes),
                 }
             }
             Kind::Array(count, items) => {
@@ -76,8 +79,9 @@ impl Walk<'_> {
                     if i > 0 {
                         self.out.push(b',');
                     }
-                    self.measured += string_len(k);
-                    write_str(self.out, k);
+                    let escapes = needs_escape(k);
+                    self.measured += string_len_with(k, escapes);
+                    write_str_with(self.out, k, escapes);
                     self.out.push(b':');
                     if self.denylist.is_some_and(|d| d.contains(k)) {
                         self.measured += compact_len(item);

@@ -188,10 +188,14 @@ fn u32_at(b: &[u8], at: usize) -> usize {
     u32::from_le_bytes(word) as usize
 }
 
-/// Text that [`put_str`] copied from a `&str` (lengths are those it wrote, so this is a whole
-/// string): validated anyway, as the cost is small next to redaction's own pass.
+/// Text that [`put_str`] copied from a `&str`.
 fn text(b: &[u8]) -> &str {
-    std::str::from_utf8(b).unwrap_or_default()
+    debug_assert!(std::str::from_utf8(b).is_ok());
+    // SAFETY: the reader only slices a flat buffer at the offsets and lengths that `put_str`
+    // wrote for a whole `&str` (the buffers are private to `Queued`, written by `flatten` and
+    // read by `Flat`), so `b` is exactly the bytes of a `str`. Validating again cost as much as
+    // the redaction prefilter (callgrind: ~2 000 instructions per event).
+    unsafe { std::str::from_utf8_unchecked(b) }
 }
 
 /// A flattened value: the bytes of one node.

@@ -4,7 +4,13 @@
 /// Compact JSON length of a string: quotes plus serde_json's escapes (`\"`, `\\`, the
 /// two-character `\b\t\n\f\r`, `\u00XX` for other control characters).
 pub(crate) fn string_len(s: &str) -> usize {
-    if !needs_escape(s) {
+    string_len_with(s, needs_escape(s))
+}
+
+/// [`string_len`] when [`needs_escape`]`(s)` is known.
+#[inline]
+pub(crate) fn string_len_with(s: &str, escapes: bool) -> usize {
+    if !escapes {
         return s.len() + 2;
     }
     let extra: usize = s
@@ -19,14 +25,60 @@ pub(crate) fn string_len(s: &str) -> usize {
 }
 
 /// Whether serde_json escapes any byte of `s`. Most strings need no escape: a branch-free test
-/// (vectorised) settles them.
+/// over 16 bytes at a time (vectorised) settles them, and the last 0 to 15 bytes are tested as
+/// one or two 64-bit words (most strings, keys above all, are that short).
+#[inline]
 pub(crate) fn needs_escape(s: &str) -> bool {
-    s.bytes().fold(false, |acc, b| acc | (b < 0x20) | (b == b'"') | (b == b'\\'))
+    let mut chunks = s.as_bytes().chunks_exact(16);
+    for chunk in &mut chunks {
+        if chunk.iter().fold(false, |acc, &b| acc | (b < 0x20) | (b == b'"') | (b == b'\\')) {
+            return true;
+        }
+    }
+    let rest = chunks.remainder();
+    let n = rest.len();
+    let word = |at: usize| {
+        let mut w = [0; 8];
+        w.copy_from_slice(&rest[at..at + 8]);
+        u64::from_le_bytes(w)
+    };
+    let half = |at: usize| {
+        let mut w = [0; 4];
+        w.copy_from_slice(&rest[at..at + 4]);
+        u64::from(u32::from_le_bytes(w))
+    };
+    match n {
+        // Overlapping words: a byte tested twice changes nothing.
+        8.. => word_escapes(word(0)) | word_escapes(word(n - 8)),
+        4.. => word_escapes(half(0) | half(n - 4) << 32),
+        // `a` (0x61) is escaped by nothing: it pads the missing bytes.
+        1.. => word_escapes(u64::from_le_bytes([rest[0], rest[n / 2], rest[n - 1], b'a', b'a', b'a', b'a', b'a'])),
+        0 => false,
+    }
+}
+
+/// Whether a byte of `w` is below 0x20, `"` or `\` (exact: the classic "has a zero byte" test
+/// of the word XORed with each character, and "has a byte less than" for 0x20).
+#[inline(always)]
+fn word_escapes(w: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below = w.wrapping_sub(ONES * 0x20) & !w;
+    let quote = w ^ (ONES * u64::from(b'"'));
+    let backslash = w ^ (ONES * u64::from(b'\\'));
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v;
+    (below | zero(quote) | zero(backslash)) & HIGH != 0
 }
 
 /// Writes `s` as a JSON string exactly as serde_json does.
 pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
-    if needs_escape(s) {
+    write_str_with(out, s, needs_escape(s));
+}
+
+/// [`write_str`] when [`needs_escape`]`(s)` is known.
+#[inline]
+pub(crate) fn write_str_with(out: &mut Vec<u8>, s: &str, escapes: bool) {
+    if escapes {
         // Writing to a Vec cannot fail.
         let _ = serde_json::to_writer(&mut *out, s);
     } else {
@@ -40,4 +92,27 @@ pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
 /// Writes an unsigned integer in decimal.
 pub(crate) fn write_number(out: &mut Vec<u8>, n: u64) {
     let _ = serde_json::to_writer(&mut *out, &n);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The word tests agree with a byte-by-byte look, at every length and position.
+    #[test]
+    fn needs_escape_is_exact() {
+        let naive = |s: &str| s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\');
+        for len in 0..48 {
+            let base = "é-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOP";
+            let clean: String = base.chars().cycle().take(len).collect();
+            assert_eq!(needs_escape(&clean), naive(&clean), "{clean:?}");
+            for special in ['"', '\\', '\n', '\u{0}', '\u{1f}', ' ', '\u{7f}', '!', '#', '[', ']'] {
+                for at in 0..clean.chars().count().max(1) {
+                    let s: String = clean.chars().take(at).chain([special]).chain(clean.chars().skip(at + 1)).collect();
+                    assert_eq!(needs_escape(&s), naive(&s), "{s:?}");
+                    assert_eq!(string_len(&s), serde_json::to_string(&s).unwrap().len(), "{s:?}");
+                }
+            }
+        }
+    }
 }

@@ -12,8 +12,10 @@ use crate::delivery::diagnostics::{DiagnosticKind, Diagnostics};
 use crate::delivery::flusher::{Control, Flusher, Handoff};
 use crate::delivery::stats::{Counters, FlushReport, Stats};
 use crate::delivery::transport::{HttpTransport, Transport};
-use crate::delivery::wire::{BufferPool, Queued};
+use crate::delivery::wire::{BufferPool, FlatStart, Queued};
 use crossbeam_channel::{Sender, TrySendError};
+use serde_json::Value;
+use std::borrow::Cow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -178,6 +180,34 @@ impl Tracker {
         }
     }
 
+    /// Starts recording a call whose arguments the tool takes (rmcp's routes): a pipeline
+    /// flattens them now, a callback tracker gets a copy in its record. See [`Started::finish`].
+    pub(crate) fn start(
+        &self,
+        tool_name: Cow<'static, str>,
+        arguments: Option<&serde_json::Map<String, serde_json::Value>>,
+        intent: Option<(String, crate::IntentSource)>,
+        client: Option<Arc<crate::ClientInfo>>,
+    ) -> Started {
+        match &*self.inner {
+            Inner::Callback(_) => {
+                let mut call =
+                    InFlight::start(tool_name, Value::Object(arguments.cloned().unwrap_or_default()), intent);
+                call.client = client;
+                Started::Record(call)
+            }
+            Inner::Pipeline(p) => {
+                // `identify` reads the arguments as a JSON value: built only for it.
+                let user = match &p.identify {
+                    None => (None, None),
+                    Some(_) => p.identify(&tool_name, &Value::Object(arguments.cloned().unwrap_or_default())),
+                };
+                let flat = FlatStart::new(tool_name, arguments, intent, client, user, p.pool.take());
+                Started::Flat(flat, Instant::now())
+            }
+        }
+    }
+
     /// Whether manifests list and answer the reserved `mcpeye_request_capability` tool
     /// ([`Config::capture_missing_capabilities`]; `true` for [`Tracker::from_fn`]).
     pub fn capture_missing_capabilities(&self) -> bool {
@@ -249,14 +279,31 @@ impl Pipeline {
 
     /// Counts a call captured and runs `identify`; `None` when its record cannot be queued
     /// (shut down, or the channel full: then it is not even flattened), counted as dropped.
-    fn admit(&self, tool_name: &str, arguments: &serde_json::Value) -> Option<(Option<String>, Option<String>)> {
+    fn admit(&self, tool_name: &str, arguments: &Value) -> Option<(Option<String>, Option<String>)> {
+        if !self.admit_count() {
+            return None;
+        }
+        Some(self.identify(tool_name, arguments))
+    }
+
+    /// Counts a call captured; false (and counted as dropped) when its record cannot be queued.
+    fn admit_count(&self) -> bool {
         let counters = &self.shared.counters;
         Counters::add(&counters.captured, 1);
         if self.shared.closed.load(Ordering::SeqCst) {
             self.after_shutdown();
-            return None;
+            return false;
         }
-        let user = match &self.identify {
+        if self.data.is_full() {
+            Counters::add(&counters.channel_full, 1);
+            return false;
+        }
+        true
+    }
+
+    /// The user of a call, from the `identify` callback.
+    fn identify(&self, tool_name: &str, arguments: &Value) -> (Option<String>, Option<String>) {
+        match &self.identify {
             None => (None, None),
             Some(f) => match catch_unwind(AssertUnwindSafe(|| f(tool_name, arguments))) {
                 Ok(Some(id)) => (id.user_id, id.user_email),
@@ -266,12 +313,7 @@ impl Pipeline {
                     (None, None)
                 }
             },
-        };
-        if self.data.is_full() {
-            Counters::add(&counters.channel_full, 1);
-            return None;
         }
-        Some(user)
     }
 
     fn send(&self, queued: Queued) {
@@ -306,6 +348,31 @@ impl Pipeline {
 
     fn report(&self, completed: bool) -> FlushReport {
         FlushReport { completed, stats: self.shared.counters.snapshot() }
+    }
+}
+
+/// A call being recorded from its start ([`Tracker::start`]).
+pub(crate) enum Started {
+    /// For a callback tracker: the record as the dispatcher builds it.
+    Record(InFlight),
+    /// For a pipeline: the arguments already flattened, and when the call started.
+    Flat(FlatStart, Instant),
+}
+
+impl Started {
+    /// Records the call's outcome into `tracker` (the one that started it), timed from its start.
+    pub(crate) fn finish(self, tracker: &Tracker, outcome: CallOutcome) {
+        match (self, &*tracker.inner) {
+            (Started::Record(call), _) => call.finish(Some(tracker), outcome),
+            (Started::Flat(flat, started), Inner::Pipeline(p)) => {
+                let duration = started.elapsed();
+                if p.admit_count() {
+                    p.send(flat.finish(outcome, duration));
+                }
+            }
+            // A flat start comes from a pipeline tracker only.
+            (Started::Flat(..), Inner::Callback(_)) => {}
+        }
     }
 }
 

@@ -4,10 +4,10 @@
 use super::client::Clients;
 use crate::capture::dispatch::{panic_message, take_intent, CatchUnwind};
 use crate::capture::manifest::{reserved_descriptor, Manifest};
-use crate::capture::record::{active_tracker, CallOutcome, InFlight, Origin};
+use crate::capture::record::{active_tracker, CallOutcome, Origin};
 use crate::capture::schema::inject_intent;
 use crate::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
-use crate::delivery::tracker::Tracker;
+use crate::delivery::tracker::{Started, Tracker};
 use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use ::rmcp::handler::server::tool::ToolCallContext;
 use ::rmcp::model::{CallToolResponse, CallToolResult, JsonObject, Tool};
@@ -154,9 +154,9 @@ fn wrap<S: Send + Sync + 'static>(
         let Some(tracker) = shared.tracker() else {
             return inner(ctx);
         };
-        let arguments = Value::Object(ctx.arguments.clone().unwrap_or_default());
-        let mut call = InFlight::start(name.clone(), arguments, intent);
-        call.client = shared.clients.of(&ctx.request_context);
+        // The arguments go to the tool: the record takes them now (flattened, not cloned).
+        let client = shared.clients.of(&ctx.request_context);
+        let call = tracker.start(name.clone(), ctx.arguments.as_ref(), intent, client);
         let called = catch_unwind(AssertUnwindSafe(|| inner(ctx)));
         Box::pin(async move {
             let response = match called {
@@ -170,7 +170,7 @@ fn wrap<S: Send + Sync + 'static>(
 
 /// Records what the route answered (see the [module docs](super)), then returns it or resumes
 /// the panic.
-fn conclude(call: InFlight, tracker: &Tracker, response: Result<Response, Box<dyn Any + Send>>) -> Response {
+fn conclude(call: Started, tracker: &Tracker, response: Result<Response, Box<dyn Any + Send>>) -> Response {
     let outcome = match &response {
         Ok(Ok(CallToolResponse::Complete(r))) if r.is_error == Some(true) => {
             CallOutcome::Error { message: joined_text(r) }
@@ -185,7 +185,7 @@ fn conclude(call: InFlight, tracker: &Tracker, response: Result<Response, Box<dy
         Ok(Err(e)) => CallOutcome::error(e.message.to_string()),
         Err(p) => CallOutcome::error(panic_message(&**p)),
     };
-    call.finish(Some(tracker), outcome);
+    call.finish(tracker, outcome);
     response.unwrap_or_else(|p| resume_unwind(p))
 }
 
@@ -242,11 +242,9 @@ mod tests {
         let records = Arc::new(Mutex::new(Vec::new()));
         let sink = records.clone();
         let tracker = Tracker::from_fn(move |r| sink.lock().unwrap().push(r));
-        let call = InFlight::start(
-            "search".into(),
-            serde_json::json!({"q": "x"}),
-            Some(("why".into(), crate::IntentSource::Mcpeye)),
-        );
+        let args = serde_json::json!({"q": "x"});
+        let call =
+            tracker.start("search".into(), args.as_object(), Some(("why".into(), crate::IntentSource::Mcpeye)), None);
         let future = Box::pin(async { panic!("search exploded") });
         let mut caught = CatchUnwind::<Pin<Box<dyn Future<Output = Response> + Send>>>(future);
         let waker = std::task::Waker::noop();

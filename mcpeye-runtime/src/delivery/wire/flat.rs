@@ -44,6 +44,27 @@ pub(crate) fn flatten(v: &Value, out: &mut Vec<u8>, budget: usize) -> bool {
     fits
 }
 
+/// Appends `m` as the node of `Value::Object(m)` (without cloning it into one). Returns false,
+/// with `out` as it was, like [`flatten`].
+pub(crate) fn flatten_map(m: &serde_json::Map<String, Value>, out: &mut Vec<u8>, budget: usize) -> bool {
+    let start = out.len();
+    let limit = start.saturating_add(budget).min(u32::MAX as usize);
+    let size_at = put_header(out, OBJECT, m.len());
+    let mut fits = true;
+    for (k, item) in m {
+        if !put_str(out, k, limit) || !put(item, out, 1, limit) {
+            fits = false;
+            break;
+        }
+    }
+    if fits && out.len() <= limit {
+        patch_size(out, size_at);
+        return true;
+    }
+    out.truncate(start);
+    false
+}
+
 /// Appends the node of [`CallToolResult::to_json`]`(r)` to `out`, without building that JSON.
 /// Returns false, with `out` as it was, like [`flatten`].
 pub(crate) fn flatten_result(r: &CallToolResult, out: &mut Vec<u8>, budget: usize) -> bool {
@@ -348,6 +369,16 @@ mod tests {
         let mut out = Vec::new();
         assert!(!flatten_result(&CallToolResult::text("y".repeat(100)), &mut out, 64));
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn maps_flatten_as_objects() {
+        for v in [json!({}), json!({"a": [1, {"b": null}], "c": "d"}), json!({"deep": nested(70, json!(1))})] {
+            let (mut direct, mut via_value) = (Vec::new(), Vec::new());
+            let fits = flatten(&v, &mut via_value, usize::MAX);
+            assert_eq!(flatten_map(v.as_object().unwrap(), &mut direct, usize::MAX), fits, "{v}");
+            assert_eq!(direct, via_value, "{v}");
+        }
     }
 
     #[test]

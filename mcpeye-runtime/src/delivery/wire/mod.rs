@@ -5,7 +5,7 @@ use crate::capture::record::{now_epoch_ms, CallOutcome, CallRecord, ClientInfo, 
 use crate::capture::result::CallToolResult;
 use crate::config::Identity;
 use crate::delivery::redact::{drop_flat, Redactor};
-use flat::{flatten, flatten_result, Flat};
+use flat::{flatten, flatten_map, flatten_result, Flat};
 use json::{write_number, write_str};
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -128,6 +128,65 @@ impl Queued {
         match f {
             Field::Flat(start) => redactor.write_flat(Flat::new(&self.bytes[start..]), out),
             Field::Value(v) => redactor.write_value(v, out),
+        }
+    }
+}
+
+/// A call whose arguments were flattened when it started, because the tool then takes them
+/// (rmcp's instrumented routes: the arguments are rmcp's, and cloning them for the record cost
+/// more than the call itself).
+#[derive(Debug)]
+pub(crate) struct FlatStart {
+    tool_name: Cow<'static, str>,
+    client: Option<Arc<ClientInfo>>,
+    user_id: Option<String>,
+    user_email: Option<String>,
+    bytes: Vec<u8>,
+    arguments: Field,
+    intent: Option<(Text, IntentSource)>,
+}
+
+impl FlatStart {
+    /// `arguments`: the call's arguments object (`None`, as MCP allows, is `{}`).
+    pub(crate) fn new(
+        tool_name: Cow<'static, str>,
+        arguments: Option<&serde_json::Map<String, Value>>,
+        intent: Option<(String, IntentSource)>,
+        client: Option<Arc<ClientInfo>>,
+        (user_id, user_email): (Option<String>, Option<String>),
+        mut bytes: Vec<u8>,
+    ) -> FlatStart {
+        let empty = serde_json::Map::new();
+        let map = arguments.unwrap_or(&empty);
+        let start = bytes.len();
+        let arguments = if flatten_map(map, &mut bytes, FLAT_VALUE_BUDGET) {
+            Field::Flat(start)
+        } else {
+            Field::Value(Value::Object(map.clone()))
+        };
+        let intent = intent.map(|(t, source)| (text(t, &mut bytes), source));
+        FlatStart { tool_name, client, user_id, user_email, bytes, arguments, intent }
+    }
+
+    /// The queued record of the call, ended now after `duration`.
+    pub(crate) fn finish(self, outcome: CallOutcome, duration: Duration) -> Queued {
+        let FlatStart { tool_name, client, user_id, user_email, mut bytes, arguments, intent } = self;
+        let outcome = match outcome {
+            CallOutcome::Success { result } => Outcome::Success(field(result, &mut bytes)),
+            CallOutcome::Error { message } => Outcome::Error(message.map(|m| text(m, &mut bytes))),
+        };
+        let timestamp_ms = now_epoch_ms();
+        Queued {
+            tool_name,
+            client,
+            timestamp_ms,
+            duration,
+            user_id,
+            user_email,
+            bytes,
+            arguments: Some(arguments),
+            outcome,
+            intent,
         }
     }
 }

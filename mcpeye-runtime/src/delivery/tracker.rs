@@ -374,6 +374,28 @@ impl Started {
             (Started::Flat(..), Inner::Callback(_)) => {}
         }
     }
+
+    /// Records a call that succeeded with `result`, whose record is `to_json(result)`: a pipeline
+    /// flattens it straight from `result` (leaving out the root object's `skip_root_key`, which
+    /// `to_json` removes too), without building that JSON.
+    pub(crate) fn finish_serialized<T: serde::Serialize + ?Sized>(
+        self,
+        tracker: &Tracker,
+        result: &T,
+        skip_root_key: &'static str,
+        to_json: impl FnOnce(&T) -> Value,
+    ) {
+        match (self, &*tracker.inner) {
+            (Started::Record(call), _) => call.finish(Some(tracker), CallOutcome::Success { result: to_json(result) }),
+            (Started::Flat(flat, started), Inner::Pipeline(p)) => {
+                let duration = started.elapsed();
+                if p.admit_count() {
+                    p.send(flat.finish_serialized(result, skip_root_key, to_json, duration));
+                }
+            }
+            (Started::Flat(..), Inner::Callback(_)) => {}
+        }
+    }
 }
 
 /// Flushes and stops the tracker installed by [`init`] when dropped (bounded by

@@ -5,6 +5,7 @@ use crate::capture::record::ClientInfo;
 use ::rmcp::model::{ClientCapabilities, Implementation, InitializeRequestParams};
 use ::rmcp::service::RequestContext;
 use ::rmcp::RoleServer;
+use serde_json::Value;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -16,7 +17,23 @@ const MAX_CLIENTS: usize = 1024;
 /// Resolves each request's client, sharing one [`ClientInfo`] per distinct client so that a call
 /// only looks it up (no allocation once a client has been seen).
 #[derive(Debug, Default)]
-pub(crate) struct Clients(Mutex<HashMap<u64, Vec<Arc<ClientInfo>>>>);
+pub(crate) struct Clients(Mutex<Seen>);
+
+#[derive(Debug, Default)]
+struct Seen {
+    by_hash: HashMap<u64, Vec<Arc<ClientInfo>>>,
+    /// The `_meta` client-info and protocol-version values of the last request that named its
+    /// client there, and that client: the next request of the same client is answered by
+    /// comparing the raw values (decoding them allocates, hashing them costs as much).
+    last_meta: Option<(Value, Option<Value>, Arc<ClientInfo>)>,
+    /// The session info of the last request that carried no `_meta`, and its client: requests of
+    /// one session share the same `Arc`, so the next one is answered by a pointer compare.
+    last_session: Option<(Arc<InitializeRequestParams>, Option<Arc<ClientInfo>>)>,
+}
+
+/// The `_meta` keys of MCP 2026-07-28 that name a request's client and protocol version.
+const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 
 impl Clients {
     /// The client of this request: from its `_meta` (MCP 2026-07-28: every request introduces
@@ -26,26 +43,59 @@ impl Clients {
     /// session info is that placeholder (a handshake-era client of a stateless server: its
     /// `initialize` went to a handler that no longer exists). No client is better than a wrong one.
     pub(crate) fn of(&self, context: &RequestContext<RoleServer>) -> Option<Arc<ClientInfo>> {
+        if context.meta.is_empty() {
+            // A handshake-era request: its session's client.
+            return self.of_session(context);
+        }
+        let raw_info = context.meta.get(META_CLIENT_INFO);
+        let raw_version = context.meta.get(META_PROTOCOL_VERSION);
+        if let Some(raw) = raw_info {
+            let seen = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((info, version, client)) = &seen.last_meta {
+                if info == raw && version.as_ref() == raw_version {
+                    return Some(client.clone());
+                }
+            }
+        }
         let meta_version = context.meta.protocol_version();
         if let Some(info) = context.meta.client_info() {
-            return Some(self.intern(&info.name, &info.version, meta_version.as_ref().map(|v| v.as_str())));
+            let client = self.intern(&info.name, &info.version, meta_version.as_ref().map(|v| v.as_str()));
+            if let Some(raw) = raw_info {
+                let mut seen = self.0.lock().unwrap_or_else(|e| e.into_inner());
+                seen.last_meta = Some((raw.clone(), raw_version.cloned(), client.clone()));
+            }
+            return Some(client);
         }
         if meta_version.is_some_and(|v| !v.has_initialize()) {
             return None;
         }
+        self.of_session(context)
+    }
+
+    /// The client of the request's session, from its `initialize`.
+    fn of_session(&self, context: &RequestContext<RoleServer>) -> Option<Arc<ClientInfo>> {
         let params = context.peer.peer_info()?;
-        if is_stateless_placeholder(&params) {
-            return None;
+        if let Some((last, client)) = &self.0.lock().unwrap_or_else(|e| e.into_inner()).last_session {
+            if Arc::ptr_eq(last, &params) {
+                return client.clone();
+            }
         }
-        let client = &params.client_info;
-        Some(self.intern(&client.name, &client.version, Some(params.protocol_version.as_str())))
+        let client = if is_stateless_placeholder(&params) {
+            None
+        } else {
+            let info = &params.client_info;
+            Some(self.intern(&info.name, &info.version, Some(params.protocol_version.as_str())))
+        };
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).last_session = Some((params, client.clone()));
+        client
     }
 
     fn intern(&self, name: &str, version: &str, protocol: Option<&str>) -> Arc<ClientInfo> {
         let mut hasher = DefaultHasher::new();
         (name, version, protocol).hash(&mut hasher);
         let key = hasher.finish();
-        let mut seen = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let seen = &mut guard.by_hash;
         let same =
             |c: &&Arc<ClientInfo>| c.name() == name && c.version() == version && c.protocol_version() == protocol;
         if let Some(found) = seen.get(&key).and_then(|v| v.iter().find(same)) {

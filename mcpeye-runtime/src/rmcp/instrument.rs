@@ -175,7 +175,11 @@ fn conclude(call: Started, tracker: &Tracker, response: Result<Response, Box<dyn
         Ok(Ok(CallToolResponse::Complete(r))) if r.is_error == Some(true) => {
             CallOutcome::Error { message: joined_text(r) }
         }
-        Ok(Ok(CallToolResponse::Complete(r))) => CallOutcome::Success { result: result_json(r) },
+        Ok(Ok(CallToolResponse::Complete(r))) => {
+            // The record is the result as `result_json` makes it, flattened without that JSON.
+            call.finish_serialized(tracker, r, RESULT_TYPE, result_json);
+            return response.unwrap_or_else(|p| resume_unwind(p));
+        }
         Ok(Ok(CallToolResponse::Task(t))) => {
             CallOutcome::Success { result: serde_json::to_value(t).unwrap_or(Value::Null) }
         }
@@ -194,10 +198,13 @@ fn conclude(call: Started, tracker: &Tracker, response: Result<Response, Box<dyn
 fn result_json(r: &CallToolResult) -> Value {
     let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
     if let Value::Object(m) = &mut v {
-        m.shift_remove("resultType");
+        m.shift_remove(RESULT_TYPE);
     }
     v
 }
+
+/// rmcp's discriminator key in a serialised `CallToolResult`.
+const RESULT_TYPE: &str = "resultType";
 
 /// The `text` of the text items joined with `"\n"`, or `None` when there are none.
 fn joined_text(r: &CallToolResult) -> Option<String> {
@@ -259,6 +266,29 @@ mod tests {
         assert!(recs[0].is_error() && recs[0].result().is_none());
         assert_eq!(recs[0].error_message(), Some("the tool panicked: search exploded"));
         assert_eq!(recs[0].intent, Some(("why".into(), crate::IntentSource::Mcpeye)));
+    }
+
+    /// A pipeline records an rmcp result flattened straight from it: the same node as the JSON
+    /// `result_json` makes of it.
+    #[test]
+    fn results_flatten_as_their_json() {
+        use crate::delivery::wire::{flat::flatten, flat_ser::flatten_serialize};
+        use ::rmcp::model::{ContentBlock, ResultType};
+        let mut complete = CallToolResult::success(vec![ContentBlock::text("3 invoices found")]);
+        complete.result_type = Some(ResultType::COMPLETE);
+        let results = [
+            complete,
+            CallToolResult::success(vec![ContentBlock::text("a \"b\"\n"), ContentBlock::image("AAAA", "image/png")]),
+            CallToolResult::structured(serde_json::json!({"n": [1, 2.5, null], "s": "x"})),
+            CallToolResult::error(vec![ContentBlock::text("no")]),
+            CallToolResult::success(vec![]),
+        ];
+        for r in &results {
+            let (mut direct, mut via_json) = (Vec::new(), Vec::new());
+            assert!(flatten_serialize(r, &mut direct, usize::MAX, Some(RESULT_TYPE)), "{r:?}");
+            assert!(flatten(&result_json(r), &mut via_json, usize::MAX));
+            assert_eq!(direct, via_json, "{r:?}");
+        }
     }
 
     #[test]

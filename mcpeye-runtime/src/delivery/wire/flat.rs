@@ -25,13 +25,13 @@ use crate::capture::result::{CallToolResult, Content};
 use crate::contract::MAX_VALUE_DEPTH;
 use serde_json::Value;
 
-const NULL: u8 = 0;
-const FALSE: u8 = 1;
-const TRUE: u8 = 2;
-const NUMBER: u8 = 3;
+pub(crate) const NULL: u8 = 0;
+pub(crate) const FALSE: u8 = 1;
+pub(crate) const TRUE: u8 = 2;
+pub(crate) const NUMBER: u8 = 3;
 const STRING: u8 = 4;
-const ARRAY: u8 = 5;
-const OBJECT: u8 = 6;
+pub(crate) const ARRAY: u8 = 5;
+pub(crate) const OBJECT: u8 = 6;
 
 /// Appends `v` to `out` as a flat node. Returns false, with `out` as it was, when `v` nests
 /// [`MAX_VALUE_DEPTH`] deep or its node would take more than `budget` bytes.
@@ -124,7 +124,7 @@ fn put_result(r: &CallToolResult, out: &mut Vec<u8>, limit: usize) -> bool {
 
 /// A string node.
 #[inline]
-fn put_tagged_str(out: &mut Vec<u8>, s: &str, limit: usize) -> bool {
+pub(crate) fn put_tagged_str(out: &mut Vec<u8>, s: &str, limit: usize) -> bool {
     if out.len() + 5 + s.len() > limit {
         return false;
     }
@@ -195,6 +195,35 @@ fn put(v: &Value, out: &mut Vec<u8>, depth: usize, limit: usize) -> bool {
         }
     }
     out.len() <= limit
+}
+
+/// An object's key; false when it would pass `limit`.
+pub(crate) fn put_key(out: &mut Vec<u8>, key: &str, limit: usize) -> bool {
+    put_str(out, key, limit)
+}
+
+/// A container's header whose count is not known yet; returns where it starts, for
+/// [`patch_header`].
+pub(crate) fn put_header_open(out: &mut Vec<u8>, tag: u8) -> usize {
+    out.extend_from_slice(&[tag, 0, 0, 0, 0, 0, 0, 0, 0]);
+    out.len() - 9
+}
+
+/// Completes the header at `at` with `count` and the size of what follows it. False when the
+/// container is an object with a key twice (a `Value` has each key once).
+pub(crate) fn patch_header(out: &mut [u8], at: usize, count: usize) -> bool {
+    out[at + 1..at + 5].copy_from_slice(&(count as u32).to_le_bytes());
+    patch_size(out, at + 5);
+    if out[at] != OBJECT || count < 2 {
+        return true;
+    }
+    let mut keys: Vec<&[u8]> = Vec::with_capacity(count);
+    let mut entries = Entries { rest: &out[at + 9..], left: count };
+    while let Some((key, _)) = entries.next() {
+        keys.push(key.as_bytes());
+    }
+    keys.sort_unstable();
+    keys.windows(2).all(|w| w[0] != w[1])
 }
 
 /// Writes at `at` the size of what follows it.

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub(crate) mod flat;
+pub(crate) mod flat_ser;
 pub(crate) mod json;
 pub(crate) mod node;
 use serde::Serialize;
@@ -166,6 +167,26 @@ impl FlatStart {
         };
         let intent = intent.map(|(t, source)| (text(t, &mut bytes), source));
         FlatStart { tool_name, client, user_id, user_email, bytes, arguments, intent }
+    }
+
+    /// The queued record of a call that succeeded with `result` serialised, without the root
+    /// object's `skip_root_key` entry: flattened straight from it (`to_json` only if that gives up).
+    pub(crate) fn finish_serialized<T: serde::Serialize + ?Sized>(
+        self,
+        result: &T,
+        skip_root_key: &'static str,
+        to_json: impl FnOnce(&T) -> Value,
+        duration: Duration,
+    ) -> Queued {
+        let mut queued = self.finish(CallOutcome::Error { message: None }, duration);
+        let start = queued.bytes.len();
+        let field = if flat_ser::flatten_serialize(result, &mut queued.bytes, FLAT_VALUE_BUDGET, Some(skip_root_key)) {
+            Field::Flat(start)
+        } else {
+            Field::Value(to_json(result))
+        };
+        queued.outcome = Outcome::Success(field);
+        queued
     }
 
     /// The queued record of the call, ended now after `duration`.

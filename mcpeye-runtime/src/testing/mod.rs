@@ -4,6 +4,8 @@
 //!   same caps, redaction and serialisation as the real ones.
 //! - [`IngestReceiver`]: a loopback HTTP/1.1 ingest (std only) that records every request and
 //!   answers as scripted: status codes, `Retry-After`, delays, silence, slow or broken answers.
+//! - [`RecordingClient`]: an MCP client for handlers that take a [`Context`](crate::Context):
+//!   records their progress and log messages, answers their sampling and elicitation requests.
 //!
 //! ```
 //! use mcpeye_runtime::testing::MemorySink;
@@ -17,6 +19,7 @@
 //! assert_eq!(sink.events()[0]["toolName"], "search");
 //! ```
 
+mod client;
 mod memory;
 mod receiver;
 
@@ -54,5 +57,6 @@ pub fn assert_manifest_valid(builder: ManifestBuilder) -> Manifest {
     }
 }
 
+pub use client::{RecordingClient, Sent};
 pub use memory::MemorySink;
 pub use receiver::{IngestReceiver, RecordedRequest, Reply};

@@ -131,7 +131,9 @@ fn check_params(tool: &ToolFn, errors: &mut Errors) {
     let mut first_field: Option<Span> = None;
     let mut context: Option<Span> = None;
     for p in &tool.params {
-        check_type(&p.ty, errors);
+        if !matches!(p.kind, ParamKind::Context) {
+            check_type(&p.ty, errors);
+        }
         match &p.kind {
             ParamKind::State(_) => {}
             ParamKind::Context => {

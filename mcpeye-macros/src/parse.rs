@@ -371,7 +371,11 @@ pub fn parse_fn(mut item: ItemFn, errors: &mut Errors) -> ToolFn {
         }
         pt.attrs = keep;
         let ty = (*pt.ty).clone();
-        let kind = if is_context(&ty) {
+        let context_ref = matches!(&ty, Type::Reference(r) if is_context(&r.elem));
+        if context_ref {
+            errors.spanned(&ty, "take `Context` by value (`ctx: Context`): it is a handle, cheap to clone");
+        }
+        let kind = if is_context(&ty) || context_ref {
             ParamKind::Context
         } else if let Some(inner) = wrapper_arg(&ty, "State") {
             ParamKind::State(inner)

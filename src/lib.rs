@@ -18,7 +18,7 @@ pub use mcpeye_runtime::{
 // What a call records.
 pub use mcpeye_runtime::{CallOutcome, CallRecord, ClientInfo, IntentSource, Origin};
 // Configuring and running the pipeline.
-pub use mcpeye_runtime::{contract, redact, schema, server};
+pub use mcpeye_runtime::{contract, redact, schema};
 pub use mcpeye_runtime::{
     init, CallIdentity, Config, ConfigError, Diagnostic, DiagnosticKind, Dropped, FlushReport, Guard, Identity,
     IdentityValue, Stats, Tracker,

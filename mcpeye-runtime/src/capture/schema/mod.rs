@@ -52,7 +52,7 @@ pub(crate) fn output_schema(schema: Option<schemars::Schema>) -> Option<Value> {
 #[doc(inline)]
 pub use mcpeye_contract::{MAX_DESCRIPTION_CHARS, MAX_SCHEMA_BYTES};
 /// Deepest subschema nesting that the walkers of this module descend into.
-pub(crate) const MAX_DEPTH: usize = 128;
+pub(crate) const MAX_SCHEMA_DEPTH: usize = 128;
 
 /// Formats defined by JSON Schema 2020-12; every other `format` is refused by some client.
 pub(crate) const STANDARD_FORMATS: &[&str] = &[

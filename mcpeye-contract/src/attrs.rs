@@ -166,7 +166,7 @@ pub fn icon_problem(src: &str, mime_type: Option<&str>, theme: Option<&str>) -> 
         return Some(IconProblem::Source { src: src.chars().take(64).collect() });
     }
     if let Some(m) = mime_type {
-        if !m.strip_prefix("image/").is_some_and(|sub| !sub.is_empty()) {
+        if m.strip_prefix("image/").is_none_or(str::is_empty) {
             return Some(IconProblem::MimeType { mime_type: m.to_owned() });
         }
     }

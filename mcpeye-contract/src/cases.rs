@@ -88,8 +88,11 @@ pub const TIMEOUT_CASES: &[((u64, bool), Verdict)] = &[
     ((5_000, false), Refused(InvalidTimeout)),
 ];
 
-/// Tool icons: source, MIME type, theme.
-pub const ICON_CASES: &[((&str, Option<&str>, Option<&str>), Verdict)] = &[
+/// An icon: source, MIME type, theme.
+pub type Icon = (&'static str, Option<&'static str>, Option<&'static str>);
+
+/// Tool icons.
+pub const ICON_CASES: &[(Icon, Verdict)] = &[
     (("https://example.com/icon.png", None, None), Ok),
     (("https://example.com/icon.svg", Some("image/svg+xml"), Some("dark")), Ok),
     (("data:image/png;base64,iVBORw0KGgo=", Some("image/png"), Some("light")), Ok),

@@ -65,6 +65,7 @@ impl Cancellation {
 
     /// A signal that also counts as cancelled whenever `probe` returns true (checked by
     /// [`is_cancelled`](Self::is_cancelled); a waiting future only wakes on [`cancel`](Self::cancel)).
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // used by the rmcp integration
     pub(crate) fn with_probe(probe: impl Fn() -> bool + Send + Sync + 'static) -> Self {
         Cancellation { state: Arc::new(State { probe: Some(Box::new(probe)), ..State::default() }) }
     }

@@ -182,7 +182,7 @@ impl Content {
 
     /// Like [`to_json`](Self::to_json), moving the strings instead of copying them.
     pub fn into_json(self) -> Value {
-        self.into_json_with(|data| Value::String(data))
+        self.into_json_with(Value::String)
     }
 
     /// The item as recorded: base64 payloads (`data`, `blob`) become the truncation marker of
@@ -634,6 +634,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::needless_borrow)] // autoref dispatch: the borrows choose the impl
     fn output_schemas_come_from_serializable_schema_types() {
         use super::output::*;
         #[derive(Serialize, schemars::JsonSchema)]

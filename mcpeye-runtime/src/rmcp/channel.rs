@@ -34,7 +34,7 @@ use tokio::sync::{mpsc, oneshot};
 const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 
 enum Msg {
-    Notify(ServerNotification),
+    Notify(Box<ServerNotification>),
     /// Answered once every message queued before it is sent.
     Flush(oneshot::Sender<()>),
 }
@@ -68,7 +68,7 @@ impl RmcpChannel {
         };
         // Built from values of the right types: a failure here would be a bug, and is dropped.
         if let Ok(n) = notification {
-            self.send(Msg::Notify(n));
+            self.send(Msg::Notify(Box::new(n)));
         }
     }
 
@@ -182,7 +182,7 @@ async fn pump(peer: Peer<RoleServer>, mut rx: mpsc::UnboundedReceiver<Msg>) {
         match msg {
             // A client that went away cannot be told; the call still ends and is recorded.
             Msg::Notify(n) => {
-                let _ = peer.send_notification(n).await;
+                let _ = peer.send_notification(*n).await;
             }
             Msg::Flush(done) => {
                 let _ = done.send(());

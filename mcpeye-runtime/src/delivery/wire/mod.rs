@@ -201,7 +201,7 @@ mod tests {
             let mut r = record();
             r.outcome = outcome;
             let s = encode(r).unwrap();
-            assert!(s.contains(&format!("\"isError\":true,")), "{s}");
+            assert!(s.contains("\"isError\":true,"), "{s}");
             assert!(s.contains(&format!("\"errorMessage\":\"{text}\"")), "{s}");
             assert!(!s.contains("\"result\""), "{s}");
         }

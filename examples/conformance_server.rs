@@ -14,10 +14,14 @@
 //! `listening on http://127.0.0.1:PORT/mcp`. Events go to `MCPEYE_INGEST_URL` as project
 //! `MCPEYE_PROJECT_ID` (default `conformance`); SIGTERM or SIGINT delivers them and exits.
 
+#[path = "common/demo_tools.rs"]
+#[allow(dead_code)] // only its analytics set-up is used here
+mod demo_tools;
+#[path = "common/signal.rs"]
+mod signal;
+
 use mcpeye::rmcp::tool_router;
-use mcpeye::{
-    Args, CallToolResult, Config, Content, Context, ElicitationRequest, LogLevel, ResourceLink, SamplingRequest,
-};
+use mcpeye::{Args, CallToolResult, Content, Context, ElicitationRequest, LogLevel, ResourceLink, SamplingRequest};
 use rmcp::handler::server::router::tool::ToolRouter;
 #[allow(deprecated)] // `SetLevelRequestParams`: MCP logging, deprecated by rmcp ahead of SEP-2577
 use rmcp::model::{
@@ -408,15 +412,8 @@ impl ServerHandler for Conformance {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let port = parse_port()?;
-    let project = std::env::var("MCPEYE_PROJECT_ID").unwrap_or_else(|_| "conformance".to_owned());
     // Dropped when `main` returns: delivers what was captured, within `Config::shutdown_timeout`.
-    let _guard = match mcpeye::init(Config::from_env(project)) {
-        Ok(guard) => Some(guard),
-        Err(e) => {
-            eprintln!("[conformance_server] analytics disabled: {e}");
-            None
-        }
-    };
+    let _guard = demo_tools::init_analytics("conformance_server", "conformance");
     let manifest = Arc::new(mcpeye::tools![
         test_simple_text,
         test_image_content,
@@ -442,7 +439,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     eprintln!("listening on http://{}/mcp", listener.local_addr()?);
-    let mut stop = Box::pin(termination());
+    let mut stop = Box::pin(signal::termination());
     loop {
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -462,25 +459,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     sessions_end.cancel();
     Ok(())
-}
-
-/// SIGTERM or SIGINT (Ctrl-C elsewhere than Unix).
-async fn termination() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
-            return std::future::pending().await;
-        };
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = int.recv() => {}
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
 }
 
 /// `--port N` (default 3000, 0 for any free port).

@@ -5,16 +5,16 @@ pub use mcpeye_macros::{tool, tool_defs, tools};
 
 // Writing tools and serving them.
 pub use mcpeye_runtime::{
-    Annotations, Args, ArgsError, CallError, CallToolResult, Content, Manifest, ManifestBuilder, ManifestError,
-    ManifestProblem, State, Tool, ToolDef, ToolValue,
+    Annotations, Args, ArgsError, CallError, CallToolResult, Content, ErrorReason, Manifest, ManifestBuilder,
+    ManifestError, ManifestProblem, State, Tool, ToolDef, ToolError, ToolValue,
 };
-// What a call records.
-pub use mcpeye_runtime::{CallOutcome, CallRecord, ClientInfo, IntentSource, Origin};
+// What a call records, and what the serving layer knows of its request.
+pub use mcpeye_runtime::{CallOutcome, CallRecord, ClientInfo, IntentSource, Origin, TraceContext, Transport};
 // Configuring and running the pipeline.
 pub use mcpeye_runtime::{contract, redact, schema, server};
 pub use mcpeye_runtime::{
-    init, CallIdentity, Config, ConfigError, Diagnostic, DiagnosticKind, Dropped, FlushReport, Guard, Identity,
-    IdentityValue, Stats, Tracker,
+    init, BeforeSendFn, CallIdentity, Config, ConfigError, Diagnostic, DiagnosticKind, Dropped, Event, FlushReport,
+    Guard, Identity, IdentityValue, Stats, Tracker,
 };
 
 #[cfg(feature = "rmcp")]

@@ -21,10 +21,11 @@ pub mod testing;
 
 pub use capture::dispatch::CallError;
 pub use capture::manifest::{Manifest, ManifestBuilder, ManifestError, ManifestProblem};
-pub use capture::record::{CallOutcome, CallRecord, ClientInfo, IntentSource, Origin};
-pub use capture::result::{CallToolResult, Content, ToolValue};
+pub use capture::record::{CallOutcome, CallRecord, ClientInfo, IntentSource, Origin, TraceContext, Transport};
+pub use capture::result::{CallToolResult, Content, ErrorReason, ToolError, ToolValue};
 pub use capture::tool::{Annotations, Args, ArgsError, State, Tool, ToolDef};
 pub use config::{CallIdentity, Config, ConfigError, Identity, IdentityValue};
+pub use delivery::before_send::{BeforeSendFn, Event};
 pub use delivery::diagnostics::{Diagnostic, DiagnosticKind};
 pub use delivery::stats::{Dropped, FlushReport, Stats};
 pub use delivery::tracker::{init, Guard, Tracker};
@@ -54,6 +55,7 @@ pub mod schema {
 pub mod __private {
     pub use crate::capture::manifest::{Manifest, ManifestBuilder};
     pub use crate::capture::result::kind::{probe, ResultKind, ValueKind};
+    pub use crate::capture::telemetry::set_enabled as set_telemetry_enabled;
     pub use crate::capture::result::{CallToolResult, ToolValue};
     pub use crate::capture::schema::describe_argument_errors;
     pub use crate::capture::schema::generate as generate_schema;

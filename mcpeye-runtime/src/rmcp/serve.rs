@@ -2,7 +2,7 @@
 
 use super::client::Clients;
 use crate::capture::manifest::Manifest;
-use crate::capture::record::Origin;
+use crate::capture::record::{CallOutcome, InFlight, Origin};
 use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use ::rmcp::handler::server::tool::ToolCallContext;
 use ::rmcp::model::{
@@ -139,13 +139,26 @@ async fn call_manifest(
     name: &str,
     arguments: Option<JsonObject>,
 ) -> Result<CallToolResponse, ErrorData> {
-    let origin = Origin { client: clients.of(context), ..Origin::default() };
+    let origin = clients.origin(context);
     let arguments = arguments.map(Value::Object).unwrap_or(Value::Null);
     match manifest.try_call_async_from(&origin, name, arguments).await {
         Ok(result) => super::complete_response(result),
-        // MCP answers an unknown tool with invalid params (`CallError::code`).
-        Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
+        // MCP answers an unknown tool with invalid params (`CallError::code`): its span says so,
+        // and the call is not recorded (`try_call`'s rule).
+        Err(e) => {
+            let message = e.to_string();
+            unanswered_span(&origin, name, &message, e.code());
+            Err(ErrorData::invalid_params(message, None))
+        }
     }
+}
+
+/// Ends the span of a request answered with a JSON-RPC error before any tool ran.
+fn unanswered_span(origin: &Origin, name: &str, message: &str, code: i64) {
+    let kept: String = name.chars().take(mcpeye_contract::MAX_TOOL_NAME_CHARS).collect();
+    let mut call = InFlight::start_unknown(kept.into(), origin);
+    let outcome = CallOutcome::error(message);
+    call.end_span(None, &outcome, Some(code), call.started.elapsed());
 }
 
 /// The tools of `manifest` (the reserved tool included) as an rmcp `ToolRouter`, to mount into

@@ -168,6 +168,31 @@ fn stable_hash(s: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::capture::record::CallRecord;
+    use crate::delivery::wire::{encode_edited, encode_event};
+    use serde_json::json;
+
+    #[test]
+    fn an_event_returned_unchanged_is_sent_byte_for_byte_as_without_before_send() {
+        let deep = (0..200).fold(json!("leaf"), |v, _| Value::Array(vec![v]));
+        let mut records = vec![
+            CallRecord::new("search", json!({"q": "mail a@b.com", "password": "x", "deep": deep}), CallOutcome::Success {
+                result: json!({"content": [{"type": "text", "text": "sk-ant-api03-ABCDEFGHIJKLMNOP_qrs"}]}),
+            }),
+            CallRecord::new("big", json!({"blob": "y".repeat(40_000)}), CallOutcome::error_with_reason("a@b.com ".repeat(9_000), "why")),
+            CallRecord::new("nothing", json!([1, 2]), CallOutcome::Error { message: None, reason: None }),
+        ];
+        records[0].intent = Some(("call 415-555-0123".into(), IntentSource::Mcpeye));
+        for (redact, record) in [true, false].into_iter().flat_map(|r| records.iter().map(move |rec| (r, rec.clone()))) {
+            let redactor = Redactor::new(redact, &["deep".to_owned()]);
+            let id = uuid::Uuid::from_u128(7);
+            let queued = || Queued { record: record.clone(), user_id: Some("u1".into()), user_email: None };
+            let (mut direct, mut edited) = (Vec::new(), Vec::new());
+            encode_event(queued(), id, &redactor, &mut direct).unwrap();
+            encode_edited(Event::of(queued(), &redactor), id, &mut edited).unwrap();
+            assert_eq!(String::from_utf8(direct).unwrap(), String::from_utf8(edited).unwrap(), "redact={redact}");
+        }
+    }
 
     fn screen(rate: f64) -> Screen {
         Screen::new(&Config::new("p").sample_rate(rate))

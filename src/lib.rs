@@ -11,7 +11,7 @@ pub use mcpeye_runtime::{
 // What a call records, and what the serving layer knows of its request.
 pub use mcpeye_runtime::{CallOutcome, CallRecord, ClientInfo, IntentSource, Origin, TraceContext, Transport};
 // Configuring and running the pipeline.
-pub use mcpeye_runtime::{contract, redact, schema, server};
+pub use mcpeye_runtime::{contract, redact, schema};
 pub use mcpeye_runtime::{
     init, BeforeSendFn, CallIdentity, Config, ConfigError, Diagnostic, DiagnosticKind, Dropped, Event, FlushReport,
     Guard, Identity, IdentityValue, Stats, Tracker,

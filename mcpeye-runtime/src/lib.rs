@@ -15,7 +15,6 @@ pub mod contract;
 mod delivery;
 #[cfg(feature = "rmcp")]
 pub mod rmcp;
-pub mod server;
 #[cfg(feature = "testing")]
 pub mod testing;
 

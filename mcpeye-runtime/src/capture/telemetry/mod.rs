@@ -39,6 +39,14 @@ pub fn set_enabled(on: bool) {
     ENABLED.store(on, Ordering::Relaxed);
 }
 
+/// Makes the next call take its tracer and histogram from the global providers again
+/// (benchmarks that switch providers in one process; not public API).
+#[doc(hidden)]
+pub fn reset() {
+    #[cfg(feature = "opentelemetry")]
+    otel::reset();
+}
+
 /// The span(s) of one call: an OpenTelemetry span, a `tracing` span, both or none.
 #[derive(Default)]
 pub(crate) struct CallSpan {

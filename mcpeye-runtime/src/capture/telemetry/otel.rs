@@ -11,7 +11,8 @@ use opentelemetry::trace::{
 };
 use opentelemetry::{global, Context, InstrumentationScope, KeyValue};
 use std::borrow::Cow;
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The bucket boundaries the conventions give the duration histogram, in seconds.
@@ -25,21 +26,45 @@ struct Instruments {
     duration: Histogram<f64>,
 }
 
+/// The instruments every call uses: one atomic load once made.
+static INSTRUMENTS: AtomicPtr<Instruments> = AtomicPtr::new(std::ptr::null_mut());
+
 fn instruments() -> &'static Instruments {
-    static INSTRUMENTS: OnceLock<Instruments> = OnceLock::new();
-    INSTRUMENTS.get_or_init(|| {
-        let scope = InstrumentationScope::builder("mcpeye").with_version(env!("CARGO_PKG_VERSION")).build();
-        let duration = global::meter_with_scope(scope.clone())
-            .f64_histogram("mcp.server.operation.duration")
-            .with_unit("s")
-            .with_description(
-                "MCP request or notification duration as observed on the receiver from the time it was received \
-                 until the result or ack is sent.",
-            )
-            .with_boundaries(DURATION_BUCKETS.to_vec())
-            .build();
-        Instruments { tracer: global::tracer_with_scope(scope), duration }
-    })
+    let current = INSTRUMENTS.load(Ordering::Acquire);
+    if !current.is_null() {
+        // SAFETY: only ever set to a leaked `Box<Instruments>`, never freed.
+        return unsafe { &*current };
+    }
+    let made = Box::into_raw(Box::new(make_instruments()));
+    match INSTRUMENTS.compare_exchange(std::ptr::null_mut(), made, Ordering::AcqRel, Ordering::Acquire) {
+        // SAFETY: `made` was just leaked and is now the shared value.
+        Ok(_) => unsafe { &*made },
+        Err(winner) => {
+            // SAFETY: `made` never became visible to another thread; `winner` is a leaked box.
+            drop(unsafe { Box::from_raw(made) });
+            unsafe { &*winner }
+        }
+    }
+}
+
+/// Forgets the instruments, so that the next call takes them from the global providers again
+/// (the old ones are leaked: for benchmarks that switch providers within one process).
+pub(super) fn reset() {
+    INSTRUMENTS.store(std::ptr::null_mut(), Ordering::Release);
+}
+
+fn make_instruments() -> Instruments {
+    let scope = InstrumentationScope::builder("mcpeye").with_version(env!("CARGO_PKG_VERSION")).build();
+    let duration = global::meter_with_scope(scope.clone())
+        .f64_histogram("mcp.server.operation.duration")
+        .with_unit("s")
+        .with_description(
+            "MCP request or notification duration as observed on the receiver from the time it was received \
+             until the result or ack is sent.",
+        )
+        .with_boundaries(DURATION_BUCKETS.to_vec())
+        .build();
+    Instruments { tracer: global::tracer_with_scope(scope), duration }
 }
 
 /// One call's span, in the context it is current in, and what its metric point needs.

@@ -1,6 +1,6 @@
 //! The added cost per call of the `opentelemetry` and `tracing` features, in one run: the same
-//! `Manifest::call` (a tool with ~200 bytes of arguments and an intent, recorded into a tracker
-//! that discards records) with
+//! `Manifest::call` of a tool without parameters (so that the call itself costs little and the
+//! hooks' cost shows; recorded into a tracker that discards records) with
 //!
 //! - `hooks_off`: the telemetry hooks compiled in but switched off (the baseline);
 //! - `otel_noop`: the `opentelemetry` feature with the API's default no-op providers and no
@@ -12,11 +12,15 @@
 //!
 //! `cargo bench --bench telemetry` (add `-- --quick` on a loaded machine).
 
-mod common;
+/// Tell the time.
+#[mcpeye::tool]
+fn ping() -> &'static str {
+    "pong"
+}
 
-use common::{arguments_with_intent, instrumented_call, manifest};
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use mcpeye::{Origin, TraceContext, Tracker};
+use criterion::{criterion_group, criterion_main, Criterion};
+use mcpeye::{Manifest, Origin, TraceContext, Tracker};
+use serde_json::Value;
 use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
 use opentelemetry_sdk::trace::{SdkTracerProvider, SpanData, SpanExporter};
@@ -32,32 +36,29 @@ impl SpanExporter for Discard {
 }
 
 fn telemetry(c: &mut Criterion) {
-    let with_intent = arguments_with_intent();
-    let m = manifest(Some(Tracker::from_fn(drop)));
+    let m = Manifest::builder().tools(mcpeye::tool_defs![ping]).tracker(Tracker::from_fn(drop)).build();
+    let call = |origin: &Origin| m.call_from(origin, "ping", Value::Null);
+    let plain = Origin::default();
     let mut traced = Origin::default();
     traced.trace_context = Some(TraceContext::from_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"));
     let mut group = c.benchmark_group("telemetry");
 
     mcpeye::__private_0_1_0::set_telemetry_enabled(false);
     group.bench_function("hooks_off", |b| {
-        b.iter_batched(|| with_intent.clone(), |a| instrumented_call(&m, a), BatchSize::SmallInput)
+        b.iter(|| call(&plain))
     });
     mcpeye::__private_0_1_0::set_telemetry_enabled(true);
     mcpeye::__private_0_1_0::reset_telemetry();
     group.bench_function("otel_noop", |b| {
-        b.iter_batched(|| with_intent.clone(), |a| instrumented_call(&m, a), BatchSize::SmallInput)
+        b.iter(|| call(&plain))
     });
     group.bench_function("otel_noop_traceparent", |b| {
-        b.iter_batched(
-            || with_intent.clone(),
-            |a| m.call_from(&traced, "search_invoices", a),
-            BatchSize::SmallInput,
-        )
+        b.iter(|| call(&traced))
     });
     let subscriber = tracing_subscriber::registry().with(tracing_subscriber::layer::Identity::new());
     tracing::subscriber::with_default(subscriber, || {
         group.bench_function("tracing_registry", |b| {
-            b.iter_batched(|| with_intent.clone(), |a| instrumented_call(&m, a), BatchSize::SmallInput)
+            b.iter(|| call(&plain))
         });
     });
 
@@ -67,7 +68,7 @@ fn telemetry(c: &mut Criterion) {
     opentelemetry::global::set_meter_provider(meter_provider.clone());
     mcpeye::__private_0_1_0::reset_telemetry();
     group.bench_function("otel_sdk", |b| {
-        b.iter_batched(|| with_intent.clone(), |a| instrumented_call(&m, a), BatchSize::SmallInput)
+        b.iter(|| call(&plain))
     });
     group.finish();
     let _ = tracer_provider.shutdown();

@@ -177,7 +177,7 @@ impl CallSpan {
     /// Runs `f` with the span(s) current: spans the handler makes are children of the call's.
     pub(crate) fn in_scope<R>(&self, f: impl FnOnce() -> R) -> R {
         #[cfg(feature = "opentelemetry")]
-        let _otel = self.otel.as_ref().map(|o| o.attach());
+        let _otel = self.otel.as_ref().and_then(|o| o.attach());
         #[cfg(feature = "tracing")]
         let _tracing = self.tracing.as_ref().map(|s| s.enter());
         f()
@@ -188,7 +188,7 @@ impl CallSpan {
         Observed {
             future,
             #[cfg(feature = "opentelemetry")]
-            otel: self.otel.as_ref().map(|o| o.context()),
+            otel: self.otel.as_ref().and_then(|o| o.context()),
             #[cfg(feature = "tracing")]
             tracing: self.tracing.clone(),
         }

@@ -69,13 +69,18 @@ fn make_instruments() -> Instruments {
 
 /// One call's span, in the context it is current in, and what its metric point needs.
 pub(super) struct OtelCall {
-    cx: Context,
+    /// The context in which the span is current; `None` when there is nothing to propagate (a
+    /// no-op provider and no parent): then only the metric is recorded.
+    cx: Option<Context>,
     recording: bool,
     /// `gen_ai.tool.name` of a known tool.
     tool: Option<Cow<'static, str>>,
     client: Option<Arc<ClientInfo>>,
     transport: Option<Transport>,
 }
+
+/// Most attributes a metric point has: `common_attributes` and the outcome's two.
+const MAX_METRIC_ATTRIBUTES: usize = 9;
 
 impl OtelCall {
     pub(super) fn start(request: &Request<'_>) -> Option<OtelCall> {
@@ -88,80 +93,82 @@ impl OtelCall {
         }
         let span = instruments.tracer.build_with_context(builder, &parent);
         let recording = span.is_recording();
-        let cx = parent.with_span(span);
+        let propagates = recording || span.span_context().is_valid();
         let call = OtelCall {
-            cx,
+            cx: propagates.then(|| parent.with_span(span)),
             recording,
             tool: request.known.then(|| request.tool.clone()),
             client: request.origin.client.clone(),
             transport: request.origin.transport,
         };
-        if recording {
-            let span = call.cx.span();
+        if let Some(cx) = call.cx.as_ref().filter(|_| recording) {
+            let span = cx.span();
             span.update_name(request.span_name());
-            span.set_attributes(call.common_attributes());
+            let mut attributes = Vec::with_capacity(MAX_METRIC_ATTRIBUTES + 3);
+            call.common_attributes(&mut attributes);
             if !request.known {
-                span.set_attribute(KeyValue::new("gen_ai.tool.name", request.tool.to_string()));
+                attributes.push(KeyValue::new("gen_ai.tool.name", request.tool.to_string()));
             }
             if let Some(id) = &request.origin.request_id {
-                span.set_attribute(KeyValue::new("jsonrpc.request.id", id.clone()));
+                attributes.push(KeyValue::new("jsonrpc.request.id", id.clone()));
             }
             if let Some(session) = &request.origin.session_id {
-                span.set_attribute(KeyValue::new("mcp.session.id", session.clone()));
+                attributes.push(KeyValue::new("mcp.session.id", session.clone()));
             }
+            span.set_attributes(attributes);
         }
         Some(call)
     }
 
     /// The attributes the span and the metric share (`model/mcp/common.yaml`,
     /// `mcp.common.attributes`), before the outcome's.
-    fn common_attributes(&self) -> Vec<KeyValue> {
+    fn common_attributes(&self, attributes: &mut impl Extend<KeyValue>) {
         let (transport, protocol, protocol_version) = network(self.transport);
-        let mut attributes = Vec::with_capacity(9);
-        attributes.push(KeyValue::new("mcp.method.name", METHOD));
-        attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+        attributes.extend([
+            KeyValue::new("mcp.method.name", METHOD),
+            KeyValue::new("gen_ai.operation.name", "execute_tool"),
+        ]);
         if let Some(tool) = &self.tool {
-            attributes.push(KeyValue::new("gen_ai.tool.name", tool.clone()));
+            attributes.extend([KeyValue::new("gen_ai.tool.name", tool.clone())]);
         }
         if let Some(version) = self.client.as_deref().and_then(ClientInfo::protocol_version) {
-            attributes.push(KeyValue::new("mcp.protocol.version", version.to_owned()));
+            attributes.extend([KeyValue::new("mcp.protocol.version", version.to_owned())]);
         }
         let network = [("network.transport", transport), ("network.protocol.name", protocol), ("network.protocol.version", protocol_version)];
         attributes.extend(network.into_iter().filter_map(|(k, v)| Some(KeyValue::new(k, v?))));
-        attributes
     }
 
     pub(super) fn is_recording(&self) -> bool {
         self.recording
     }
 
-    /// The context in which the call's span is current.
-    pub(super) fn context(&self) -> Context {
+    /// The context in which the call's span is current, if it has one to propagate.
+    pub(super) fn context(&self) -> Option<Context> {
         self.cx.clone()
     }
 
-    pub(super) fn attach(&self) -> opentelemetry::ContextGuard {
-        self.cx.clone().attach()
+    pub(super) fn attach(&self) -> Option<opentelemetry::ContextGuard> {
+        self.cx.clone().map(Context::attach)
     }
 
     pub(super) fn end(self, ending: &Ending, content: Option<&Content>, duration: Duration) {
-        let mut attributes = self.common_attributes();
+        // On the stack: with a no-op meter provider this is most of what a call costs.
+        let mut attributes = Attributes::default();
+        self.common_attributes(&mut attributes);
         if let Some(code) = &ending.rpc_status {
-            attributes.push(KeyValue::new("rpc.response.status_code", code.clone()));
+            attributes.extend([KeyValue::new("rpc.response.status_code", code.clone())]);
         }
         if let Some(error_type) = &ending.error_type {
-            attributes.push(KeyValue::new("error.type", error_type.clone()));
+            attributes.extend([KeyValue::new("error.type", error_type.clone())]);
         }
-        instruments().duration.record(duration.as_secs_f64(), &attributes);
-        if !self.recording {
-            return;
-        }
-        let span = self.cx.span();
+        instruments().duration.record(duration.as_secs_f64(), attributes.as_slice());
+        let Some(cx) = self.cx.as_ref().filter(|_| self.recording) else { return };
+        let span = cx.span();
         if let Some(code) = &ending.rpc_status {
             span.set_attribute(KeyValue::new("rpc.response.status_code", code.clone()));
         }
         if let Some(error_type) = &ending.error_type {
-            span.set_attribute(KeyValue::new("error.type", error_type.to_string()));
+            span.set_attribute(KeyValue::new("error.type", error_type.clone()));
             let description = ending.description.clone().map(Cow::Owned).unwrap_or_default();
             span.set_status(Status::Error { description });
         }
@@ -172,6 +179,35 @@ impl OtelCall {
             }
         }
         span.end();
+    }
+}
+
+/// A metric point's attributes, without a heap allocation.
+struct Attributes {
+    items: [KeyValue; MAX_METRIC_ATTRIBUTES],
+    len: usize,
+}
+
+impl Default for Attributes {
+    fn default() -> Self {
+        Attributes { items: std::array::from_fn(|_| KeyValue::new("", "")), len: 0 }
+    }
+}
+
+impl Extend<KeyValue> for Attributes {
+    fn extend<I: IntoIterator<Item = KeyValue>>(&mut self, iter: I) {
+        for kv in iter {
+            if let Some(slot) = self.items.get_mut(self.len) {
+                *slot = kv;
+                self.len += 1;
+            }
+        }
+    }
+}
+
+impl Attributes {
+    fn as_slice(&self) -> &[KeyValue] {
+        &self.items[..self.len]
     }
 }
 

@@ -72,10 +72,12 @@ fn main() {
     let m = Manifest::builder().tools(mcpeye::tool_defs![ping]).tracker(Tracker::from_fn(drop)).build();
     let plain = Origin::default();
     let mut traced = Origin::default();
-    traced.trace_context = Some(TraceContext::from_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"));
+    traced.trace_context =
+        Some(TraceContext::from_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"));
     let sdk_tracer = SdkTracerProvider::builder().with_batch_exporter(Discard).build();
-    let sdk_meter =
-        SdkMeterProvider::builder().with_reader(PeriodicReader::builder(InMemoryMetricExporter::default()).build()).build();
+    let sdk_meter = SdkMeterProvider::builder()
+        .with_reader(PeriodicReader::builder(InMemoryMetricExporter::default()).build())
+        .build();
 
     let run = |origin: &Origin| {
         let (started, on_cpu) = (Instant::now(), cpu_ns());
@@ -126,10 +128,6 @@ fn main() {
     println!("{:<24} {:>8} {:>8} {:>14} {:>12}", "variant", "median", "best", "added(median)", "added(best)");
     for (i, (_, name)) in VARIANTS.iter().enumerate() {
         let (median, best) = stats(&mut samples[i]);
-        println!(
-            "{name:<24} {median:>8.0} {best:>8.0} {:>14.0} {:>12.0}",
-            median - base_median,
-            best - base_best
-        );
+        println!("{name:<24} {median:>8.0} {best:>8.0} {:>14.0} {:>12.0}", median - base_median, best - base_best);
     }
 }

@@ -33,7 +33,8 @@ fn otel() -> &'static Otel {
         let spans = InMemorySpanExporter::default();
         global::set_tracer_provider(SdkTracerProvider::builder().with_simple_exporter(spans.clone()).build());
         let metrics = InMemoryMetricExporter::default();
-        let meter_provider = SdkMeterProvider::builder().with_reader(PeriodicReader::builder(metrics.clone()).build()).build();
+        let meter_provider =
+            SdkMeterProvider::builder().with_reader(PeriodicReader::builder(metrics.clone()).build()).build();
         global::set_meter_provider(meter_provider.clone());
         Otel { spans, metrics, meter_provider }
     })
@@ -88,7 +89,8 @@ const TRACEPARENT: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-
 #[test]
 fn a_call_is_one_server_span_parented_to_the_traceparent_of_its_meta() {
     otel();
-    let mut origin = Origin::from_client(Arc::new(ClientInfo::new("claude", "1.0").with_protocol_version("2025-11-25")));
+    let mut origin =
+        Origin::from_client(Arc::new(ClientInfo::new("claude", "1.0").with_protocol_version("2025-11-25")));
     origin.session_id = Some(Arc::from("191c4850af6c49e08843a3f6c80e5046"));
     origin.request_id = Some("7".into());
     origin.transport = Some(Transport::Stdio);
@@ -125,7 +127,8 @@ fn a_call_is_one_server_span_parented_to_the_traceparent_of_its_meta() {
         assert!(attr(span, absent).is_none(), "{absent}");
     }
     // The handler's span nests under the call's.
-    let child = spans_named("load forecast").into_iter().find(|s| s.span_context.trace_id() == span.span_context.trace_id());
+    let child =
+        spans_named("load forecast").into_iter().find(|s| s.span_context.trace_id() == span.span_context.trace_id());
     assert_eq!(child.expect("the handler's span").parent_span_id, span.span_context.span_id());
 }
 
@@ -170,7 +173,8 @@ fn with_meta_and_an_ambient_context_the_ambient_one_is_linked() {
     let outer = global::tracer("host").start("http request");
     let cx = opentelemetry::Context::current_with_span(outer);
     let mut origin = Origin::default();
-    origin.trace_context = Some(TraceContext::from_traceparent("00-11111111111111111111111111111111-2222222222222222-01"));
+    origin.trace_context =
+        Some(TraceContext::from_traceparent("00-11111111111111111111111111111111-2222222222222222-01"));
     {
         let _g = cx.clone().attach();
         manifest().call_from(&origin, "otel_forecast", json!({"city": "Linked"}));
@@ -224,8 +228,11 @@ fn the_duration_histogram_follows_the_conventions() {
     assert!(point.count() >= 1);
     let attrs: Vec<(String, String)> =
         point.attributes().map(|kv| (kv.key.to_string(), kv.value.as_str().into_owned())).collect();
-    for expected in [("mcp.method.name", "tools/call"), ("error.type", "unknown_product"), ("gen_ai.operation.name", "execute_tool")]
-    {
+    for expected in [
+        ("mcp.method.name", "tools/call"),
+        ("error.type", "unknown_product"),
+        ("gen_ai.operation.name", "execute_tool"),
+    ] {
         assert!(attrs.contains(&(expected.0.to_owned(), expected.1.to_owned())), "{attrs:?}");
     }
 }
@@ -236,7 +243,10 @@ async fn served_by_rmcp_the_meta_traceparent_parents_the_span_and_unknown_tools_
     let server = ManifestServer::new(Arc::new(manifest()));
     let client = serve_and_connect(server, "otel-client", "2.0").await;
     let mut request = call("otel_forecast", json!({"city": "Porto"}));
-    request.meta = Some(serde_json::from_value(json!({"traceparent": "00-33333333333333333333333333333333-4444444444444444-01"})).unwrap());
+    request.meta = Some(
+        serde_json::from_value(json!({"traceparent": "00-33333333333333333333333333333333-4444444444444444-01"}))
+            .unwrap(),
+    );
     client.call_tool(request).await.unwrap();
     let unknown = client.call_tool(call("no_such_tool", json!({}))).await;
     assert!(unknown.is_err());

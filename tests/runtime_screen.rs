@@ -205,7 +205,8 @@ fn plain() -> Result<String, String> {
 #[test]
 fn error_reasons_are_counted_per_tool_and_never_sent() {
     let (tracker, sink) = MemorySink::new();
-    let manifest = mcpeye::Manifest::builder().tools(mcpeye::tool_defs![buy, lookup, plain]).tracker(tracker.clone()).build();
+    let manifest =
+        mcpeye::Manifest::builder().tools(mcpeye::tool_defs![buy, lookup, plain]).tracker(tracker.clone()).build();
     let answer = manifest.call("buy", json!({"item": "mug"}));
     assert_eq!(answer, json!({"content": [{"type": "text", "text": "mug is out of stock"}], "isError": true}));
     manifest.call("buy", json!({"item": "mug"}));

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 const PATIENCE: Duration = Duration::from_secs(30);
 
 fn call(tool: &str) -> CallRecord {
-    let mut record = CallRecord::new(tool.to_string(), json!({"id": 7}), CallOutcome::Error { message: None, reason: None });
+    let mut record =
+        CallRecord::new(tool.to_string(), json!({"id": 7}), CallOutcome::Error { message: None, reason: None });
     record.duration = Duration::from_millis(1);
     record
 }

@@ -78,7 +78,8 @@ fn captured(f: impl FnOnce()) -> Vec<Captured> {
 #[test]
 fn a_call_is_one_span_with_the_conventions_fields() {
     let manifest = mcpeye::Manifest::builder().tools(mcpeye::tool_defs![traced_search]).build();
-    let mut origin = Origin::from_client(Arc::new(ClientInfo::new("cursor", "1.0").with_protocol_version("2025-06-18")));
+    let mut origin =
+        Origin::from_client(Arc::new(ClientInfo::new("cursor", "1.0").with_protocol_version("2025-06-18")));
     origin.request_id = Some("42".into());
     origin.session_id = Some(Arc::from("s-1"));
     origin.transport = Some(Transport::Http { version: Some("1.1") });

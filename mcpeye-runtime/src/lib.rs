@@ -54,10 +54,10 @@ pub mod schema {
 pub mod __private {
     pub use crate::capture::manifest::{Manifest, ManifestBuilder};
     pub use crate::capture::result::kind::{probe, ResultKind, ValueKind};
-    pub use crate::capture::telemetry::{reset as reset_telemetry, set_enabled as set_telemetry_enabled};
     pub use crate::capture::result::{CallToolResult, ToolValue};
     pub use crate::capture::schema::describe_argument_errors;
     pub use crate::capture::schema::generate as generate_schema;
+    pub use crate::capture::telemetry::{reset as reset_telemetry, set_enabled as set_telemetry_enabled};
     pub use crate::capture::tool::{
         assert_param, parse_args, Annotations, Args, ArgsError, BoxFuture, Handler, Invocation, State, StateDecl, Tool,
         ToolDef, ToolParam,

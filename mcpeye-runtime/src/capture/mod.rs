@@ -5,7 +5,7 @@
 pub(crate) mod dispatch;
 pub(crate) mod manifest;
 pub(crate) mod record;
-pub(crate) mod telemetry;
 pub(crate) mod result;
 pub(crate) mod schema;
+pub(crate) mod telemetry;
 pub(crate) mod tool;

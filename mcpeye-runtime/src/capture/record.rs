@@ -136,7 +136,8 @@ impl TraceContext {
     /// string.
     pub fn from_meta(meta: &serde_json::Map<String, Value>) -> Option<Self> {
         let get = |k: &str| meta.get(k).and_then(Value::as_str).map(str::to_owned);
-        let cx = TraceContext { traceparent: get("traceparent"), tracestate: get("tracestate"), baggage: get("baggage") };
+        let cx =
+            TraceContext { traceparent: get("traceparent"), tracestate: get("tracestate"), baggage: get("baggage") };
         (cx != TraceContext::default()).then_some(cx)
     }
 
@@ -373,7 +374,13 @@ impl InFlight {
 
     /// Ends the span with this outcome (and the JSON-RPC error code the request was answered
     /// with, if any), without recording.
-    pub(crate) fn end_span(&mut self, tracker: Option<&Tracker>, outcome: &CallOutcome, rpc_code: Option<i64>, duration: Duration) {
+    pub(crate) fn end_span(
+        &mut self,
+        tracker: Option<&Tracker>,
+        outcome: &CallOutcome,
+        rpc_code: Option<i64>,
+        duration: Duration,
+    ) {
         let span = std::mem::replace(&mut self.span, CallSpan::none());
         span.end(&self.arguments, outcome, rpc_code, duration, tracker);
     }

@@ -55,7 +55,9 @@ impl Event {
         let Queued { record, user_id, user_email } = queued;
         let outcome = match record.outcome {
             CallOutcome::Success { result } => CallOutcome::Success { result: redactor.value(result) },
-            CallOutcome::Error { message, reason } => CallOutcome::Error { message: message.map(|m| redactor.text(m)), reason },
+            CallOutcome::Error { message, reason } => {
+                CallOutcome::Error { message: message.map(|m| redactor.text(m)), reason }
+            }
         };
         let arguments = match record.arguments {
             v @ Value::Object(_) => redactor.value(v),
@@ -176,14 +178,23 @@ mod tests {
     fn an_event_returned_unchanged_is_sent_byte_for_byte_as_without_before_send() {
         let deep = (0..200).fold(json!("leaf"), |v, _| Value::Array(vec![v]));
         let mut records = vec![
-            CallRecord::new("search", json!({"q": "mail a@b.com", "password": "x", "deep": deep}), CallOutcome::Success {
-                result: json!({"content": [{"type": "text", "text": "sk-ant-api03-ABCDEFGHIJKLMNOP_qrs"}]}),
-            }),
-            CallRecord::new("big", json!({"blob": "y".repeat(40_000)}), CallOutcome::error_with_reason("a@b.com ".repeat(9_000), "why")),
+            CallRecord::new(
+                "search",
+                json!({"q": "mail a@b.com", "password": "x", "deep": deep}),
+                CallOutcome::Success {
+                    result: json!({"content": [{"type": "text", "text": "sk-ant-api03-ABCDEFGHIJKLMNOP_qrs"}]}),
+                },
+            ),
+            CallRecord::new(
+                "big",
+                json!({"blob": "y".repeat(40_000)}),
+                CallOutcome::error_with_reason("a@b.com ".repeat(9_000), "why"),
+            ),
             CallRecord::new("nothing", json!([1, 2]), CallOutcome::Error { message: None, reason: None }),
         ];
         records[0].intent = Some(("call 415-555-0123".into(), IntentSource::Mcpeye));
-        for (redact, record) in [true, false].into_iter().flat_map(|r| records.iter().map(move |rec| (r, rec.clone()))) {
+        for (redact, record) in [true, false].into_iter().flat_map(|r| records.iter().map(move |rec| (r, rec.clone())))
+        {
             let redactor = Redactor::new(redact, &["deep".to_owned()]);
             let id = uuid::Uuid::from_u128(7);
             let queued = || Queued { record: record.clone(), user_id: Some("u1".into()), user_email: None };

@@ -184,7 +184,12 @@ fn conclude(mut call: InFlight, tracker: &Tracker, response: Result<Response, Bo
         // The JSON-RPC error code is the reason (and, on the span, `rpc.response.status_code`).
         Ok(Err(e)) => {
             let code = i64::from(e.code.0);
-            call.end_span(Some(tracker), &CallOutcome::error(e.message.to_string()), Some(code), call.started.elapsed());
+            call.end_span(
+                Some(tracker),
+                &CallOutcome::error(e.message.to_string()),
+                Some(code),
+                call.started.elapsed(),
+            );
             CallOutcome::error_with_reason(e.message.to_string(), code.to_string())
         }
         Err(p) => CallOutcome::error_with_reason(panic_message(&**p), PANIC),

@@ -124,17 +124,19 @@ impl OtelCall {
     /// `mcp.common.attributes`), before the outcome's.
     fn common_attributes(&self, attributes: &mut impl Extend<KeyValue>) {
         let (transport, protocol, protocol_version) = network(self.transport);
-        attributes.extend([
-            KeyValue::new("mcp.method.name", METHOD),
-            KeyValue::new("gen_ai.operation.name", "execute_tool"),
-        ]);
+        attributes
+            .extend([KeyValue::new("mcp.method.name", METHOD), KeyValue::new("gen_ai.operation.name", "execute_tool")]);
         if let Some(tool) = &self.tool {
             attributes.extend([KeyValue::new("gen_ai.tool.name", tool.clone())]);
         }
         if let Some(version) = self.client.as_deref().and_then(ClientInfo::protocol_version) {
             attributes.extend([KeyValue::new("mcp.protocol.version", version.to_owned())]);
         }
-        let network = [("network.transport", transport), ("network.protocol.name", protocol), ("network.protocol.version", protocol_version)];
+        let network = [
+            ("network.transport", transport),
+            ("network.protocol.name", protocol),
+            ("network.protocol.version", protocol_version),
+        ];
         attributes.extend(network.into_iter().filter_map(|(k, v)| Some(KeyValue::new(k, v?))));
     }
 
@@ -270,13 +272,16 @@ mod tests {
 
     #[test]
     fn traceparents_are_read_as_w3c_says() {
-        let cx = parse_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", Some("rojo=00f067aa0ba902b7"))
-            .unwrap();
+        let cx =
+            parse_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", Some("rojo=00f067aa0ba902b7"))
+                .unwrap();
         assert_eq!(cx.trace_id(), TraceId::from_hex("4bf92f3577b34da6a3ce929d0e0e4736").unwrap());
         assert_eq!(cx.span_id(), SpanId::from_hex("00f067aa0ba902b7").unwrap());
         assert!(cx.is_sampled() && cx.is_remote());
         assert_eq!(cx.trace_state().get("rojo"), Some("00f067aa0ba902b7"));
-        assert!(!parse_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00", None).unwrap().is_sampled());
+        assert!(!parse_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00", None)
+            .unwrap()
+            .is_sampled());
         for bad in [
             "",
             "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7",

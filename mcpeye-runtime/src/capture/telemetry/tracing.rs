@@ -43,9 +43,11 @@ pub(super) fn start(request: &Request<'_>) -> Option<Span> {
         span.record("mcp.protocol.version", version);
     }
     let (transport, protocol, protocol_version) = network(origin.transport);
-    for (field, value) in
-        [("network.transport", transport), ("network.protocol.name", protocol), ("network.protocol.version", protocol_version)]
-    {
+    for (field, value) in [
+        ("network.transport", transport),
+        ("network.protocol.name", protocol),
+        ("network.protocol.version", protocol_version),
+    ] {
         if let Some(v) = value {
             span.record(field, v);
         }

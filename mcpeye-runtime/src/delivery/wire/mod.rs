@@ -2,8 +2,8 @@
 //! contract's order, optional keys omitted, compact, non-ASCII as UTF-8.
 
 use crate::capture::record::{CallOutcome, CallRecord, ClientInfo, IntentSource};
-use crate::delivery::before_send::Event;
 use crate::config::Identity;
+use crate::delivery::before_send::Event;
 use crate::delivery::redact::Redactor;
 use json::{write_number, write_str};
 

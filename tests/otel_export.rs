@@ -69,7 +69,6 @@ fn the_example_exports_the_span_and_the_histogram_as_otlp() {
     send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
         "name": "get_forecast", "arguments": {"city": "Lisbon", "days": 9}}}));
     assert_eq!(read()["result"]["isError"], true);
-    drop(send);
     drop(stdin); // the client leaves
 
     let started = Instant::now();

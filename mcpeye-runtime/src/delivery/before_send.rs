@@ -104,7 +104,7 @@ impl Screen {
     pub(crate) fn new(config: &Config) -> Self {
         let rate = config.sample_rate;
         // `rate` is checked to be within 0..=1 by `init`.
-        let threshold = (rate < 1.0).then(|| (rate * u64::MAX as f64) as u64);
+        let threshold = (rate < 1.0).then_some((rate * u64::MAX as f64) as u64);
         Screen { threshold, before_send: config.before_send.clone() }
     }
 
@@ -177,7 +177,7 @@ mod tests {
     #[test]
     fn an_event_returned_unchanged_is_sent_byte_for_byte_as_without_before_send() {
         let deep = (0..200).fold(json!("leaf"), |v, _| Value::Array(vec![v]));
-        let mut records = vec![
+        let mut records = [
             CallRecord::new(
                 "search",
                 json!({"q": "mail a@b.com", "password": "x", "deep": deep}),

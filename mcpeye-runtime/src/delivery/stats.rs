@@ -10,6 +10,9 @@ use std::sync::Mutex;
 /// names of unknown tools are the agent's.
 const MAX_ERROR_KEYS: usize = 1024;
 
+/// Failed calls by tool, then by reason.
+type ErrorReasons = BTreeMap<String, BTreeMap<String, u64>>;
+
 /// The fold of (tool, reason) pairs past [`MAX_ERROR_KEYS`].
 const OTHER: &str = "_OTHER";
 
@@ -118,7 +121,7 @@ pub(crate) struct Counters {
     pub before_send_panicked: AtomicU64,
     pub sampled_out: AtomicU64,
     /// Failed calls by tool and reason, with the number of distinct pairs.
-    pub error_reasons: Mutex<(BTreeMap<String, BTreeMap<String, u64>>, usize)>,
+    pub error_reasons: Mutex<(ErrorReasons, usize)>,
 }
 
 impl Counters {

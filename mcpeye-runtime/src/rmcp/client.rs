@@ -41,13 +41,13 @@ impl Clients {
             NumberOrString::Number(n) => n.to_string(),
             NumberOrString::String(s) => s.to_string(),
         };
-        let mut origin = Origin::default();
-        origin.client = self.of(context);
-        origin.session_id = self.session(context, parts);
-        origin.request_id = Some(request_id);
-        origin.transport = Some(transport);
-        origin.trace_context = TraceContext::from_meta(&context.meta);
-        origin
+        Origin {
+            client: self.of(context),
+            session_id: self.session(context, parts),
+            request_id: Some(request_id),
+            transport: Some(transport),
+            trace_context: TraceContext::from_meta(&context.meta),
+        }
     }
 
     /// The session of this request: Streamable HTTP's `Mcp-Session-Id`, else one id per

@@ -159,7 +159,7 @@ impl CallSpan {
 
     /// Starts the span(s) of a `tools/call` of `tool` from `origin`; `known` is false for a tool
     /// the server does not have.
-    #[allow(unused_variables)]
+    #[allow(unused_variables, clippy::ptr_arg)] // the `Cow` is cloned, free when borrowed
     pub(crate) fn start(tool: &Cow<'static, str>, known: bool, origin: &Origin) -> Self {
         if !ENABLED.load(Ordering::Relaxed) {
             return CallSpan::none();

@@ -25,10 +25,13 @@ pub use capture::context::{
 };
 pub use capture::dispatch::CallError;
 pub use capture::manifest::{Manifest, ManifestBuilder, ManifestError, ManifestProblem, OUTPUT_SCHEMA_PATH};
-pub use capture::record::{CallOutcome, CallRecord, ClientInfo, IntentSource, Origin};
-pub use capture::result::{CallToolResult, Content, EmbeddedResource, ResourceBody, ResourceLink, ToolValue};
+pub use capture::record::{CallOutcome, CallRecord, ClientInfo, IntentSource, Origin, TraceContext, Transport};
+pub use capture::result::{
+    CallToolResult, Content, EmbeddedResource, ErrorReason, ResourceBody, ResourceLink, ToolError, ToolValue,
+};
 pub use capture::tool::{Annotations, Args, ArgsError, Icon, State, Tool, ToolDef};
 pub use config::{CallIdentity, Config, ConfigError, Identity, IdentityValue};
+pub use delivery::before_send::{BeforeSendFn, Event};
 pub use delivery::diagnostics::{Diagnostic, DiagnosticKind};
 pub use delivery::stats::{Dropped, FlushReport, Stats};
 pub use delivery::tracker::{init, Guard, Tracker};
@@ -63,6 +66,7 @@ pub mod __private {
     pub use crate::capture::schema::describe_argument_errors;
     pub use crate::capture::schema::generate as generate_schema;
     pub use crate::capture::schema::generate_as_is as generate_schema_as_is;
+    pub use crate::capture::telemetry::{reset as reset_telemetry, set_enabled as set_telemetry_enabled};
     pub use crate::capture::tool::{
         assert_param, parse_args, Annotations, Args, ArgsError, BoxFuture, Handler, Icon, Invocation, State, StateDecl,
         Tool, ToolDef, ToolParam,

@@ -28,6 +28,13 @@ const MAX_UNKNOWN_NAME_CHARS: usize = mcpeye_contract::MAX_TOOL_NAME_CHARS;
 /// parameter, say) recurses once per level and can overflow the calling thread's stack.
 const MAX_ARGUMENT_DEPTH: usize = 127;
 
+/// The reason of a call whose arguments mcpeye refused before the handler ran.
+pub(crate) const INVALID_ARGUMENTS: &str = "invalid_arguments";
+/// The reason of a call to a tool the manifest does not have (answered as a tool error).
+pub(crate) const UNKNOWN_TOOL: &str = "unknown_tool";
+/// The reason of a call whose handler panicked.
+pub(crate) const PANIC: &str = "panic";
+
 /// A call that a server should answer with a JSON-RPC error rather than a tool result.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CallError {
@@ -147,7 +154,11 @@ enum End {
 
 /// Runs an async handler's future until it ends, the call is cancelled, or its timeout runs out;
 /// in the last two cases the future is dropped (cancelled) before this returns.
-async fn drive(fut: crate::capture::tool::BoxFuture, cancel: Option<&Cancellation>, timeout: Option<Duration>) -> Ran {
+async fn drive<F: Future<Output = CallToolResult> + Unpin>(
+    fut: F,
+    cancel: Option<&Cancellation>,
+    timeout: Option<Duration>,
+) -> Ran {
     let mut fut = CatchUnwind(fut);
     let mut cancelled = cancel.map(Cancellation::cancelled);
     let mut sleep = timeout.map(Sleep::new);
@@ -271,8 +282,9 @@ impl Manifest {
                     let inv = self.invocation(origin, entry, own.as_ref());
                     // Parsing and state lookup happen here, before the future exists: the future
                     // owns its inputs, so nothing borrowed from the arguments is held across an await.
-                    let ran = match catch_unwind(AssertUnwindSafe(|| run(&inv, &call.arguments))) {
-                        Ok(Ok(fut)) => drive(fut, own.as_ref(), timeout).await,
+                    let made = call.span.in_scope(|| catch_unwind(AssertUnwindSafe(|| run(&inv, &call.arguments))));
+                    let ran = match made {
+                        Ok(Ok(fut)) => drive(call.span.instrument(fut), own.as_ref(), timeout).await,
                         Ok(Err(e)) => Ran::Invalid(e),
                         Err(p) => Ran::Panicked(p),
                     };
@@ -288,7 +300,7 @@ impl Manifest {
 
     fn run_sync(&self, origin: &Origin, call: InFlight, entry: &Entry, run: SyncHandler) -> Value {
         let inv = self.invocation(origin, entry, None);
-        let ran = match catch_unwind(AssertUnwindSafe(|| run(&inv, &call.arguments))) {
+        let ran = match call.span.in_scope(|| catch_unwind(AssertUnwindSafe(|| run(&inv, &call.arguments)))) {
             Ok(Ok(r)) => Ran::Done(r),
             Ok(Err(e)) => Ran::Invalid(e),
             Err(p) => Ran::Panicked(p),
@@ -319,26 +331,31 @@ impl Manifest {
         self.conclude_after(call, ran, duration)
     }
 
-    fn conclude_after(&self, call: InFlight, ran: Ran, duration: Duration) -> Value {
+    fn conclude_after(&self, mut call: InFlight, ran: Ran, duration: Duration) -> Value {
         let tracker = self.active_tracker();
         let (client_result, outcome, panic) = match ran {
             // The client gets a copy and the record the original: one copy of the strings, not two.
             Ran::Done(r) if !r.is_error => {
                 if tracker.is_none() {
+                    call.end_span(None, &CallOutcome::Success { result: Value::Null }, None, duration);
                     return r.into_json();
                 }
                 (r.to_json(), CallOutcome::Success { result: r.into_record_json() }, None)
             }
-            Ran::Done(r) => {
-                let message = r.joined_text();
-                (r.into_json(), CallOutcome::Error { message }, None)
+            Ran::Done(mut r) => {
+                let (message, reason) = (r.joined_text(), r.error_reason.take());
+                (r.into_json(), CallOutcome::Error { message, reason }, None)
             }
             Ran::Invalid(e) => {
                 let msg = e.to_string();
-                (CallToolResult::error_text(msg.clone()).into_json(), CallOutcome::error(msg), None)
+                let outcome = CallOutcome::error_with_reason(msg.clone(), INVALID_ARGUMENTS);
+                (CallToolResult::error_text(msg).into_json(), outcome, None)
             }
-            Ran::Failed(msg) => (CallToolResult::error_text(msg.clone()).into_json(), CallOutcome::error(msg), None),
-            Ran::Panicked(p) => (Value::Null, CallOutcome::error(panic_message(&*p)), Some(p)),
+            Ran::Failed(msg) => {
+                let outcome = CallOutcome::error_with_reason(msg.clone(), UNKNOWN_TOOL);
+                (CallToolResult::error_text(msg).into_json(), outcome, None)
+            }
+            Ran::Panicked(p) => (Value::Null, CallOutcome::error_with_reason(panic_message(&*p), PANIC), Some(p)),
             Ran::Cancelled(reason) => {
                 let outcome = CallOutcome::cancelled(reason.as_deref());
                 (CallToolResult::error_text(outcome.error_message().unwrap_or_default()).into_json(), outcome, None)
@@ -365,9 +382,7 @@ impl Manifest {
         let msg = format!("{err}; call `tools/list` for the tools this server offers");
         // The name is the agent's: an unbounded one is not kept in full.
         let kept: String = name.chars().take(MAX_UNKNOWN_NAME_CHARS).collect();
-        let mut call = InFlight::start(Cow::Owned(kept), Value::Object(Map::new()), None);
-        call.client = origin.client.clone();
-        self.conclude(call, Ran::Failed(msg))
+        self.conclude(InFlight::start_unknown(Cow::Owned(kept), origin), Ran::Failed(msg))
     }
 
     /// Answers the reserved tool locally and records it with `durationMs: 0` and no intent
@@ -397,9 +412,7 @@ impl Manifest {
 fn start(origin: &Origin, tool_name: &'static str, strip: bool, arguments: Value) -> (InFlight, bool) {
     let (mut map, is_object) = split_arguments(arguments);
     let intent = if strip { take_intent(&mut map) } else { None };
-    let mut call = InFlight::start(Cow::Borrowed(tool_name), Value::Object(map), intent);
-    call.client = origin.client.clone();
-    (call, is_object)
+    (InFlight::start(Cow::Borrowed(tool_name), Value::Object(map), intent, origin), is_object)
 }
 
 /// Catches a panic raised while polling a tool's future (used by the rmcp integration too).

@@ -9,4 +9,5 @@ pub(crate) mod manifest;
 pub(crate) mod record;
 pub(crate) mod result;
 pub(crate) mod schema;
+pub(crate) mod telemetry;
 pub(crate) mod tool;

@@ -2,7 +2,8 @@
 
 use serde::Serialize;
 use serde_json::{Map, Value};
-use std::fmt::Display;
+use std::borrow::Cow;
+use std::fmt::{self, Display};
 
 /// One item of a tool result's `content` array (and of a sampling message).
 ///
@@ -362,17 +363,22 @@ pub struct CallToolResult {
     pub structured_content: Option<Map<String, Value>>,
     /// `isError`: the tool ran but failed.
     pub is_error: bool,
+    /// Why a failed call failed, as a short low-cardinality code (see [`ToolError`]). Never
+    /// sent to the client nor to the ingest: it is the span's `error.type`, is seen by
+    /// [`Config::before_send`](crate::Config::before_send) and is counted per tool in
+    /// [`Stats::error_reasons`](crate::Stats::error_reasons). Ignored when `is_error` is false.
+    pub error_reason: Option<Cow<'static, str>>,
 }
 
 impl CallToolResult {
     /// A successful result with these content items (text, images, audio, resources…).
     pub fn new(content: Vec<Content>) -> Self {
-        CallToolResult { content, structured_content: None, is_error: false }
+        CallToolResult { content, structured_content: None, is_error: false, error_reason: None }
     }
 
     /// A failed result (`isError: true`) with these content items.
     pub fn error(content: Vec<Content>) -> Self {
-        CallToolResult { content, structured_content: None, is_error: true }
+        CallToolResult { content, structured_content: None, is_error: true, error_reason: None }
     }
 
     /// With `structuredContent` (give the tool an output schema it conforms to: a handler that
@@ -384,12 +390,24 @@ impl CallToolResult {
 
     /// A successful result with one text item.
     pub fn text(text: impl Into<String>) -> Self {
-        CallToolResult { content: vec![Content::Text(text.into())], structured_content: None, is_error: false }
+        CallToolResult { content: vec![Content::Text(text.into())], is_error: false, ..Default::default() }
     }
 
     /// A failed result (`isError: true`) with one text item.
     pub fn error_text(text: impl Into<String>) -> Self {
-        CallToolResult { content: vec![Content::Text(text.into())], structured_content: None, is_error: true }
+        CallToolResult { content: vec![Content::Text(text.into())], is_error: true, ..Default::default() }
+    }
+
+    /// The same result with a reason code for its failure (see [`ToolError`]).
+    ///
+    /// ```
+    /// let r = mcpeye_runtime::CallToolResult::error_text("no such product").with_reason("unknown_product");
+    /// assert_eq!(r.error_reason.as_deref(), Some("unknown_product"));
+    /// assert!(!r.to_json().to_string().contains("unknown_product")); // not sent to the client
+    /// ```
+    pub fn with_reason(mut self, reason: impl Into<Cow<'static, str>>) -> Self {
+        self.error_reason = Some(reason.into());
+        self
     }
 
     /// A successful result carrying `value`: objects become `structuredContent`, and every value
@@ -402,7 +420,7 @@ impl CallToolResult {
             Value::Object(m) => {
                 // Serialising a map of `Value`s cannot fail.
                 let text = serde_json::to_string(&m).unwrap_or_default();
-                CallToolResult { content: vec![Content::Text(text)], structured_content: Some(m), is_error: false }
+                CallToolResult { content: vec![Content::Text(text)], structured_content: Some(m), ..Default::default() }
             }
             other => CallToolResult::text(other.to_string()),
         }
@@ -472,7 +490,104 @@ impl CallToolResult {
             Some(_) => return None,
         };
         let is_error = obj.get("isError").and_then(Value::as_bool).unwrap_or(false);
-        Some(CallToolResult { content, structured_content, is_error })
+        Some(CallToolResult { content, structured_content, is_error, error_reason: None })
+    }
+}
+
+/// A handler's failure with a short, low-cardinality reason code besides its message, the way
+/// mature MCP servers record why they refused a call.
+///
+/// Return `Result<T, ToolError>` (or your own error type implementing [`ErrorReason`]): the
+/// client gets a tool error (`isError: true`) with the message, exactly as for any
+/// `Result<T, E: Display>`; the reason becomes the span's `error.type` (instead of the generic
+/// `tool_error`), is seen by [`Config::before_send`](crate::Config::before_send), and is counted
+/// per tool in [`Stats::error_reasons`](crate::Stats::error_reasons). The ingest payload is
+/// unchanged: the message is its `errorMessage`.
+///
+/// The reason is a `&'static str` on purpose: a code such as `unknown_product` or
+/// `needs_user_permission`, never a value built from the input.
+///
+/// ```
+/// use mcpeye_runtime::ToolError;
+///
+/// fn refund(order: &str) -> Result<String, ToolError> {
+///     if order.is_empty() {
+///         return Err(ToolError::new("unknown_order", format!("no order {order:?}")));
+///     }
+///     Ok("refunded".into())
+/// }
+/// let e = refund("").unwrap_err();
+/// assert_eq!((e.reason(), e.to_string().as_str()), ("unknown_order", "no order \"\""));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolError {
+    reason: &'static str,
+    message: String,
+}
+
+impl ToolError {
+    /// A failure with this reason code and this message (what the client reads).
+    pub fn new(reason: &'static str, message: impl Into<String>) -> Self {
+        ToolError { reason, message: message.into() }
+    }
+
+    /// The reason code.
+    pub fn reason(&self) -> &'static str {
+        self.reason
+    }
+
+    /// The message sent to the client.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+/// An error type that names why a call failed with a short reason code: implement it on your
+/// own error enum to return `Result<T, YourError>` from a tool and have each variant's code
+/// recorded (see [`ToolError`]). Its `Display` is the message the client reads.
+///
+/// ```
+/// use std::fmt;
+///
+/// #[derive(Debug)]
+/// enum ShopError { OutOfStock(String), NeedsPermission }
+///
+/// impl fmt::Display for ShopError {
+///     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+///         match self {
+///             ShopError::OutOfStock(item) => write!(f, "{item} is out of stock"),
+///             ShopError::NeedsPermission => f.write_str("ask the user for permission first"),
+///         }
+///     }
+/// }
+///
+/// impl mcpeye_runtime::ErrorReason for ShopError {
+///     fn reason(&self) -> &'static str {
+///         match self {
+///             ShopError::OutOfStock(_) => "out_of_stock",
+///             ShopError::NeedsPermission => "needs_user_permission",
+///         }
+///     }
+/// }
+/// # use mcpeye_runtime::ErrorReason as _;
+/// assert_eq!(ShopError::NeedsPermission.reason(), "needs_user_permission");
+/// ```
+pub trait ErrorReason: Display {
+    /// The reason code of this error.
+    fn reason(&self) -> &'static str;
+}
+
+impl ErrorReason for ToolError {
+    fn reason(&self) -> &'static str {
+        self.reason
     }
 }
 
@@ -506,9 +621,10 @@ impl<T: Serialize> ToolValue for T {
     }
 }
 
-/// Autoref dispatch between `Result<T, E>` returns and plain returns, used by generated code.
-/// The probe is built on a concrete type, so the `Result` impl (one reference deeper) wins
-/// whenever it applies, whatever the alias the user wrote (`anyhow::Result`, `io::Result`…).
+/// Autoref dispatch between `Result<T, E: ErrorReason>`, `Result<T, E: Display>` and plain
+/// returns, used by generated code. The probe is built on a concrete type, so the deepest impl
+/// that applies wins: a reasoned error over any `Result` (whatever the alias the user wrote:
+/// `anyhow::Result`, `io::Result`…), any `Result` over a plain value.
 #[doc(hidden)]
 pub mod kind {
     use super::*;
@@ -523,12 +639,33 @@ pub mod kind {
     pub struct ResultTag;
     pub struct ValueTag;
 
+    pub struct ReasonTag;
+
+    // One trait for both `Result` levels, so that generated code imports the same names.
     pub trait ResultKind {
-        fn __mcpeye_kind(&self) -> ResultTag {
+        type Tag: Default;
+        fn __mcpeye_kind(&self) -> Self::Tag {
+            Self::Tag::default()
+        }
+    }
+    // Generated code calls `(&&probe(&r)).__mcpeye_kind()`: method lookup tries `Self = &Probe`
+    // first, then `Self = &&Probe` (autoref), then `Self = Probe` (`ValueKind`).
+    impl<T, E: ErrorReason> ResultKind for &Probe<Result<T, E>> {
+        type Tag = ReasonTag;
+    }
+    impl<T, E> ResultKind for &&Probe<Result<T, E>> {
+        type Tag = ResultTag;
+    }
+    impl Default for ResultTag {
+        fn default() -> Self {
             ResultTag
         }
     }
-    impl<T, E> ResultKind for &Probe<Result<T, E>> {}
+    impl Default for ReasonTag {
+        fn default() -> Self {
+            ReasonTag
+        }
+    }
 
     pub trait ValueKind {
         fn __mcpeye_kind(&self) -> ValueTag {
@@ -542,6 +679,15 @@ pub mod kind {
             match r {
                 Ok(v) => v.into_call_result(),
                 Err(e) => CallToolResult::error_text(e.to_string()),
+            }
+        }
+    }
+
+    impl ReasonTag {
+        pub fn finish<T: ToolValue, E: ErrorReason>(self, r: Result<T, E>) -> CallToolResult {
+            match r {
+                Ok(v) => v.into_call_result(),
+                Err(e) => CallToolResult::error_text(e.to_string()).with_reason(e.reason()),
             }
         }
     }
@@ -623,6 +769,11 @@ mod tests {
         let r: Result<String, String> = Err("boom".into());
         let out = (&&kind::probe(&r)).__mcpeye_kind().finish(r);
         assert_eq!(out, CallToolResult::error_text("boom"));
+        let r: Result<String, ToolError> = Err(ToolError::new("out_of_stock", "no mugs left"));
+        let out = (&&kind::probe(&r)).__mcpeye_kind().finish(r);
+        assert_eq!(out, CallToolResult::error_text("no mugs left").with_reason("out_of_stock"));
+        let r: Result<String, ToolError> = Ok("fine".into());
+        assert_eq!((&&kind::probe(&r)).__mcpeye_kind().finish(r), CallToolResult::text("fine"));
         let v = vec![1, 2];
         assert_eq!(finish_any(v).to_json().to_string(), r#"{"content":[{"type":"text","text":"[1,2]"}]}"#);
         assert_eq!(finish_any(()).to_json().to_string(), r#"{"content":[]}"#);
@@ -709,8 +860,8 @@ mod tests {
     fn joined_text() {
         let r = CallToolResult {
             content: vec![Content::text("a"), Content::Other(serde_json::json!({"type":"image"})), Content::text("b")],
-            structured_content: None,
             is_error: true,
+            ..Default::default()
         };
         assert_eq!(r.joined_text().as_deref(), Some("a\nb"));
         assert_eq!(CallToolResult::default().joined_text(), None);

@@ -10,6 +10,7 @@ pub use identity::{CallIdentity, IdentifyFn, Identity, IdentityValue};
 use resolve::without_userinfo;
 pub(crate) use resolve::Resolved;
 
+use crate::delivery::before_send::{BeforeSendFn, Event};
 use crate::delivery::diagnostics::{Diagnostic, OnErrorFn};
 use serde_json::Value;
 use std::fmt;
@@ -51,6 +52,9 @@ pub struct Config {
     pub(crate) retry_initial_backoff: Duration,
     pub(crate) retry_max_backoff: Duration,
     pub(crate) on_error: Option<Arc<OnErrorFn>>,
+    pub(crate) sample_rate: f64,
+    pub(crate) before_send: Option<Arc<BeforeSendFn>>,
+    pub(crate) span_content: bool,
 }
 
 impl Config {
@@ -74,6 +78,9 @@ impl Config {
     /// | [`shutdown_timeout`](Self::shutdown_timeout) | 2 s |
     /// | [`retry_backoff`](Self::retry_backoff) | 1 s doubling up to 30 s |
     /// | [`on_error`](Self::on_error) | one `[mcpeye] …` line on stderr per kind of problem |
+    /// | [`sample_rate`](Self::sample_rate) | `1.0` (every session) |
+    /// | [`before_send`](Self::before_send) | none |
+    /// | [`span_content`](Self::span_content) | `false` |
     ///
     /// `Config::new` does not read the environment; [`Config::from_env`] does.
     pub fn new(project_id: impl Into<String>) -> Self {
@@ -98,6 +105,9 @@ impl Config {
             retry_initial_backoff: Duration::from_secs(1),
             retry_max_backoff: Duration::from_secs(30),
             on_error: None,
+            sample_rate: 1.0,
+            before_send: None,
+            span_content: false,
         }
     }
 
@@ -238,6 +248,67 @@ impl Config {
     }
 }
 
+impl Config {
+    /// The share of sessions whose events are sent, from `0.0` to `1.0` (default `1.0`).
+    ///
+    /// The decision is made per MCP session (the `Mcp-Session-Id` of Streamable HTTP, or the
+    /// stdio connection), so a session is kept or dropped whole; a call with no session (a
+    /// direct `Manifest::call`, MCP 2026-07-28 without sessions) is its own. It hashes the
+    /// session id, so every replica of a server decides the same for the same session. Calls of
+    /// the reserved `mcpeye_request_capability` tool are always kept: they are the Intent Gap.
+    /// Sampled-out events are counted in [`Stats::sampled_out`](crate::Stats::sampled_out). Spans
+    /// and metrics are not sampled here (the host's OpenTelemetry sampler decides).
+    ///
+    /// A rate outside `0.0..=1.0` (or NaN) is a [`ConfigError`] from `init`.
+    pub fn sample_rate(mut self, rate: f64) -> Self {
+        self.sample_rate = rate;
+        self
+    }
+
+    /// A callback that sees each event on the flusher thread, after the size caps and redaction,
+    /// and returns it (edited or not) to send it, or `None` to drop it. It runs after sampling;
+    /// what it returns is sent as it is, with the caps applied again. Dropped events are counted
+    /// in [`Dropped::before_send`](crate::Dropped::before_send). It fails closed: if it panics,
+    /// the event is dropped ([`Dropped::before_send_panicked`](crate::Dropped::before_send_panicked))
+    /// and one diagnostic is reported.
+    ///
+    /// Drop a tool's events entirely, hash the user id, strip a field:
+    ///
+    /// ```
+    /// use std::hash::{Hash, Hasher};
+    ///
+    /// let config = mcpeye_runtime::Config::new("proj").before_send(|mut event| {
+    ///     if event.tool_name == "internal_healthcheck" {
+    ///         return None; // never sent
+    ///     }
+    ///     if let Some(user) = &event.user_id {
+    ///         let mut h = std::collections::hash_map::DefaultHasher::new();
+    ///         user.hash(&mut h);
+    ///         event.user_id = Some(format!("{:016x}", h.finish()));
+    ///     }
+    ///     if let Some(args) = event.arguments.as_object_mut() {
+    ///         args.remove("address");
+    ///     }
+    ///     Some(event)
+    /// });
+    /// # drop(config);
+    /// ```
+    pub fn before_send(mut self, f: impl Fn(Event) -> Option<Event> + Send + Sync + 'static) -> Self {
+        self.before_send = Some(Arc::new(f));
+        self
+    }
+
+    /// Whether spans carry the call's arguments (`gen_ai.tool.call.arguments`) and result
+    /// (`gen_ai.tool.call.result`), as compact JSON after this tracker's caps and redaction
+    /// (default `false`: the conventions make them opt-in, as they may hold sensitive data).
+    /// Only with the `opentelemetry` or `tracing` feature; the redaction runs on the calling
+    /// thread, for recorded spans only.
+    pub fn span_content(mut self, on: bool) -> Self {
+        self.span_content = on;
+        self
+    }
+}
+
 impl fmt::Debug for Config {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Config")
@@ -260,6 +331,9 @@ impl fmt::Debug for Config {
             .field("shutdown_timeout", &self.shutdown_timeout)
             .field("retry_backoff", &(self.retry_initial_backoff, self.retry_max_backoff))
             .field("on_error", &self.on_error.as_ref().map(|_| "Fn"))
+            .field("sample_rate", &self.sample_rate)
+            .field("before_send", &self.before_send.as_ref().map(|_| "Fn"))
+            .field("span_content", &self.span_content)
             .finish()
     }
 }

@@ -47,6 +47,9 @@ impl Config {
                 return Err(ConfigError::InvalidOption { option: name, reason: "must be longer than zero" });
             }
         }
+        if !(0.0..=1.0).contains(&self.sample_rate) {
+            return Err(ConfigError::InvalidOption { option: "sample_rate", reason: "must be between 0.0 and 1.0" });
+        }
         Ok(Resolved { endpoint, secret, url_defaulted, insecure })
     }
 }

@@ -41,6 +41,8 @@ pub enum DiagnosticKind {
     ShutdownTimeout,
     /// The `identify` callback panicked; those calls carry no identity.
     IdentifyPanicked,
+    /// The `before_send` callback panicked; those events were dropped.
+    BeforeSendPanicked,
 }
 
 /// One problem, as handed to [`Config::on_error`](crate::Config::on_error). Messages never hold

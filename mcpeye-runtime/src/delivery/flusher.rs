@@ -13,11 +13,12 @@
 
 use crate::capture::record::ClientInfo;
 use crate::config::{Config, Identity};
+use crate::delivery::before_send::{Screen, Screened};
 use crate::delivery::diagnostics::{DiagnosticKind, Diagnostics};
 use crate::delivery::redact::Redactor;
 use crate::delivery::stats::Counters;
 use crate::delivery::transport::{backoff, Answer, Transport};
-use crate::delivery::wire::{encode_event, payload, payload_head, Invalid, Queued, PAYLOAD_TAIL};
+use crate::delivery::wire::{encode_edited, encode_event, payload, payload_head, Invalid, Queued, PAYLOAD_TAIL};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -71,6 +72,8 @@ pub(crate) struct Flusher {
     shared: Arc<Handoff>,
     transport: Box<dyn Transport>,
     redactor: Redactor,
+    /// Sampling, error-reason counts and `before_send`.
+    screen: Screen,
     settings: Settings,
     /// Encoded events waiting to be sent, oldest first.
     buffer: VecDeque<Buffered>,
@@ -111,6 +114,7 @@ impl Flusher {
             shared,
             transport,
             redactor: Redactor::new(config.redact, &config.denylist_fields),
+            screen: Screen::new(config),
             settings: Settings {
                 project_id: config.project_id.clone(),
                 identity: config.identity.clone(),
@@ -173,10 +177,17 @@ impl Flusher {
         let mut invalid = 0;
         let mut overflow = 0;
         let present = self.data.len().min(limit);
-        for mut queued in std::iter::from_fn(|| self.data.try_recv().ok()).take(present) {
+        for queued in std::iter::from_fn(|| self.data.try_recv().ok()).take(present) {
             self.scratch.clear();
-            let client = queued.record.client.take();
-            match encode_event(queued, uuid::Uuid::new_v4(), &self.redactor, &mut self.scratch) {
+            let (client, encoded) = match self.screen.screen(queued, &self.redactor, &self.shared) {
+                Screened::Send(mut q) => {
+                    let client = q.record.client.take();
+                    (client, encode_event(q, uuid::Uuid::new_v4(), &self.redactor, &mut self.scratch))
+                }
+                Screened::Edited(mut e) => (e.client.take(), encode_edited(e, uuid::Uuid::new_v4(), &mut self.scratch)),
+                Screened::Gone => continue,
+            };
+            match encoded {
                 Ok(()) => {
                     let bytes = self.scratch.as_slice().to_vec();
                     if self.buffer.is_empty() {

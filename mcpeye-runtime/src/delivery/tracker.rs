@@ -9,6 +9,7 @@ use crate::capture::record::CallRecord;
 use crate::config::{Config, ConfigError, IdentifyFn, Resolved};
 use crate::delivery::diagnostics::{DiagnosticKind, Diagnostics};
 use crate::delivery::flusher::{Control, Flusher, Handoff};
+use crate::delivery::redact::Redactor;
 use crate::delivery::stats::{Counters, FlushReport, Stats};
 use crate::delivery::transport::{HttpTransport, Transport};
 use crate::delivery::wire::Queued;
@@ -59,6 +60,9 @@ struct Pipeline {
     shared: Arc<Handoff>,
     identify: Option<Arc<IdentifyFn>>,
     capture_missing_capabilities: bool,
+    /// Caps and redaction of the arguments and results put on spans, when
+    /// [`Config::span_content`] is on.
+    span_content: Option<Redactor>,
     /// Channel length at which a call wakes the flusher before its next tick.
     nudge_at: usize,
     flusher: Mutex<Option<JoinHandle<()>>>,
@@ -134,6 +138,7 @@ impl Tracker {
                 shared,
                 identify: config.identify.clone(),
                 capture_missing_capabilities: config.capture_missing_capabilities,
+                span_content: config.span_content.then(|| Redactor::new(config.redact, &config.denylist_fields)),
                 nudge_at: nudge_at(config.flush_threshold, capacity),
                 flusher: Mutex::new(Some(handle)),
             })),
@@ -163,6 +168,16 @@ impl Tracker {
         match &*self.inner {
             Inner::Callback(_) => true,
             Inner::Pipeline(p) => p.capture_missing_capabilities,
+        }
+    }
+
+    /// The caps and redaction for arguments and results on spans, when they go there
+    /// ([`Config::span_content`]).
+    #[cfg_attr(not(any(feature = "opentelemetry", feature = "tracing")), allow(dead_code))]
+    pub(crate) fn span_content(&self) -> Option<&Redactor> {
+        match &*self.inner {
+            Inner::Callback(_) => None,
+            Inner::Pipeline(p) => p.span_content.as_ref(),
         }
     }
 

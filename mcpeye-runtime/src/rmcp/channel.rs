@@ -217,14 +217,11 @@ where
     });
     let ct = context.ct.clone();
     let cancellation = Cancellation::with_probe(move || ct.is_cancelled());
-    let mut origin = Origin { client: clients.of(context), ..Origin::default() }
-        .with_cancellation(cancellation.clone())
-        .with_channel(channel.clone());
+    let mut origin = clients.origin(context).with_cancellation(cancellation.clone()).with_channel(channel.clone());
     if !meta.is_empty() {
         origin = origin.with_meta(meta);
     }
     origin.log_level = log_level;
-    origin.session_id = session_id(context);
 
     let mut call = pin!(async {
         let out = call(origin).await;
@@ -259,11 +256,4 @@ where
         }
     })
     .await
-}
-
-/// Streamable HTTP's `Mcp-Session-Id` of the request, when rmcp handed over the HTTP request.
-fn session_id(context: &RequestContext<RoleServer>) -> Option<Arc<str>> {
-    let parts = context.extensions.get::<http::request::Parts>()?;
-    let id = parts.headers.get("mcp-session-id")?.to_str().ok()?;
-    (!id.is_empty()).then(|| Arc::from(id))
 }

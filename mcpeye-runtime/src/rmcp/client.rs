@@ -1,24 +1,78 @@
-//! The client of each request, for attribution: every call is recorded with the client that made
-//! it, whatever the protocol era and however many sessions share the server.
+//! The [`Origin`] of each request: the client that made it (for attribution: every call is
+//! recorded with its own client, whatever the protocol era and however many sessions share the
+//! server), its session, id, transport and trace context.
 
-use crate::capture::record::ClientInfo;
-use ::rmcp::model::{ClientCapabilities, Implementation, InitializeRequestParams};
+use crate::capture::record::{ClientInfo, Origin, TraceContext, Transport};
+use ::rmcp::model::{ClientCapabilities, Implementation, InitializeRequestParams, NumberOrString};
 use ::rmcp::service::RequestContext;
 use ::rmcp::RoleServer;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 /// Distinct clients kept before the cache starts over (a bound, not a working-set size).
 const MAX_CLIENTS: usize = 1024;
 
+/// Live stdio sessions kept before the cache drops the ended ones (a bound, not a working-set size).
+const MAX_SESSIONS: usize = 64;
+
 /// Resolves each request's client, sharing one [`ClientInfo`] per distinct client so that a call
-/// only looks it up (no allocation once a client has been seen).
+/// only looks it up (no allocation once a client has been seen), and gives each handshake
+/// session without a transport session id (stdio) an id of its own.
 #[derive(Debug, Default)]
-pub(crate) struct Clients(Mutex<HashMap<u64, Vec<Arc<ClientInfo>>>>);
+pub(crate) struct Clients {
+    seen: Mutex<HashMap<u64, Vec<Arc<ClientInfo>>>>,
+    /// Each `initialize` (told apart by rmcp's allocation of it, kept alive by the `Weak`) and
+    /// the session id mcpeye gave it.
+    sessions: Mutex<Vec<(Weak<InitializeRequestParams>, Arc<str>)>>,
+}
 
 impl Clients {
+    /// What the serving layer knows of this request.
+    pub(crate) fn origin(&self, context: &RequestContext<RoleServer>) -> Origin {
+        let parts = context.extensions.get::<http::request::Parts>();
+        let transport = match parts {
+            Some(p) => Transport::Http { version: http_version(p.version) },
+            // rmcp tells a handler nothing of other transports; stdio is the one MCP names.
+            None => Transport::Stdio,
+        };
+        let request_id = match &context.id {
+            NumberOrString::Number(n) => n.to_string(),
+            NumberOrString::String(s) => s.to_string(),
+        };
+        Origin {
+            client: self.of(context),
+            session_id: self.session(context, parts),
+            request_id: Some(request_id),
+            transport: Some(transport),
+            trace_context: TraceContext::from_meta(&context.meta),
+            ..Origin::default()
+        }
+    }
+
+    /// The session of this request: Streamable HTTP's `Mcp-Session-Id`, else one id per
+    /// `initialize` handshake (a stdio connection); none in MCP 2026-07-28, which has no sessions.
+    fn session(&self, context: &RequestContext<RoleServer>, parts: Option<&http::request::Parts>) -> Option<Arc<str>> {
+        if let Some(parts) = parts {
+            return parts.headers.get("mcp-session-id").and_then(|v| v.to_str().ok()).map(Arc::from);
+        }
+        if context.meta.protocol_version().is_some_and(|v| !v.has_initialize()) {
+            return None;
+        }
+        let info = context.peer.peer_info()?;
+        let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, id)) = sessions.iter().find(|(w, _)| std::ptr::eq(w.as_ptr(), Arc::as_ptr(&info))) {
+            return Some(id.clone());
+        }
+        if sessions.len() >= MAX_SESSIONS {
+            sessions.retain(|(w, _)| w.strong_count() > 0);
+        }
+        let id: Arc<str> = Arc::from(uuid::Uuid::new_v4().simple().to_string());
+        sessions.push((Arc::downgrade(&info), id.clone()));
+        Some(id)
+    }
+
     /// The client of this request: from its `_meta` (MCP 2026-07-28: every request introduces
     /// its client), else from the session's `initialize`. `_meta` comes first because on rmcp's
     /// stateless path `peer_info()` is a placeholder naming rmcp itself; for the same reason a
@@ -45,7 +99,7 @@ impl Clients {
         let mut hasher = DefaultHasher::new();
         (name, version, protocol).hash(&mut hasher);
         let key = hasher.finish();
-        let mut seen = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
         let same =
             |c: &&Arc<ClientInfo>| c.name() == name && c.version() == version && c.protocol_version() == protocol;
         if let Some(found) = seen.get(&key).and_then(|v| v.iter().find(same)) {
@@ -62,6 +116,18 @@ impl Clients {
         seen.entry(key).or_default().push(info.clone());
         info
     }
+}
+
+/// `network.protocol.version` of an HTTP version.
+fn http_version(version: http::Version) -> Option<&'static str> {
+    Some(match version {
+        http::Version::HTTP_09 => "0.9",
+        http::Version::HTTP_10 => "1.0",
+        http::Version::HTTP_11 => "1.1",
+        http::Version::HTTP_2 => "2",
+        http::Version::HTTP_3 => "3",
+        _ => return None,
+    })
 }
 
 /// The session info rmcp's stateless Streamable HTTP server makes up for each request: rmcp's own

@@ -2,9 +2,9 @@
 //! record per call, its tools untouched.
 
 use super::client::Clients;
-use crate::capture::dispatch::{panic_message, take_intent, CatchUnwind};
+use crate::capture::dispatch::{panic_message, take_intent, CatchUnwind, PANIC};
 use crate::capture::manifest::{reserved_descriptor, Manifest};
-use crate::capture::record::{active_tracker, CallOutcome, InFlight, Origin};
+use crate::capture::record::{active_tracker, CallOutcome, InFlight};
 use crate::capture::schema::inject_intent;
 use crate::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
 use crate::delivery::tracker::Tracker;
@@ -155,13 +155,12 @@ fn wrap<S: Send + Sync + 'static>(
             return inner(ctx);
         };
         let arguments = Value::Object(ctx.arguments.clone().unwrap_or_default());
-        let mut call = InFlight::start(name.clone(), arguments, intent);
-        call.client = shared.clients.of(&ctx.request_context);
+        let call = InFlight::start(name.clone(), arguments, intent, &shared.clients.origin(&ctx.request_context));
         let cancelled = ctx.request_context.ct.clone();
-        let called = catch_unwind(AssertUnwindSafe(|| inner(ctx)));
+        let called = call.span.in_scope(|| catch_unwind(AssertUnwindSafe(|| inner(ctx))));
         Box::pin(async move {
             let response = match called {
-                Ok(future) => CatchUnwind(future).await,
+                Ok(future) => CatchUnwind(call.span.instrument(future)).await,
                 Err(payload) => Err(payload),
             };
             conclude(call, &tracker, response, cancelled.is_cancelled())
@@ -172,7 +171,7 @@ fn wrap<S: Send + Sync + 'static>(
 /// Records what the route answered (see the [module docs](super)), then returns it or resumes
 /// the panic. A call that ends after the client cancelled it is recorded as cancelled.
 fn conclude(
-    call: InFlight,
+    mut call: InFlight,
     tracker: &Tracker,
     response: Result<Response, Box<dyn Any + Send>>,
     cancelled: bool,
@@ -180,7 +179,7 @@ fn conclude(
     let outcome = match &response {
         Ok(_) if cancelled => CallOutcome::cancelled(None),
         Ok(Ok(CallToolResponse::Complete(r))) if r.is_error == Some(true) => {
-            CallOutcome::Error { message: joined_text(r) }
+            CallOutcome::Error { message: joined_text(r), reason: None }
         }
         Ok(Ok(CallToolResponse::Complete(r))) => CallOutcome::Success { result: result_json(r) },
         Ok(Ok(CallToolResponse::Task(t))) => {
@@ -189,8 +188,18 @@ fn conclude(
         // An `input_required` round (or a kind of response rmcp adds later) is not the end of
         // the call: the round that completes it is recorded.
         Ok(Ok(_)) => return response.unwrap_or_else(|p| resume_unwind(p)),
-        Ok(Err(e)) => CallOutcome::error(e.message.to_string()),
-        Err(p) => CallOutcome::error(panic_message(&**p)),
+        // The JSON-RPC error code is the reason (and, on the span, `rpc.response.status_code`).
+        Ok(Err(e)) => {
+            let code = i64::from(e.code.0);
+            call.end_span(
+                Some(tracker),
+                &CallOutcome::error(e.message.to_string()),
+                Some(code),
+                call.started.elapsed(),
+            );
+            CallOutcome::error_with_reason(e.message.to_string(), code.to_string())
+        }
+        Err(p) => CallOutcome::error_with_reason(panic_message(&**p), PANIC),
     };
     call.finish(Some(tracker), outcome);
     response.unwrap_or_else(|p| resume_unwind(p))
@@ -225,7 +234,7 @@ fn reserved_route<S: Send + Sync + 'static>(shared: Arc<Instrumented>) -> ToolRo
     let description = descriptor["description"].as_str().unwrap_or_default().to_owned();
     let tool = Tool::new(RESERVED_TOOL_NAME, description, schema);
     ToolRoute::new_dyn(tool, move |ctx: ToolCallContext<'_, S>| {
-        let origin = Origin { client: shared.clients.of(&ctx.request_context), ..Origin::default() };
+        let origin = shared.clients.origin(&ctx.request_context);
         let arguments = ctx.arguments.map(Value::Object).unwrap_or(Value::Null);
         let response = match manifest.try_call_from(&origin, RESERVED_TOOL_NAME, arguments) {
             Ok(v) => super::complete_response(v),
@@ -238,6 +247,7 @@ fn reserved_route<S: Send + Sync + 'static>(shared: Arc<Instrumented>) -> ToolRo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::capture::record::Origin;
     use std::future::Future;
     use std::pin::Pin;
     use std::sync::Mutex;
@@ -253,6 +263,7 @@ mod tests {
             "search".into(),
             serde_json::json!({"q": "x"}),
             Some(("why".into(), crate::IntentSource::Mcpeye)),
+            &Origin::default(),
         );
         let future = Box::pin(async { panic!("search exploded") });
         let mut caught = CatchUnwind::<Pin<Box<dyn Future<Output = Response> + Send>>>(future);

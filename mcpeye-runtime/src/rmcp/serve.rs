@@ -5,6 +5,7 @@ use super::client::Clients;
 use super::session;
 use crate::capture::context::LogLevel;
 use crate::capture::manifest::Manifest;
+use crate::capture::record::{CallOutcome, InFlight, Origin};
 use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use ::rmcp::handler::server::tool::ToolCallContext;
 #[allow(deprecated)] // MCP logging: deprecated by rmcp ahead of SEP-2577, still in MCP 2025-11-25
@@ -210,17 +211,27 @@ async fn call_manifest(
     arguments: Option<JsonObject>,
 ) -> Result<CallToolResponse, ErrorData> {
     let arguments = arguments.map(Value::Object).unwrap_or(Value::Null);
-    let called =
-        with_origin(
-            clients,
-            context,
-            |origin| async move { manifest.try_call_async_from(&origin, name, arguments).await },
-        );
+    let called = with_origin(clients, context, |origin| async move {
+        let result = manifest.try_call_async_from(&origin, name, arguments).await;
+        // MCP answers an unknown tool with invalid params (`CallError::code`): its span says so,
+        // and the call is not recorded (`try_call`'s rule).
+        if let Err(e) = &result {
+            unanswered_span(&origin, name, &e.to_string(), e.code());
+        }
+        result
+    });
     match called.await {
         Ok(result) => super::complete_response(result),
-        // MCP answers an unknown tool with invalid params (`CallError::code`).
         Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
     }
+}
+
+/// Ends the span of a request answered with a JSON-RPC error before any tool ran.
+fn unanswered_span(origin: &Origin, name: &str, message: &str, code: i64) {
+    let kept: String = name.chars().take(mcpeye_contract::MAX_TOOL_NAME_CHARS).collect();
+    let mut call = InFlight::start_unknown(kept.into(), origin);
+    let outcome = CallOutcome::error(message);
+    call.end_span(None, &outcome, Some(code), call.started.elapsed());
 }
 
 /// The tools of `manifest` (the reserved tool included) as an rmcp `ToolRouter`, to mount into

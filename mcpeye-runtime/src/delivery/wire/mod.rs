@@ -1,8 +1,9 @@
 //! The wire format (docs/wire-format.md#payload, #event): events and payloads serialised with their keys in the
 //! contract's order, optional keys omitted, compact, non-ASCII as UTF-8.
 
-use crate::capture::record::{CallOutcome, CallRecord, ClientInfo};
+use crate::capture::record::{CallOutcome, CallRecord, ClientInfo, IntentSource};
 use crate::config::Identity;
+use crate::delivery::before_send::Event;
 use crate::delivery::redact::Redactor;
 use json::{write_number, write_str};
 
@@ -39,35 +40,82 @@ pub(crate) fn encode_event(
     out: &mut Vec<u8>,
 ) -> Result<(), Invalid> {
     let Queued { record, user_id, user_email } = queued;
-    if record.tool_name.trim().is_empty() {
+    let duration_ms = u64::try_from(record.duration.as_millis()).unwrap_or(u64::MAX);
+    let parts = Parts {
+        tool_name: &record.tool_name,
+        arguments: record.arguments,
+        outcome: record.outcome,
+        timestamp_ms: record.timestamp_ms,
+        duration_ms,
+        intent: record.intent,
+        user_id,
+        user_email,
+    };
+    encode(parts, call_id, redactor, out)
+}
+
+/// Serialises an event that [`Config::before_send`](crate::Config::before_send) returned: it
+/// is already redacted, so only the caps are applied (again). The same bytes as
+/// [`encode_event`] for an event returned unchanged.
+pub(crate) fn encode_edited(event: Event, call_id: uuid::Uuid, out: &mut Vec<u8>) -> Result<(), Invalid> {
+    static CAPS_ONLY: std::sync::OnceLock<Redactor> = std::sync::OnceLock::new();
+    let caps = CAPS_ONLY.get_or_init(|| Redactor::new(false, &[]));
+    let parts = Parts {
+        tool_name: &event.tool_name,
+        arguments: event.arguments,
+        outcome: event.outcome,
+        timestamp_ms: event.timestamp_ms,
+        duration_ms: event.duration_ms,
+        intent: event.intent,
+        user_id: event.user_id,
+        user_email: event.user_email,
+    };
+    encode(parts, call_id, caps, out)
+}
+
+/// What one event on the wire is made of.
+struct Parts<'a> {
+    tool_name: &'a str,
+    arguments: Value,
+    outcome: CallOutcome,
+    timestamp_ms: u64,
+    duration_ms: u64,
+    intent: Option<(String, IntentSource)>,
+    user_id: Option<String>,
+    user_email: Option<String>,
+}
+
+fn encode(parts: Parts<'_>, call_id: uuid::Uuid, redactor: &Redactor, out: &mut Vec<u8>) -> Result<(), Invalid> {
+    let Parts { tool_name, arguments, outcome, timestamp_ms, duration_ms, intent, user_id, user_email } = parts;
+    if tool_name.trim().is_empty() {
         return Err(Invalid::EmptyToolName);
     }
     let mut id = uuid::Uuid::encode_buffer();
     out.extend_from_slice(b"{\"callId\":");
     write_str(out, call_id.hyphenated().encode_lower(&mut id));
     out.extend_from_slice(b",\"toolName\":");
-    write_str(out, &record.tool_name);
+    write_str(out, tool_name);
     out.extend_from_slice(b",\"arguments\":");
-    match record.arguments {
-        Value::Object(_) => redactor.write_value(record.arguments, out),
+    match arguments {
+        Value::Object(_) => redactor.write_value(arguments, out),
         _ => out.extend_from_slice(b"{}"),
     }
-    out.extend_from_slice(if record.outcome.is_error() { b",\"isError\":true" } else { b",\"isError\":false" });
+    out.extend_from_slice(if outcome.is_error() { b",\"isError\":true" } else { b",\"isError\":false" });
     out.extend_from_slice(b",\"timestamp\":");
-    write_number(out, record.timestamp_ms);
+    write_number(out, timestamp_ms);
     out.extend_from_slice(b",\"durationMs\":");
-    write_number(out, u64::try_from(record.duration.as_millis()).unwrap_or(u64::MAX));
-    // `intentSource` only travels with an intent.
-    match record.outcome {
+    write_number(out, duration_ms);
+    // `intentSource` only travels with an intent; an error's reason never travels.
+    match outcome {
         CallOutcome::Success { result } => {
             out.extend_from_slice(b",\"result\":");
             redactor.write_value(result, out);
         }
-        CallOutcome::Error { message: Some(message) } => {
+        CallOutcome::Error { message: Some(message), .. } => {
             out.extend_from_slice(b",\"errorMessage\":");
             write_str(out, &redactor.text(message));
         }
-        CallOutcome::Error { message: None } => {}
+        CallOutcome::Error { message: None, .. } => {}
         // A cancelled or timed-out call is an error event whose message says so
         // (docs/wire-format.md#errors).
         CallOutcome::Cancelled { message } | CallOutcome::TimedOut { message, .. } => {
@@ -75,7 +123,7 @@ pub(crate) fn encode_event(
             write_str(out, &redactor.text(message));
         }
     }
-    if let Some((text, source)) = record.intent {
+    if let Some((text, source)) = intent {
         out.extend_from_slice(b",\"intent\":");
         write_str(out, &redactor.text(text));
         out.extend_from_slice(b",\"intentSource\":");
@@ -143,7 +191,6 @@ pub(crate) fn payload<'a>(head: &[u8], events: impl IntoIterator<Item = &'a [u8]
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capture::record::IntentSource;
     use crate::contract::markers;
     use crate::contract::MAX_VALUE_DEPTH;
     use serde_json::{json, Map};

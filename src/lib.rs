@@ -12,6 +12,8 @@ pub use mcpeye_runtime::{
 pub use mcpeye_runtime::{CallOutcome, CallRecord, ClientInfo, IntentSource, Origin};
 // Configuring and running the pipeline.
 pub use mcpeye_runtime::{contract, redact, schema, server};
+// What the tool list costs a model (feature `tokens`) and the Intent Gap of captured events.
+pub use mcpeye_runtime::report;
 pub use mcpeye_runtime::{
     init, CallIdentity, Config, ConfigError, Diagnostic, DiagnosticKind, Dropped, FlushReport, Guard, Identity,
     IdentityValue, Stats, Tracker,

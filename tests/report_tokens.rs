@@ -73,7 +73,8 @@ fn the_budget_passes_under_and_fails_over_with_the_table() {
     let manifest = builder().build();
     let total = manifest.token_report().total();
     assert_token_budget(&manifest, total);
-    let failure = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| assert_token_budget(&manifest, total - 1))).unwrap_err();
+    let failure = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| assert_token_budget(&manifest, total - 1)))
+        .unwrap_err();
     let message = failure.downcast_ref::<String>().unwrap();
     assert!(message.contains(&format!("over the budget of {}", total - 1)), "{message}");
     assert!(message.contains("search_products") && message.contains("(reserved)"), "{message}");

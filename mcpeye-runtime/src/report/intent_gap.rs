@@ -306,10 +306,20 @@ impl fmt::Display for IntentGap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Intent Gap: {} call{}", grouped(self.calls), if self.calls == 1 { "" } else { "s" })?;
         if self.duplicates > 0 {
-            write!(f, " ({} re-sent event{} counted once)", self.duplicates, if self.duplicates == 1 { "" } else { "s" })?;
+            write!(
+                f,
+                " ({} re-sent event{} counted once)",
+                self.duplicates,
+                if self.duplicates == 1 { "" } else { "s" }
+            )?;
         }
         if self.skipped_lines > 0 {
-            write!(f, ", {} unreadable line{} skipped", self.skipped_lines, if self.skipped_lines == 1 { "" } else { "s" })?;
+            write!(
+                f,
+                ", {} unreadable line{} skipped",
+                self.skipped_lines,
+                if self.skipped_lines == 1 { "" } else { "s" }
+            )?;
         }
         writeln!(f)?;
 
@@ -359,8 +369,12 @@ impl fmt::Display for IntentGap {
         if failing.is_empty() {
             writeln!(f, "  (none)")?;
         } else {
-            let mut t =
-                Table::new(&[("tool", Align::Left), ("errors", Align::Right), ("of calls", Align::Right), ("last error", Align::Left)]);
+            let mut t = Table::new(&[
+                ("tool", Align::Left),
+                ("errors", Align::Right),
+                ("of calls", Align::Right),
+                ("last error", Align::Left),
+            ]);
             for a in failing.iter().take(SHOWN) {
                 t.row([
                     a.tool.clone(),
@@ -486,7 +500,9 @@ mod tests {
         assert_eq!(j["tools"][0]["tool"], "order");
         assert_eq!(j["failedIntents"][0]["intent"], "Order the blue mug.");
         let shown = gap.to_string();
-        for needle in ["Export orders as CSV", "yearly accounts (+1 more)", "out of stock", "Order the blue mug.", "refund"] {
+        for needle in
+            ["Export orders as CSV", "yearly accounts (+1 more)", "out of stock", "Order the blue mug.", "refund"]
+        {
             assert!(shown.contains(needle), "{needle}: {shown}");
         }
         assert!(IntentGap::default().to_string().contains("(none)"));

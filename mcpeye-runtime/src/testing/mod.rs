@@ -68,7 +68,10 @@ pub fn assert_token_budget(manifest: &Manifest, max_tokens: usize) -> crate::rep
     let report = manifest.token_report();
     let total = report.total();
     if total > max_tokens {
-        panic!("the tool list costs {total} tokens, over the budget of {max_tokens} by {}:\n{report}", total - max_tokens);
+        panic!(
+            "the tool list costs {total} tokens, over the budget of {max_tokens} by {}:\n{report}",
+            total - max_tokens
+        );
     }
     report
 }

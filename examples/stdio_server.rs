@@ -4,6 +4,9 @@
 //! MCPEYE_PROJECT_ID=demo MCPEYE_INGEST_URL=http://127.0.0.1:3001 cargo run --example stdio_server
 //! ```
 //!
+//! With `MCPEYE_OUTBOX_DIR=/some/dir`, events not yet delivered are kept on disk there and sent
+//! at the next start, also after the process was killed (`Config::outbox_dir`).
+//!
 //! One JSON-RPC 2.0 message per line on stdin and stdout. Stdout carries nothing but JSON-RPC
 //! messages, also when the ingest is down or misconfigured: mcpeye's diagnostics go to stderr.
 
@@ -55,8 +58,13 @@ async fn convert_temperature(
 
 fn main() {
     let project_id = std::env::var("MCPEYE_PROJECT_ID").unwrap_or_else(|_| "stdio-demo".to_owned());
+    let mut config = mcpeye::Config::from_env(project_id);
+    // Events not yet delivered survive a kill there, and are sent at the next start.
+    if let Some(dir) = std::env::var_os("MCPEYE_OUTBOX_DIR").filter(|d| !d.is_empty()) {
+        config = config.outbox_dir(dir);
+    }
     // A bad configuration must not take the server down: it runs untracked and says why on stderr.
-    let _guard = match mcpeye::init(mcpeye::Config::from_env(project_id)) {
+    let _guard = match mcpeye::init(config) {
         Ok(guard) => Some(guard),
         Err(e) => {
             eprintln!("[stdio_server] analytics disabled: {e}");

@@ -4,6 +4,7 @@
 
 pub(crate) mod diagnostics;
 pub(crate) mod flusher;
+pub(crate) mod outbox;
 pub(crate) mod redact;
 pub(crate) mod stats;
 pub(crate) mod tracker;

@@ -19,8 +19,11 @@ pub struct Dropped {
     pub invalid: u64,
     /// Recorded after the tracker shut down.
     pub after_shutdown: u64,
-    /// Still unsent when a shutdown's timeout ran out.
+    /// Still unsent when a shutdown's timeout ran out (without an outbox; with one they stay
+    /// pending, kept on disk for the next start).
     pub unsent: u64,
+    /// The undelivered events outgrew `Config::outbox_max_bytes`; the oldest were dropped.
+    pub outbox_overflow: u64,
 }
 
 impl Dropped {
@@ -33,6 +36,7 @@ impl Dropped {
             + self.invalid
             + self.after_shutdown
             + self.unsent
+            + self.outbox_overflow
     }
 }
 
@@ -40,8 +44,11 @@ impl Dropped {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Stats {
-    /// Calls handed to the tracker.
+    /// Calls handed to the tracker, plus the events a previous process left in the outbox
+    /// (`recovered`).
     pub captured: u64,
+    /// Of `captured`, the events read back from the outbox at start, to be sent again.
+    pub recovered: u64,
     /// Events the ingest accepted (2xx).
     pub sent: u64,
     /// Events given up, by reason.
@@ -87,6 +94,8 @@ pub(crate) struct Counters {
     pub invalid: AtomicU64,
     pub after_shutdown: AtomicU64,
     pub unsent: AtomicU64,
+    pub outbox_overflow: AtomicU64,
+    pub recovered: AtomicU64,
 }
 
 impl Counters {
@@ -106,9 +115,11 @@ impl Counters {
             invalid: self.invalid.load(SeqCst),
             after_shutdown: self.after_shutdown.load(SeqCst),
             unsent: self.unsent.load(SeqCst),
+            outbox_overflow: self.outbox_overflow.load(SeqCst),
         };
         let captured = self.captured.load(SeqCst);
+        let recovered = self.recovered.load(SeqCst);
         let pending = captured.saturating_sub(sent + dropped.total());
-        Stats { captured, sent, dropped, pending }
+        Stats { captured, recovered, sent, dropped, pending }
     }
 }

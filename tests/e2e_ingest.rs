@@ -1,5 +1,5 @@
 //! End to end: a `#[mcpeye::tool]` call through `Manifest::call`, to the bytes that reach the
-//! loopback ingest. One test per outcome of CONTRACT.md §3, plus the delivery paths.
+//! loopback ingest. One test per outcome of docs/wire-format.md#capture, plus the delivery paths.
 
 use mcpeye::contract::{RESERVED_TOOL_ACK, RESERVED_TOOL_NAME};
 use mcpeye::testing::{IngestReceiver, Reply};

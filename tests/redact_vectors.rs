@@ -1,4 +1,4 @@
-//! Redaction and caps against the shared vectors (CONTRACT.md §4–5), plus the properties the
+//! Redaction and caps against the shared vectors (docs/wire-format.md#caps, #redaction), plus the properties the
 //! vectors do not pin down: idempotence, borrowing, JavaScript whitespace and word boundaries,
 //! depth, denylist extras, exact cap boundaries, and the prefilter never changing an output.
 

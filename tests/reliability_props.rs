@@ -1,8 +1,8 @@
 //! Property tests (the same properties as the fuzz targets, with a modest case count): redaction
-//! never panics and is idempotent within the §4 caps; the dispatcher answers every input with a
+//! never panics and is idempotent within the caps (docs/wire-format.md#caps); the dispatcher answers every input with a
 //! `CallToolResult` and exactly one record, and never echoes a wrongly typed value.
 //!
-//! Idempotence does not hold across the caps, by design of CONTRACT.md §4; the two
+//! Idempotence does not hold across the caps, by design of docs/wire-format.md#caps; the two
 //! counterexamples are pinned below.
 
 use mcpeye::contract::{MAX_TEXT_BYTES, MAX_VALUE_BYTES, TRUNCATED_SUFFIX};
@@ -95,7 +95,7 @@ fn idempotence_stops_at_the_text_cap() {
     assert!(twice.ends_with(&format!(" [REDACTED_{TRUNCATED_SUFFIX}")), "{}", &twice[twice.len() - 60..]);
 }
 
-/// Values are capped before redaction (CONTRACT.md §4), and markers are longer than what they
+/// Values are capped before redaction (docs/wire-format.md#caps), and markers are longer than what they
 /// replace: a value just under the cap can come out of redaction over it, and a second pass
 /// truncates it.
 #[test]

@@ -1,5 +1,5 @@
 //! Delivery to the ingest through a real HTTP exchange with the loopback receiver: batching,
-//! headers, and the retry policy of CONTRACT.md §1.4.
+//! headers, and the retry policy of docs/wire-format.md#delivery-and-retry.
 
 use mcpeye::testing::{IngestReceiver, Reply};
 use mcpeye::{CallOutcome, CallRecord, Config, Diagnostic, DiagnosticKind, Stats, Tracker};

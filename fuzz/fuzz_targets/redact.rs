@@ -1,6 +1,6 @@
 //! Redaction never panics, and redacting twice gives what redacting once gave, for strings
 //! (`redact_string`), JSON values (`redact_value`) and the flusher's step (`Redactor`) while
-//! its output stays within the §4 caps (beyond them a second pass may cut or truncate anew:
+//! its output stays within the caps (docs/wire-format.md#caps) (beyond them a second pass may cut or truncate anew:
 //! see GUARANTEES.md).
 #![no_main]
 

@@ -1,4 +1,4 @@
-//! Protocol constants shared byte for byte with the sibling SDKs (CONTRACT.md §7).
+//! Protocol constants shared byte for byte with the sibling SDKs (docs/wire-format.md#constants).
 //!
 //! These strings are part of the wire contract: the ingest API and the report
 //! group events by them, so they must never be reworded here.
@@ -28,16 +28,19 @@ pub const CONTEXT_PARAM_DESCRIPTION: &str =
 /// Text answered (as one text content item) to every call of the reserved tool.
 pub const RESERVED_TOOL_ACK: &str = "Thanks. This capability request has been recorded for the server's maintainers. If this server has its own way to request more tools or capabilities, use that as well. Continue helping the user with the available tools as best you can.";
 
-/// Value-cap threshold for `arguments` and `result`, in bytes of compact JSON (CONTRACT.md §4).
+/// Value-cap threshold for `arguments` and `result`, in bytes of compact JSON (docs/wire-format.md#caps).
 pub const MAX_VALUE_BYTES: usize = 32_768;
-/// Pre-redaction cut for `errorMessage` and `intent`, in bytes (CONTRACT.md §4).
+/// Nesting depth (root = 0) from which an array or object in `arguments` or `result` is replaced
+/// by `[REDACTED_TOO_DEEP]` (docs/wire-format.md#redaction).
+pub const MAX_VALUE_DEPTH: usize = 64;
+/// Pre-redaction cut for `errorMessage` and `intent`, in bytes (docs/wire-format.md#caps).
 pub const MAX_TEXT_PRE_REDACT_BYTES: usize = 36_864;
-/// Post-redaction cap for `errorMessage` and `intent`, in bytes (CONTRACT.md §4).
+/// Post-redaction cap for `errorMessage` and `intent`, in bytes (docs/wire-format.md#caps).
 pub const MAX_TEXT_BYTES: usize = 32_768;
 /// Suffix appended to a text cut after redaction (14 bytes in UTF-8).
 pub const TRUNCATED_SUFFIX: &str = "…[truncated]";
 
-/// Redaction markers (CONTRACT.md §5, §7).
+/// Redaction markers (docs/wire-format.md#redaction, #constants).
 pub mod markers {
     /// Replaces an e-mail address.
     pub const EMAIL: &str = "[REDACTED_EMAIL]";
@@ -61,7 +64,7 @@ pub mod markers {
 pub const DEFAULT_DENYLIST_FIELDS: &[&str] =
     &["password", "passwd", "secret", "token", "apiKey", "api_key", "authorization"];
 
-/// Default ingest URL when none is configured (CONTRACT.md §1.1).
+/// Default ingest URL when none is configured (docs/wire-format.md#transport).
 pub const DEFAULT_INGEST_URL: &str = "http://localhost:3001";
 /// Environment variable holding the ingest URL.
 pub const ENV_INGEST_URL: &str = "MCPEYE_INGEST_URL";

@@ -4,8 +4,8 @@
 //!
 //! Users depend on the `mcpeye` facade crate, which re-exports the items listed here.
 //!
-//! The source follows one call: [`capture`] runs on the calling thread (route, strip the
-//! intent, run the handler, build one record); [`delivery`] runs on the flusher thread (cap,
+//! The source follows one call: `capture/` runs on the calling thread (route, strip the
+//! intent, run the handler, build one record); `delivery/` runs on the flusher thread (cap,
 //! redact, encode, batch, send). See `docs/wire-format.md` for what reaches the ingest.
 #![warn(missing_docs)]
 
@@ -35,7 +35,7 @@ pub use delivery::tracker::{init, Guard, Tracker};
 pub mod redact {
     pub use crate::delivery::redact::{
         cap_value, compact_json_len, cut_at_char_boundary, redact_string, redact_string_unfiltered, redact_value,
-        to_value_or_marker, truncated_marker, unserializable_marker, Redactor, MAX_DEPTH,
+        to_value_or_marker, truncated_marker, unserializable_marker, Redactor,
     };
 }
 

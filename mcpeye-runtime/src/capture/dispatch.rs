@@ -57,7 +57,7 @@ impl std::error::Error for CallError {}
 
 /// Removes `mcpeyeIntent` from a call's arguments and returns it when it counts as an intent
 /// (a string that is not blank; kept untrimmed). Blank, `null` and non-string values are
-/// removed and ignored (CONTRACT.md §3.1).
+/// removed and ignored (docs/wire-format.md#intent).
 pub(crate) fn take_intent(arguments: &mut Map<String, Value>) -> Option<(String, IntentSource)> {
     match arguments.shift_remove(INTENT_PARAM_NAME)? {
         Value::String(s) if !s.trim().is_empty() => Some((s, IntentSource::Mcpeye)),

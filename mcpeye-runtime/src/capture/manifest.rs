@@ -302,7 +302,7 @@ impl Entry {
 }
 
 /// The `tools/list` descriptor of the reserved tool `mcpeye_request_capability`
-/// (CONTRACT.md §6–7).
+/// (docs/wire-format.md#reserved-tool, #constants).
 pub fn reserved_descriptor() -> Value {
     json!({
         "name": RESERVED_TOOL_NAME,

@@ -224,6 +224,7 @@ impl InFlight {
     }
 
     /// Records the outcome into `tracker` (nothing when there is none), timed from the start.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // the dispatcher times its calls itself
     pub(crate) fn finish(self, tracker: Option<&Tracker>, outcome: CallOutcome) {
         let duration = self.started.elapsed();
         self.finish_after(tracker, outcome, duration);

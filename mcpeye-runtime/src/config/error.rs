@@ -3,7 +3,7 @@
 use crate::contract::{ENV_INGEST_SECRET, ENV_INGEST_URL};
 use std::fmt;
 
-/// Why `init` (or [`Tracker::new`](crate::Tracker::new)) refused a [`Config`].
+/// Why `init` (or [`Tracker::new`](crate::Tracker::new)) refused a [`Config`](crate::Config).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ConfigError {

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-/// Longest identity value kept, in characters (CONTRACT.md §2).
+/// Longest identity value kept, in characters (docs/wire-format.md#identity).
 const MAX_IDENTITY_CHARS: usize = 256;
 
 /// The per-call identity callback: given the tool name and the call's arguments (without
@@ -74,7 +74,7 @@ impl IdentityValue for f32 {
     }
 }
 
-/// Trims, drops blanks, cuts to 256 characters (CONTRACT.md §2).
+/// Trims, drops blanks, cuts to 256 characters (docs/wire-format.md#identity).
 pub(crate) fn normalize_identity(v: impl IdentityValue) -> Option<String> {
     let s = v.into_identity_string()?;
     let t = s.trim();
@@ -130,7 +130,7 @@ impl Identity {
     }
 }
 
-/// Who made one call, as returned by a [`Config::identify`] callback.
+/// Who made one call, as returned by a [`Config::identify`](crate::Config::identify) callback.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CallIdentity {
     pub(crate) user_id: Option<String>,

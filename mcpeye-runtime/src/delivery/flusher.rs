@@ -1,5 +1,5 @@
 //! The flusher thread of a tracker: takes records off the hand-off channel, caps, redacts and
-//! serialises them, and POSTs them in bounded batches with the retry policy of CONTRACT.md §1.4.
+//! serialises them, and POSTs them in bounded batches with the retry policy of docs/wire-format.md#delivery-and-retry.
 //!
 //! It wakes on a short tick and drains the channel with `try_recv`, rather than blocking on
 //! `recv`: a blocked receiver makes every sender after an idle gap pay a thread wake-up. The
@@ -17,7 +17,7 @@ use crate::delivery::diagnostics::{DiagnosticKind, Diagnostics};
 use crate::delivery::outbox::Outbox;
 use crate::delivery::redact::Redactor;
 use crate::delivery::stats::Counters;
-use crate::delivery::transport::{backoff, Outcome, Transport};
+use crate::delivery::transport::{backoff, Answer, Transport};
 use crate::delivery::wire::{encode_event, payload, payload_head, Invalid, Queued, PAYLOAD_TAIL};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use std::collections::VecDeque;
@@ -416,7 +416,7 @@ impl Flusher {
         let shared = self.shared.clone();
         let diagnostics = &shared.diagnostics;
         match outcome {
-            Outcome::Sent => {
+            Answer::Sent => {
                 self.take(&picked);
                 Counters::add(&self.shared.counters.sent, n);
                 self.failures = 0;
@@ -424,7 +424,7 @@ impl Flusher {
                 self.split_limit = self.split_limit.map(|l| l * 2).filter(|l| *l < self.settings.max_batch_events);
                 Round::Progress
             }
-            Outcome::Retry { status, after, reason } => {
+            Answer::Retry { status, after, reason } => {
                 self.failures = self.failures.saturating_add(1);
                 let delay = after.unwrap_or_else(|| {
                     backoff(self.failures, self.settings.retry_initial_backoff, self.settings.retry_max_backoff)
@@ -440,7 +440,7 @@ impl Flusher {
                 }
                 Round::Wait
             }
-            Outcome::TooLarge if n == 1 => {
+            Answer::TooLarge if n == 1 => {
                 self.take(&picked);
                 Counters::add(&self.shared.counters.too_large, 1);
                 diagnostics.report(DiagnosticKind::TooLarge, || {
@@ -448,11 +448,11 @@ impl Flusher {
                 });
                 Round::Progress
             }
-            Outcome::TooLarge => {
+            Answer::TooLarge => {
                 self.split_limit = Some(n.div_ceil(2));
                 Round::Progress
             }
-            Outcome::Rejected { status } => {
+            Answer::Rejected { status } => {
                 self.take(&picked);
                 Counters::add(&self.shared.counters.rejected, n);
                 if status == 401 || status == 403 {

@@ -15,7 +15,7 @@ pub struct Dropped {
     pub rejected: u64,
     /// A single event was still too large for the ingest (413).
     pub too_large: u64,
-    /// The event broke the payload rules (CONTRACT.md §2) and was never sent.
+    /// The event broke the payload rules (docs/wire-format.md#payload) and was never sent.
     pub invalid: u64,
     /// Recorded after the tracker shut down.
     pub after_shutdown: u64,

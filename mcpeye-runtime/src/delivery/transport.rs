@@ -1,4 +1,4 @@
-//! Sending one payload, and what the answer means (CONTRACT.md §1.2–1.4).
+//! Sending one payload, and what the answer means (docs/wire-format.md#transport and #delivery-and-retry).
 
 use crate::config::Resolved;
 use crate::contract::SECRET_HEADER;
@@ -9,7 +9,7 @@ pub(crate) const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
 /// What became of one POST.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Outcome {
+pub(crate) enum Answer {
     /// 2xx.
     Sent,
     /// Network error, 408, 429 or 5xx: try again later (not before `after`, when given).
@@ -22,7 +22,7 @@ pub(crate) enum Outcome {
 
 /// Where payloads go. The flusher owns it; it may block up to `timeout`.
 pub(crate) trait Transport: Send {
-    fn send(&mut self, body: Vec<u8>, timeout: Duration) -> Outcome;
+    fn send(&mut self, body: Vec<u8>, timeout: Duration) -> Answer;
 }
 
 /// POSTs to the ingest with ureq.
@@ -49,7 +49,7 @@ impl HttpTransport {
 }
 
 impl Transport for HttpTransport {
-    fn send(&mut self, body: Vec<u8>, timeout: Duration) -> Outcome {
+    fn send(&mut self, body: Vec<u8>, timeout: Duration) -> Answer {
         let mut request = self
             .agent
             .post(&self.endpoint)
@@ -69,20 +69,20 @@ impl Transport for HttpTransport {
                 let _ = response.body_mut().with_config().limit(64 * 1024).read_to_vec();
                 classify(status, retry_after)
             }
-            Err(e) => Outcome::Retry { status: None, after: None, reason: describe(&e) },
+            Err(e) => Answer::Retry { status: None, after: None, reason: describe(&e) },
         }
     }
 }
 
-/// The meaning of an HTTP status for a batch (CONTRACT.md §1.4).
-pub(crate) fn classify(status: u16, retry_after: Option<Duration>) -> Outcome {
+/// The meaning of an HTTP status for a batch (docs/wire-format.md#delivery-and-retry).
+pub(crate) fn classify(status: u16, retry_after: Option<Duration>) -> Answer {
     match status {
-        200..=299 => Outcome::Sent,
+        200..=299 => Answer::Sent,
         408 | 429 | 500..=599 => {
-            Outcome::Retry { status: Some(status), after: retry_after, reason: format!("HTTP {status}") }
+            Answer::Retry { status: Some(status), after: retry_after, reason: format!("HTTP {status}") }
         }
-        413 => Outcome::TooLarge,
-        _ => Outcome::Rejected { status },
+        413 => Answer::TooLarge,
+        _ => Answer::Rejected { status },
     }
 }
 
@@ -154,14 +154,14 @@ mod tests {
 
     #[test]
     fn statuses_are_classified_per_contract() {
-        assert_eq!(classify(200, None), Outcome::Sent);
-        assert_eq!(classify(204, None), Outcome::Sent);
+        assert_eq!(classify(200, None), Answer::Sent);
+        assert_eq!(classify(204, None), Answer::Sent);
         for s in [408, 429, 500, 503, 599] {
-            assert!(matches!(classify(s, None), Outcome::Retry { status: Some(x), .. } if x == s));
+            assert!(matches!(classify(s, None), Answer::Retry { status: Some(x), .. } if x == s));
         }
-        assert_eq!(classify(413, None), Outcome::TooLarge);
+        assert_eq!(classify(413, None), Answer::TooLarge);
         for s in [301, 400, 401, 403, 404, 422] {
-            assert_eq!(classify(s, None), Outcome::Rejected { status: s });
+            assert_eq!(classify(s, None), Answer::Rejected { status: s });
         }
     }
 

@@ -96,7 +96,7 @@
 //! on each request without going through [`instrument`]/[`instrumented`]. rmcp's `local`
 //! feature (non-`Send` handlers) is not supported.
 //!
-//! # What is recorded (CONTRACT.md §3)
+//! # What is recorded (docs/wire-format.md#capture)
 //!
 //! One record per `tools/call`: a result is recorded as sent (without rmcp's `resultType`
 //! discriminator); `is_error: Some(true)` is an error whose message is its text items joined

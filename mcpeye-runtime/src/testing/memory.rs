@@ -1,7 +1,7 @@
 //! [`MemorySink`]: a transport that keeps payloads in memory.
 
 use crate::config::Config;
-use crate::delivery::transport::{Outcome, Transport};
+use crate::delivery::transport::{Answer, Transport};
 use crate::{ConfigError, Tracker};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
@@ -17,9 +17,9 @@ pub struct MemorySink {
 struct MemoryTransport(MemorySink);
 
 impl Transport for MemoryTransport {
-    fn send(&mut self, body: Vec<u8>, _timeout: Duration) -> Outcome {
+    fn send(&mut self, body: Vec<u8>, _timeout: Duration) -> Answer {
         self.0.bodies.lock().unwrap_or_else(|e| e.into_inner()).push(body);
-        Outcome::Sent
+        Answer::Sent
     }
 }
 

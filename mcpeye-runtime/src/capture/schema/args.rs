@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{is_valid_property_name, MAX_DEPTH};
+use super::{is_valid_property_name, MAX_SCHEMA_DEPTH};
 use crate::contract::INTENT_PARAM_NAME;
 
 /// Lines reported at most; one more says that the list was cut.
@@ -107,10 +107,10 @@ impl Checker {
         depth: usize,
         optional: bool,
     ) {
-        if depth > MAX_DEPTH {
+        if depth > MAX_SCHEMA_DEPTH {
             if !self.too_deep {
                 self.too_deep = true;
-                self.push(path, format!("nested more than {MAX_DEPTH} levels deep; not checked further"));
+                self.push(path, format!("nested more than {MAX_SCHEMA_DEPTH} levels deep; not checked further"));
             }
             return;
         }

@@ -43,7 +43,7 @@ pub use validate::validate;
 #[doc(inline)]
 pub use mcpeye_contract::{MAX_DESCRIPTION_CHARS, MAX_SCHEMA_BYTES};
 /// Deepest subschema nesting that the walkers of this module descend into.
-pub(crate) const MAX_DEPTH: usize = 128;
+pub(crate) const MAX_SCHEMA_DEPTH: usize = 128;
 
 /// Formats defined by JSON Schema 2020-12; every other `format` is refused by some client.
 pub(crate) const STANDARD_FORMATS: &[&str] = &[

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
-use super::{MAX_DEPTH, STANDARD_FORMATS};
+use super::{MAX_SCHEMA_DEPTH, STANDARD_FORMATS};
 
 /// Keys whose value is one subschema.
 const SINGLE: &[&str] = &["not", "if", "then", "else", "contains", "propertyNames", "additionalItems", "items"];
@@ -107,7 +107,7 @@ fn bool_schema(b: bool) -> Value {
 /// Normalises one subschema and everything below it. Returns whether it admitted `null`
 /// before normalisation (its property then must not be required).
 fn visit(value: &mut Value, cx: &mut Cx<'_>, depth: usize) -> bool {
-    if depth > MAX_DEPTH {
+    if depth > MAX_SCHEMA_DEPTH {
         return false;
     }
     if let Value::Bool(b) = *value {

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{pointer, SchemaProblem, MAX_DEPTH, MAX_DESCRIPTION_CHARS, MAX_SCHEMA_BYTES, STANDARD_FORMATS};
+use super::{pointer, SchemaProblem, MAX_DESCRIPTION_CHARS, MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, STANDARD_FORMATS};
 use mcpeye_contract::{argument_name_problem, pattern_problem, property_name_problem};
 
 /// Keys whose value is one subschema (a boolean `additionalProperties` is fine).
@@ -88,11 +88,11 @@ fn check_root(root: &Map<String, Value>, out: &mut Vec<SchemaProblem>) {
 
 /// `variant`: `value` is a branch of `oneOf`/`anyOf` (an enum variant).
 fn walk(value: &Value, path: &str, depth: usize, variant: bool, out: &mut Vec<SchemaProblem>) {
-    if depth > MAX_DEPTH {
+    if depth > MAX_SCHEMA_DEPTH {
         out.push(problem(
             path,
             "too-deep",
-            format!("the schema nests more than {MAX_DEPTH} levels deep here; flatten the argument types"),
+            format!("the schema nests more than {MAX_SCHEMA_DEPTH} levels deep here; flatten the argument types"),
         ));
         return;
     }

@@ -1,4 +1,4 @@
-//! Size caps of CONTRACT.md §4: the compact-JSON cap on values and the byte cut of texts.
+//! Size caps (docs/wire-format.md#caps): the compact-JSON cap on values and the byte cut of texts.
 
 use crate::contract::{MAX_VALUE_BYTES, TRUNCATED_SUFFIX};
 use crate::delivery::wire::json::string_len;
@@ -105,7 +105,7 @@ impl io::Write for ByteCounter {
     }
 }
 
-/// The §4 value cap alone: `value` if its compact JSON is at most
+/// The value cap alone (docs/wire-format.md#caps): `value` if its compact JSON is at most
 /// [`MAX_VALUE_BYTES`](crate::contract::MAX_VALUE_BYTES) bytes, else
 /// `{"[truncated]":true,"bytes":N}`.
 ///
@@ -148,7 +148,7 @@ pub(crate) fn truncate_at_char_boundary(s: &mut String, max: usize) {
     s.truncate(end);
 }
 
-/// The final step of the §4 text cap: `text` unchanged if it holds at most `max` bytes, else cut
+/// The final step of the text cap (docs/wire-format.md#caps): `text` unchanged if it holds at most `max` bytes, else cut
 /// to `max - 14` bytes (on a char boundary) with `…[truncated]` appended.
 pub(crate) fn cap_text_after(mut text: String, max: usize) -> String {
     if text.len() > max {

@@ -1,4 +1,4 @@
-//! Field names whose whole value is replaced by `[REDACTED_FIELD]` (CONTRACT.md §5).
+//! Field names whose whole value is replaced by `[REDACTED_FIELD]` (docs/wire-format.md#redaction).
 
 use crate::contract::DEFAULT_DENYLIST_FIELDS;
 use std::sync::LazyLock;

@@ -1,4 +1,4 @@
-//! Redaction of secrets and personal data, and the size caps around it (CONTRACT.md §4–5).
+//! Redaction of secrets and personal data, and the size caps around it (docs/wire-format.md#caps, #redaction).
 //!
 //! [`redact_string`] runs the contract's nine patterns (e-mail, API keys, GitHub and AWS keys,
 //! bearer credentials, JWTs, card and phone numbers) with the JavaScript regex semantics of the
@@ -8,7 +8,7 @@
 //! match run.
 //!
 //! [`redact_value`] applies it to every string of a JSON value and replaces denylisted fields
-//! and over-deep containers; [`Redactor`] is the flusher's per-tracker step with the caps of §4.
+//! and over-deep containers; [`Redactor`] is the flusher's per-tracker step with the caps (docs/wire-format.md#caps).
 //!
 //! ```
 //! use mcpeye_runtime::redact::{redact_string, redact_value};
@@ -32,7 +32,7 @@ pub use caps::{
     cap_value, compact_json_len, cut_at_char_boundary, to_value_or_marker, truncated_marker, unserializable_marker,
 };
 
-use crate::contract::{markers, MAX_TEXT_BYTES, MAX_TEXT_PRE_REDACT_BYTES, MAX_VALUE_BYTES};
+use crate::contract::{markers, MAX_TEXT_BYTES, MAX_TEXT_PRE_REDACT_BYTES, MAX_VALUE_BYTES, MAX_VALUE_DEPTH};
 pub(crate) use caps::drop_flat;
 #[cfg(test)]
 pub(crate) use caps::is_cap_marker;
@@ -41,9 +41,6 @@ use denylist::Denylist;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::Arc;
-
-/// Nesting depth (root = 0) from which an array or object is replaced by `[REDACTED_TOO_DEEP]`.
-pub const MAX_DEPTH: usize = 64;
 
 /// Replaces secrets and PII in `s` with the contract's markers.
 ///
@@ -73,7 +70,7 @@ pub fn redact_string_unfiltered(s: &str) -> Cow<'_, str> {
 
 /// Redacts every string of `value` (numbers, booleans and null never); keys in the default
 /// denylist or `extra_denylist` (compared case-insensitively, exact key) have their whole value
-/// replaced by `[REDACTED_FIELD]`; containers at depth [`MAX_DEPTH`] or deeper become
+/// replaced by `[REDACTED_FIELD]`; containers at depth [`MAX_VALUE_DEPTH`] or deeper become
 /// `[REDACTED_TOO_DEEP]`. Object keys are kept as they are.
 ///
 /// ```
@@ -97,7 +94,7 @@ pub fn redact_value(value: &Value, extra_denylist: &[&str]) -> Value {
 fn redacted_copy(value: &Value, depth: usize, denylist: &Denylist) -> Value {
     match value {
         Value::String(s) => Value::String(redact_string(s).into_owned()),
-        Value::Array(_) | Value::Object(_) if depth >= MAX_DEPTH => Value::String(markers::TOO_DEEP.to_owned()),
+        Value::Array(_) | Value::Object(_) if depth >= MAX_VALUE_DEPTH => Value::String(markers::TOO_DEEP.to_owned()),
         Value::Array(a) => Value::Array(a.iter().map(|v| redacted_copy(v, depth + 1, denylist)).collect()),
         Value::Object(m) => Value::Object(
             m.iter()
@@ -127,7 +124,7 @@ fn redact_in_place(value: &mut Value, depth: usize, denylist: &Denylist) {
                 *s = new;
             }
         }
-        Value::Array(_) | Value::Object(_) if depth >= MAX_DEPTH => {
+        Value::Array(_) | Value::Object(_) if depth >= MAX_VALUE_DEPTH => {
             let old = std::mem::replace(value, Value::String(markers::TOO_DEEP.to_owned()));
             drop_flat(old);
         }
@@ -146,8 +143,8 @@ fn redact_in_place(value: &mut Value, depth: usize, denylist: &Denylist) {
     }
 }
 
-/// The flusher's redaction step for one tracker: value caps and text caps of CONTRACT.md §4
-/// around the redaction of §5, with the configured extra denylist compiled once.
+/// The flusher's redaction step for one tracker: value caps and text caps of docs/wire-format.md#caps
+/// around the redaction (docs/wire-format.md#redaction), with the configured extra denylist compiled once.
 ///
 /// Cloning is cheap (the denylist is shared).
 ///
@@ -196,7 +193,7 @@ impl Redactor {
 
     /// Writes the compact JSON of [`value`](Self::value)`(value)` to `out`, in one walk
     /// that neither modifies nor copies `value` (the flusher's path). Containers at
-    /// [`MAX_DEPTH`] or deeper are replaced even when redaction is off: the JSON stays shallow
+    /// [`MAX_VALUE_DEPTH`] or deeper are replaced even when redaction is off: the JSON stays shallow
     /// enough for any reader.
     pub(crate) fn write_value(&self, value: Value, out: &mut Vec<u8>) {
         if write::write_value(&value, self.enabled.then_some(&*self.denylist), out) {

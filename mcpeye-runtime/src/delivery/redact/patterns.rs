@@ -1,4 +1,4 @@
-//! The nine redaction patterns of CONTRACT.md §5 and the byte-scan prefilter that decides which
+//! The nine redaction patterns of docs/wire-format.md#redaction and the byte-scan prefilter that decides which
 //! of them can match a string at all.
 //!
 //! The patterns follow the JavaScript semantics of the TypeScript reference (regex literals

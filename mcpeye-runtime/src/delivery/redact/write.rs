@@ -1,17 +1,17 @@
-//! The flusher's one-pass form of the §4 value cap, the §5 redaction and serialisation: a value
+//! The flusher's one-pass form of the value cap (docs/wire-format.md#caps), the redaction (#redaction) and serialisation: a value
 //! is measured, redacted and written as compact JSON in a single walk, without being modified
 //! or copied. Same bytes as `serde_json::to_writer` of [`Redactor::value`](super::Redactor::value)'s
 //! output (with the depth cap also applied when redaction is off).
 
 use super::caps::compact_json_len;
 use super::denylist::Denylist;
-use super::{redact_string, MAX_DEPTH};
-use crate::contract::{markers, MAX_VALUE_BYTES};
+use super::redact_string;
+use crate::contract::{markers, MAX_VALUE_BYTES, MAX_VALUE_DEPTH};
 use crate::delivery::wire::json::{string_len, write_number, write_str};
 use serde_json::Value;
 
 /// Writes `value` capped (by its compact length before redaction), with strings redacted and
-/// denylisted fields replaced when `denylist` is given, and containers at [`MAX_DEPTH`] or
+/// denylisted fields replaced when `denylist` is given, and containers at [`MAX_VALUE_DEPTH`] or
 /// deeper replaced in any case. Returns whether a container was left out (a value nested
 /// without limit may be among them: drop it without recursion).
 pub(super) fn write_value(value: &Value, denylist: Option<&Denylist>, out: &mut Vec<u8>) -> bool {
@@ -41,7 +41,7 @@ impl Walk<'_> {
     /// Writes `v` at nesting level `depth`; false once the measured length passes the cap.
     fn value(&mut self, v: &Value, depth: usize) -> bool {
         match v {
-            Value::Array(_) | Value::Object(_) if depth >= MAX_DEPTH => {
+            Value::Array(_) | Value::Object(_) if depth >= MAX_VALUE_DEPTH => {
                 self.measured += compact_json_len(v);
                 self.skipped = true;
                 write_str(self.out, markers::TOO_DEEP);
@@ -149,7 +149,7 @@ mod tests {
     fn strip_redaction(original: &Value, capped: Value) -> Value {
         fn walk(o: &Value, c: &Value, depth: usize) -> Value {
             match (o, c) {
-                (Value::Array(_) | Value::Object(_), _) if depth >= super::MAX_DEPTH => c.clone(),
+                (Value::Array(_) | Value::Object(_), _) if depth >= crate::contract::MAX_VALUE_DEPTH => c.clone(),
                 (Value::Array(a), Value::Array(b)) => {
                     Value::Array(a.iter().zip(b).map(|(x, y)| walk(x, y, depth + 1)).collect())
                 }

@@ -1,4 +1,4 @@
-//! The wire format (CONTRACT.md §2): events and payloads serialised with their keys in the
+//! The wire format (docs/wire-format.md#payload, #event): events and payloads serialised with their keys in the
 //! contract's order, optional keys omitted, compact, non-ASCII as UTF-8.
 
 use crate::capture::record::{CallOutcome, CallRecord, ClientInfo};
@@ -18,7 +18,7 @@ pub(crate) struct Queued {
     pub user_email: Option<String>,
 }
 
-/// Why an event cannot be sent (CONTRACT.md §2).
+/// Why an event cannot be sent (docs/wire-format.md#payload).
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Invalid {
     EmptyToolName,
@@ -143,7 +143,7 @@ mod tests {
     use super::*;
     use crate::capture::record::IntentSource;
     use crate::contract::markers;
-    use crate::delivery::redact::MAX_DEPTH;
+    use crate::contract::MAX_VALUE_DEPTH;
     use serde_json::{json, Map};
     use std::time::Duration;
 
@@ -198,7 +198,7 @@ mod tests {
         let s = encode(r).unwrap();
         let event: Value = serde_json::from_str(&s).unwrap();
         let mut v = &event["arguments"]["a"];
-        for _ in 1..MAX_DEPTH {
+        for _ in 1..MAX_VALUE_DEPTH {
             v = &v[0];
         }
         assert_eq!(v, &json!(markers::TOO_DEEP));

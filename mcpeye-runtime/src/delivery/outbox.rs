@@ -23,7 +23,7 @@
 //! Delivery is at least once: an event sent just before the kill, whose settlement was not
 //! written yet, is sent again at the next start, with the same bytes and so the same `callId`.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -36,7 +36,8 @@ const EVENT: u8 = 1;
 const SETTLED: u8 = 2;
 /// Slots per directory: processes sharing one outbox directory at the same time.
 const SLOTS: usize = 64;
-/// Settled records are only compacted away once they take at least this much room.
+/// Settled records are only compacted away once they take at least this much room (and a
+/// quarter of the bound).
 const COMPACT_MIN: u64 = 1024 * 1024;
 
 /// An event read back from a log at start.
@@ -57,11 +58,15 @@ struct Slot {
     size: u64,
 }
 
-/// An event appended since the last commit, not written yet.
+/// An event appended since the last commit: its record is in `Outbox::unwritten`.
 struct Unwritten {
     seq: u64,
-    client: Option<String>,
-    bytes: Vec<u8>,
+    /// Where its record starts in `Outbox::unwritten`.
+    start: u64,
+    /// Frame and body.
+    size: u64,
+    /// Settled before it was written (dropped in the drain that added it).
+    settled: bool,
 }
 
 /// The flusher's outbox: one slot of an outbox directory, locked for this process.
@@ -76,7 +81,9 @@ pub(crate) struct Outbox {
     live: BTreeMap<u64, Slot>,
     live_bytes: u64,
     max_bytes: u64,
-    unwritten: Vec<Unwritten>,
+    /// The records of the events appended since the last commit, framed, ready to write.
+    unwritten: Vec<u8>,
+    unwritten_events: Vec<Unwritten>,
     /// Offsets settled since the last commit.
     settled: Vec<u64>,
     recovered: Vec<Recovered>,
@@ -128,6 +135,7 @@ impl Outbox {
             live_bytes: 0,
             max_bytes: max_bytes.max(1),
             unwritten: Vec::new(),
+            unwritten_events: Vec::new(),
             settled: Vec::new(),
             recovered: Vec::new(),
         };
@@ -156,12 +164,15 @@ impl Outbox {
     /// Events still to deliver (read back, or appended and not settled).
     #[cfg(test)]
     pub(crate) fn live(&self) -> usize {
-        self.live.len() + self.unwritten.len()
+        self.live.len() + self.unwritten_events.iter().filter(|u| !u.settled).count()
     }
 
     /// Adds an event, written at the next [`commit`](Self::commit).
     pub(crate) fn append(&mut self, seq: u64, client: Option<&str>, bytes: &[u8]) {
-        self.unwritten.push(Unwritten { seq, client: client.map(str::to_owned), bytes: bytes.to_vec() });
+        let start = self.unwritten.len() as u64;
+        write_event(&mut self.unwritten, client, bytes);
+        let size = self.unwritten.len() as u64 - start;
+        self.unwritten_events.push(Unwritten { seq, start, size, settled: false });
     }
 
     /// The event `seq` was delivered or dropped: it need not survive a restart any more.
@@ -169,9 +180,9 @@ impl Outbox {
         if let Some(slot) = self.live.remove(&seq) {
             self.live_bytes -= slot.size;
             self.settled.push(slot.offset);
-        } else if let Some(i) = self.unwritten.iter().position(|u| u.seq == seq) {
-            // Settled before it was ever written (dropped in the drain that added it).
-            self.unwritten.remove(i);
+        } else if let Some(u) = self.unwritten_events.iter_mut().find(|u| u.seq == seq) {
+            // Dropped in the drain that added it: written all the same, and settled with it.
+            u.settled = true;
         }
     }
 
@@ -182,36 +193,48 @@ impl Outbox {
     /// stay in the caller's memory only).
     pub(crate) fn commit(&mut self) -> io::Result<Vec<u64>> {
         let mut evicted = Vec::new();
-        if self.unwritten.is_empty() && self.settled.is_empty() {
+        if self.unwritten_events.is_empty() && self.settled.is_empty() {
             return Ok(evicted);
         }
-        let size = |u: &Unwritten| FRAME + event_body_len(u.client.as_deref(), &u.bytes) as u64;
-        let mut unwritten: VecDeque<Unwritten> = std::mem::take(&mut self.unwritten).into();
-        let mut added: u64 = unwritten.iter().map(size).sum();
+        let mut events = std::mem::take(&mut self.unwritten_events);
+        let mut records = std::mem::take(&mut self.unwritten);
+        let mut added = records.len() as u64;
         // Over the bound: the oldest go first, the written ones before the new ones; the last
         // event left is kept even if it alone is larger than the bound.
-        while self.live_bytes + added > self.max_bytes && self.live.len() + unwritten.len() > 1 {
+        let mut skip = 0;
+        while self.live_bytes + added > self.max_bytes && self.live.len() + events.len() - skip > 1 {
             if let Some(&seq) = self.live.keys().next() {
                 self.settle(seq);
                 evicted.push(seq);
-            } else if let Some(u) = unwritten.pop_front() {
-                added -= size(&u);
-                evicted.push(u.seq);
+            } else {
+                added -= events[skip].size;
+                if !events[skip].settled {
+                    evicted.push(events[skip].seq);
+                }
+                skip += 1;
             }
         }
-        let mut buf = Vec::new();
-        let mut slots = Vec::with_capacity(unwritten.len());
-        for u in &unwritten {
-            let offset = self.len + buf.len() as u64;
-            write_event(&mut buf, u.client.as_deref(), &u.bytes);
-            slots.push((u.seq, Slot { offset, size: self.len + buf.len() as u64 - offset }));
+        let skipped_bytes = events.get(skip).map_or(records.len() as u64, |u| u.start) as usize;
+        let mut buf = if skipped_bytes == 0 { records } else { records.split_off(skipped_bytes) };
+        let mut slots = Vec::with_capacity(events.len() - skip);
+        for u in events.drain(skip..) {
+            let offset = self.len + u.start - skipped_bytes as u64;
+            if u.settled {
+                self.settled.push(offset);
+            } else {
+                slots.push((u.seq, Slot { offset, size: u.size }));
+            }
         }
+        // The buffers' allocations are kept for the next drain.
+        events.clear();
+        self.unwritten_events = events;
         let settled = std::mem::take(&mut self.settled);
-        let everything_settled = self.live.is_empty() && slots.is_empty();
-        if everything_settled {
+        if self.live.is_empty() && slots.is_empty() {
             // Nothing left to deliver: cut the log back to its header instead of writing.
             self.log.set_len(MAGIC.len() as u64)?;
             self.len = MAGIC.len() as u64;
+            buf.clear();
+            self.unwritten = buf;
             return Ok(evicted);
         }
         if !settled.is_empty() {
@@ -229,12 +252,17 @@ impl Outbox {
             return Err(e);
         }
         self.len += buf.len() as u64;
+        buf.clear();
+        self.unwritten = buf;
         for (seq, slot) in slots {
             self.live_bytes += slot.size;
             self.live.insert(seq, slot);
         }
+        // Settled records are dead weight; copying the live ones out costs their size, so only
+        // when the dead outweigh them, and are large against the bound (a burst that is being
+        // delivered settles the rest soon, and then the log is simply cut back).
         let dead = self.len - MAGIC.len() as u64 - self.live_bytes;
-        if dead >= COMPACT_MIN && dead > self.live_bytes {
+        if dead > self.live_bytes && dead >= COMPACT_MIN.max(self.max_bytes / 4) {
             self.compact()?;
         }
         evicted.sort_unstable();
@@ -367,22 +395,7 @@ fn remove_if_exists(path: &Path) -> io::Result<()> {
 
 /// CRC-32 (IEEE 802.3, as zlib computes it).
 fn crc32(data: &[u8]) -> u32 {
-    const TABLE: [u32; 256] = {
-        let mut table = [0u32; 256];
-        let mut i = 0;
-        while i < 256 {
-            let mut c = i as u32;
-            let mut k = 0;
-            while k < 8 {
-                c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
-                k += 1;
-            }
-            table[i] = c;
-            i += 1;
-        }
-        table
-    };
-    !data.iter().fold(!0u32, |c, &b| TABLE[((c ^ b as u32) & 0xFF) as usize] ^ (c >> 8))
+    crc32fast::hash(data)
 }
 
 #[cfg(test)]
@@ -426,7 +439,7 @@ mod tests {
         for i in 0..5 {
             o.append(i, if i == 1 { Some("cursor/1.0") } else { None }, &event(i));
         }
-        o.settle(2);
+        o.settle(2); // settled before it was written: written and settled in one commit
         assert_eq!(o.commit().unwrap(), Vec::<u64>::new());
         o.settle(0);
         o.commit().unwrap();
@@ -497,7 +510,7 @@ mod tests {
     #[test]
     fn settled_records_are_compacted_away() {
         let dir = TempDir::new("compact");
-        let mut o = Outbox::open(&dir.0, 64 << 20).unwrap();
+        let mut o = Outbox::open(&dir.0, 8 << 20).unwrap();
         let big = vec![b'y'; 4096];
         o.append(0, None, &event(0));
         for i in 1..1000 {
@@ -513,7 +526,7 @@ mod tests {
         o.append(1000, None, &event(1000));
         o.commit().unwrap();
         drop(o);
-        let back = Outbox::open(&dir.0, 64 << 20).unwrap().take_recovered();
+        let back = Outbox::open(&dir.0, 8 << 20).unwrap().take_recovered();
         assert_eq!(bodies(&back), [event(0), event(1000)].map(|e| String::from_utf8(e).unwrap()));
     }
 

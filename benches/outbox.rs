@@ -53,7 +53,10 @@ fn flush_per_event(c: &mut Criterion) {
         // Nothing is sent before the flush (no threshold, no interval), and the hand-off channel
         // holds the whole backlog (a quarter of it nudges the flusher).
         let config = with_outbox(
-            Config::new("bench").flush_threshold(usize::MAX).flush_interval(Duration::from_secs(3600)).max_buffer(20_000),
+            Config::new("bench")
+                .flush_threshold(usize::MAX)
+                .flush_interval(Duration::from_secs(3600))
+                .max_buffer(20_000),
             dir.as_ref(),
         );
         let (tracker, sink) = MemorySink::with_config(config).unwrap();
@@ -137,7 +140,8 @@ fn sustained(secs: f64, rate: Option<u64>, outbox: bool) {
 fn window(samples: usize) {
     let ingest = Ingest::start("down");
     let dir = outbox_dir("window");
-    let tracker = ingest.tracker_with(|c| c.outbox_dir(&dir).retry_backoff(Duration::from_secs(60), Duration::from_secs(60)));
+    let tracker =
+        ingest.tracker_with(|c| c.outbox_dir(&dir).retry_backoff(Duration::from_secs(60), Duration::from_secs(60)));
     let log = dir.join("outbox-0.log");
     let len = || std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0);
     let mut waits = Vec::with_capacity(samples);

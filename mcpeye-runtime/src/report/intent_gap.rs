@@ -1,8 +1,8 @@
 //! [`IntentGap`]: what users wanted and could not get, summarised from captured events.
 //!
 //! It reads events in their wire form (`docs/wire-format.md#event`), wherever they were kept:
-//! a [`MemorySink`](crate::testing::MemorySink), an
-//! [`IngestReceiver`](crate::testing::IngestReceiver), or a JSON Lines file of payloads. Events
+//! a `testing::MemorySink`, an
+//! `testing::IngestReceiver`, or a JSON Lines file of payloads. Events
 //! are counted once per `callId` (delivery is at least once, so a payload may come twice).
 
 use super::table::{grouped, one_line, Align, Table};
@@ -279,12 +279,12 @@ impl Builder {
     fn finish(self) -> IntentGap {
         let mut gap = self.gap;
         // Stable sorts: ties keep the order of arrival.
-        gap.capability_requests.sort_by(|a, b| b.count.cmp(&a.count));
+        gap.capability_requests.sort_by_key(|r| std::cmp::Reverse(r.count));
         gap.tools.sort_by(|a, b| b.calls.cmp(&a.calls).then_with(|| a.tool.cmp(&b.tool)));
         for t in &mut gap.tools {
-            t.intents.sort_by(|a, b| b.count.cmp(&a.count));
+            t.intents.sort_by_key(|i| std::cmp::Reverse(i.count));
         }
-        gap.unknown_tools.sort_by(|a, b| b.calls.cmp(&a.calls));
+        gap.unknown_tools.sort_by_key(|u| std::cmp::Reverse(u.calls));
         gap
     }
 }

@@ -13,6 +13,8 @@ pub(crate) enum Align {
 
 enum Row {
     Cells(Vec<String>),
+    // Only the token report draws a rule before its totals.
+    #[cfg_attr(not(any(test, feature = "tokens")), allow(dead_code))]
     Rule,
 }
 
@@ -33,6 +35,7 @@ impl Table {
     }
 
     /// Adds a rule across the table (before a totals row).
+    #[cfg_attr(not(any(test, feature = "tokens")), allow(dead_code))]
     pub(crate) fn rule(&mut self) {
         self.rows.push(Row::Rule);
     }
@@ -95,7 +98,7 @@ pub(crate) fn grouped(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(' ');
         }
         out.push(c);

@@ -81,7 +81,7 @@ impl ToolTokens {
 }
 
 /// What a manifest's `tools/list` costs a model, per tool: from
-/// [`Manifest::token_report`](crate::Manifest::token_report), or from any `tools/list` array
+/// `Manifest::token_report`, or from any `tools/list` array
 /// with [`TokenReport::from_tools_list`]. `Display` prints the table; it also serialises to JSON.
 ///
 /// ```

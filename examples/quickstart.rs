@@ -8,8 +8,7 @@
 //! Nothing needs to be installed: the example starts a local ingest receiver
 //! (`mcpeye::testing::IngestReceiver`) and prints what arrived there.
 
-use mcpeye::server::block_on;
-use mcpeye::testing::IngestReceiver;
+use mcpeye::testing::{block_on, IngestReceiver};
 use mcpeye::{Args, CallToolResult, Config, Identity, State};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};

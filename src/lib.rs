@@ -11,7 +11,7 @@ pub use mcpeye_runtime::{
 // What a call records.
 pub use mcpeye_runtime::{CallOutcome, CallRecord, ClientInfo, IntentSource, Origin};
 // Configuring and running the pipeline.
-pub use mcpeye_runtime::{contract, redact, schema, server};
+pub use mcpeye_runtime::{contract, redact, schema};
 // What the tool list costs a model (feature `tokens`) and the Intent Gap of captured events.
 pub use mcpeye_runtime::report;
 pub use mcpeye_runtime::{

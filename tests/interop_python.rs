@@ -1,77 +1,93 @@
-//! The stdio example driven by the official Python MCP SDK (`mcp` on PyPI), as a new user
-//! would: tools listed with `mcpeyeIntent`, calls answered, and the events that reach the
-//! ingest. The test installs the client into a venv under `target/` on first run.
+//! The examples driven by the official Python MCP client (`mcp` on PyPI), as a new user would:
+//! the stdio server and the Streamable HTTP server (stateful and stateless), each in both protocol
+//! eras: `mode="auto"` (which negotiates 2026-07-28, no handshake) and `mode="legacy"` (the
+//! `initialize` handshake). Each run lists the tools (`mcpeyeIntent` and the reserved tool are
+//! there), calls both tools with an intent and the reserved tool, then checks the ingest: every
+//! call arrived exactly once, under the `clientInfo` the client itself set, with its intent.
+//!
+//! The client is installed into a venv under `target/` on first run (`tests/interop/py_driver.py`
+//! drives it); without `python3` the tests say so and pass.
 
-use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-/// The client version this test was written against.
-const MCP_PYPI: &str = "mcp==2.3.0";
+use common::interop::*;
+use mcpeye::testing::IngestReceiver;
+use serde_json::json;
 
-fn run(cmd: &mut Command) -> std::process::Output {
-    let out = cmd.output().unwrap_or_else(|e| panic!("could not run {cmd:?}: {e}"));
-    assert!(out.status.success(), "{cmd:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
-    out
+fn stdio_run(test: &str, mode: &str, era: Era, name: &str) {
+    let python = or_skip!(python_with_mcp(test));
+    let server = example("stdio_server");
+    let ingest = IngestReceiver::start();
+    let calls = interop_calls(name);
+    let job = single_client_job(json!({"stdio": [server]}), mode, name, "1.0.0", &calls);
+    // The client closes the server's stdin when it leaves and waits for it to exit: by then the
+    // server has delivered what it captured.
+    let report = drive(&python, &script("py_driver.py"), &job, &server_env(&ingest));
+    assert_client_saw(&report["clients"][0], era);
+    assert_ingest_got(&ingest, Some(&format!("{name}/1.0.0")), &calls);
 }
 
-/// A Python with the official MCP client, in a venv of our own.
-fn python_with_mcp() -> PathBuf {
-    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("interop-venv");
-    let python = venv.join("bin").join("python");
-    let ready =
-        python.exists() && Command::new(&python).args(["-c", "import mcp"]).output().is_ok_and(|o| o.status.success());
-    if !ready {
-        let host = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned());
-        run(Command::new(&host).args(["-m", "venv"]).arg(&venv));
-        run(Command::new(&python).args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", MCP_PYPI]));
+fn http_run(test: &str, server_args: &[&str], mode: &str, era: Era, name: &str) {
+    let python = or_skip!(python_with_mcp(test));
+    let ingest = IngestReceiver::start();
+    let server = HttpServer::start(&ingest, server_args);
+    let calls = interop_calls(name);
+    let job = single_client_job(json!({"url": server.url}), mode, name, "1.0.0", &calls);
+    let report = drive(&python, &script("py_driver.py"), &job, &[]);
+    let log = server.stderr();
+    // SIGTERM makes the server deliver what it captured before it exits.
+    server.terminate();
+    assert_client_saw(&report["clients"][0], era);
+    // A handshake-era client of a stateless server names itself only in `initialize`, a request
+    // of its own: its calls cannot be attributed to it, nor to anyone else.
+    let era_known = era == Era::Modern;
+    let client = format!("{name}/1.0.0");
+    let client = (!server_args.contains(&"--stateless") || era_known).then_some(client.as_str());
+    let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| assert_ingest_got(&ingest, client, &calls)));
+    if let Err(e) = checked {
+        eprintln!("http_server {server_args:?} stderr:\n{log}");
+        std::panic::resume_unwind(e);
     }
-    python
-}
-
-/// `target/debug/examples/stdio_server`, built if this test runs on its own.
-fn stdio_server() -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    let profile_dir = exe.parent().and_then(Path::parent).expect("target/<profile>");
-    let server = profile_dir.join("examples").join("stdio_server");
-    if !server.exists() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        run(Command::new(cargo).args(["build", "--example", "stdio_server"]).current_dir(env!("CARGO_MANIFEST_DIR")));
-    }
-    server
 }
 
 #[test]
-fn official_python_client_drives_the_stdio_server() {
-    let python = python_with_mcp();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts").join("interop_client.py");
-    let out = run(Command::new(python).arg(script).arg(stdio_server()));
-    let report: Value = serde_json::from_slice(&out.stdout).expect("the script prints one JSON document");
+fn python_auto_drives_stdio_in_2026_07_28() {
+    stdio_run("python_auto_drives_stdio_in_2026_07_28", "auto", Era::Modern, "py-stdio-auto");
+}
 
-    let client = &report["client"];
-    assert_eq!(client["serverInfo"], "mcpeye-stdio-demo");
-    assert_eq!(client["tools"]["get_forecast"], serde_json::json!(["city", "days", "mcpeyeIntent"]));
-    assert_eq!(client["tools"]["mcpeye_request_capability"], serde_json::json!(["capability", "context"]));
-    let calls = client["calls"].as_array().unwrap();
-    assert_eq!(calls[0]["isError"], false);
-    assert_eq!(calls[1]["isError"], true);
-    assert!(calls[2]["text"].as_str().unwrap().starts_with("Thanks. This capability request has been recorded"));
+#[test]
+fn python_legacy_drives_stdio_with_the_handshake() {
+    stdio_run("python_legacy_drives_stdio_with_the_handshake", "legacy", Era::Handshake, "py-stdio-legacy");
+}
 
-    let events: Vec<&Value> = report["ingest"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .inspect(|r| assert_eq!(r["secret"], "interop-secret"))
-        .flat_map(|r| r["body"]["events"].as_array().unwrap())
-        .collect();
-    let names: Vec<&str> = events.iter().map(|e| e["toolName"].as_str().unwrap()).collect();
-    assert_eq!(names, ["get_forecast", "convert_temperature", "mcpeye_request_capability"]);
-    assert!(events[0]["arguments"].get("mcpeyeIntent").is_none(), "the intent is stripped from the arguments");
-    assert!(events[0]["intent"].as_str().unwrap().contains("weekend in Lisbon"));
-    assert_eq!(events[1]["errorMessage"], "unit must be \"C\" or \"F\"");
-    let body = &report["ingest"][0]["body"];
-    assert!(
-        body["identity"]["client"].as_str().is_some_and(|c| !c.is_empty()),
-        "the client's initialize clientInfo names the client: {body}"
+#[test]
+fn python_auto_drives_http_in_2026_07_28() {
+    http_run("python_auto_drives_http_in_2026_07_28", &[], "auto", Era::Modern, "py-http-auto");
+}
+
+#[test]
+fn python_legacy_drives_http_with_the_handshake() {
+    http_run("python_legacy_drives_http_with_the_handshake", &[], "legacy", Era::Handshake, "py-http-legacy");
+}
+
+#[test]
+fn python_auto_drives_stateless_http_in_2026_07_28() {
+    http_run(
+        "python_auto_drives_stateless_http_in_2026_07_28",
+        &["--stateless"],
+        "auto",
+        Era::Modern,
+        "py-http-stateless-auto",
+    );
+}
+
+#[test]
+fn python_legacy_drives_stateless_http_with_the_handshake() {
+    http_run(
+        "python_legacy_drives_stateless_http_with_the_handshake",
+        &["--stateless"],
+        "legacy",
+        Era::Handshake,
+        "py-http-stateless-legacy",
     );
 }

@@ -5,6 +5,9 @@
 //! the window of loss before the kill (the flusher drains every 100 ms; this test allows 1 s, so
 //! that a loaded machine does not fail it), each with one `callId`.
 
+mod common;
+
+use common::interop::example;
 use mcpeye::testing::{IngestReceiver, Reply};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -26,21 +29,6 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
-}
-
-/// The stdio example, built (or found up to date) next to this test's binary.
-fn stdio_server() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let mut build = Command::new(cargo);
-    build.args(["build", "--quiet", "--example", "stdio_server", "--manifest-path"]);
-    build.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"));
-    if dir.ends_with("release") {
-        build.arg("--release");
-    }
-    assert!(build.status().unwrap().success(), "could not build the stdio example");
-    dir.join("examples").join(format!("stdio_server{}", std::env::consts::EXE_SUFFIX))
 }
 
 /// One run of the server, speaking JSON-RPC over its stdin and stdout.
@@ -104,7 +92,7 @@ impl Server {
 
 #[test]
 fn a_server_killed_mid_stream_delivers_at_restart_what_it_captured_before_the_window() {
-    let exe = stdio_server();
+    let exe = example("stdio_server");
     let outbox = TempDir(std::env::temp_dir().join(format!("mcpeye-outbox-kill-{}", std::process::id())));
     let _ = std::fs::remove_dir_all(&outbox.0);
     let ingest = IngestReceiver::start();

@@ -1,10 +1,9 @@
 //! Bad input to the dispatcher and to the MCP session: every bad call is a clear tool error
 //! with exactly one recorded event, never a panic, and never echoes the offending value in the
-//! result text or the recorded `errorMessage`; garbage JSON-RPC lines get a valid JSON-RPC error
-//! or nothing.
+//! result text or the recorded `errorMessage`; garbage JSON-RPC lines to a manifest served by
+//! rmcp get a valid JSON-RPC error or nothing.
 
 use mcpeye::contract::{markers, MAX_TEXT_BYTES, RESERVED_TOOL_NAME, TRUNCATED_SUFFIX};
-use mcpeye::server::{McpSession, ServerInfo};
 use mcpeye::testing::MemorySink;
 use mcpeye::{CallOutcome, CallRecord, Config, Manifest, Tracker};
 use serde_json::{json, Map, Value};
@@ -274,35 +273,84 @@ fn the_reserved_tool_needs_a_capability() {
     }
 }
 
-fn session() -> McpSession {
-    let (m, _) = recording();
-    McpSession::new(Arc::new(m), ServerInfo { name: "t".into(), version: "1".into(), instructions: None })
-}
-
 /// A reply line must be one JSON-RPC 2.0 response: an id, and a result or a well-formed error.
-fn assert_json_rpc(line: &str, reply: &str) {
-    let msg: Value = serde_json::from_str(reply).unwrap_or_else(|e| panic!("{line:?} got non-JSON {reply:?}: {e}"));
+fn assert_json_rpc(reply: &str) -> Value {
+    let msg: Value = serde_json::from_str(reply).unwrap_or_else(|e| panic!("non-JSON reply {reply:?}: {e}"));
     let obj = msg.as_object().expect("an object");
     assert_eq!(obj.get("jsonrpc"), Some(&json!("2.0")), "{reply}");
-    let id = obj.get("id").expect("an id");
+    // rmcp 3.11 leaves the id out (JSON-RPC says null) of the error for a line it cannot read
+    // as a message.
+    let id = obj.get("id").unwrap_or(&Value::Null);
     assert!(id.is_null() || id.is_string() || id.is_number(), "{reply}");
+    assert!(obj.contains_key("id") || obj.contains_key("error"), "a result without an id: {reply}");
     match (obj.get("result"), obj.get("error")) {
         (Some(_), None) => {}
         (None, Some(e)) => {
             assert!(e["code"].is_i64() && e["message"].is_string(), "{reply}");
         }
-        _ => panic!("{line:?}: neither result nor error exactly once: {reply}"),
+        _ => panic!("neither result nor error exactly once: {reply}"),
     }
-    assert!(!reply.contains('\n'), "a reply is one line");
+    msg
 }
 
-#[test]
-fn garbage_json_rpc_lines_get_an_error_or_nothing() {
-    let s = session();
+/// `lines` written to a manifest served by rmcp's line transport (the one `stdio()` uses) over
+/// an in-process pipe, each followed by a newline; returns every line the server wrote until it
+/// answered the request with id `last_id`.
+async fn exchange(lines: Vec<String>, last_id: u64) -> Vec<String> {
+    use rmcp::ServiceExt;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let (m, _) = recording();
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = mcpeye::rmcp::ManifestServer::new(Arc::new(m)).serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let (read, mut write) = tokio::io::split(client_io);
+    // Written concurrently with the reading below: a 2 MB line does not fit the pipe.
+    tokio::spawn(async move {
+        for line in lines {
+            write.write_all(line.as_bytes()).await.unwrap();
+            write.write_all(b"\n").await.unwrap();
+        }
+        write.flush().await.unwrap();
+        write // dropping the writer would close the server's input
+    });
+    let mut replies = Vec::new();
+    let mut read = tokio::io::BufReader::new(read).lines();
+    let done = tokio::time::timeout(PATIENCE, async {
+        while let Some(line) = read.next_line().await.unwrap() {
+            let last = assert_json_rpc(&line)["id"] == last_id;
+            replies.push(line);
+            if last {
+                return;
+            }
+        }
+        panic!("the server closed the pipe");
+    });
+    done.await.unwrap_or_else(|_| panic!("no answer to request {last_id}"));
+    replies
+}
+
+fn rpc_line(id: u64, method: &str, params: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+/// A handshake-era `initialize` with id `id`, and the `initialized` notification.
+fn handshake(id: u64) -> Vec<String> {
+    let params =
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
+    vec![rpc_line(id, "initialize", params), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.into()]
+}
+
+/// Served through rmcp, a session that receives garbage answers each line with a JSON-RPC 2.0
+/// error or nothing, and keeps serving.
+#[tokio::test]
+async fn garbage_json_rpc_lines_get_an_error_or_nothing() {
     let deep_text = "[".repeat(10_000) + &"]".repeat(10_000);
     let deep_params = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":"#.to_owned() + &"[".repeat(5000);
     let huge = "x".repeat(2 * 1024 * 1024);
-    let lines: Vec<String> = vec![
+    let garbage: Vec<String> = vec![
         "".into(),
         "   ".into(),
         "{".into(),
@@ -346,35 +394,34 @@ fn garbage_json_rpc_lines_get_an_error_or_nothing() {
         deep_params,
         huge,
     ];
-    for line in &lines {
-        if let Some(reply) = s.handle_line(line) {
-            assert_json_rpc(line, &reply);
-        }
-        if let Some(reply) = mcpeye::server::block_on(s.handle_line_async(line)) {
-            assert_json_rpc(line, &reply);
-        }
-    }
+    let mut lines = handshake(100);
+    lines.extend(garbage);
     // Still serving afterwards.
-    let ok = s.handle_line(r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#).unwrap();
-    assert_eq!(ok, r#"{"jsonrpc":"2.0","id":7,"result":{}}"#);
+    lines.push(rpc_line(101, "ping", json!({})));
+    lines.push(rpc_line(102, "tools/call", json!({"name": "search", "arguments": {"query": "mugs"}})));
+    let replies = exchange(lines, 102).await;
+    let by_id = |id: u64| {
+        let found = replies.iter().map(|l| serde_json::from_str::<Value>(l).unwrap()).find(|m| m["id"] == id);
+        found.unwrap_or_else(|| panic!("no reply to {id}: {replies:#?}"))
+    };
+    assert!(by_id(100)["result"]["serverInfo"].is_object());
+    assert_eq!(by_id(101)["result"], json!({}));
+    assert_eq!(by_id(102)["result"]["content"][0]["text"], "3 result(s) for a 4-byte query");
 }
 
-#[test]
-fn session_tool_errors_do_not_echo_values() {
-    let s = session();
-    let line = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": "search", "arguments": {"query": 918_273_645, "limit": MARK}}})
-    .to_string();
-    let reply = s.handle_line(&line).unwrap();
-    assert_json_rpc(&line, &reply);
-    let msg: Value = serde_json::from_str(&reply).unwrap();
-    assert_eq!(msg["result"]["isError"], true, "{reply}");
-    assert!(!reply.contains(MARK) && !reply.contains("918273645"), "{reply}");
-    // Arguments that are not an object.
-    let mut params = Map::new();
-    params.insert("name".into(), json!("search"));
-    params.insert("arguments".into(), json!(MARK));
-    let line = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}).to_string();
-    let reply = s.handle_line(&line).unwrap();
-    assert!(reply.contains("\"isError\":true") && !reply.contains(MARK), "{reply}");
+/// A tool error reached through rmcp does not echo the offending values.
+#[tokio::test]
+async fn session_tool_errors_do_not_echo_values() {
+    let mut lines = handshake(1);
+    let bad_search = json!({"query": 918_273_645, "limit": MARK});
+    let bad_contact = json!({"name": MARK, "address": MARK, "tags": [MARK]});
+    lines.push(rpc_line(2, "tools/call", json!({"name": "search", "arguments": bad_search})));
+    lines.push(rpc_line(3, "tools/call", json!({"name": "save_contact", "arguments": bad_contact})));
+    let replies = exchange(lines, 3).await;
+    assert_eq!(replies.len(), 3, "{replies:#?}");
+    for reply in &replies[1..] {
+        let msg: Value = serde_json::from_str(reply).unwrap();
+        assert_eq!(msg["result"]["isError"], true, "{reply}");
+        assert!(!reply.contains(MARK) && !reply.contains("918273645"), "{reply}");
+    }
 }

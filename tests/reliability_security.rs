@@ -309,7 +309,11 @@ fn call_line(id: u64, name: &str, arguments: Value) -> String {
 fn the_stdio_example_writes_only_json_rpc_to_stdout() {
     let dead = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
     let input = [
-        rpc(1, "initialize", json!({"protocolVersion": "2025-06-18", "clientInfo": {"name": "t", "version": "1"}})),
+        rpc(
+            1,
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+        ),
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
         rpc(2, "tools/list", json!({})),
         call_line(3, "get_forecast", json!({"city": "Lisbon", "mcpeyeIntent": format!("for {EMAIL}")})),
@@ -326,7 +330,9 @@ fn the_stdio_example_writes_only_json_rpc_to_stdout() {
         "\u{1b}[31mnot json\u{7}".to_owned(),
         rpc(11, "ping", json!({})),
     ];
-    let expected_replies = 15; // every line but the notification
+    // Every request (1 to 11), and rmcp's "Invalid request" for the JSON lines that are not a
+    // message (`[]`, `null`); lines that are not JSON at all get no answer.
+    let expected_replies = 13;
     for url in [format!("http://{dead}"), "not a url".to_owned()] {
         let mut child = Command::new(stdio_server())
             .env("MCPEYE_INGEST_URL", &url)
@@ -370,7 +376,9 @@ fn the_stdio_example_writes_only_json_rpc_to_stdout() {
             let msg: Value =
                 serde_json::from_str(line).unwrap_or_else(|e| panic!("{url}: not JSON on stdout: {line:?}: {e}"));
             assert_eq!(msg["jsonrpc"], "2.0", "{line}");
-            assert!(msg.get("id").is_some() && (msg.get("result").is_some() != msg.get("error").is_some()), "{line}");
+            // rmcp leaves the id out of the error for a line that is not a message.
+            assert!(msg.get("id").is_some() || msg.get("error").is_some(), "{line}");
+            assert!(msg.get("result").is_some() != msg.get("error").is_some(), "{line}");
         }
         let by_id =
             |id: u64| lines.iter().map(|l| serde_json::from_str::<Value>(l).unwrap()).find(|m| m["id"] == id).unwrap();

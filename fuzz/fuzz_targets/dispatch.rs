@@ -1,10 +1,9 @@
-//! Arbitrary bytes as a tool call and as a JSON-RPC line: the dispatcher never panics (the
-//! tools here do not), always answers a `CallToolResult` object and records exactly one event
-//! per call; the MCP session answers a valid JSON-RPC 2.0 message or nothing.
+//! Arbitrary bytes as a tool call: the dispatcher never panics (the tools here do not), always
+//! answers a `CallToolResult` object and records exactly one event per call. (JSON-RPC framing
+//! is rmcp's: mcpeye no longer has a JSON-RPC core of its own to fuzz.)
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcpeye::server::{McpSession, ServerInfo};
 use mcpeye::{Manifest, Tracker};
 use serde_json::Value;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -74,18 +73,9 @@ fn manifest() -> &'static Arc<Manifest> {
     })
 }
 
-fn session() -> &'static McpSession {
-    static S: OnceLock<McpSession> = OnceLock::new();
-    S.get_or_init(|| {
-        let info = ServerInfo { name: "fuzz".into(), version: "0".into(), instructions: None };
-        McpSession::new(manifest().clone(), info)
-    })
-}
-
 const TOOLS: [&str; 6] = ["search", "save_contact", "store", "ping", "mcpeye_request_capability", "nope"];
 
 fuzz_target!(|data: &[u8]| {
-    let session = session();
     let Some((&pick, rest)) = data.split_first() else { return };
     let arguments = serde_json::from_slice::<Value>(rest)
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(rest).into_owned()));
@@ -93,12 +83,4 @@ fuzz_target!(|data: &[u8]| {
     let out = manifest().call(TOOLS[pick as usize % TOOLS.len()], arguments);
     assert_eq!(RECORDS.load(Ordering::SeqCst), before + 1, "one record per call");
     assert!(out.get("content").is_some_and(Value::is_array), "not a CallToolResult: {out}");
-
-    let line = String::from_utf8_lossy(data);
-    if let Some(reply) = session.handle_line(&line) {
-        let msg: Value = serde_json::from_str(&reply).expect("the reply is JSON");
-        assert_eq!(msg["jsonrpc"], "2.0");
-        assert!(msg.get("id").is_some());
-        assert!(msg.get("result").is_some() != msg.get("error").is_some(), "{reply}");
-    }
 });

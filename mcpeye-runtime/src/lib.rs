@@ -16,7 +16,6 @@ mod delivery;
 pub mod report;
 #[cfg(feature = "rmcp")]
 pub mod rmcp;
-pub mod server;
 #[cfg(feature = "testing")]
 pub mod testing;
 

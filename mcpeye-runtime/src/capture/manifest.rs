@@ -2,6 +2,7 @@
 //! descriptors. Calls go through [`Manifest::call`] / [`Manifest::call_async`] (see
 //! `dispatch.rs`).
 
+use crate::capture::record::active_tracker;
 use crate::capture::schema;
 use crate::capture::tool::{StateMap, ToolDef};
 use crate::contract::{
@@ -231,8 +232,7 @@ impl ManifestBuilder {
 
         let reserved = self
             .capture_missing_capabilities
-            .or_else(|| self.tracker.as_ref().map(Tracker::capture_missing_capabilities))
-            .or_else(|| crate::delivery::tracker::global().map(|t| t.capture_missing_capabilities()))
+            .or_else(|| active_tracker(self.tracker.as_ref()).map(|t| t.capture_missing_capabilities()))
             .unwrap_or(true);
         let mut list: Vec<Value> = entries.iter().map(|e| e.descriptor(&intent_description)).collect();
         if reserved {

@@ -2,6 +2,7 @@
 //! it, whatever the protocol era and however many sessions share the server.
 
 use crate::capture::record::ClientInfo;
+use ::rmcp::model::{ClientCapabilities, Implementation, InitializeRequestParams};
 use ::rmcp::service::RequestContext;
 use ::rmcp::RoleServer;
 use std::collections::hash_map::DefaultHasher;
@@ -21,7 +22,9 @@ impl Clients {
     /// The client of this request: from its `_meta` (MCP 2026-07-28: every request introduces
     /// its client), else from the session's `initialize`. `_meta` comes first because on rmcp's
     /// stateless path `peer_info()` is a placeholder naming rmcp itself; for the same reason a
-    /// 2026-07-28 request that does not name its client has none.
+    /// 2026-07-28 request that does not name its client has none, and neither has a request whose
+    /// session info is that placeholder (a handshake-era client of a stateless server: its
+    /// `initialize` went to a handler that no longer exists). No client is better than a wrong one.
     pub(crate) fn of(&self, context: &RequestContext<RoleServer>) -> Option<Arc<ClientInfo>> {
         let meta_version = context.meta.protocol_version();
         if let Some(info) = context.meta.client_info() {
@@ -31,6 +34,9 @@ impl Clients {
             return None;
         }
         let params = context.peer.peer_info()?;
+        if is_stateless_placeholder(&params) {
+            return None;
+        }
         let client = &params.client_info;
         Some(self.intern(&client.name, &client.version, Some(params.protocol_version.as_str())))
     }
@@ -56,4 +62,14 @@ impl Clients {
         seen.entry(key).or_default().push(info.clone());
         info
     }
+}
+
+/// The session info rmcp's stateless Streamable HTTP server makes up for each request: rmcp's own
+/// name and version, default capabilities, no `_meta` (rmcp 3.11,
+/// `peer_info_for_stateless_request`). A real client introducing itself exactly so in a stateful
+/// session (rmcp's own client with its defaults) is not told apart, and is recorded without a client.
+fn is_stateless_placeholder(params: &InitializeRequestParams) -> bool {
+    params.meta.is_none()
+        && params.client_info == Implementation::default()
+        && params.capabilities == ClientCapabilities::default()
 }

@@ -4,6 +4,7 @@
 //!   same caps, redaction and serialisation as the real ones.
 //! - [`IngestReceiver`]: a loopback HTTP/1.1 ingest (std only) that records every request and
 //!   answers as scripted: status codes, `Retry-After`, delays, silence, slow or broken answers.
+//! - [`block_on`]: drive a future (an async tool's call) to completion without an async runtime.
 //!
 //! ```
 //! use mcpeye_runtime::testing::MemorySink;
@@ -22,6 +23,9 @@ mod receiver;
 
 use crate::capture::manifest::{Manifest, ManifestBuilder};
 use serde_json::Value;
+use std::future::Future;
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
 
 /// Drops a JSON value without recursion. serde_json's own drop recurses once per nesting
 /// level, so a value built in code 10 000 levels deep (parsed text stops at 128) would
@@ -74,6 +78,35 @@ pub fn assert_token_budget(manifest: &Manifest, max_tokens: usize) -> crate::rep
         );
     }
     report
+}
+
+/// Drives a future to completion without an async runtime, for tests: the current thread polls
+/// it and parks while it waits. Enough for `Manifest::call_async` of tools that wait only on
+/// what they await themselves; a future that needs a runtime's reactor or timers (tokio I/O,
+/// `tokio::time::sleep`) needs that runtime instead.
+///
+/// ```
+/// assert_eq!(mcpeye_runtime::testing::block_on(async { 1 + 1 }), 2);
+/// ```
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+        fn wake_by_ref(self: &Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    let mut future = std::pin::pin!(future);
+    loop {
+        match future.as_mut().poll(&mut cx) {
+            Poll::Ready(v) => return v,
+            Poll::Pending => std::thread::park(),
+        }
+    }
 }
 
 pub use memory::MemorySink;

@@ -1,0 +1,71 @@
+//! The demo tools served by `stdio_server` and `http_server` (each includes this file with
+//! `#[path]`), and the analytics set-up both share.
+
+use mcpeye::{Config, Guard, Manifest};
+
+/// Look up the weather forecast of a city (demo data).
+#[mcpeye::tool(read_only)]
+pub fn get_forecast(
+    /// City name, e.g. "Lisbon".
+    city: String,
+    /// Number of days to forecast, 1 to 7 (default 3).
+    days: Option<u8>,
+) -> Result<String, String> {
+    let days = days.unwrap_or(3);
+    if !(1..=7).contains(&days) {
+        return Err(format!("days must be between 1 and 7, got {days}"));
+    }
+    let city = city.trim();
+    if city.is_empty() {
+        return Err("city must not be empty".to_owned());
+    }
+    let mut out = format!("Forecast for {city}:");
+    for d in 1..=days {
+        out.push_str(&format!(
+            "\n  day {d}: {}°C, {}",
+            14 + (d * 3 + city.len() as u8) % 12,
+            ["sunny", "cloudy", "rain"][(d as usize + city.len()) % 3]
+        ));
+    }
+    Ok(out)
+}
+
+/// Convert a temperature between Celsius and Fahrenheit.
+#[mcpeye::tool(read_only, idempotent)]
+pub async fn convert_temperature(
+    /// The temperature to convert.
+    value: f64,
+    /// The unit of `value`: "C" or "F".
+    unit: String,
+) -> Result<String, String> {
+    match unit.as_str() {
+        "C" | "c" => Ok(format!("{:.1}°F", value * 9.0 / 5.0 + 32.0)),
+        "F" | "f" => Ok(format!("{:.1}°C", (value - 32.0) * 5.0 / 9.0)),
+        _ => Err("unit must be \"C\" or \"F\"".to_owned()),
+    }
+}
+
+/// The two tools, with `mcpeyeIntent` and the reserved `mcpeye_request_capability`.
+pub fn manifest() -> Manifest {
+    mcpeye::tools![get_forecast, convert_temperature]
+}
+
+/// Starts the pipeline from `MCPEYE_PROJECT_ID` (default `default_project`), `MCPEYE_INGEST_URL`,
+/// `MCPEYE_INGEST_SECRET` and `MCPEYE_OUTBOX_DIR` (`Config::outbox_dir`, when set). A bad
+/// configuration must not take the server down: it runs untracked and says why on stderr. Dropping the guard delivers what was captured, within
+/// `Config::shutdown_timeout` (2 s by default).
+pub fn init_analytics(example: &str, default_project: &str) -> Option<Guard> {
+    let project_id = std::env::var("MCPEYE_PROJECT_ID").unwrap_or_else(|_| default_project.to_owned());
+    let mut config = Config::from_env(project_id);
+    // Undelivered events survive a kill there, and are sent at the next start.
+    if let Some(dir) = std::env::var_os("MCPEYE_OUTBOX_DIR").filter(|d| !d.is_empty()) {
+        config = config.outbox_dir(dir);
+    }
+    match mcpeye::init(config) {
+        Ok(guard) => Some(guard),
+        Err(e) => {
+            eprintln!("[{example}] analytics disabled: {e}");
+            None
+        }
+    }
+}

@@ -1,0 +1,88 @@
+"""Drive an MCP server with the official Python SDK (`mcp` on PyPI), as a new user would.
+
+Reads one JSON job on stdin and prints one JSON report on stdout:
+
+    job = {
+      "server": {"stdio": ["path/to/server", "arg", ...]} | {"url": "http://127.0.0.1:PORT/mcp"},
+      "mode": "auto" | "legacy",            # the `mcp.Client` connection mode (a client's own
+                                            # "mode" overrides it)
+      "concurrency": 1,                     # calls in flight at once, per client
+      "clients": [{"name": "...", "version": "...",
+                   "calls": [{"tool": "...", "arguments": {...}}, ...]}, ...]
+    }
+    report = {"clients": [{"protocolVersion", "serverInfo", "tools": {name: [property, ...]},
+                           "results": [{"isError", "text"}, ...]}, ...]}
+
+All clients connect and call at the same time (their calls interleave at the server); each is
+its own `mcp.Client` with its own `clientInfo`. Stdio servers get the `MCPEYE_*` environment of
+this process. On any failure: a compact description on stderr and exit status 1.
+"""
+
+import asyncio
+import json
+import os
+import sys
+
+from mcp import Client, Implementation, StdioServerParameters
+
+
+def target(server: dict):
+    if "url" in server:
+        return server["url"]
+    command, *args = server["stdio"]
+    env = {k: v for k, v in os.environ.items() if k.startswith("MCPEYE_")}
+    return StdioServerParameters(command=command, args=args, env=env)
+
+
+def first_text(result) -> str | None:
+    for block in result.content or []:
+        if getattr(block, "type", None) == "text":
+            return block.text
+    return None
+
+
+async def run_client(job: dict, spec: dict) -> dict:
+    info = Implementation(name=spec["name"], version=spec["version"])
+    mode = spec.get("mode", job["mode"])
+    async with Client(target(job["server"]), mode=mode, client_info=info) as client:
+        report = {
+            "protocolVersion": client.protocol_version,
+            "serverInfo": client.server_info.name if client.server_info else None,
+        }
+        listed = await client.list_tools()
+        report["tools"] = {
+            t.name: sorted(((t.input_schema or {}).get("properties") or {}).keys()) for t in listed.tools
+        }
+        limit = asyncio.Semaphore(max(1, int(job.get("concurrency", 1))))
+
+        async def call(c: dict) -> dict:
+            async with limit:
+                try:
+                    r = await client.call_tool(c["tool"], c["arguments"])
+                except Exception as e:  # the client rejected the answer: say which call
+                    raise RuntimeError(f"{spec['name']}: tools/call {c['tool']} failed: {describe(e)}") from None
+                return {"isError": bool(r.is_error), "text": first_text(r)}
+
+        report["results"] = list(await asyncio.gather(*(call(c) for c in spec["calls"])))
+    return report
+
+
+def describe(e: BaseException) -> str:
+    """One line per leaf exception (anyio wraps failures in exception groups)."""
+    if isinstance(e, BaseExceptionGroup):
+        return "; ".join(describe(x) for x in e.exceptions)
+    return f"{type(e).__name__}: {e}"
+
+
+async def main() -> None:
+    job = json.load(sys.stdin)
+    reports = await asyncio.gather(*(run_client(job, spec) for spec in job["clients"]))
+    json.dump({"clients": list(reports)}, sys.stdout, ensure_ascii=False)
+
+
+if __name__ == "__main__":
+    try:
+        asyncio.run(main())
+    except BaseException as e:  # noqa: BLE001 - report, do not hide
+        print(f"py_driver: {describe(e)}", file=sys.stderr)
+        sys.exit(1)

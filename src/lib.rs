@@ -5,8 +5,15 @@ pub use mcpeye_macros::{tool, tool_defs, tools};
 
 // Writing tools and serving them.
 pub use mcpeye_runtime::{
-    Annotations, Args, ArgsError, CallError, CallToolResult, Content, Manifest, ManifestBuilder, ManifestError,
-    ManifestProblem, State, Tool, ToolDef, ToolValue,
+    Annotations, Args, ArgsError, CallError, Icon, Manifest, ManifestBuilder, ManifestError, ManifestProblem, State,
+    Tool, ToolDef, OUTPUT_SCHEMA_PATH,
+};
+// What a tool returns.
+pub use mcpeye_runtime::{CallToolResult, Content, EmbeddedResource, ResourceBody, ResourceLink, ToolValue};
+// A tool's request context: progress, logs, cancellation, sampling, elicitation.
+pub use mcpeye_runtime::{
+    Cancellation, Cancelled, ClientChannel, ClientError, ClientFuture, Context, ElicitationAction, ElicitationRequest,
+    ElicitationResponse, LogLevel, ProgressToken, SamplingRequest, SamplingResponse,
 };
 // What a call records.
 pub use mcpeye_runtime::{CallOutcome, CallRecord, ClientInfo, IntentSource, Origin};

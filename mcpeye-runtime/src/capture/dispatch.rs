@@ -1,6 +1,7 @@
 //! `tools/call`: strip the intent, deserialise, call, build the result, and hand exactly one
 //! [`CallRecord`] per call to the tracker, whatever the outcome.
 
+use crate::capture::cancel::{Cancellation, Sleep};
 use crate::capture::manifest::{Entry, Manifest};
 use crate::capture::record::{active_tracker, CallOutcome, InFlight, IntentSource, Origin};
 use crate::capture::result::CallToolResult;
@@ -120,6 +121,63 @@ enum Ran {
     /// Failed before any handler, with this message (an unknown tool).
     Failed(String),
     Panicked(Box<dyn Any + Send>),
+    /// The client cancelled the call, with this reason.
+    Cancelled(Option<String>),
+    /// The tool's timeout ran out.
+    TimedOut(Duration),
+}
+
+impl Ran {
+    /// A call that ended (well or not) after the client cancelled it is recorded as cancelled:
+    /// the client no longer waits for its answer. A panic stays a panic.
+    fn unless_cancelled(self, origin: &Origin) -> Ran {
+        match (&self, &origin.cancellation) {
+            (Ran::Done(_) | Ran::Invalid(_), Some(c)) if c.is_cancelled() => Ran::Cancelled(c.reason()),
+            _ => self,
+        }
+    }
+}
+
+/// How an async handler's future ended.
+enum End {
+    Done(Result<CallToolResult, Box<dyn Any + Send>>),
+    Cancelled,
+    TimedOut,
+}
+
+/// Runs an async handler's future until it ends, the call is cancelled, or its timeout runs out;
+/// in the last two cases the future is dropped (cancelled) before this returns.
+async fn drive(fut: crate::capture::tool::BoxFuture, cancel: Option<&Cancellation>, timeout: Option<Duration>) -> Ran {
+    let mut fut = CatchUnwind(fut);
+    let mut cancelled = cancel.map(Cancellation::cancelled);
+    let mut sleep = timeout.map(Sleep::new);
+    let end = std::future::poll_fn(|cx| {
+        if let Poll::Ready(r) = Pin::new(&mut fut).poll(cx) {
+            return Poll::Ready(End::Done(r));
+        }
+        if cancelled.as_mut().is_some_and(|c| Pin::new(c).poll(cx).is_ready()) {
+            return Poll::Ready(End::Cancelled);
+        }
+        if sleep.as_mut().is_some_and(|s| Pin::new(s).poll(cx).is_ready()) {
+            return Poll::Ready(End::TimedOut);
+        }
+        Poll::Pending
+    })
+    .await;
+    drop(fut);
+    match end {
+        End::Done(Ok(r)) => Ran::Done(r),
+        End::Done(Err(p)) => Ran::Panicked(p),
+        End::Cancelled => Ran::Cancelled(cancel.and_then(Cancellation::reason)),
+        End::TimedOut => {
+            let after = timeout.unwrap_or_default();
+            // Work the handler spawned with its `Context` sees the call end too.
+            if let Some(c) = cancel {
+                c.cancel_with_reason(format!("timed out after {} ms", after.as_millis()));
+            }
+            Ran::TimedOut(after)
+        }
+    }
 }
 
 /// Where routing sent a call.
@@ -160,7 +218,7 @@ impl Manifest {
             Routed::Answered(v) => v,
             Routed::Refused(call, e) => self.conclude(call, Ran::Invalid(e)),
             Routed::Ready(call, entry) => match entry.def.handler {
-                Handler::Sync(run) => self.run_sync(call, entry, run),
+                Handler::Sync(run) => self.run_sync(origin, call, entry, run),
                 Handler::Async(_) => {
                     let e = ArgsError {
                         problems: vec![format!(
@@ -199,33 +257,43 @@ impl Manifest {
             Routed::Answered(v) => v,
             Routed::Refused(call, e) => self.conclude(call, Ran::Invalid(e)),
             Routed::Ready(call, entry) => match entry.def.handler {
-                Handler::Sync(run) => self.run_sync(call, entry, run),
+                Handler::Sync(run) => self.run_sync(origin, call, entry, run),
                 Handler::Async(run) => {
-                    let inv = Invocation { states: &self.states, schema: &entry.schema };
+                    let timeout = entry.def.timeout;
+                    // The call's own signal: the client's, or a child of it that the timeout
+                    // cancels (so that the client's signal stays the client's).
+                    let own = match (&origin.cancellation, timeout) {
+                        (None, None) => None,
+                        (Some(c), None) => Some(c.clone()),
+                        (Some(c), Some(_)) => Some(c.child()),
+                        (None, Some(_)) => Some(Cancellation::new()),
+                    };
+                    let inv = self.invocation(origin, entry, own.as_ref());
                     // Parsing and state lookup happen here, before the future exists: the future
                     // owns its inputs, so nothing borrowed from the arguments is held across an await.
                     let ran = match catch_unwind(AssertUnwindSafe(|| run(&inv, &call.arguments))) {
-                        Ok(Ok(fut)) => match CatchUnwind(fut).await {
-                            Ok(r) => Ran::Done(r),
-                            Err(p) => Ran::Panicked(p),
-                        },
+                        Ok(Ok(fut)) => drive(fut, own.as_ref(), timeout).await,
                         Ok(Err(e)) => Ran::Invalid(e),
                         Err(p) => Ran::Panicked(p),
                     };
-                    self.conclude(call, ran)
+                    self.conclude(call, ran.unless_cancelled(origin))
                 }
             },
         })
     }
 
-    fn run_sync(&self, call: InFlight, entry: &Entry, run: SyncHandler) -> Value {
-        let inv = Invocation { states: &self.states, schema: &entry.schema };
+    fn invocation<'a>(&'a self, origin: &'a Origin, entry: &'a Entry, own: Option<&'a Cancellation>) -> Invocation<'a> {
+        Invocation { states: &self.states, schema: &entry.schema, tool: entry.def.name, origin, cancellation: own }
+    }
+
+    fn run_sync(&self, origin: &Origin, call: InFlight, entry: &Entry, run: SyncHandler) -> Value {
+        let inv = self.invocation(origin, entry, None);
         let ran = match catch_unwind(AssertUnwindSafe(|| run(&inv, &call.arguments))) {
             Ok(Ok(r)) => Ran::Done(r),
             Ok(Err(e)) => Ran::Invalid(e),
             Err(p) => Ran::Panicked(p),
         };
-        self.conclude(call, ran)
+        self.conclude(call, ran.unless_cancelled(origin))
     }
 
     /// The one guard chain of `try_call` and `try_call_async`: the reserved tool, unknown
@@ -259,7 +327,7 @@ impl Manifest {
                 if tracker.is_none() {
                     return r.into_json();
                 }
-                (r.to_json(), CallOutcome::Success { result: r.into_json() }, None)
+                (r.to_json(), CallOutcome::Success { result: r.into_record_json() }, None)
             }
             Ran::Done(r) => {
                 let message = r.joined_text();
@@ -271,6 +339,14 @@ impl Manifest {
             }
             Ran::Failed(msg) => (CallToolResult::error_text(msg.clone()).into_json(), CallOutcome::error(msg), None),
             Ran::Panicked(p) => (Value::Null, CallOutcome::error(panic_message(&*p)), Some(p)),
+            Ran::Cancelled(reason) => {
+                let outcome = CallOutcome::cancelled(reason.as_deref());
+                (CallToolResult::error_text(outcome.error_message().unwrap_or_default()).into_json(), outcome, None)
+            }
+            Ran::TimedOut(after) => {
+                let outcome = CallOutcome::timed_out(after);
+                (CallToolResult::error_text(outcome.error_message().unwrap_or_default()).into_json(), outcome, None)
+            }
         };
         call.finish_after(tracker.as_deref(), outcome, duration);
         if let Some(p) = panic {
@@ -400,9 +476,17 @@ mod tests {
         annotations: Annotations { read_only: Some(true), ..Annotations::NONE },
         intent: true,
         input_schema: crate::capture::schema::generate::<EchoArgs>,
+        normalize_schema: true,
+        output_schema: no_output,
+        timeout: None,
+        icons: &[],
         states: &[],
         handler: Handler::Sync(echo_handler),
     };
+
+    fn no_output() -> Option<schemars::Schema> {
+        None
+    }
 
     static STATES: &[StateDecl] =
         &[StateDecl { type_id: std::any::TypeId::of::<String>, type_name: std::any::type_name::<String> }];
@@ -417,6 +501,10 @@ mod tests {
         annotations: Annotations::NONE,
         intent: true,
         input_schema: crate::capture::schema::generate::<EchoArgs>,
+        normalize_schema: true,
+        output_schema: no_output,
+        timeout: None,
+        icons: &[],
         states: STATES,
         handler: Handler::Async(async_handler),
     };
@@ -581,6 +669,10 @@ mod tests {
             annotations: Annotations::NONE,
             intent: true,
             input_schema: crate::capture::schema::generate::<EchoArgs>,
+            normalize_schema: true,
+            output_schema: no_output,
+            timeout: None,
+            icons: &[],
             states: &[],
             handler: Handler::Sync(echo_handler),
         };

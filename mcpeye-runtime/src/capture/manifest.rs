@@ -4,13 +4,14 @@
 
 use crate::capture::record::active_tracker;
 use crate::capture::schema;
+use crate::capture::tool::Handler;
 use crate::capture::tool::{StateMap, ToolDef};
 use crate::contract::{
     CAPABILITY_PARAM_DESCRIPTION, CONTEXT_PARAM_DESCRIPTION, INTENT_PARAM_DESCRIPTION, RESERVED_TOOL_DESCRIPTION,
     RESERVED_TOOL_NAME,
 };
 use crate::delivery::tracker::Tracker;
-use mcpeye_contract::{tool_description_problem, tool_name_problem};
+use mcpeye_contract::{icon_problem, timeout_problem, tool_description_problem, tool_name_problem, tool_title_problem};
 use serde_json::{json, Map, Value};
 use std::any::Any;
 use std::borrow::Cow;
@@ -33,7 +34,8 @@ pub struct ManifestProblem {
     pub tool: String,
     /// Where the tool is defined (`crate::module::function (src/file.rs:12)`).
     pub location: String,
-    /// JSON path inside the tool's input schema, `""` when the problem is not in the schema.
+    /// JSON path inside the tool's input schema, `""` when the problem is not in a schema; a
+    /// problem of the output schema has its path prefixed with [`OUTPUT_SCHEMA_PATH`].
     pub path: String,
     /// Short rule id (`missing-description`, `duplicate-name`, …).
     pub rule: &'static str,
@@ -41,10 +43,15 @@ pub struct ManifestProblem {
     pub message: String,
 }
 
+/// The prefix of [`ManifestProblem::path`] for a problem in a tool's output schema.
+pub const OUTPUT_SCHEMA_PATH: &str = "outputSchema";
+
 impl fmt::Display for ManifestProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "tool `{}` at {}", self.tool, self.location)?;
-        if !self.path.is_empty() {
+        if let Some(path) = self.path.strip_prefix(OUTPUT_SCHEMA_PATH) {
+            write!(f, ", output schema {}", if path.is_empty() { "(root)" } else { path })?;
+        } else if !self.path.is_empty() {
             write!(f, ", input schema {}", self.path)?;
         }
         write!(f, ": [{}] {}", self.rule, self.message)
@@ -203,11 +210,45 @@ impl ManifestBuilder {
                     ));
                 }
             }
-            let schema = schema::normalize((def.input_schema)());
-            for p in schema::validate(&schema) {
-                problems.push(problem(&p.path, p.rule, p.message));
+            if let Some(p) = def.title.and_then(tool_title_problem) {
+                problems.push(problem("", p.rule().id(), p.to_string()));
             }
-            entries.push(Entry { def, schema });
+            if let Some(timeout) = def.timeout {
+                let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+                if let Some(p) = timeout_problem(ms, matches!(def.handler, Handler::Async(_))) {
+                    problems.push(problem("", p.rule().id(), p.to_string()));
+                }
+            }
+            for icon in def.icons {
+                if let Some(p) = icon_problem(icon.src, icon.mime_type, icon.theme) {
+                    problems.push(problem("", p.rule().id(), p.to_string()));
+                }
+            }
+            let schema = if def.normalize_schema {
+                let schema = schema::normalize((def.input_schema)());
+                for p in schema::validate(&schema) {
+                    problems.push(problem(&p.path, p.rule, p.message));
+                }
+                schema
+            } else {
+                let schema = (def.input_schema)().to_value();
+                for p in schema::validate_as_is(&schema) {
+                    problems.push(problem(&p.path, p.rule, p.message));
+                }
+                schema
+            };
+            let output_schema = schema::output_schema((def.output_schema)());
+            if let Some(output) = &output_schema {
+                for p in schema::validate(output) {
+                    let path = format!("{OUTPUT_SCHEMA_PATH}{}", p.path);
+                    let message = format!(
+                        "{} (the tool's output schema, from its return type; `#[mcpeye::tool(output_schema = false)]` leaves it out)",
+                        p.message
+                    );
+                    problems.push(problem(&path, p.rule, message));
+                }
+            }
+            entries.push(Entry { def, schema, output_schema });
         }
         let intent_description = self.intent_description.unwrap_or(Cow::Borrowed(INTENT_PARAM_DESCRIPTION));
         if let Some(p) = tool_description_problem(&intent_description) {
@@ -264,6 +305,8 @@ pub(crate) struct Entry {
     pub(crate) def: &'static ToolDef,
     /// Normalised input schema without `mcpeyeIntent`: describes invalid arguments.
     pub(crate) schema: Value,
+    /// Normalised output schema, when the tool has one.
+    pub(crate) output_schema: Option<Value>,
 }
 
 impl Entry {
@@ -282,6 +325,9 @@ impl Entry {
         }
         m.insert("description".into(), Value::String(def.description.into()));
         m.insert("inputSchema".into(), input_schema);
+        if let Some(output) = &self.output_schema {
+            m.insert("outputSchema".into(), output.clone());
+        }
         let a = &def.annotations;
         let mut hints = Map::new();
         for (key, v) in [
@@ -296,6 +342,23 @@ impl Entry {
         }
         if !hints.is_empty() {
             m.insert("annotations".into(), Value::Object(hints));
+        }
+        if !def.icons.is_empty() {
+            let icons = def.icons.iter().map(|icon| {
+                let mut i = Map::new();
+                i.insert("src".into(), Value::String(icon.src.into()));
+                if let Some(mime) = icon.mime_type {
+                    i.insert("mimeType".into(), Value::String(mime.into()));
+                }
+                if !icon.sizes.is_empty() {
+                    i.insert("sizes".into(), icon.sizes.iter().map(|s| Value::String((*s).into())).collect());
+                }
+                if let Some(theme) = icon.theme {
+                    i.insert("theme".into(), Value::String(theme.into()));
+                }
+                Value::Object(i)
+            });
+            m.insert("icons".into(), Value::Array(icons.collect()));
         }
         Value::Object(m)
     }

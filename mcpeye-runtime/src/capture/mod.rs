@@ -2,6 +2,8 @@
 //! its one [`CallRecord`](record::CallRecord). Nothing here serialises, redacts or waits on the
 //! network; the record is moved to the [`delivery`](crate::delivery) side.
 
+pub(crate) mod cancel;
+pub(crate) mod context;
 pub(crate) mod dispatch;
 pub(crate) mod manifest;
 pub(crate) mod record;

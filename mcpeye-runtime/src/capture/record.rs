@@ -4,10 +4,13 @@
 //! Everything here runs on the calling thread, so a record is only moved, never serialised
 //! or redacted: that work belongs to the flusher.
 
+use crate::capture::cancel::Cancellation;
+use crate::capture::context::{ClientChannel, LogLevel, ProgressToken};
 use crate::config::normalize_identity;
 use crate::delivery::tracker::{self, Tracker};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::borrow::Cow;
+use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -69,19 +72,97 @@ impl ClientInfo {
     }
 }
 
-/// What the serving layer knows of a request besides its tool and arguments: today, the client
-/// that sent it. `Origin::default()` is a call with no known client (a direct `Manifest::call`).
-#[derive(Debug, Clone, Default)]
+/// What the serving layer knows of a request besides its tool and arguments: the client that
+/// sent it, its `_meta` (progress token, log level), the transport's session, its cancellation
+/// signal, and the channel back to the client that a handler's [`Context`](crate::Context)
+/// talks through. `Origin::default()` is a call with none of these (a direct `Manifest::call`).
+///
+/// ```
+/// use mcpeye_runtime::{Cancellation, ClientInfo, Origin, ProgressToken};
+/// use std::sync::Arc;
+///
+/// let cancel = Cancellation::new();
+/// let origin = Origin::from_client(Arc::new(ClientInfo::new("inspector", "0.9")))
+///     .with_progress_token(ProgressToken::Number(7))
+///     .with_cancellation(cancel.clone());
+/// assert_eq!(origin.progress_token, Some(ProgressToken::Number(7)));
+/// ```
+#[derive(Clone, Default)]
 #[non_exhaustive]
 pub struct Origin {
     /// The client that sent the request.
     pub client: Option<Arc<ClientInfo>>,
+    /// The request's `_meta` object.
+    pub meta: Option<Arc<Map<String, Value>>>,
+    /// The transport's session id (Streamable HTTP's `Mcp-Session-Id`).
+    pub session_id: Option<Arc<str>>,
+    /// `_meta.progressToken`: the client wants progress notifications for this request.
+    pub progress_token: Option<ProgressToken>,
+    /// The least severe log level the request asks for (`_meta`, MCP 2026-07-28).
+    pub log_level: Option<LogLevel>,
+    /// Cancelled when the client cancels the request.
+    pub cancellation: Option<Cancellation>,
+    /// The way back to the client (progress, logs, sampling, elicitation).
+    pub channel: Option<Arc<dyn ClientChannel>>,
+}
+
+impl fmt::Debug for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Origin")
+            .field("client", &self.client)
+            .field("meta", &self.meta)
+            .field("session_id", &self.session_id)
+            .field("progress_token", &self.progress_token)
+            .field("log_level", &self.log_level)
+            .field("cancellation", &self.cancellation)
+            .field("channel", &self.channel.as_ref().map(|_| "…"))
+            .finish()
+    }
 }
 
 impl Origin {
     /// A request from `client`.
     pub fn from_client(client: Arc<ClientInfo>) -> Self {
-        Origin { client: Some(client) }
+        Origin { client: Some(client), ..Origin::default() }
+    }
+
+    /// With the request's `_meta`; its `progressToken` becomes the progress token.
+    pub fn with_meta(mut self, meta: Map<String, Value>) -> Self {
+        if let Some(token) = meta.get("progressToken").and_then(ProgressToken::from_json) {
+            self.progress_token = Some(token);
+        }
+        self.meta = Some(Arc::new(meta));
+        self
+    }
+
+    /// With the transport's session id.
+    pub fn with_session_id(mut self, id: impl Into<Arc<str>>) -> Self {
+        self.session_id = Some(id.into());
+        self
+    }
+
+    /// With a progress token.
+    pub fn with_progress_token(mut self, token: ProgressToken) -> Self {
+        self.progress_token = Some(token);
+        self
+    }
+
+    /// With the least severe log level the request asks for.
+    pub fn with_log_level(mut self, level: LogLevel) -> Self {
+        self.log_level = Some(level);
+        self
+    }
+
+    /// With a cancellation signal, cancelled when the client cancels the request.
+    pub fn with_cancellation(mut self, cancellation: Cancellation) -> Self {
+        self.cancellation = Some(cancellation);
+        self
+    }
+
+    /// With the channel back to the client.
+    pub fn with_channel(mut self, channel: Arc<dyn ClientChannel>) -> Self {
+        self.channel = Some(channel);
+        self
     }
 }
 
@@ -105,12 +186,16 @@ impl IntentSource {
 }
 
 /// How a call ended. A failed call has no result: the two cannot be recorded together.
+///
+/// On the wire every outcome but `Success` is an error event (`isError: true`) whose
+/// `errorMessage` is [`CallRecord::error_message`] (see `docs/wire-format.md#errors`).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum CallOutcome {
     /// The call succeeded; `result` is the result as sent to the client.
     Success {
-        /// The `CallToolResult` JSON the client received.
+        /// The `CallToolResult` JSON the client received (binary payloads replaced by the
+        /// truncation marker, see `docs/wire-format.md#caps`).
         result: Value,
     },
     /// The call failed: the handler returned `Err` or panicked, the input was invalid, the tool
@@ -120,12 +205,66 @@ pub enum CallOutcome {
         /// when there is one.
         message: Option<String>,
     },
+    /// The client cancelled the call (`notifications/cancelled`) before it ended.
+    Cancelled {
+        /// What is recorded as the error message: says the client cancelled, and why when it said.
+        message: String,
+    },
+    /// The tool ran past its `timeout_ms` and was cancelled.
+    TimedOut {
+        /// The timeout that ran out.
+        after: Duration,
+        /// What is recorded as the error message: says the call timed out, and after how long.
+        message: String,
+    },
 }
 
 impl CallOutcome {
     /// A failure with this message.
     pub fn error(message: impl Into<String>) -> Self {
         CallOutcome::Error { message: Some(message.into()) }
+    }
+
+    /// A call the client cancelled, with the reason it gave.
+    ///
+    /// ```
+    /// use mcpeye_runtime::CallOutcome;
+    /// let CallOutcome::Cancelled { message } = CallOutcome::cancelled(Some("user pressed stop")) else { panic!() };
+    /// assert_eq!(message, "the client cancelled the call: user pressed stop");
+    /// ```
+    pub fn cancelled(reason: Option<&str>) -> Self {
+        let message = match reason.map(str::trim).filter(|r| !r.is_empty()) {
+            Some(r) => format!("the client cancelled the call: {r}"),
+            None => "the client cancelled the call".to_owned(),
+        };
+        CallOutcome::Cancelled { message }
+    }
+
+    /// A call that ran past its timeout.
+    ///
+    /// ```
+    /// use mcpeye_runtime::CallOutcome;
+    /// let outcome = CallOutcome::timed_out(std::time::Duration::from_millis(5000));
+    /// let CallOutcome::TimedOut { message, .. } = outcome else { panic!() };
+    /// assert_eq!(message, "the call timed out after 5000 ms and was cancelled");
+    /// ```
+    pub fn timed_out(after: Duration) -> Self {
+        let message = format!("the call timed out after {} ms and was cancelled", after.as_millis());
+        CallOutcome::TimedOut { after, message }
+    }
+
+    /// Whether the call failed (every outcome but `Success`).
+    pub fn is_error(&self) -> bool {
+        !matches!(self, CallOutcome::Success { .. })
+    }
+
+    /// The error's text, when the call failed with one.
+    pub fn error_message(&self) -> Option<&str> {
+        match self {
+            CallOutcome::Success { .. } => None,
+            CallOutcome::Error { message } => message.as_deref(),
+            CallOutcome::Cancelled { message } | CallOutcome::TimedOut { message, .. } => Some(message),
+        }
     }
 }
 
@@ -168,25 +307,22 @@ impl CallRecord {
         InFlight::start(tool_name.into(), arguments, None).into_record(outcome, Duration::ZERO)
     }
 
-    /// Whether the call failed.
+    /// Whether the call failed (an error, a cancelled call, a timeout).
     pub fn is_error(&self) -> bool {
-        matches!(self.outcome, CallOutcome::Error { .. })
+        self.outcome.is_error()
     }
 
     /// The result sent to the client, when the call succeeded.
     pub fn result(&self) -> Option<&Value> {
         match &self.outcome {
             CallOutcome::Success { result } => Some(result),
-            CallOutcome::Error { .. } => None,
+            _ => None,
         }
     }
 
-    /// The error's text, when the call failed with one.
+    /// The error's text, when the call failed with one (what the event's `errorMessage` says).
     pub fn error_message(&self) -> Option<&str> {
-        match &self.outcome {
-            CallOutcome::Error { message } => message.as_deref(),
-            CallOutcome::Success { .. } => None,
-        }
+        self.outcome.error_message()
     }
 }
 

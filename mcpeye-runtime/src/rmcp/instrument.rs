@@ -157,21 +157,28 @@ fn wrap<S: Send + Sync + 'static>(
         let arguments = Value::Object(ctx.arguments.clone().unwrap_or_default());
         let mut call = InFlight::start(name.clone(), arguments, intent);
         call.client = shared.clients.of(&ctx.request_context);
+        let cancelled = ctx.request_context.ct.clone();
         let called = catch_unwind(AssertUnwindSafe(|| inner(ctx)));
         Box::pin(async move {
             let response = match called {
                 Ok(future) => CatchUnwind(future).await,
                 Err(payload) => Err(payload),
             };
-            conclude(call, &tracker, response)
+            conclude(call, &tracker, response, cancelled.is_cancelled())
         })
     })
 }
 
 /// Records what the route answered (see the [module docs](super)), then returns it or resumes
-/// the panic.
-fn conclude(call: InFlight, tracker: &Tracker, response: Result<Response, Box<dyn Any + Send>>) -> Response {
+/// the panic. A call that ends after the client cancelled it is recorded as cancelled.
+fn conclude(
+    call: InFlight,
+    tracker: &Tracker,
+    response: Result<Response, Box<dyn Any + Send>>,
+    cancelled: bool,
+) -> Response {
     let outcome = match &response {
+        Ok(_) if cancelled => CallOutcome::cancelled(None),
         Ok(Ok(CallToolResponse::Complete(r))) if r.is_error == Some(true) => {
             CallOutcome::Error { message: joined_text(r) }
         }
@@ -253,7 +260,7 @@ mod tests {
         let Poll::Ready(Err(payload)) = Pin::new(&mut caught).poll(&mut Context::from_waker(waker)) else {
             panic!("the panic was not caught");
         };
-        let resumed = catch_unwind(AssertUnwindSafe(|| conclude(call, &tracker, Err(payload))));
+        let resumed = catch_unwind(AssertUnwindSafe(|| conclude(call, &tracker, Err(payload), false)));
         let payload = resumed.expect_err("the panic is resumed");
         assert_eq!(payload.downcast_ref::<&str>(), Some(&"search exploded"));
         let recs = records.lock().unwrap();

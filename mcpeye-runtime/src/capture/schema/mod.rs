@@ -36,9 +36,18 @@ use serde_json::{Map, Value};
 use crate::contract::{INTENT_PARAM_DESCRIPTION, INTENT_PARAM_NAME};
 
 pub use args::describe_argument_errors;
-pub use generate::generate;
+pub use generate::{generate, generate_as_is};
 pub use normalize::normalize;
-pub use validate::validate;
+pub use validate::{validate, validate_as_is};
+
+/// A tool's `outputSchema` from the schema of its return type: normalised like an input schema
+/// when the type is an object (a struct, a map), `None` otherwise (MCP requires an object
+/// `outputSchema`, and only objects become `structuredContent`).
+pub(crate) fn output_schema(schema: Option<schemars::Schema>) -> Option<Value> {
+    let schema = schema?;
+    let is_object = schema.as_object().and_then(|o| o.get("type")).and_then(Value::as_str) == Some("object");
+    is_object.then(|| normalize(schema))
+}
 
 #[doc(inline)]
 pub use mcpeye_contract::{MAX_DESCRIPTION_CHARS, MAX_SCHEMA_BYTES};

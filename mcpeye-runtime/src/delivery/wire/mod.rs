@@ -52,11 +52,7 @@ pub(crate) fn encode_event(
         Value::Object(_) => redactor.write_value(record.arguments, out),
         _ => out.extend_from_slice(b"{}"),
     }
-    out.extend_from_slice(if matches!(record.outcome, CallOutcome::Error { .. }) {
-        b",\"isError\":true"
-    } else {
-        b",\"isError\":false"
-    });
+    out.extend_from_slice(if record.outcome.is_error() { b",\"isError\":true" } else { b",\"isError\":false" });
     out.extend_from_slice(b",\"timestamp\":");
     write_number(out, record.timestamp_ms);
     out.extend_from_slice(b",\"durationMs\":");
@@ -72,6 +68,12 @@ pub(crate) fn encode_event(
             write_str(out, &redactor.text(message));
         }
         CallOutcome::Error { message: None } => {}
+        // A cancelled or timed-out call is an error event whose message says so
+        // (docs/wire-format.md#errors).
+        CallOutcome::Cancelled { message } | CallOutcome::TimedOut { message, .. } => {
+            out.extend_from_slice(b",\"errorMessage\":");
+            write_str(out, &redactor.text(message));
+        }
     }
     if let Some((text, source)) = record.intent {
         out.extend_from_slice(b",\"intent\":");
@@ -187,6 +189,22 @@ mod tests {
         assert!(s.contains("\"arguments\":{},\"isError\":true"), "{s}");
         assert!(s.contains("\"errorMessage\":\"boom\""));
         assert!(!s.contains("result") && !s.contains("intent") && !s.contains("null"), "{s}");
+    }
+
+    #[test]
+    fn cancelled_and_timed_out_calls_are_error_events_that_say_so() {
+        for (outcome, text) in [
+            (CallOutcome::cancelled(Some("user pressed stop")), "the client cancelled the call: user pressed stop"),
+            (CallOutcome::cancelled(None), "the client cancelled the call"),
+            (CallOutcome::timed_out(Duration::from_millis(250)), "the call timed out after 250 ms and was cancelled"),
+        ] {
+            let mut r = record();
+            r.outcome = outcome;
+            let s = encode(r).unwrap();
+            assert!(s.contains("\"isError\":true,"), "{s}");
+            assert!(s.contains(&format!("\"errorMessage\":\"{text}\"")), "{s}");
+            assert!(!s.contains("\"result\""), "{s}");
+        }
     }
 
     #[test]

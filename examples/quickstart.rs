@@ -1,5 +1,5 @@
-//! mcpeye in five minutes: tools, the manifest, a scripted session, and the events that reach
-//! the ingest API.
+//! mcpeye in five minutes: tools, the manifest and what it costs a model in tokens, a scripted
+//! session, the events that reach the ingest API, and their Intent Gap.
 //!
 //! ```text
 //! cargo run --example quickstart
@@ -179,6 +179,10 @@ fn main() {
     println!("=== tools/list ({} tools) ===", manifest.tools_list().as_array().map_or(0, Vec::len));
     println!("{}", serde_json::to_string_pretty(&manifest.tools_list()).expect("JSON"));
 
+    // What this tool list costs the model on every turn (feature `tokens`).
+    println!("\n=== token cost ===");
+    print!("{}", manifest.token_report());
+
     // 4. A scripted session, as an agent would drive it.
     println!("\n=== a session ===");
     let why = "The user is shopping for a gift mug and wants to compare colours before buying one.";
@@ -189,7 +193,12 @@ fn main() {
         json!({"sku": "MUG-RED", "quantity": 1, "email": "carol@example.com",
                "mcpeyeIntent": "The user chose the red mug and asked to order one, confirmation to their e-mail."}),
     );
-    show_call(&manifest, "place_order", json!({"sku": "MUG-BLU", "quantity": 2, "email": "carol@example.com"}));
+    show_call(
+        &manifest,
+        "place_order",
+        json!({"sku": "MUG-BLU", "quantity": 2, "email": "carol@example.com",
+               "mcpeyeIntent": "The user also wants two blue mugs for their parents; they asked to be told when it is back in stock."}),
+    );
     show_call(&manifest, "place_order", json!({"sku": "TEA-POT", "quantity": "two", "email": "carol@example.com"}));
     show_call(&manifest, "opening_hours", json!({}));
     // A client that asked for progress (`_meta.progressToken`); served by rmcp, the notifications
@@ -227,4 +236,25 @@ fn main() {
         let body = request.json().unwrap_or(Value::Null);
         println!("{}", serde_json::to_string_pretty(&body).expect("JSON"));
     }
+
+    // 6. The Intent Gap of this session: what the user wanted and could not get.
+    let saved = save_payloads(&ingest);
+    println!("\n=== the Intent Gap ===");
+    print!("{}", mcpeye::report::IntentGap::from_events(&ingest.events()));
+    if let Some(path) = saved {
+        println!("\nThe payloads are saved in {}; see them again with", path.display());
+        println!("  cargo run --example intent_gap -- {}", path.display());
+    }
+}
+
+/// Saves the accepted payloads as JSON Lines, the input of `examples/intent_gap.rs`.
+fn save_payloads(ingest: &IngestReceiver) -> Option<std::path::PathBuf> {
+    let path = std::env::temp_dir().join("mcpeye-quickstart.jsonl");
+    let lines: String = ingest
+        .requests()
+        .iter()
+        .filter(|r| r.accepted())
+        .map(|r| format!("{}\n", String::from_utf8_lossy(&r.body)))
+        .collect();
+    std::fs::write(&path, lines).ok().map(|()| path)
 }

@@ -94,6 +94,7 @@ awk '/^(mixed_1pct|clean): / { c = $1; sub(":", "", c); op = $2; sub(",", "", op
 harness latency 200000 20000 5000
 harness flusher 5 3
 harness memory 1000000
+harness outbox 3 200
 log "scripts/compile_cost.sh 200 3"
 scripts/compile_cost.sh 200 3 2> >(tee -a "$OUT/compile.log" >&2) | grep '^RESULT' >> "$RESULTS"
 

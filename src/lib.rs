@@ -19,6 +19,8 @@ pub use mcpeye_runtime::{
 pub use mcpeye_runtime::{CallOutcome, CallRecord, ClientInfo, IntentSource, Origin, TraceContext, Transport};
 // Configuring and running the pipeline.
 pub use mcpeye_runtime::{contract, redact, schema};
+// What the tool list costs a model (feature `tokens`) and the Intent Gap of captured events.
+pub use mcpeye_runtime::report;
 pub use mcpeye_runtime::{
     init, BeforeSendFn, CallIdentity, Config, ConfigError, Diagnostic, DiagnosticKind, Dropped, Event, FlushReport,
     Guard, Identity, IdentityValue, Stats, Tracker,

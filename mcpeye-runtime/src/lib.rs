@@ -13,6 +13,7 @@ mod capture;
 mod config;
 pub mod contract;
 mod delivery;
+pub mod report;
 #[cfg(feature = "rmcp")]
 pub mod rmcp;
 #[cfg(feature = "testing")]

@@ -7,12 +7,14 @@ use crate::capture::schema;
 use crate::capture::tool::Handler;
 use crate::capture::tool::{StateMap, ToolDef};
 use crate::contract::{
-    CAPABILITY_PARAM_DESCRIPTION, CONTEXT_PARAM_DESCRIPTION, RESERVED_TOOL_DESCRIPTION, RESERVED_TOOL_NAME,
+    CAPABILITY_PARAM_DESCRIPTION, CONTEXT_PARAM_DESCRIPTION, INTENT_PARAM_DESCRIPTION, RESERVED_TOOL_DESCRIPTION,
+    RESERVED_TOOL_NAME,
 };
 use crate::delivery::tracker::Tracker;
 use mcpeye_contract::{icon_problem, timeout_problem, tool_description_problem, tool_name_problem, tool_title_problem};
 use serde_json::{json, Map, Value};
 use std::any::Any;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
@@ -84,6 +86,7 @@ pub struct ManifestBuilder {
     defs: Vec<&'static ToolDef>,
     states: StateMap,
     capture_missing_capabilities: Option<bool>,
+    intent_description: Option<Cow<'static, str>>,
     tracker: Option<Tracker>,
 }
 
@@ -93,6 +96,7 @@ impl fmt::Debug for ManifestBuilder {
             .field("tools", &self.defs.iter().map(|d| d.name).collect::<Vec<_>>())
             .field("states", &self.states.0.len())
             .field("capture_missing_capabilities", &self.capture_missing_capabilities)
+            .field("intent_description", &self.intent_description)
             .finish()
     }
 }
@@ -127,6 +131,28 @@ impl ManifestBuilder {
     /// the tracker's `capture_missing_capabilities` setting, `true` without one.
     pub fn capture_missing_capabilities(mut self, on: bool) -> Self {
         self.capture_missing_capabilities = Some(on);
+        self
+    }
+
+    /// The description of the `mcpeyeIntent` property added to every tool's input schema
+    /// (tools with `intent = false` excepted). Default, and byte for byte the other SDKs' text:
+    /// [`INTENT_PARAM_DESCRIPTION`](crate::contract::INTENT_PARAM_DESCRIPTION), about 100
+    /// tokens per tool.
+    ///
+    /// A shorter text makes every `tools/list` cheaper (see `Manifest::token_report`, feature
+    /// `tokens`), at a price: the contract's text is what asks agents for 25 to 35 words and for
+    /// the capability the user was missing, which is what the Intent Gap is made of. A blank
+    /// text, or one over 8192 characters, is a problem reported by [`try_build`](Self::try_build).
+    ///
+    /// ```
+    /// let manifest = mcpeye_runtime::Manifest::builder()
+    ///     .registered()
+    ///     .intent_description("Why the user needs this call; name any capability they lack.")
+    ///     .build();
+    /// # drop(manifest);
+    /// ```
+    pub fn intent_description(mut self, description: impl Into<Cow<'static, str>>) -> Self {
+        self.intent_description = Some(description.into());
         self
     }
 
@@ -224,6 +250,23 @@ impl ManifestBuilder {
             }
             entries.push(Entry { def, schema, output_schema });
         }
+        let intent_description = self.intent_description.unwrap_or(Cow::Borrowed(INTENT_PARAM_DESCRIPTION));
+        if let Some(p) = tool_description_problem(&intent_description) {
+            problems.push(ManifestProblem {
+                tool: crate::contract::INTENT_PARAM_NAME.to_owned(),
+                location: "ManifestBuilder::intent_description".to_owned(),
+                path: String::new(),
+                rule: p.rule().id(),
+                message: format!(
+                    "the description given to `intent_description` is {}; agents read it to fill `mcpeyeIntent` \
+                     (leave it unset for the contract's text)",
+                    match p {
+                        mcpeye_contract::DescriptionProblem::TooLong { chars } => format!("{chars} characters long"),
+                        _ => "blank".to_owned(),
+                    }
+                ),
+            });
+        }
         if !problems.is_empty() {
             return Err(ManifestError { problems });
         }
@@ -232,7 +275,7 @@ impl ManifestBuilder {
             .capture_missing_capabilities
             .or_else(|| active_tracker(self.tracker.as_ref()).map(|t| t.capture_missing_capabilities()))
             .unwrap_or(true);
-        let mut list: Vec<Value> = entries.iter().map(Entry::descriptor).collect();
+        let mut list: Vec<Value> = entries.iter().map(|e| e.descriptor(&intent_description)).collect();
         if reserved {
             list.push(reserved_descriptor());
         }
@@ -267,11 +310,13 @@ pub(crate) struct Entry {
 }
 
 impl Entry {
-    fn descriptor(&self) -> Value {
+    /// The `tools/list` descriptor, with `mcpeyeIntent` described by `intent_description`
+    /// unless the tool has `intent = false`.
+    fn descriptor(&self, intent_description: &str) -> Value {
         let def = self.def;
         let mut input_schema = self.schema.clone();
         if def.intent {
-            schema::inject_intent(&mut input_schema);
+            schema::inject_intent_described(&mut input_schema, intent_description);
         }
         let mut m = Map::new();
         m.insert("name".into(), Value::String(def.name.into()));
@@ -388,6 +433,21 @@ impl Manifest {
     /// Whether `name` is a tool of this manifest (the reserved tool included when listed).
     pub fn has_tool(&self, name: &str) -> bool {
         self.index.contains_key(name) || (self.reserved && name == RESERVED_TOOL_NAME)
+    }
+
+    /// What this manifest's `tools/list` costs a model, per tool, in `o200k_base` tokens: name,
+    /// description, input schema (and how much of it `mcpeyeIntent` is), output schema, total,
+    /// and the reserved tool. `Display` prints a table. Feature `tokens`.
+    ///
+    /// ```
+    /// let manifest = mcpeye_runtime::Manifest::builder().registered().build();
+    /// let report = manifest.token_report();
+    /// eprintln!("{report}");
+    /// assert!(report.total() >= report.reserved_total());
+    /// ```
+    #[cfg(feature = "tokens")]
+    pub fn token_report(&self) -> crate::report::TokenReport {
+        crate::report::TokenReport::from_tools_list(&self.tools_list)
     }
 
     pub(crate) fn lookup(&self, name: &str) -> Option<&Entry> {

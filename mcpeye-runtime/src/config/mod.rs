@@ -14,6 +14,7 @@ use crate::delivery::before_send::{BeforeSendFn, Event};
 use crate::delivery::diagnostics::{Diagnostic, OnErrorFn};
 use serde_json::Value;
 use std::fmt;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -55,6 +56,8 @@ pub struct Config {
     pub(crate) sample_rate: f64,
     pub(crate) before_send: Option<Arc<BeforeSendFn>>,
     pub(crate) span_content: bool,
+    pub(crate) outbox_dir: Option<PathBuf>,
+    pub(crate) outbox_max_bytes: u64,
 }
 
 impl Config {
@@ -81,6 +84,8 @@ impl Config {
     /// | [`sample_rate`](Self::sample_rate) | `1.0` (every session) |
     /// | [`before_send`](Self::before_send) | none |
     /// | [`span_content`](Self::span_content) | `false` |
+    /// | [`outbox_dir`](Self::outbox_dir) | none: undelivered events live in memory only |
+    /// | [`outbox_max_bytes`](Self::outbox_max_bytes) | 64 MiB |
     ///
     /// `Config::new` does not read the environment; [`Config::from_env`] does.
     pub fn new(project_id: impl Into<String>) -> Self {
@@ -108,6 +113,8 @@ impl Config {
             sample_rate: 1.0,
             before_send: None,
             span_content: false,
+            outbox_dir: None,
+            outbox_max_bytes: 64 * 1024 * 1024,
         }
     }
 
@@ -307,6 +314,49 @@ impl Config {
         self.span_content = on;
         self
     }
+
+    /// Keeps undelivered events on disk in `dir` (created if needed), so that they survive the
+    /// process being killed and are sent at its next start. Off by default.
+    ///
+    /// The flusher appends each event to a log in `dir` as it takes it off the hand-off channel,
+    /// before the event can be sent, and settles it once it is delivered or dropped; at start,
+    /// what a previous process left there is sent first (counted in `captured` and
+    /// [`Stats::recovered`](crate::Stats::recovered)). Tool calls never wait on the disk: they
+    /// still only hand their record to the channel.
+    ///
+    /// - **At least once**: an event sent just before a kill may be sent again at the next
+    ///   start, with the same `callId`, so the ingest (or a report) can tell the copy.
+    /// - **Window of loss**: a call whose record the flusher has not taken off the channel yet
+    ///   is lost with the process. The flusher drains every 100 ms (sooner when a quarter of the
+    ///   channel fills), and after the request in flight when the ingest is slow, so the window
+    ///   is about 100 ms with a responsive ingest, up to `request_timeout` while a request hangs.
+    /// - **Bounded**: at most [`outbox_max_bytes`](Self::outbox_max_bytes) of undelivered
+    ///   events; beyond it the oldest are dropped and counted (`outbox_overflow`). A torn last
+    ///   record (the process killed mid-write) is skipped when the log is read back.
+    /// - A process being killed loses nothing the flusher wrote; a power loss or kernel crash
+    ///   may (nothing is `fsync`ed). Several processes may share `dir`: each takes its own slot,
+    ///   and adopts the slots of processes that are gone.
+    ///
+    /// `init` fails with [`ConfigError::Outbox`](crate::ConfigError::Outbox) if `dir` cannot be
+    /// created or written.
+    ///
+    /// ```no_run
+    /// let config = mcpeye_runtime::Config::from_env("proj_demo").outbox_dir("/var/lib/my-server/mcpeye-outbox");
+    /// let _guard = mcpeye_runtime::init(config)?;
+    /// # Ok::<(), mcpeye_runtime::ConfigError>(())
+    /// ```
+    pub fn outbox_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.outbox_dir = Some(dir.into());
+        self
+    }
+
+    /// Most bytes of undelivered events the outbox keeps (default 64 MiB); beyond it the oldest
+    /// are dropped (counted as `outbox_overflow`). An event larger than the bound on its own is
+    /// still kept, alone. The log on disk stays within about twice this size.
+    pub fn outbox_max_bytes(mut self, bytes: u64) -> Self {
+        self.outbox_max_bytes = bytes;
+        self
+    }
 }
 
 impl fmt::Debug for Config {
@@ -334,6 +384,8 @@ impl fmt::Debug for Config {
             .field("sample_rate", &self.sample_rate)
             .field("before_send", &self.before_send.as_ref().map(|_| "Fn"))
             .field("span_content", &self.span_content)
+            .field("outbox_dir", &self.outbox_dir)
+            .field("outbox_max_bytes", &self.outbox_max_bytes)
             .finish()
     }
 }

@@ -37,6 +37,9 @@ impl Config {
                 return Err(ConfigError::InvalidOption { option: name, reason: "must be at least 1" });
             }
         }
+        if self.outbox_max_bytes == 0 {
+            return Err(ConfigError::InvalidOption { option: "outbox_max_bytes", reason: "must be at least 1" });
+        }
         let durations = [
             ("flush_interval", self.flush_interval),
             ("connect_timeout", self.connect_timeout),

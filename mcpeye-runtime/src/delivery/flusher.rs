@@ -15,6 +15,7 @@ use crate::capture::record::ClientInfo;
 use crate::config::{Config, Identity};
 use crate::delivery::before_send::{Screen, Screened};
 use crate::delivery::diagnostics::{DiagnosticKind, Diagnostics};
+use crate::delivery::outbox::Outbox;
 use crate::delivery::redact::Redactor;
 use crate::delivery::stats::Counters;
 use crate::delivery::transport::{backoff, Answer, Transport};
@@ -90,6 +91,9 @@ pub(crate) struct Flusher {
     channel_full_seen: u64,
     /// Where each event is encoded before it is copied out at its exact size.
     scratch: Vec<u8>,
+    /// The on-disk copy of the buffer (`Config::outbox_dir`): appended as events are encoded,
+    /// settled as they leave the buffer.
+    outbox: Option<Outbox>,
 }
 
 /// What a delivery round ended with.
@@ -107,8 +111,9 @@ impl Flusher {
         control: Receiver<Control>,
         shared: Arc<Handoff>,
         transport: Box<dyn Transport>,
+        outbox: Option<Outbox>,
     ) -> Self {
-        Flusher {
+        let mut flusher = Flusher {
             data,
             control,
             shared,
@@ -136,6 +141,64 @@ impl Flusher {
             split_limit: None,
             channel_full_seen: 0,
             scratch: Vec::with_capacity(4096),
+            outbox,
+        };
+        flusher.recover();
+        flusher
+    }
+
+    /// Buffers the events a previous process left in the outbox; they count as captured.
+    fn recover(&mut self) {
+        let Some(outbox) = &mut self.outbox else { return };
+        let recovered = outbox.take_recovered();
+        let n = recovered.len();
+        for r in recovered {
+            let client = r.client.map(|label| Arc::new(ClientInfo::new(label, "")));
+            self.buffer.push_back(Buffered { seq: r.seq, client, bytes: r.bytes });
+            self.next_seq = r.seq + 1;
+        }
+        if n > 0 {
+            self.oldest_at = Some(Instant::now());
+            Counters::add(&self.shared.counters.recovered, n);
+            Counters::add(&self.shared.counters.captured, n);
+            let mut overflow = 0;
+            while self.buffer.len() > self.settings.max_buffer {
+                self.drop_oldest();
+                overflow += 1;
+            }
+            self.count_overflow(overflow);
+            self.commit_outbox();
+        }
+    }
+
+    /// Drops the oldest buffered event (`max_buffer`), in the outbox too.
+    fn drop_oldest(&mut self) {
+        if let (Some(b), Some(outbox)) = (self.buffer.pop_front(), &mut self.outbox) {
+            outbox.settle(b.seq);
+        }
+    }
+
+    /// Writes what the outbox was given since the last commit, and drops the events its byte
+    /// bound evicts (counted as `outbox_overflow`).
+    fn commit_outbox(&mut self) {
+        let Some(outbox) = &mut self.outbox else { return };
+        let diagnostics = &self.shared.diagnostics;
+        match outbox.commit() {
+            Ok(evicted) if evicted.is_empty() => {}
+            Ok(evicted) => {
+                self.buffer.retain(|b| evicted.binary_search(&b.seq).is_err());
+                if self.buffer.is_empty() {
+                    self.oldest_at = None;
+                }
+                Counters::add(&self.shared.counters.outbox_overflow, evicted.len());
+                diagnostics.report(DiagnosticKind::OutboxOverflow, || {
+                    "the undelivered events outgrew the outbox; dropping the oldest (see Config::outbox_max_bytes)"
+                        .to_string()
+                });
+            }
+            Err(e) => diagnostics.report(DiagnosticKind::Outbox, || {
+                format!("could not write to the outbox ({e}); events are kept in memory only until it works again")
+            }),
         }
     }
 
@@ -190,6 +253,9 @@ impl Flusher {
             match encoded {
                 Ok(()) => {
                     let bytes = self.scratch.as_slice().to_vec();
+                    if let Some(outbox) = &mut self.outbox {
+                        outbox.append(self.next_seq, client.as_deref().and_then(ClientInfo::label), &bytes);
+                    }
                     if self.buffer.is_empty() {
                         self.oldest_at = Some(Instant::now());
                     }
@@ -199,16 +265,24 @@ impl Flusher {
                 Err(Invalid::EmptyToolName) => invalid += 1,
             }
             if self.buffer.len() > self.settings.max_buffer {
-                self.buffer.pop_front();
+                if let (Some(b), Some(outbox)) = (self.buffer.pop_front(), &mut self.outbox) {
+                    outbox.settle(b.seq);
+                }
                 overflow += 1;
             }
         }
+        self.commit_outbox();
         if invalid > 0 {
             Counters::add(&self.shared.counters.invalid, invalid);
             self.shared.diagnostics.report(DiagnosticKind::Invalid, || {
                 "dropped an event with an empty tool name (the ingest requires one)".to_string()
             });
         }
+        self.count_overflow(overflow);
+        self.report_calling_thread_problems();
+    }
+
+    fn count_overflow(&self, overflow: usize) {
         if overflow > 0 {
             Counters::add(&self.shared.counters.buffer_overflow, overflow);
             let max = self.settings.max_buffer;
@@ -216,7 +290,6 @@ impl Flusher {
                 format!("more than {max} events waited for the ingest; dropping the oldest (see Config::max_buffer)")
             });
         }
-        self.report_calling_thread_problems();
     }
 
     /// Problems noticed on calling threads are reported here, to keep their I/O off those threads.
@@ -289,6 +362,19 @@ impl Flusher {
                 break;
             }
             done = self.send_until(deadline);
+        }
+        if self.outbox.is_some() {
+            // What is left, and what slipped in while closing, stays in the outbox for the next
+            // start (still pending). Closing it before the shutdown is answered frees its slot.
+            self.drain();
+            self.outbox = None;
+            let kept = self.buffer.len();
+            if kept > 0 {
+                self.shared.diagnostics.report(DiagnosticKind::ShutdownTimeout, || {
+                    format!("{kept} event(s) could not be sent before the shutdown timeout; the outbox keeps them for the next start")
+                });
+            }
+            return kept == 0;
         }
         // Records that slipped in while closing are unsent too: nothing will read them later.
         let mut unsent = self.buffer.len();
@@ -399,6 +485,11 @@ impl Flusher {
 
     /// Removes the events at `picked` (ascending positions) from the buffer.
     fn take(&mut self, picked: &[usize]) {
+        if let Some(outbox) = &mut self.outbox {
+            for &i in picked {
+                outbox.settle(self.buffer[i].seq);
+            }
+        }
         if picked.last().is_some_and(|&last| last + 1 == picked.len()) {
             // One identity in the buffer's front: the usual case.
             self.buffer.drain(..picked.len());
@@ -415,6 +506,7 @@ impl Flusher {
         if self.buffer.is_empty() {
             self.oldest_at = None;
         }
+        self.commit_outbox();
     }
 }
 

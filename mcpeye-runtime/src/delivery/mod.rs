@@ -5,6 +5,7 @@
 pub(crate) mod before_send;
 pub(crate) mod diagnostics;
 pub(crate) mod flusher;
+pub(crate) mod outbox;
 pub(crate) mod redact;
 pub(crate) mod stats;
 pub(crate) mod tracker;

@@ -32,12 +32,15 @@ pub struct Dropped {
     pub invalid: u64,
     /// Recorded after the tracker shut down.
     pub after_shutdown: u64,
-    /// Still unsent when a shutdown's timeout ran out.
+    /// Still unsent when a shutdown's timeout ran out (without an outbox; with one they stay
+    /// pending, kept on disk for the next start).
     pub unsent: u64,
     /// Dropped by [`Config::before_send`](crate::Config::before_send) (it returned `None`).
     pub before_send: u64,
     /// Dropped because [`Config::before_send`](crate::Config::before_send) panicked.
     pub before_send_panicked: u64,
+    /// The undelivered events outgrew `Config::outbox_max_bytes`; the oldest were dropped.
+    pub outbox_overflow: u64,
 }
 
 impl Dropped {
@@ -52,6 +55,7 @@ impl Dropped {
             + self.unsent
             + self.before_send
             + self.before_send_panicked
+            + self.outbox_overflow
     }
 }
 
@@ -59,8 +63,11 @@ impl Dropped {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Stats {
-    /// Calls handed to the tracker.
+    /// Calls handed to the tracker, plus the events a previous process left in the outbox
+    /// (`recovered`).
     pub captured: u64,
+    /// Of `captured`, the events read back from the outbox at start, to be sent again.
+    pub recovered: u64,
     /// Events the ingest accepted (2xx).
     pub sent: u64,
     /// Events given up, by reason.
@@ -122,6 +129,8 @@ pub(crate) struct Counters {
     pub sampled_out: AtomicU64,
     /// Failed calls by tool and reason, with the number of distinct pairs.
     pub error_reasons: Mutex<(ErrorReasons, usize)>,
+    pub outbox_overflow: AtomicU64,
+    pub recovered: AtomicU64,
 }
 
 impl Counters {
@@ -156,11 +165,13 @@ impl Counters {
             unsent: self.unsent.load(SeqCst),
             before_send: self.before_send.load(SeqCst),
             before_send_panicked: self.before_send_panicked.load(SeqCst),
+            outbox_overflow: self.outbox_overflow.load(SeqCst),
         };
         let sampled_out = self.sampled_out.load(SeqCst);
         let captured = self.captured.load(SeqCst);
+        let recovered = self.recovered.load(SeqCst);
         let pending = captured.saturating_sub(sent + dropped.total() + sampled_out);
         let error_reasons = self.error_reasons.lock().unwrap_or_else(|e| e.into_inner()).0.clone();
-        Stats { captured, sent, dropped, sampled_out, pending, error_reasons }
+        Stats { captured, recovered, sent, dropped, sampled_out, pending, error_reasons }
     }
 }

@@ -9,6 +9,7 @@ use crate::capture::record::CallRecord;
 use crate::config::{Config, ConfigError, IdentifyFn, Resolved};
 use crate::delivery::diagnostics::{DiagnosticKind, Diagnostics};
 use crate::delivery::flusher::{Control, Flusher, Handoff};
+use crate::delivery::outbox::Outbox;
 use crate::delivery::redact::Redactor;
 use crate::delivery::stats::{Counters, FlushReport, Stats};
 use crate::delivery::transport::{HttpTransport, Transport};
@@ -126,7 +127,14 @@ impl Tracker {
         let capacity = config.max_buffer.max(MIN_CHANNEL_CAPACITY);
         let (data_tx, data_rx) = crossbeam_channel::bounded(capacity);
         let (control_tx, control_rx) = crossbeam_channel::bounded(64);
-        let flusher = Flusher::new(&config, data_rx, control_rx, shared.clone(), transport);
+        let outbox = match &config.outbox_dir {
+            Some(dir) => Some(
+                Outbox::open(dir, config.outbox_max_bytes)
+                    .map_err(|e| ConfigError::Outbox(format!("{}: {e}", dir.display())))?,
+            ),
+            None => None,
+        };
+        let flusher = Flusher::new(&config, data_rx, control_rx, shared.clone(), transport, outbox);
         let handle = std::thread::Builder::new()
             .name("mcpeye-flusher".into())
             .spawn(move || flusher.run())

@@ -98,6 +98,11 @@ impl std::fmt::Display for SchemaProblem {
 /// Adds the optional `mcpeyeIntent` string property to a normalised input schema (never to
 /// `required`). A schema whose root is not an object is turned into one first.
 pub fn inject_intent(schema: &mut Value) {
+    inject_intent_described(schema, INTENT_PARAM_DESCRIPTION);
+}
+
+/// [`inject_intent`] with another description of the property (`ManifestBuilder::intent_description`).
+pub(crate) fn inject_intent_described(schema: &mut Value, description: &str) {
     if !schema.is_object() {
         *schema = Value::Object(Map::new());
     }
@@ -110,7 +115,7 @@ pub fn inject_intent(schema: &mut Value) {
     if let Some(properties) = properties.as_object_mut() {
         let mut intent = Map::new();
         intent.insert("type".to_owned(), Value::from("string"));
-        intent.insert("description".to_owned(), Value::from(INTENT_PARAM_DESCRIPTION));
+        intent.insert("description".to_owned(), Value::from(description));
         properties.insert(INTENT_PARAM_NAME.to_owned(), Value::Object(intent));
     }
     if let Some(Value::Array(required)) = root.get_mut("required") {

@@ -21,7 +21,8 @@ fn arguments() -> Value {
 
 fn record(template: &Value) -> CallRecord {
     // An error without a message: like the record this benchmark always measured, it carries no result.
-    let mut record = CallRecord::new("search_orders", template.clone(), CallOutcome::Error { message: None });
+    let mut record =
+        CallRecord::new("search_orders", template.clone(), CallOutcome::Error { message: None, reason: None });
     record.intent =
         Some(("Finding the delayed orders the user asked about.".to_string(), mcpeye::IntentSource::Mcpeye));
     record.duration = Duration::from_micros(850);

@@ -17,7 +17,7 @@
 //!   any number of instances can serve the same clients behind a load balancer.
 //!
 //! Same environment as `stdio_server` (`MCPEYE_PROJECT_ID`, `MCPEYE_INGEST_URL`,
-//! `MCPEYE_INGEST_SECRET`). On SIGTERM or SIGINT the server stops accepting connections, ends
+//! `MCPEYE_INGEST_SECRET`, `MCPEYE_OUTBOX_DIR`). On SIGTERM or SIGINT the server stops accepting connections, ends
 //! the sessions, gives requests in flight a moment to answer, and the `mcpeye::Guard` delivers
 //! what was captured, within `Config::shutdown_timeout`.
 

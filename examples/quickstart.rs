@@ -1,5 +1,5 @@
-//! mcpeye in five minutes: tools, the manifest, a scripted session, and the events that reach
-//! the ingest API.
+//! mcpeye in five minutes: tools, the manifest and what it costs a model in tokens, a scripted
+//! session, the events that reach the ingest API, and their Intent Gap.
 //!
 //! ```text
 //! cargo run --example quickstart
@@ -8,12 +8,12 @@
 //! Nothing needs to be installed: the example starts a local ingest receiver
 //! (`mcpeye::testing::IngestReceiver`) and prints what arrived there.
 
-use mcpeye::testing::{block_on, IngestReceiver};
-use mcpeye::{Args, CallToolResult, Config, Identity, State};
+use mcpeye::testing::{block_on, IngestReceiver, RecordingClient};
+use mcpeye::{Args, CallToolResult, Config, Context, Identity, Origin, ProgressToken, State};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::fmt;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 // ---------------------------------------------------------------------------------------------
@@ -128,15 +128,22 @@ fn opening_hours() -> &'static str {
     "Monday to Saturday, 9:00 to 18:00"
 }
 
-/// Estimate the delivery time to a postcode.
-#[mcpeye::tool(read_only, open_world)]
+// `ctx` is the request context (not part of the input schema): the tool reports its progress to
+// the client, and gives up after 10 s (`timeout_ms`), answering and recording a timeout.
+/// Estimate the delivery time to a postcode, asking each carrier in turn.
+#[mcpeye::tool(read_only, open_world, timeout_ms = 10_000)]
 async fn estimate_delivery(
     /// Destination postcode.
     postcode: String,
+    ctx: Context,
 ) -> CallToolResult {
-    // A real server would await a carrier's API here.
     if postcode.trim().is_empty() {
         return CallToolResult::error_text("the postcode is empty");
+    }
+    let carriers = ["CTT", "DHL", "UPS"];
+    for (i, carrier) in carriers.iter().enumerate() {
+        // A real server would await each carrier's API here.
+        ctx.progress_with_message((i + 1) as f64, Some(carriers.len() as f64), format!("asked {carrier}"));
     }
     CallToolResult::text(format!("Delivery to {postcode} takes 2 to 3 working days."))
 }
@@ -144,8 +151,12 @@ async fn estimate_delivery(
 // ---------------------------------------------------------------------------------------------
 
 fn show_call(manifest: &mcpeye::Manifest, name: &str, arguments: Value) {
+    show_call_from(manifest, &Origin::default(), name, arguments);
+}
+
+fn show_call_from(manifest: &mcpeye::Manifest, origin: &Origin, name: &str, arguments: Value) {
     println!("\n→ tools/call {name} {arguments}");
-    let result = block_on(manifest.call_async(name, arguments));
+    let result = block_on(manifest.call_async_from(origin, name, arguments));
     println!("← {result}");
 }
 
@@ -168,6 +179,10 @@ fn main() {
     println!("=== tools/list ({} tools) ===", manifest.tools_list().as_array().map_or(0, Vec::len));
     println!("{}", serde_json::to_string_pretty(&manifest.tools_list()).expect("JSON"));
 
+    // What this tool list costs the model on every turn (feature `tokens`).
+    println!("\n=== token cost ===");
+    print!("{}", manifest.token_report());
+
     // 4. A scripted session, as an agent would drive it.
     println!("\n=== a session ===");
     let why = "The user is shopping for a gift mug and wants to compare colours before buying one.";
@@ -178,10 +193,24 @@ fn main() {
         json!({"sku": "MUG-RED", "quantity": 1, "email": "carol@example.com",
                "mcpeyeIntent": "The user chose the red mug and asked to order one, confirmation to their e-mail."}),
     );
-    show_call(&manifest, "place_order", json!({"sku": "MUG-BLU", "quantity": 2, "email": "carol@example.com"}));
+    show_call(
+        &manifest,
+        "place_order",
+        json!({"sku": "MUG-BLU", "quantity": 2, "email": "carol@example.com",
+               "mcpeyeIntent": "The user also wants two blue mugs for their parents; they asked to be told when it is back in stock."}),
+    );
     show_call(&manifest, "place_order", json!({"sku": "TEA-POT", "quantity": "two", "email": "carol@example.com"}));
     show_call(&manifest, "opening_hours", json!({}));
-    show_call(&manifest, "estimate_delivery", json!({"postcode": "1000-001"}));
+    // A client that asked for progress (`_meta.progressToken`); served by rmcp, the notifications
+    // would go over the wire. Here a recording client stands in for it.
+    let client = RecordingClient::new();
+    let origin = Origin::default()
+        .with_progress_token(ProgressToken::String("delivery-1".into()))
+        .with_channel(Arc::new(client.clone()));
+    show_call_from(&manifest, &origin, "estimate_delivery", json!({"postcode": "1000-001"}));
+    for sent in client.sent() {
+        println!("  ↳ notifications/progress {sent:?}");
+    }
     show_call(
         &manifest,
         "mcpeye_request_capability",
@@ -207,4 +236,25 @@ fn main() {
         let body = request.json().unwrap_or(Value::Null);
         println!("{}", serde_json::to_string_pretty(&body).expect("JSON"));
     }
+
+    // 6. The Intent Gap of this session: what the user wanted and could not get.
+    let saved = save_payloads(&ingest);
+    println!("\n=== the Intent Gap ===");
+    print!("{}", mcpeye::report::IntentGap::from_events(&ingest.events()));
+    if let Some(path) = saved {
+        println!("\nThe payloads are saved in {}; see them again with", path.display());
+        println!("  cargo run --example intent_gap -- {}", path.display());
+    }
+}
+
+/// Saves the accepted payloads as JSON Lines, the input of `examples/intent_gap.rs`.
+fn save_payloads(ingest: &IngestReceiver) -> Option<std::path::PathBuf> {
+    let path = std::env::temp_dir().join("mcpeye-quickstart.jsonl");
+    let lines: String = ingest
+        .requests()
+        .iter()
+        .filter(|r| r.accepted())
+        .map(|r| format!("{}\n", String::from_utf8_lossy(&r.body)))
+        .collect();
+    std::fs::write(&path, lines).ok().map(|()| path)
 }

@@ -11,7 +11,9 @@
 //!
 //! The client leaving loses no events: when stdin closes, and on SIGTERM or SIGINT, the server
 //! stops serving and the `mcpeye::Guard` delivers what was captured before the process exits,
-//! within `Config::shutdown_timeout`.
+//! within `Config::shutdown_timeout`. With `MCPEYE_OUTBOX_DIR=/some/dir`, events not yet
+//! delivered are kept on disk there and sent at the next start, also after a SIGKILL
+//! (`Config::outbox_dir`).
 
 #[path = "common/demo_tools.rs"]
 mod demo_tools;

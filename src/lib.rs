@@ -5,16 +5,25 @@ pub use mcpeye_macros::{tool, tool_defs, tools};
 
 // Writing tools and serving them.
 pub use mcpeye_runtime::{
-    Annotations, Args, ArgsError, CallError, CallToolResult, Content, Manifest, ManifestBuilder, ManifestError,
-    ManifestProblem, State, Tool, ToolDef, ToolValue,
+    Annotations, Args, ArgsError, CallError, ErrorReason, Icon, Manifest, ManifestBuilder, ManifestError,
+    ManifestProblem, State, Tool, ToolDef, ToolError, OUTPUT_SCHEMA_PATH,
 };
-// What a call records.
-pub use mcpeye_runtime::{CallOutcome, CallRecord, ClientInfo, IntentSource, Origin};
+// What a tool returns.
+pub use mcpeye_runtime::{CallToolResult, Content, EmbeddedResource, ResourceBody, ResourceLink, ToolValue};
+// A tool's request context: progress, logs, cancellation, sampling, elicitation.
+pub use mcpeye_runtime::{
+    Cancellation, Cancelled, ClientChannel, ClientError, ClientFuture, Context, ElicitationAction, ElicitationRequest,
+    ElicitationResponse, LogLevel, ProgressToken, SamplingRequest, SamplingResponse,
+};
+// What a call records, and what the serving layer knows of its request.
+pub use mcpeye_runtime::{CallOutcome, CallRecord, ClientInfo, IntentSource, Origin, TraceContext, Transport};
 // Configuring and running the pipeline.
 pub use mcpeye_runtime::{contract, redact, schema};
+// What the tool list costs a model (feature `tokens`) and the Intent Gap of captured events.
+pub use mcpeye_runtime::report;
 pub use mcpeye_runtime::{
-    init, CallIdentity, Config, ConfigError, Diagnostic, DiagnosticKind, Dropped, FlushReport, Guard, Identity,
-    IdentityValue, Stats, Tracker,
+    init, BeforeSendFn, CallIdentity, Config, ConfigError, Diagnostic, DiagnosticKind, Dropped, Event, FlushReport,
+    Guard, Identity, IdentityValue, Stats, Tracker,
 };
 
 #[cfg(feature = "rmcp")]

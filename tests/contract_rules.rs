@@ -4,11 +4,18 @@
 //! `check::contract_cases` in `mcpeye-macros`).
 
 use mcpeye::{Manifest, ManifestError};
-use mcpeye_contract::cases::{Verdict, ARGUMENT_NAME_CASES, DESCRIPTION_CASES, PATTERN_CASES, TOOL_NAME_CASES};
-use mcpeye_contract::{argument_name_problem, pattern_problem, tool_description_problem, tool_name_problem, Rule};
-use mcpeye_runtime::__private::{Annotations, ArgsError, CallToolResult, Handler, Invocation, ToolDef};
+use mcpeye_contract::cases::{
+    Verdict, ARGUMENT_NAME_CASES, DESCRIPTION_CASES, ICON_CASES, PATTERN_CASES, TIMEOUT_CASES, TITLE_CASES,
+    TOOL_NAME_CASES,
+};
+use mcpeye_contract::{
+    argument_name_problem, icon_problem, pattern_problem, timeout_problem, tool_description_problem, tool_name_problem,
+    tool_title_problem, Rule,
+};
+use mcpeye_runtime::__private::{ArgsError, BoxFuture, CallToolResult, Handler, Icon, Invocation, ToolDef};
 use serde_json::{json, Value};
 use std::cell::RefCell;
+use std::time::Duration;
 
 thread_local! {
     /// The input schema of the tool being built (`ToolDef::input_schema` is a plain `fn`).
@@ -23,23 +30,24 @@ fn handler(_: &Invocation<'_>, _: &Value) -> Result<CallToolResult, ArgsError> {
     Ok(CallToolResult::text("done"))
 }
 
+fn async_handler(_: &Invocation<'_>, _: &Value) -> Result<BoxFuture, ArgsError> {
+    Ok(Box::pin(async { CallToolResult::text("done") }))
+}
+
 /// Builds a manifest of one tool, as `#[mcpeye::tool]` would define it.
 fn build(name: &'static str, description: &'static str, properties: Value) -> Result<Manifest, ManifestError> {
+    build_def(ToolDef::new(name, description, input_schema, Handler::Sync(handler)), properties)
+}
+
+fn build_def(def: ToolDef, properties: Value) -> Result<Manifest, ManifestError> {
     SCHEMA.with(|s| *s.borrow_mut() = json!({"type": "object", "properties": properties}));
-    let def: &'static ToolDef = Box::leak(Box::new(ToolDef {
-        name,
-        rust_path: "contract_rules::tool",
-        file: file!(),
-        line: line!(),
-        title: None,
-        description,
-        annotations: Annotations::NONE,
-        intent: true,
-        input_schema,
-        states: &[],
-        handler: Handler::Sync(handler),
-    }));
+    let def: &'static ToolDef =
+        Box::leak(Box::new(ToolDef { rust_path: "contract_rules::tool", file: file!(), line: line!(), ..def }));
     Manifest::builder().tools([def]).capture_missing_capabilities(false).try_build()
+}
+
+fn tool() -> ToolDef {
+    ToolDef::new("tool", "Does things.", input_schema, Handler::Sync(handler))
 }
 
 /// `Ok`: the manifest builds. `Refused(rule)`: exactly one problem, with that rule and the
@@ -100,5 +108,34 @@ fn patterns() {
         code["pattern"] = json!(pattern);
         let built = build("tool", "Does things.", json!({ "code": code }));
         assert_verdict(pattern, *verdict, built, pattern_problem(pattern).map(|p| (p.rule(), p.to_string())));
+    }
+}
+
+#[test]
+fn timeouts() {
+    for ((ms, is_async), verdict) in TIMEOUT_CASES {
+        let handler = if *is_async { Handler::Async(async_handler) } else { Handler::Sync(handler) };
+        let def = ToolDef { timeout: Some(Duration::from_millis(*ms)), handler, ..tool() };
+        let problem = timeout_problem(*ms, *is_async).map(|p| (p.rule(), p.to_string()));
+        assert_verdict(&format!("{ms} ms"), *verdict, build_def(def, json!({})), problem);
+    }
+}
+
+#[test]
+fn icons() {
+    for ((src, mime_type, theme), verdict) in ICON_CASES {
+        let icon = Icon { src, mime_type: *mime_type, sizes: &[], theme: *theme };
+        let def = ToolDef { icons: Box::leak(Box::new([icon])), ..tool() };
+        let problem = icon_problem(src, *mime_type, *theme).map(|p| (p.rule(), p.to_string()));
+        assert_verdict(src, *verdict, build_def(def, json!({})), problem);
+    }
+}
+
+#[test]
+fn titles() {
+    for (title, verdict) in TITLE_CASES {
+        let def = ToolDef { title: Some(title), ..tool() };
+        let problem = tool_title_problem(title).map(|p| (p.rule(), p.to_string()));
+        assert_verdict(title, *verdict, build_def(def, json!({})), problem);
     }
 }

@@ -51,7 +51,7 @@ fn setup(ingest: &IngestReceiver, config: impl FnOnce(Config) -> Config) -> (Man
 }
 
 fn assert_invariant(s: &Stats) {
-    assert_eq!(s.captured, s.sent + s.dropped.total() + s.pending, "{s:?}");
+    assert_eq!(s.captured, s.sent + s.dropped.total() + s.sampled_out + s.pending, "{s:?}");
 }
 
 /// Calls, flushes, and returns the one event that reached the ingest.

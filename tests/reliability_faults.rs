@@ -60,7 +60,7 @@ fn kinds(seen: &Seen) -> Vec<DiagnosticKind> {
 }
 
 fn assert_invariant(s: &Stats) {
-    assert_eq!(s.captured, s.sent + s.dropped.total() + s.pending, "{s:?}");
+    assert_eq!(s.captured, s.sent + s.dropped.total() + s.sampled_out + s.pending, "{s:?}");
 }
 
 /// The `n` of each event, in the order the ingest accepted them.

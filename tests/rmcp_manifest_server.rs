@@ -32,17 +32,11 @@ fn echo(inv: &Invocation<'_>, args: &Value) -> Result<CallToolResult, ArgsError>
 }
 
 static ECHO: ToolDef = ToolDef {
-    name: "echo",
     rust_path: "rmcp_manifest_server::echo",
     file: file!(),
     line: line!(),
-    title: None,
-    description: "Echo text.",
     annotations: Annotations::NONE,
-    intent: true,
-    input_schema: mcpeye_runtime::__private::generate_schema::<EchoArgs>,
-    states: &[],
-    handler: Handler::Sync(echo),
+    ..ToolDef::new("echo", "Echo text.", mcpeye_runtime::__private::generate_schema::<EchoArgs>, Handler::Sync(echo))
 };
 
 async fn connect() -> (RunningService<RoleClient, ClientConfig>, Records) {

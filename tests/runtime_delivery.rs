@@ -33,7 +33,7 @@ fn collect_diagnostics(config: Config) -> (Config, Arc<Mutex<Vec<Diagnostic>>>) 
 }
 
 fn assert_invariant(s: &Stats) {
-    assert_eq!(s.captured, s.sent + s.dropped.total() + s.pending, "{s:?}");
+    assert_eq!(s.captured, s.sent + s.dropped.total() + s.sampled_out + s.pending, "{s:?}");
 }
 
 fn tool_names(events: &[serde_json::Value]) -> Vec<String> {

@@ -11,13 +11,14 @@ use std::time::{Duration, Instant};
 const PATIENCE: Duration = Duration::from_secs(30);
 
 fn call(tool: &str) -> CallRecord {
-    let mut record = CallRecord::new(tool.to_string(), json!({"id": 7}), CallOutcome::Error { message: None });
+    let mut record =
+        CallRecord::new(tool.to_string(), json!({"id": 7}), CallOutcome::Error { message: None, reason: None });
     record.duration = Duration::from_millis(1);
     record
 }
 
 fn assert_invariant(s: &Stats) {
-    assert_eq!(s.captured, s.sent + s.dropped.total() + s.pending, "{s:?}");
+    assert_eq!(s.captured, s.sent + s.dropped.total() + s.sampled_out + s.pending, "{s:?}");
 }
 
 /// Runs `f` on another thread; fails the test if it has not returned within [`PATIENCE`].

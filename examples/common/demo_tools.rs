@@ -50,13 +50,18 @@ pub fn manifest() -> Manifest {
     mcpeye::tools![get_forecast, convert_temperature]
 }
 
-/// Starts the pipeline from `MCPEYE_PROJECT_ID` (default `default_project`), `MCPEYE_INGEST_URL`
-/// and `MCPEYE_INGEST_SECRET`. A bad configuration must not take the server down: it runs
-/// untracked and says why on stderr. Dropping the guard delivers what was captured, within
+/// Starts the pipeline from `MCPEYE_PROJECT_ID` (default `default_project`), `MCPEYE_INGEST_URL`,
+/// `MCPEYE_INGEST_SECRET` and `MCPEYE_OUTBOX_DIR` (`Config::outbox_dir`, when set). A bad
+/// configuration must not take the server down: it runs untracked and says why on stderr. Dropping the guard delivers what was captured, within
 /// `Config::shutdown_timeout` (2 s by default).
 pub fn init_analytics(example: &str, default_project: &str) -> Option<Guard> {
     let project_id = std::env::var("MCPEYE_PROJECT_ID").unwrap_or_else(|_| default_project.to_owned());
-    match mcpeye::init(Config::from_env(project_id)) {
+    let mut config = Config::from_env(project_id);
+    // Undelivered events survive a kill there, and are sent at the next start.
+    if let Some(dir) = std::env::var_os("MCPEYE_OUTBOX_DIR").filter(|d| !d.is_empty()) {
+        config = config.outbox_dir(dir);
+    }
+    match mcpeye::init(config) {
         Ok(guard) => Some(guard),
         Err(e) => {
             eprintln!("[{example}] analytics disabled: {e}");

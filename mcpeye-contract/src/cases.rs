@@ -78,6 +78,36 @@ pub const PATTERN_CASES: &[(&str, Verdict)] = &[
     ("(?<=a)b", Refused(InvalidPattern)),
 ];
 
+/// Per-call timeouts (`timeout_ms = …`, `ToolDef::timeout`) with whether the tool is async.
+pub const TIMEOUT_CASES: &[((u64, bool), Verdict)] = &[
+    ((1, true), Ok),
+    ((5_000, true), Ok),
+    ((86_400_000, true), Ok),
+    ((0, true), Refused(InvalidTimeout)),
+    ((86_400_001, true), Refused(InvalidTimeout)),
+    ((5_000, false), Refused(InvalidTimeout)),
+];
+
+/// An icon: source, MIME type, theme.
+pub type Icon = (&'static str, Option<&'static str>, Option<&'static str>);
+
+/// Tool icons.
+pub const ICON_CASES: &[(Icon, Verdict)] = &[
+    (("https://example.com/icon.png", None, None), Ok),
+    (("https://example.com/icon.svg", Some("image/svg+xml"), Some("dark")), Ok),
+    (("data:image/png;base64,iVBORw0KGgo=", Some("image/png"), Some("light")), Ok),
+    (("http://example.com/icon.png", None, None), Refused(InvalidIcon)),
+    (("https://", None, None), Refused(InvalidIcon)),
+    (("icon.png", None, None), Refused(InvalidIcon)),
+    (("data:text/html,<b>x</b>", None, None), Refused(InvalidIcon)),
+    (("https://example.com/icon.png", Some("text/plain"), None), Refused(InvalidIcon)),
+    (("https://example.com/icon.png", None, Some("blue")), Refused(InvalidIcon)),
+];
+
+/// Tool titles (`title = "…"`, `ToolDef::title`).
+pub const TITLE_CASES: &[(&str, Verdict)] =
+    &[("Search products", Ok), ("", Refused(EmptyTitle)), ("  ", Refused(EmptyTitle))];
+
 const X_8193: [u8; 8193] = [b'x'; 8193];
 /// `é` (two bytes in UTF-8) 8192 times: at the limit, which counts characters.
 const E_ACUTE_8192: [u8; 2 * 8192] = {
@@ -101,7 +131,10 @@ const fn as_str(bytes: &'static [u8]) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{argument_name_problem, pattern_problem, tool_description_problem, tool_name_problem};
+    use crate::{
+        argument_name_problem, icon_problem, pattern_problem, timeout_problem, tool_description_problem,
+        tool_name_problem, tool_title_problem,
+    };
 
     fn verdict(rule: Option<Rule>) -> Verdict {
         rule.map_or(Ok, Refused)
@@ -121,6 +154,15 @@ mod tests {
         }
         for (pattern, expected) in PATTERN_CASES {
             assert_eq!(verdict(pattern_problem(pattern).map(|p| p.rule())), *expected, "pattern {pattern:?}");
+        }
+        for ((ms, is_async), expected) in TIMEOUT_CASES {
+            assert_eq!(verdict(timeout_problem(*ms, *is_async).map(|p| p.rule())), *expected, "timeout {ms}");
+        }
+        for ((src, mime, theme), expected) in ICON_CASES {
+            assert_eq!(verdict(icon_problem(src, *mime, *theme).map(|p| p.rule())), *expected, "icon {src}");
+        }
+        for (title, expected) in TITLE_CASES {
+            assert_eq!(verdict(tool_title_problem(title).map(|p| p.rule())), *expected, "title {title:?}");
         }
     }
 

@@ -13,7 +13,12 @@
 //!   characters of `A-Za-z0-9_.-`; a tool's own arguments may not use a
 //!   [reserved name](RESERVED_PROPERTY_NAMES);
 //! - [`tool_description_problem`]: not blank, at most [`MAX_DESCRIPTION_CHARS`] characters;
-//! - [`pattern_problem`]: a `pattern` parses, and cannot backtrack exponentially.
+//! - [`pattern_problem`]: a `pattern` parses, and cannot backtrack exponentially;
+//! - [`tool_title_problem`]: a title is not blank;
+//! - [`timeout_problem`]: a per-call timeout is 1 to [`MAX_TIMEOUT_MS`] milliseconds, on an
+//!   async tool;
+//! - [`icon_problem`]: an icon comes from an `https://` URL or a `data:image/…` URI, with an
+//!   image MIME type and a `light` or `dark` theme.
 //!
 //! ```
 //! use mcpeye_contract::{tool_name_problem, Rule};
@@ -27,6 +32,7 @@
 //! Internal to mcpeye: use it through the `mcpeye` crate (`mcpeye::contract`, `mcpeye::schema`).
 #![warn(missing_docs)]
 
+mod attrs;
 mod description;
 mod names;
 mod pattern;
@@ -34,6 +40,7 @@ mod pattern;
 #[doc(hidden)]
 pub mod cases;
 
+pub use attrs::{icon_problem, timeout_problem, tool_title_problem, IconProblem, TimeoutProblem, TitleProblem};
 pub use description::{tool_description_problem, DescriptionProblem};
 pub use names::{
     argument_name_problem, property_name_problem, tool_name_problem, PropertyNameProblem, ToolNameProblem,
@@ -57,8 +64,10 @@ pub const MAX_TOOL_NAME_CHARS: usize = 128;
 pub const MAX_PROPERTY_NAME_CHARS: usize = 64;
 /// Longest tool description (and property description), in characters.
 pub const MAX_DESCRIPTION_CHARS: usize = 8192;
-/// Largest accepted input schema, in bytes of compact JSON.
+/// Largest accepted input (or output) schema, in bytes of compact JSON.
 pub const MAX_SCHEMA_BYTES: usize = 64 * 1024;
+/// Longest per-call timeout (`timeout_ms`), in milliseconds: one day.
+pub const MAX_TIMEOUT_MS: u64 = 24 * 60 * 60 * 1000;
 
 /// The rule a problem breaks. Its [`id`](Rule::id) is the stable rule id of a
 /// `ManifestProblem` (`invalid-tool-name`, …).
@@ -80,6 +89,12 @@ pub enum Rule {
     InvalidPattern,
     /// A `pattern` may backtrack exponentially.
     BacktrackingPattern,
+    /// The title is blank.
+    EmptyTitle,
+    /// A per-call timeout is zero, too long, or on a synchronous tool.
+    InvalidTimeout,
+    /// An icon's source, MIME type or theme is not one MCP clients accept.
+    InvalidIcon,
 }
 
 impl Rule {
@@ -94,6 +109,9 @@ impl Rule {
             Rule::DescriptionTooLong => "description-too-long",
             Rule::InvalidPattern => "invalid-pattern",
             Rule::BacktrackingPattern => "backtracking-pattern",
+            Rule::EmptyTitle => "empty-title",
+            Rule::InvalidTimeout => "invalid-timeout",
+            Rule::InvalidIcon => "invalid-icon",
         }
     }
 }

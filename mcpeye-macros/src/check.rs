@@ -6,7 +6,10 @@
 
 use crate::errors::Errors;
 use crate::parse::{doc_text, fn_docs, ParamKind, ToolAttr, ToolFn};
-use mcpeye_contract::{argument_name_problem, pattern_problem, tool_description_problem, tool_name_problem};
+use mcpeye_contract::{
+    argument_name_problem, icon_problem, pattern_problem, timeout_problem, tool_description_problem, tool_name_problem,
+    tool_title_problem, IconProblem,
+};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::spanned::Spanned;
@@ -17,6 +20,8 @@ pub fn check(attr: &ToolAttr, tool: &ToolFn, errors: &mut Errors) {
     check_name(attr, tool, errors);
     check_description(attr, tool, errors);
     check_annotations(attr, errors);
+    check_timeout(attr, tool, errors);
+    check_icons(attr, errors);
     check_signature(tool, errors);
     check_params(tool, errors);
 }
@@ -74,9 +79,31 @@ fn check_annotations(attr: &ToolAttr, errors: &mut Errors) {
         }
     }
     if let Some(t) = &attr.title {
-        if t.value().trim().is_empty() {
-            errors.at(t.span(), "the title is empty: give a short human-readable title or remove `title`");
+        if let Some(problem) = tool_title_problem(&t.value()) {
+            errors.at(t.span(), problem);
         }
+    }
+}
+
+fn check_timeout(attr: &ToolAttr, tool: &ToolFn, errors: &mut Errors) {
+    if let Some(t) = attr.timeout_ms {
+        if let Some(problem) = timeout_problem(t.ms, tool.item.sig.asyncness.is_some()) {
+            errors.at(t.span, problem);
+        }
+    }
+}
+
+fn check_icons(attr: &ToolAttr, errors: &mut Errors) {
+    for icon in &attr.icons {
+        let (src, mime, theme) =
+            (icon.src.value(), icon.mime_type.as_ref().map(|m| m.value()), icon.theme.as_ref().map(|t| t.value()));
+        let Some(problem) = icon_problem(&src, mime.as_deref(), theme.as_deref()) else { continue };
+        let span = match problem {
+            IconProblem::MimeType { .. } => icon.mime_type.as_ref().map(|m| m.span()),
+            IconProblem::Theme { .. } => icon.theme.as_ref().map(|t| t.span()),
+            _ => None,
+        };
+        errors.at(span.unwrap_or_else(|| icon.src.span()), problem);
     }
 }
 
@@ -102,10 +129,23 @@ fn check_params(tool: &ToolFn, errors: &mut Errors) {
     let mut names: Vec<(String, Span)> = Vec::new();
     let mut args_form: Option<Span> = None;
     let mut first_field: Option<Span> = None;
+    let mut context: Option<Span> = None;
     for p in &tool.params {
-        check_type(&p.ty, errors);
+        if !matches!(p.kind, ParamKind::Context) {
+            check_type(&p.ty, errors);
+        }
         match &p.kind {
             ParamKind::State(_) => {}
+            ParamKind::Context => {
+                if context.is_some() {
+                    errors.at(
+                        p.span,
+                        "a tool takes at most one `mcpeye::Context` parameter: it is cheap to clone, clone it \
+                         where you need a second one",
+                    );
+                }
+                context.get_or_insert(p.span);
+            }
             ParamKind::Args(_) => {
                 if args_form.is_some() {
                     errors.at(p.span, "a tool takes at most one `mcpeye::Args<T>` parameter: put every field in `T`");
@@ -227,7 +267,10 @@ fn check_pattern(lit: &syn::LitStr, errors: &mut Errors) {
 mod contract_cases {
     use super::*;
     use crate::parse::{parse_attr, parse_fn};
-    use mcpeye_contract::cases::{Verdict, ARGUMENT_NAME_CASES, DESCRIPTION_CASES, PATTERN_CASES, TOOL_NAME_CASES};
+    use mcpeye_contract::cases::{
+        Verdict, ARGUMENT_NAME_CASES, DESCRIPTION_CASES, ICON_CASES, PATTERN_CASES, TIMEOUT_CASES, TITLE_CASES,
+        TOOL_NAME_CASES,
+    };
     use mcpeye_contract::Rule;
     use quote::quote;
     use syn::LitStr;
@@ -287,6 +330,49 @@ mod contract_cases {
             let text_lit = lit(text);
             let got = messages(quote!(description = #text_lit), quote! { fn f() {} });
             assert_verdict(text, *verdict, got, tool_description_problem(text).map(|p| (p.rule(), p.to_string())));
+        }
+    }
+
+    #[test]
+    fn timeouts() {
+        for ((ms, is_async), verdict) in TIMEOUT_CASES {
+            let ms_lit = proc_macro2::Literal::u64_unsuffixed(*ms);
+            let item = if *is_async {
+                quote! { #[doc = " Does things."] async fn f() {} }
+            } else {
+                quote! { #[doc = " Does things."] fn f() {} }
+            };
+            let got = messages(quote!(timeout_ms = #ms_lit), item);
+            let contract = timeout_problem(*ms, *is_async).map(|p| (p.rule(), p.to_string()));
+            assert_verdict(&format!("{ms} ms"), *verdict, got, contract);
+        }
+    }
+
+    #[test]
+    fn icons() {
+        for ((src, mime_type, theme), verdict) in ICON_CASES {
+            let src_lit = lit(src);
+            let mut keys = vec![quote!(src = #src_lit)];
+            if let Some(m) = mime_type {
+                let m = lit(m);
+                keys.push(quote!(mime_type = #m));
+            }
+            if let Some(t) = theme {
+                let t = lit(t);
+                keys.push(quote!(theme = #t));
+            }
+            let got = messages(quote!(icon(#(#keys),*)), quote! { #[doc = " Does things."] fn f() {} });
+            let contract = icon_problem(src, *mime_type, *theme).map(|p| (p.rule(), p.to_string()));
+            assert_verdict(src, *verdict, got, contract);
+        }
+    }
+
+    #[test]
+    fn titles() {
+        for (title, verdict) in TITLE_CASES {
+            let title_lit = lit(title);
+            let got = messages(quote!(title = #title_lit), quote! { #[doc = " Does things."] fn f() {} });
+            assert_verdict(title, *verdict, got, tool_title_problem(title).map(|p| (p.rule(), p.to_string())));
         }
     }
 

@@ -50,6 +50,11 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
                     type_name: || ::core::any::type_name::<#inner>(),
                 }));
             }
+            ParamKind::Context => {
+                let var = format_ident!("__context{}", i);
+                prelude.push(quote_spanned!(span=> let #var = __inv.context();));
+                call_args.push(quote!(#var));
+            }
             ParamKind::Args(inner) => {
                 asserts.push(quote_spanned!(inner.span()=> #private::assert_param::<#inner>();));
                 bounds.push(quote_spanned!(inner.span()=> for<'__mcpeye> #inner: #private::ToolParam));
@@ -126,6 +131,27 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
         )
     };
 
+    let normalize_schema = attr.normalize_schema.map(|f| f.value).unwrap_or(true);
+    let generate = if normalize_schema { quote!(generate_schema) } else { quote!(generate_schema_as_is) };
+    let output_fn = output_schema_fn(attr, &item.sig.output);
+    let timeout = match attr.timeout_ms {
+        Some(t) => {
+            let ms = t.ms;
+            quote!(::core::option::Option::Some(#private::Duration::from_millis(#ms)))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let icons = attr.icons.iter().map(|icon| {
+        let src = &icon.src;
+        let opt = |l: &Option<syn::LitStr>| match l {
+            Some(l) => quote!(::core::option::Option::Some(#l)),
+            None => quote!(::core::option::Option::None),
+        };
+        let (mime, theme) = (opt(&icon.mime_type), opt(&icon.theme));
+        let sizes: Vec<String> =
+            icon.sizes.as_ref().map(|s| s.value().split_whitespace().map(str::to_owned).collect()).unwrap_or_default();
+        quote!(#private::Icon { src: #src, mime_type: #mime, sizes: &[#(#sizes),*], theme: #theme })
+    });
     let description = description_tokens(attr, tool);
     let title = match &attr.title {
         Some(t) => quote!(::core::option::Option::Some(#t)),
@@ -152,8 +178,10 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
             fn __mcpeye_assert_params() { #(#asserts)* }
 
             fn __mcpeye_schema() -> #private::schemars::Schema #gate {
-                #private::generate_schema::<#parsed_ty>()
+                #private::#generate::<#parsed_ty>()
             }
+
+            #output_fn
 
             #handler_fn
 
@@ -174,6 +202,10 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
                     },
                     intent: #intent,
                     input_schema: __mcpeye_schema,
+                    normalize_schema: #normalize_schema,
+                    output_schema: __mcpeye_output_schema,
+                    timeout: #timeout,
+                    icons: &[#(#icons),*],
                     states: &[#(#states),*],
                     handler: #handler,
                 };
@@ -210,6 +242,9 @@ pub fn fallback(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
             ) -> ::core::result::Result<#private::CallToolResult, #private::ArgsError> {
                 ::core::unreachable!()
             }
+            fn __mcpeye_output_schema() -> ::core::option::Option<#private::schemars::Schema> {
+                ::core::option::Option::None
+            }
             impl #private::Tool for #ident {
                 const NAME: &'static str = #name;
                 const DEF: &'static #private::ToolDef = &#private::ToolDef {
@@ -222,12 +257,50 @@ pub fn fallback(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
                     annotations: #private::Annotations::NONE,
                     intent: true,
                     input_schema: __mcpeye_schema,
+                    normalize_schema: true,
+                    output_schema: __mcpeye_output_schema,
+                    timeout: ::core::option::Option::None,
+                    icons: &[],
                     states: &[],
                     handler: #private::Handler::Sync(__mcpeye_handler),
                 };
             }
         };
     }
+}
+
+/// `__mcpeye_output_schema`: the schema of the return type (of `T` in `Result<T, E>`) when it
+/// is `Serialize + JsonSchema`, found by autoref on the concrete type; none with
+/// `output_schema = false` or an `impl Trait` return type (which cannot be named).
+fn output_schema_fn(attr: &ToolAttr, output: &ReturnType) -> TokenStream {
+    let private = crate::private_path();
+    let off = attr.output_schema.is_some_and(|f| !f.value);
+    let ty = match output {
+        ReturnType::Default => quote!(()),
+        ReturnType::Type(_, t) => t.to_token_stream(),
+    };
+    let names_impl = contains_impl(ty.clone());
+    let body = if off || names_impl {
+        quote!(::core::option::Option::None)
+    } else {
+        quote! {
+            use #private::{OutputNone as _, OutputSchema as _, OutputValueNone as _, OutputValueSchema as _};
+            (&&&&#private::Returns::<#ty>::new()).__mcpeye_output_schema()
+        }
+    };
+    quote! {
+        fn __mcpeye_output_schema() -> ::core::option::Option<#private::schemars::Schema> {
+            #body
+        }
+    }
+}
+
+fn contains_impl(ts: TokenStream) -> bool {
+    ts.into_iter().any(|tt| match tt {
+        proc_macro2::TokenTree::Ident(i) => i == "impl",
+        proc_macro2::TokenTree::Group(g) => contains_impl(g.stream()),
+        _ => false,
+    })
 }
 
 fn marker(vis: &syn::Visibility, ident: &syn::Ident) -> TokenStream {

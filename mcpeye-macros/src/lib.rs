@@ -25,16 +25,23 @@ fn private_path() -> proc_macro2::TokenStream {
 ///
 /// The function is kept as written (call it directly in tests). Its doc comment is the tool's
 /// description; each parameter is a property of the input schema, described by its own `///`
-/// doc, except `mcpeye::State<T>` parameters (application state, not in the schema). Instead of
+/// doc, except `mcpeye::State<T>` parameters (application state, not in the schema) and one
+/// `mcpeye::Context` parameter (the request context: progress, logs, cancellation, sampling,
+/// elicitation; not in the schema, sync and async tools). Instead of
 /// documented parameters, one `mcpeye::Args<T>` parameter takes the whole arguments object as
 /// `T: Deserialize + JsonSchema`. `#[serde(…)]` and `#[schemars(…)]` attributes on a parameter
 /// apply to its property. The return value may be `()`, `String`, any `Serialize` type,
-/// `mcpeye::CallToolResult`, or a `Result` of those with `E: Display` (`Err` is `isError`).
+/// `mcpeye::CallToolResult`, or a `Result` of those with `E: Display` (`Err` is `isError`); an
+/// object type that is also `JsonSchema` gives the tool an `outputSchema`.
 ///
 /// Keys: `name = "…"` (tool name, default the function's name), `title = "…"`,
 /// `description = "…"` (instead of the doc comment), `read_only`, `destructive`, `idempotent`,
 /// `open_world` (MCP annotation hints; `= false` states the hint false), `intent = false` (no
-/// `mcpeyeIntent` property for this tool).
+/// `mcpeyeIntent` property for this tool), `timeout_ms = N` (an async call still running after
+/// `N` ms is cancelled and recorded as a timeout), `icon = "https://…"` or `icon(src = "…",
+/// mime_type = "…", sizes = "…", theme = "light"|"dark")` (repeatable), `output_schema = false`
+/// (no `outputSchema`), `normalize_schema = false` (the input schema as generated, `$schema` and
+/// `$defs` kept).
 ///
 /// Contract problems (missing docs, invalid or reserved names, borrowed or generic parameters,
 /// unparseable or exponential `pattern`s, …) are compile errors, all reported together.

@@ -9,8 +9,42 @@ use syn::spanned::Spanned;
 use syn::{Attribute, Expr, FnArg, GenericArgument, Ident, ItemFn, Lit, LitStr, Meta, Pat, PathArguments, Token, Type};
 
 /// Keys accepted by `#[mcpeye::tool(…)]`, in the order of the reference.
-pub const KEYS: &[&str] =
-    &["name", "title", "description", "read_only", "destructive", "idempotent", "open_world", "intent"];
+pub const KEYS: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+    "intent",
+    "timeout_ms",
+    "icon",
+    "output_schema",
+    "normalize_schema",
+];
+
+/// Keys that may be given more than once.
+const REPEATABLE: &[&str] = &["icon"];
+
+/// Keys of `icon(…)`.
+const ICON_KEYS: &[&str] = &["src", "mime_type", "sizes", "theme"];
+
+/// `icon = "…"` or `icon(src = "…", mime_type = "…", sizes = "…", theme = "…")`.
+pub struct IconAttr {
+    pub src: LitStr,
+    pub mime_type: Option<LitStr>,
+    /// Space-separated sizes (`"48x48 96x96"`).
+    pub sizes: Option<LitStr>,
+    pub theme: Option<LitStr>,
+}
+
+/// `timeout_ms = N`.
+#[derive(Clone, Copy)]
+pub struct Timeout {
+    pub ms: u64,
+    pub span: Span,
+}
 
 /// A boolean key (`read_only` or `read_only = false`).
 #[derive(Clone, Copy)]
@@ -30,6 +64,10 @@ pub struct ToolAttr {
     pub idempotent: Option<Flag>,
     pub open_world: Option<Flag>,
     pub intent: Option<Flag>,
+    pub timeout_ms: Option<Timeout>,
+    pub icons: Vec<IconAttr>,
+    pub output_schema: Option<Flag>,
+    pub normalize_schema: Option<Flag>,
 }
 
 /// Parses the attribute arguments, collecting every problem.
@@ -57,12 +95,22 @@ pub fn parse_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
             errors.spanned(path, format!("unknown key `{key}` in #[mcpeye::tool]: {hint}the keys are {}", key_list()));
             continue;
         }
-        if seen.contains(&key) {
+        if seen.contains(&key) && !REPEATABLE.contains(&key.as_str()) {
             errors.spanned(path, format!("`{key}` is given twice: keep one"));
             continue;
         }
         seen.push(key.clone());
         match key.as_str() {
+            "timeout_ms" => {
+                if let Some(t) = timeout_value(&meta, errors) {
+                    attr.timeout_ms = Some(t);
+                }
+            }
+            "icon" => {
+                if let Some(icon) = icon_value(&meta, errors) {
+                    attr.icons.push(icon);
+                }
+            }
             "name" | "title" | "description" => {
                 let Some(lit) = string_value(&meta, &key, errors) else { continue };
                 let slot = match key.as_str() {
@@ -79,6 +127,8 @@ pub fn parse_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
                     "destructive" => &mut attr.destructive,
                     "idempotent" => &mut attr.idempotent,
                     "open_world" => &mut attr.open_world,
+                    "output_schema" => &mut attr.output_schema,
+                    "normalize_schema" => &mut attr.normalize_schema,
                     _ => &mut attr.intent,
                 };
                 *slot = Some(flag);
@@ -104,6 +154,91 @@ fn string_value(meta: &Meta, key: &str, errors: &mut Errors) -> Option<LitStr> {
         errors.spanned(meta, format!("`{key}` takes a string literal: `{key} = \"…\"`"));
     }
     None
+}
+
+fn timeout_value(meta: &Meta, errors: &mut Errors) -> Option<Timeout> {
+    const FIX: &str = "`timeout_ms` takes a whole number of milliseconds: `timeout_ms = 5000`";
+    let Meta::NameValue(nv) = meta else {
+        errors.spanned(meta, FIX);
+        return None;
+    };
+    match &nv.value {
+        Expr::Lit(l) => match &l.lit {
+            Lit::Int(i) if i.suffix().is_empty() || i.suffix() == "u64" => match i.base10_parse::<u64>() {
+                Ok(ms) => Some(Timeout { ms, span: i.span() }),
+                Err(_) => {
+                    errors.spanned(i, FIX);
+                    None
+                }
+            },
+            other => {
+                errors.spanned(other, FIX);
+                None
+            }
+        },
+        other => {
+            errors.spanned(other, FIX);
+            None
+        }
+    }
+}
+
+fn icon_value(meta: &Meta, errors: &mut Errors) -> Option<IconAttr> {
+    const FIX: &str = "`icon` takes a URL (`icon = \"https://…\"`) or `icon(src = \"…\", mime_type = \"image/png\", \
+                       sizes = \"48x48\", theme = \"dark\")`";
+    match meta {
+        Meta::NameValue(nv) => match lit_str(&nv.value) {
+            Some(src) => Some(IconAttr { src, mime_type: None, sizes: None, theme: None }),
+            None => {
+                errors.spanned(&nv.value, FIX);
+                None
+            }
+        },
+        Meta::Path(p) => {
+            errors.spanned(p, FIX);
+            None
+        }
+        Meta::List(list) => {
+            let items = match list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated) {
+                Ok(items) => items,
+                Err(e) => {
+                    errors.push(e);
+                    return None;
+                }
+            };
+            let (mut src, mut mime_type, mut sizes, mut theme) = (None, None, None, None);
+            for item in items {
+                let key = item.path().get_ident().map(Ident::to_string).unwrap_or_default();
+                let value = match &item {
+                    Meta::NameValue(nv) => lit_str(&nv.value),
+                    _ => None,
+                };
+                let slot = match key.as_str() {
+                    "src" => &mut src,
+                    "mime_type" => &mut mime_type,
+                    "sizes" => &mut sizes,
+                    "theme" => &mut theme,
+                    _ => {
+                        let keys = ICON_KEYS.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+                        errors.spanned(item.path(), format!("unknown key `{key}` in `icon(…)`: the keys are {keys}"));
+                        continue;
+                    }
+                };
+                match value {
+                    Some(v) if slot.is_none() => *slot = Some(v),
+                    Some(_) => errors.spanned(item.path(), format!("`{key}` is given twice in `icon(…)`: keep one")),
+                    None => errors.spanned(&item, format!("`{key}` takes a string literal: `{key} = \"…\"`")),
+                }
+            }
+            match src {
+                Some(src) => Some(IconAttr { src, mime_type, sizes, theme }),
+                None => {
+                    errors.spanned(list, "`icon(…)` needs `src = \"https://…\"`");
+                    None
+                }
+            }
+        }
+    }
 }
 
 fn flag_value(meta: &Meta, key: &str, errors: &mut Errors) -> Option<Flag> {
@@ -169,6 +304,8 @@ pub enum ParamKind {
     State(Type),
     /// `Args<T>`: the whole arguments object.
     Args(Type),
+    /// `Context`: the request context, not in the schema.
+    Context,
 }
 
 /// A documented parameter.
@@ -234,7 +371,13 @@ pub fn parse_fn(mut item: ItemFn, errors: &mut Errors) -> ToolFn {
         }
         pt.attrs = keep;
         let ty = (*pt.ty).clone();
-        let kind = if let Some(inner) = wrapper_arg(&ty, "State") {
+        let context_ref = matches!(&ty, Type::Reference(r) if is_context(&r.elem));
+        if context_ref {
+            errors.spanned(&ty, "take `Context` by value (`ctx: Context`): it is a handle, cheap to clone");
+        }
+        let kind = if is_context(&ty) || context_ref {
+            ParamKind::Context
+        } else if let Some(inner) = wrapper_arg(&ty, "State") {
             ParamKind::State(inner)
         } else if let Some(inner) = wrapper_arg(&ty, "Args") {
             ParamKind::Args(inner)
@@ -267,6 +410,12 @@ pub fn parse_fn(mut item: ItemFn, errors: &mut Errors) -> ToolFn {
 fn unraw(ident: &Ident) -> String {
     let s = ident.to_string();
     s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
+}
+
+/// Whether `ty` is `Context` or `…::Context`, without generic arguments.
+fn is_context(ty: &Type) -> bool {
+    let Type::Path(tp) = ty else { return false };
+    tp.qself.is_none() && tp.path.segments.last().is_some_and(|s| s.ident == "Context" && s.arguments.is_none())
 }
 
 /// `T` when `ty` is `…::Wrapper<T>`.

@@ -13,17 +13,26 @@ mod capture;
 mod config;
 pub mod contract;
 mod delivery;
+pub mod report;
 #[cfg(feature = "rmcp")]
 pub mod rmcp;
 #[cfg(feature = "testing")]
 pub mod testing;
 
+pub use capture::cancel::{Cancellation, Cancelled};
+pub use capture::context::{
+    ClientChannel, ClientError, ClientFuture, Context, ElicitationAction, ElicitationRequest, ElicitationResponse,
+    LogLevel, ProgressToken, SamplingRequest, SamplingResponse,
+};
 pub use capture::dispatch::CallError;
-pub use capture::manifest::{Manifest, ManifestBuilder, ManifestError, ManifestProblem};
-pub use capture::record::{CallOutcome, CallRecord, ClientInfo, IntentSource, Origin};
-pub use capture::result::{CallToolResult, Content, ToolValue};
-pub use capture::tool::{Annotations, Args, ArgsError, State, Tool, ToolDef};
+pub use capture::manifest::{Manifest, ManifestBuilder, ManifestError, ManifestProblem, OUTPUT_SCHEMA_PATH};
+pub use capture::record::{CallOutcome, CallRecord, ClientInfo, IntentSource, Origin, TraceContext, Transport};
+pub use capture::result::{
+    CallToolResult, Content, EmbeddedResource, ErrorReason, ResourceBody, ResourceLink, ToolError, ToolValue,
+};
+pub use capture::tool::{Annotations, Args, ArgsError, Icon, State, Tool, ToolDef};
 pub use config::{CallIdentity, Config, ConfigError, Identity, IdentityValue};
+pub use delivery::before_send::{BeforeSendFn, Event};
 pub use delivery::diagnostics::{Diagnostic, DiagnosticKind};
 pub use delivery::stats::{Dropped, FlushReport, Stats};
 pub use delivery::tracker::{init, Guard, Tracker};
@@ -41,8 +50,8 @@ pub mod redact {
 /// generates, usable on hand-written schemas too.
 pub mod schema {
     pub use crate::capture::schema::{
-        generate, inject_intent, is_valid_property_name, is_valid_tool_name, normalize, validate, SchemaProblem,
-        MAX_DESCRIPTION_CHARS, MAX_SCHEMA_BYTES,
+        generate, generate_as_is, inject_intent, is_valid_property_name, is_valid_tool_name, normalize, validate,
+        validate_as_is, SchemaProblem, MAX_DESCRIPTION_CHARS, MAX_SCHEMA_BYTES,
     };
 }
 
@@ -53,13 +62,17 @@ pub mod schema {
 pub mod __private {
     pub use crate::capture::manifest::{Manifest, ManifestBuilder};
     pub use crate::capture::result::kind::{probe, ResultKind, ValueKind};
+    pub use crate::capture::result::output::{OutputNone, OutputSchema, OutputValueNone, OutputValueSchema, Returns};
     pub use crate::capture::result::{CallToolResult, ToolValue};
     pub use crate::capture::schema::describe_argument_errors;
     pub use crate::capture::schema::generate as generate_schema;
+    pub use crate::capture::schema::generate_as_is as generate_schema_as_is;
+    pub use crate::capture::telemetry::{reset as reset_telemetry, set_enabled as set_telemetry_enabled};
     pub use crate::capture::tool::{
-        assert_param, parse_args, Annotations, Args, ArgsError, BoxFuture, Handler, Invocation, State, StateDecl, Tool,
-        ToolDef, ToolParam,
+        assert_param, parse_args, Annotations, Args, ArgsError, BoxFuture, Handler, Icon, Invocation, State, StateDecl,
+        Tool, ToolDef, ToolParam,
     };
+    pub use ::core::time::Duration;
     pub use inventory;
     pub use schemars;
     pub use serde;

@@ -1,9 +1,10 @@
 //! `tools/call`: strip the intent, deserialise, call, build the result, and hand exactly one
 //! [`CallRecord`] per call to the tracker, whatever the outcome.
 
+use crate::capture::cancel::{Cancellation, Sleep};
 use crate::capture::manifest::{Entry, Manifest};
 use crate::capture::record::{active_tracker, CallOutcome, InFlight, IntentSource, Origin};
-use crate::capture::result::CallToolResult;
+use crate::capture::result::{CallToolResult, Content};
 use crate::capture::tool::{ArgsError, Handler, Invocation, SyncHandler};
 use crate::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_ACK, RESERVED_TOOL_NAME};
 use crate::delivery::tracker::Tracker;
@@ -26,6 +27,13 @@ const MAX_UNKNOWN_NAME_CHARS: usize = mcpeye_contract::MAX_TOOL_NAME_CHARS;
 /// refused. Deeper values can only be built in code, and deserialising them (into a `Value`
 /// parameter, say) recurses once per level and can overflow the calling thread's stack.
 const MAX_ARGUMENT_DEPTH: usize = 127;
+
+/// The reason of a call whose arguments mcpeye refused before the handler ran.
+pub(crate) const INVALID_ARGUMENTS: &str = "invalid_arguments";
+/// The reason of a call to a tool the manifest does not have (answered as a tool error).
+pub(crate) const UNKNOWN_TOOL: &str = "unknown_tool";
+/// The reason of a call whose handler panicked.
+pub(crate) const PANIC: &str = "panic";
 
 /// A call that a server should answer with a JSON-RPC error rather than a tool result.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,6 +128,67 @@ enum Ran {
     /// Failed before any handler, with this message (an unknown tool).
     Failed(String),
     Panicked(Box<dyn Any + Send>),
+    /// The client cancelled the call, with this reason.
+    Cancelled(Option<String>),
+    /// The tool's timeout ran out.
+    TimedOut(Duration),
+}
+
+impl Ran {
+    /// A call that ended (well or not) after the client cancelled it is recorded as cancelled:
+    /// the client no longer waits for its answer. A panic stays a panic.
+    fn unless_cancelled(self, origin: &Origin) -> Ran {
+        match (&self, &origin.cancellation) {
+            (Ran::Done(_) | Ran::Invalid(_), Some(c)) if c.is_cancelled() => Ran::Cancelled(c.reason()),
+            _ => self,
+        }
+    }
+}
+
+/// How an async handler's future ended.
+enum End {
+    Done(Result<CallToolResult, Box<dyn Any + Send>>),
+    Cancelled,
+    TimedOut,
+}
+
+/// Runs an async handler's future until it ends, the call is cancelled, or its timeout runs out;
+/// in the last two cases the future is dropped (cancelled) before this returns.
+async fn drive<F: Future<Output = CallToolResult> + Unpin>(
+    fut: F,
+    cancel: Option<&Cancellation>,
+    timeout: Option<Duration>,
+) -> Ran {
+    let mut fut = CatchUnwind(fut);
+    let mut cancelled = cancel.map(Cancellation::cancelled);
+    let mut sleep = timeout.map(Sleep::new);
+    let end = std::future::poll_fn(|cx| {
+        if let Poll::Ready(r) = Pin::new(&mut fut).poll(cx) {
+            return Poll::Ready(End::Done(r));
+        }
+        if cancelled.as_mut().is_some_and(|c| Pin::new(c).poll(cx).is_ready()) {
+            return Poll::Ready(End::Cancelled);
+        }
+        if sleep.as_mut().is_some_and(|s| Pin::new(s).poll(cx).is_ready()) {
+            return Poll::Ready(End::TimedOut);
+        }
+        Poll::Pending
+    })
+    .await;
+    drop(fut);
+    match end {
+        End::Done(Ok(r)) => Ran::Done(r),
+        End::Done(Err(p)) => Ran::Panicked(p),
+        End::Cancelled => Ran::Cancelled(cancel.and_then(Cancellation::reason)),
+        End::TimedOut => {
+            let after = timeout.unwrap_or_default();
+            // Work the handler spawned with its `Context` sees the call end too.
+            if let Some(c) = cancel {
+                c.cancel_with_reason(format!("timed out after {} ms", after.as_millis()));
+            }
+            Ran::TimedOut(after)
+        }
+    }
 }
 
 /// Where routing sent a call.
@@ -160,7 +229,7 @@ impl Manifest {
             Routed::Answered(v) => v,
             Routed::Refused(call, e) => self.conclude(call, Ran::Invalid(e)),
             Routed::Ready(call, entry) => match entry.def.handler {
-                Handler::Sync(run) => self.run_sync(call, entry, run),
+                Handler::Sync(run) => self.run_sync(origin, call, entry, run),
                 Handler::Async(_) => {
                     let e = ArgsError {
                         problems: vec![format!(
@@ -199,33 +268,44 @@ impl Manifest {
             Routed::Answered(v) => v,
             Routed::Refused(call, e) => self.conclude(call, Ran::Invalid(e)),
             Routed::Ready(call, entry) => match entry.def.handler {
-                Handler::Sync(run) => self.run_sync(call, entry, run),
+                Handler::Sync(run) => self.run_sync(origin, call, entry, run),
                 Handler::Async(run) => {
-                    let inv = Invocation { states: &self.states, schema: &entry.schema };
+                    let timeout = entry.def.timeout;
+                    // The call's own signal: the client's, or a child of it that the timeout
+                    // cancels (so that the client's signal stays the client's).
+                    let own = match (&origin.cancellation, timeout) {
+                        (None, None) => None,
+                        (Some(c), None) => Some(c.clone()),
+                        (Some(c), Some(_)) => Some(c.child()),
+                        (None, Some(_)) => Some(Cancellation::new()),
+                    };
+                    let inv = self.invocation(origin, entry, own.as_ref());
                     // Parsing and state lookup happen here, before the future exists: the future
                     // owns its inputs, so nothing borrowed from the arguments is held across an await.
-                    let ran = match catch_unwind(AssertUnwindSafe(|| run(&inv, &call.arguments))) {
-                        Ok(Ok(fut)) => match CatchUnwind(fut).await {
-                            Ok(r) => Ran::Done(r),
-                            Err(p) => Ran::Panicked(p),
-                        },
+                    let made = call.span.in_scope(|| catch_unwind(AssertUnwindSafe(|| run(&inv, &call.arguments))));
+                    let ran = match made {
+                        Ok(Ok(fut)) => drive(call.span.instrument(fut), own.as_ref(), timeout).await,
                         Ok(Err(e)) => Ran::Invalid(e),
                         Err(p) => Ran::Panicked(p),
                     };
-                    self.conclude(call, ran)
+                    self.conclude(call, ran.unless_cancelled(origin))
                 }
             },
         })
     }
 
-    fn run_sync(&self, call: InFlight, entry: &Entry, run: SyncHandler) -> Value {
-        let inv = Invocation { states: &self.states, schema: &entry.schema };
-        let ran = match catch_unwind(AssertUnwindSafe(|| run(&inv, &call.arguments))) {
+    fn invocation<'a>(&'a self, origin: &'a Origin, entry: &'a Entry, own: Option<&'a Cancellation>) -> Invocation<'a> {
+        Invocation { states: &self.states, schema: &entry.schema, tool: entry.def.name, origin, cancellation: own }
+    }
+
+    fn run_sync(&self, origin: &Origin, call: InFlight, entry: &Entry, run: SyncHandler) -> Value {
+        let inv = self.invocation(origin, entry, None);
+        let ran = match call.span.in_scope(|| catch_unwind(AssertUnwindSafe(|| run(&inv, &call.arguments)))) {
             Ok(Ok(r)) => Ran::Done(r),
             Ok(Err(e)) => Ran::Invalid(e),
             Err(p) => Ran::Panicked(p),
         };
-        self.conclude(call, ran)
+        self.conclude(call, ran.unless_cancelled(origin))
     }
 
     /// The one guard chain of `try_call` and `try_call_async`: the reserved tool, unknown
@@ -251,28 +331,47 @@ impl Manifest {
         self.conclude_after(call, ran, duration)
     }
 
-    fn conclude_after(&self, call: InFlight, ran: Ran, duration: Duration) -> Value {
+    fn conclude_after(&self, mut call: InFlight, ran: Ran, duration: Duration) -> Value {
         let tracker = self.active_tracker();
         let (client_result, outcome, panic) = match ran {
             // The client gets a copy and the record the original: one copy of the strings, not two.
-            // The record is made from the result (flattened, or copied for a callback tracker)
-            // and the client gets the original.
             Ran::Done(r) if !r.is_error => {
-                if let Some(tracker) = tracker {
-                    tracker.record_result(call, &r, duration);
+                let Some(t) = tracker.as_deref() else {
+                    call.end_span(None, &CallOutcome::Success { result: Value::Null }, None, duration);
+                    return r.into_json();
+                };
+                if !call.span.is_observed() && r.content.iter().all(|c| matches!(c, Content::Text(_))) {
+                    // Text items are recorded as sent: the record is flattened from the result
+                    // (copied for a callback tracker) and the client gets the original, so the
+                    // result's JSON is built once.
+                    call.end_span(Some(t), &CallOutcome::Success { result: Value::Null }, None, duration);
+                    t.record_result(call, &r, duration);
+                    return r.into_json();
                 }
-                return r.into_json();
+                (r.to_json(), CallOutcome::Success { result: r.into_record_json() }, None)
             }
-            Ran::Done(r) => {
-                let message = r.joined_text();
-                (r.into_json(), CallOutcome::Error { message }, None)
+            Ran::Done(mut r) => {
+                let (message, reason) = (r.joined_text(), r.error_reason.take());
+                (r.into_json(), CallOutcome::Error { message, reason }, None)
             }
             Ran::Invalid(e) => {
                 let msg = e.to_string();
-                (CallToolResult::error_text(msg.clone()).into_json(), CallOutcome::error(msg), None)
+                let outcome = CallOutcome::error_with_reason(msg.clone(), INVALID_ARGUMENTS);
+                (CallToolResult::error_text(msg).into_json(), outcome, None)
             }
-            Ran::Failed(msg) => (CallToolResult::error_text(msg.clone()).into_json(), CallOutcome::error(msg), None),
-            Ran::Panicked(p) => (Value::Null, CallOutcome::error(panic_message(&*p)), Some(p)),
+            Ran::Failed(msg) => {
+                let outcome = CallOutcome::error_with_reason(msg.clone(), UNKNOWN_TOOL);
+                (CallToolResult::error_text(msg).into_json(), outcome, None)
+            }
+            Ran::Panicked(p) => (Value::Null, CallOutcome::error_with_reason(panic_message(&*p), PANIC), Some(p)),
+            Ran::Cancelled(reason) => {
+                let outcome = CallOutcome::cancelled(reason.as_deref());
+                (CallToolResult::error_text(outcome.error_message().unwrap_or_default()).into_json(), outcome, None)
+            }
+            Ran::TimedOut(after) => {
+                let outcome = CallOutcome::timed_out(after);
+                (CallToolResult::error_text(outcome.error_message().unwrap_or_default()).into_json(), outcome, None)
+            }
         };
         call.finish_after(tracker.as_deref(), outcome, duration);
         if let Some(p) = panic {
@@ -291,9 +390,7 @@ impl Manifest {
         let msg = format!("{err}; call `tools/list` for the tools this server offers");
         // The name is the agent's: an unbounded one is not kept in full.
         let kept: String = name.chars().take(MAX_UNKNOWN_NAME_CHARS).collect();
-        let mut call = InFlight::start(Cow::Owned(kept), Value::Object(Map::new()), None);
-        call.client = origin.client.clone();
-        self.conclude(call, Ran::Failed(msg))
+        self.conclude(InFlight::start_unknown(Cow::Owned(kept), origin), Ran::Failed(msg))
     }
 
     /// Answers the reserved tool locally and records it with `durationMs: 0` and no intent
@@ -323,9 +420,7 @@ impl Manifest {
 fn start(origin: &Origin, tool_name: &'static str, strip: bool, arguments: Value) -> (InFlight, bool) {
     let (mut map, is_object) = split_arguments(arguments);
     let intent = if strip { take_intent(&mut map) } else { None };
-    let mut call = InFlight::start(Cow::Borrowed(tool_name), Value::Object(map), intent);
-    call.client = origin.client.clone();
-    (call, is_object)
+    (InFlight::start(Cow::Borrowed(tool_name), Value::Object(map), intent, origin), is_object)
 }
 
 /// Catches a panic raised while polling a tool's future (used by the rmcp integration too).
@@ -402,9 +497,17 @@ mod tests {
         annotations: Annotations { read_only: Some(true), ..Annotations::NONE },
         intent: true,
         input_schema: crate::capture::schema::generate::<EchoArgs>,
+        normalize_schema: true,
+        output_schema: no_output,
+        timeout: None,
+        icons: &[],
         states: &[],
         handler: Handler::Sync(echo_handler),
     };
+
+    fn no_output() -> Option<schemars::Schema> {
+        None
+    }
 
     static STATES: &[StateDecl] =
         &[StateDecl { type_id: std::any::TypeId::of::<String>, type_name: std::any::type_name::<String> }];
@@ -419,6 +522,10 @@ mod tests {
         annotations: Annotations::NONE,
         intent: true,
         input_schema: crate::capture::schema::generate::<EchoArgs>,
+        normalize_schema: true,
+        output_schema: no_output,
+        timeout: None,
+        icons: &[],
         states: STATES,
         handler: Handler::Async(async_handler),
     };
@@ -583,6 +690,10 @@ mod tests {
             annotations: Annotations::NONE,
             intent: true,
             input_schema: crate::capture::schema::generate::<EchoArgs>,
+            normalize_schema: true,
+            output_schema: no_output,
+            timeout: None,
+            icons: &[],
             states: &[],
             handler: Handler::Sync(echo_handler),
         };

@@ -2,15 +2,19 @@
 //! descriptors. Calls go through [`Manifest::call`] / [`Manifest::call_async`] (see
 //! `dispatch.rs`).
 
+use crate::capture::record::active_tracker;
 use crate::capture::schema;
+use crate::capture::tool::Handler;
 use crate::capture::tool::{StateMap, ToolDef};
 use crate::contract::{
-    CAPABILITY_PARAM_DESCRIPTION, CONTEXT_PARAM_DESCRIPTION, RESERVED_TOOL_DESCRIPTION, RESERVED_TOOL_NAME,
+    CAPABILITY_PARAM_DESCRIPTION, CONTEXT_PARAM_DESCRIPTION, INTENT_PARAM_DESCRIPTION, RESERVED_TOOL_DESCRIPTION,
+    RESERVED_TOOL_NAME,
 };
 use crate::delivery::tracker::Tracker;
-use mcpeye_contract::{tool_description_problem, tool_name_problem};
+use mcpeye_contract::{icon_problem, timeout_problem, tool_description_problem, tool_name_problem, tool_title_problem};
 use serde_json::{json, Map, Value};
 use std::any::Any;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
@@ -30,7 +34,8 @@ pub struct ManifestProblem {
     pub tool: String,
     /// Where the tool is defined (`crate::module::function (src/file.rs:12)`).
     pub location: String,
-    /// JSON path inside the tool's input schema, `""` when the problem is not in the schema.
+    /// JSON path inside the tool's input schema, `""` when the problem is not in a schema; a
+    /// problem of the output schema has its path prefixed with [`OUTPUT_SCHEMA_PATH`].
     pub path: String,
     /// Short rule id (`missing-description`, `duplicate-name`, …).
     pub rule: &'static str,
@@ -38,10 +43,15 @@ pub struct ManifestProblem {
     pub message: String,
 }
 
+/// The prefix of [`ManifestProblem::path`] for a problem in a tool's output schema.
+pub const OUTPUT_SCHEMA_PATH: &str = "outputSchema";
+
 impl fmt::Display for ManifestProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "tool `{}` at {}", self.tool, self.location)?;
-        if !self.path.is_empty() {
+        if let Some(path) = self.path.strip_prefix(OUTPUT_SCHEMA_PATH) {
+            write!(f, ", output schema {}", if path.is_empty() { "(root)" } else { path })?;
+        } else if !self.path.is_empty() {
             write!(f, ", input schema {}", self.path)?;
         }
         write!(f, ": [{}] {}", self.rule, self.message)
@@ -76,6 +86,7 @@ pub struct ManifestBuilder {
     defs: Vec<&'static ToolDef>,
     states: StateMap,
     capture_missing_capabilities: Option<bool>,
+    intent_description: Option<Cow<'static, str>>,
     tracker: Option<Tracker>,
 }
 
@@ -85,6 +96,7 @@ impl fmt::Debug for ManifestBuilder {
             .field("tools", &self.defs.iter().map(|d| d.name).collect::<Vec<_>>())
             .field("states", &self.states.0.len())
             .field("capture_missing_capabilities", &self.capture_missing_capabilities)
+            .field("intent_description", &self.intent_description)
             .finish()
     }
 }
@@ -119,6 +131,28 @@ impl ManifestBuilder {
     /// the tracker's `capture_missing_capabilities` setting, `true` without one.
     pub fn capture_missing_capabilities(mut self, on: bool) -> Self {
         self.capture_missing_capabilities = Some(on);
+        self
+    }
+
+    /// The description of the `mcpeyeIntent` property added to every tool's input schema
+    /// (tools with `intent = false` excepted). Default, and byte for byte the other SDKs' text:
+    /// [`INTENT_PARAM_DESCRIPTION`](crate::contract::INTENT_PARAM_DESCRIPTION), about 100
+    /// tokens per tool.
+    ///
+    /// A shorter text makes every `tools/list` cheaper (see `Manifest::token_report`, feature
+    /// `tokens`), at a price: the contract's text is what asks agents for 25 to 35 words and for
+    /// the capability the user was missing, which is what the Intent Gap is made of. A blank
+    /// text, or one over 8192 characters, is a problem reported by [`try_build`](Self::try_build).
+    ///
+    /// ```
+    /// let manifest = mcpeye_runtime::Manifest::builder()
+    ///     .registered()
+    ///     .intent_description("Why the user needs this call; name any capability they lack.")
+    ///     .build();
+    /// # drop(manifest);
+    /// ```
+    pub fn intent_description(mut self, description: impl Into<Cow<'static, str>>) -> Self {
+        self.intent_description = Some(description.into());
         self
     }
 
@@ -176,11 +210,62 @@ impl ManifestBuilder {
                     ));
                 }
             }
-            let schema = schema::normalize((def.input_schema)());
-            for p in schema::validate(&schema) {
-                problems.push(problem(&p.path, p.rule, p.message));
+            if let Some(p) = def.title.and_then(tool_title_problem) {
+                problems.push(problem("", p.rule().id(), p.to_string()));
             }
-            entries.push(Entry { def, schema });
+            if let Some(timeout) = def.timeout {
+                let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+                if let Some(p) = timeout_problem(ms, matches!(def.handler, Handler::Async(_))) {
+                    problems.push(problem("", p.rule().id(), p.to_string()));
+                }
+            }
+            for icon in def.icons {
+                if let Some(p) = icon_problem(icon.src, icon.mime_type, icon.theme) {
+                    problems.push(problem("", p.rule().id(), p.to_string()));
+                }
+            }
+            let schema = if def.normalize_schema {
+                let schema = schema::normalize((def.input_schema)());
+                for p in schema::validate(&schema) {
+                    problems.push(problem(&p.path, p.rule, p.message));
+                }
+                schema
+            } else {
+                let schema = (def.input_schema)().to_value();
+                for p in schema::validate_as_is(&schema) {
+                    problems.push(problem(&p.path, p.rule, p.message));
+                }
+                schema
+            };
+            let output_schema = schema::output_schema((def.output_schema)());
+            if let Some(output) = &output_schema {
+                for p in schema::validate(output) {
+                    let path = format!("{OUTPUT_SCHEMA_PATH}{}", p.path);
+                    let message = format!(
+                        "{} (the tool's output schema, from its return type; `#[mcpeye::tool(output_schema = false)]` leaves it out)",
+                        p.message
+                    );
+                    problems.push(problem(&path, p.rule, message));
+                }
+            }
+            entries.push(Entry { def, schema, output_schema });
+        }
+        let intent_description = self.intent_description.unwrap_or(Cow::Borrowed(INTENT_PARAM_DESCRIPTION));
+        if let Some(p) = tool_description_problem(&intent_description) {
+            problems.push(ManifestProblem {
+                tool: crate::contract::INTENT_PARAM_NAME.to_owned(),
+                location: "ManifestBuilder::intent_description".to_owned(),
+                path: String::new(),
+                rule: p.rule().id(),
+                message: format!(
+                    "the description given to `intent_description` is {}; agents read it to fill `mcpeyeIntent` \
+                     (leave it unset for the contract's text)",
+                    match p {
+                        mcpeye_contract::DescriptionProblem::TooLong { chars } => format!("{chars} characters long"),
+                        _ => "blank".to_owned(),
+                    }
+                ),
+            });
         }
         if !problems.is_empty() {
             return Err(ManifestError { problems });
@@ -188,10 +273,9 @@ impl ManifestBuilder {
 
         let reserved = self
             .capture_missing_capabilities
-            .or_else(|| self.tracker.as_ref().map(Tracker::capture_missing_capabilities))
-            .or_else(|| crate::delivery::tracker::global().map(|t| t.capture_missing_capabilities()))
+            .or_else(|| active_tracker(self.tracker.as_ref()).map(|t| t.capture_missing_capabilities()))
             .unwrap_or(true);
-        let mut list: Vec<Value> = entries.iter().map(Entry::descriptor).collect();
+        let mut list: Vec<Value> = entries.iter().map(|e| e.descriptor(&intent_description)).collect();
         if reserved {
             list.push(reserved_descriptor());
         }
@@ -221,14 +305,18 @@ pub(crate) struct Entry {
     pub(crate) def: &'static ToolDef,
     /// Normalised input schema without `mcpeyeIntent`: describes invalid arguments.
     pub(crate) schema: Value,
+    /// Normalised output schema, when the tool has one.
+    pub(crate) output_schema: Option<Value>,
 }
 
 impl Entry {
-    fn descriptor(&self) -> Value {
+    /// The `tools/list` descriptor, with `mcpeyeIntent` described by `intent_description`
+    /// unless the tool has `intent = false`.
+    fn descriptor(&self, intent_description: &str) -> Value {
         let def = self.def;
         let mut input_schema = self.schema.clone();
         if def.intent {
-            schema::inject_intent(&mut input_schema);
+            schema::inject_intent_described(&mut input_schema, intent_description);
         }
         let mut m = Map::new();
         m.insert("name".into(), Value::String(def.name.into()));
@@ -237,6 +325,9 @@ impl Entry {
         }
         m.insert("description".into(), Value::String(def.description.into()));
         m.insert("inputSchema".into(), input_schema);
+        if let Some(output) = &self.output_schema {
+            m.insert("outputSchema".into(), output.clone());
+        }
         let a = &def.annotations;
         let mut hints = Map::new();
         for (key, v) in [
@@ -251,6 +342,23 @@ impl Entry {
         }
         if !hints.is_empty() {
             m.insert("annotations".into(), Value::Object(hints));
+        }
+        if !def.icons.is_empty() {
+            let icons = def.icons.iter().map(|icon| {
+                let mut i = Map::new();
+                i.insert("src".into(), Value::String(icon.src.into()));
+                if let Some(mime) = icon.mime_type {
+                    i.insert("mimeType".into(), Value::String(mime.into()));
+                }
+                if !icon.sizes.is_empty() {
+                    i.insert("sizes".into(), icon.sizes.iter().map(|s| Value::String((*s).into())).collect());
+                }
+                if let Some(theme) = icon.theme {
+                    i.insert("theme".into(), Value::String(theme.into()));
+                }
+                Value::Object(i)
+            });
+            m.insert("icons".into(), Value::Array(icons.collect()));
         }
         Value::Object(m)
     }
@@ -325,6 +433,21 @@ impl Manifest {
     /// Whether `name` is a tool of this manifest (the reserved tool included when listed).
     pub fn has_tool(&self, name: &str) -> bool {
         self.index.contains_key(name) || (self.reserved && name == RESERVED_TOOL_NAME)
+    }
+
+    /// What this manifest's `tools/list` costs a model, per tool, in `o200k_base` tokens: name,
+    /// description, input schema (and how much of it `mcpeyeIntent` is), output schema, total,
+    /// and the reserved tool. `Display` prints a table. Feature `tokens`.
+    ///
+    /// ```
+    /// let manifest = mcpeye_runtime::Manifest::builder().registered().build();
+    /// let report = manifest.token_report();
+    /// eprintln!("{report}");
+    /// assert!(report.total() >= report.reserved_total());
+    /// ```
+    #[cfg(feature = "tokens")]
+    pub fn token_report(&self) -> crate::report::TokenReport {
+        crate::report::TokenReport::from_tools_list(&self.tools_list)
     }
 
     pub(crate) fn lookup(&self, name: &str) -> Option<&Entry> {

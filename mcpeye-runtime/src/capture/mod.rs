@@ -2,9 +2,12 @@
 //! its one [`CallRecord`](record::CallRecord). Nothing here serialises, redacts or waits on the
 //! network; the record is moved to the [`delivery`](crate::delivery) side.
 
+pub(crate) mod cancel;
+pub(crate) mod context;
 pub(crate) mod dispatch;
 pub(crate) mod manifest;
 pub(crate) mod record;
 pub(crate) mod result;
 pub(crate) mod schema;
+pub(crate) mod telemetry;
 pub(crate) mod tool;

@@ -4,10 +4,14 @@
 //! Everything here runs on the calling thread, so a record is only moved, never serialised
 //! or redacted: that work belongs to the flusher.
 
+use crate::capture::cancel::Cancellation;
+use crate::capture::context::{ClientChannel, LogLevel, ProgressToken};
+use crate::capture::telemetry::CallSpan;
 use crate::config::normalize_identity;
 use crate::delivery::tracker::{self, Tracker};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::borrow::Cow;
+use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -69,19 +73,168 @@ impl ClientInfo {
     }
 }
 
-/// What the serving layer knows of a request besides its tool and arguments: today, the client
-/// that sent it. `Origin::default()` is a call with no known client (a direct `Manifest::call`).
-#[derive(Debug, Clone, Default)]
+/// What the serving layer knows of a request besides its tool and arguments: the client that
+/// sent it, its `_meta` (progress token, log level, trace context), the transport and its
+/// session, the JSON-RPC id, its cancellation signal, and the channel back to the client that a handler's [`Context`](crate::Context)
+/// talks through. `Origin::default()` is a call with none of these (a direct `Manifest::call`).
+///
+/// ```
+/// use mcpeye_runtime::{Cancellation, ClientInfo, Origin, ProgressToken};
+/// use std::sync::Arc;
+///
+/// let cancel = Cancellation::new();
+/// let origin = Origin::from_client(Arc::new(ClientInfo::new("inspector", "0.9")))
+///     .with_progress_token(ProgressToken::Number(7))
+///     .with_cancellation(cancel.clone());
+/// assert_eq!(origin.progress_token, Some(ProgressToken::Number(7)));
+/// ```
+#[derive(Clone, Default)]
 #[non_exhaustive]
 pub struct Origin {
     /// The client that sent the request.
     pub client: Option<Arc<ClientInfo>>,
+    /// The request's `_meta` object.
+    pub meta: Option<Arc<Map<String, Value>>>,
+    /// The MCP session (the `Mcp-Session-Id` of Streamable HTTP, or one id per stdio
+    /// connection), when there is one. Sampling keeps or drops a session whole
+    /// ([`Config::sample_rate`](crate::Config::sample_rate)); it is the span's `mcp.session.id`.
+    pub session_id: Option<Arc<str>>,
+    /// The JSON-RPC request id, as a string (the span's `jsonrpc.request.id`).
+    pub request_id: Option<String>,
+    /// How the request arrived (the span's `network.transport`, `network.protocol.*`).
+    pub transport: Option<Transport>,
+    /// The W3C trace context of the request's `params._meta`: the server span's parent.
+    pub trace_context: Option<TraceContext>,
+    /// `_meta.progressToken`: the client wants progress notifications for this request.
+    pub progress_token: Option<ProgressToken>,
+    /// The least severe log level the request asks for (`_meta`, MCP 2026-07-28).
+    pub log_level: Option<LogLevel>,
+    /// Cancelled when the client cancels the request.
+    pub cancellation: Option<Cancellation>,
+    /// The way back to the client (progress, logs, sampling, elicitation).
+    pub channel: Option<Arc<dyn ClientChannel>>,
+}
+
+impl fmt::Debug for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Origin")
+            .field("client", &self.client)
+            .field("meta", &self.meta)
+            .field("session_id", &self.session_id)
+            .field("request_id", &self.request_id)
+            .field("transport", &self.transport)
+            .field("trace_context", &self.trace_context)
+            .field("progress_token", &self.progress_token)
+            .field("log_level", &self.log_level)
+            .field("cancellation", &self.cancellation)
+            .field("channel", &self.channel.as_ref().map(|_| "…"))
+            .finish()
+    }
 }
 
 impl Origin {
     /// A request from `client`.
     pub fn from_client(client: Arc<ClientInfo>) -> Self {
-        Origin { client: Some(client) }
+        Origin { client: Some(client), ..Origin::default() }
+    }
+
+    /// With the request's `_meta`; its `progressToken` becomes the progress token.
+    pub fn with_meta(mut self, meta: Map<String, Value>) -> Self {
+        if let Some(token) = meta.get("progressToken").and_then(ProgressToken::from_json) {
+            self.progress_token = Some(token);
+        }
+        self.meta = Some(Arc::new(meta));
+        self
+    }
+
+    /// With the transport's session id.
+    pub fn with_session_id(mut self, id: impl Into<Arc<str>>) -> Self {
+        self.session_id = Some(id.into());
+        self
+    }
+
+    /// With a progress token.
+    pub fn with_progress_token(mut self, token: ProgressToken) -> Self {
+        self.progress_token = Some(token);
+        self
+    }
+
+    /// With the least severe log level the request asks for.
+    pub fn with_log_level(mut self, level: LogLevel) -> Self {
+        self.log_level = Some(level);
+        self
+    }
+
+    /// With a cancellation signal, cancelled when the client cancels the request.
+    pub fn with_cancellation(mut self, cancellation: Cancellation) -> Self {
+        self.cancellation = Some(cancellation);
+        self
+    }
+
+    /// With the channel back to the client.
+    pub fn with_channel(mut self, channel: Arc<dyn ClientChannel>) -> Self {
+        self.channel = Some(channel);
+        self
+    }
+}
+
+/// The transport a request arrived on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Transport {
+    /// Standard input and output (`network.transport = pipe`).
+    Stdio,
+    /// Streamable HTTP (`network.transport = tcp`, `network.protocol.name = http`).
+    Http {
+        /// The HTTP version (`"1.1"`, `"2"`), when known.
+        version: Option<&'static str>,
+    },
+}
+
+/// The W3C trace context (`traceparent`, `tracestate`) and baggage a request carried in its
+/// `params._meta`, unprefixed as SEP-414 and the OpenTelemetry MCP conventions say. With the
+/// `opentelemetry` feature the call's server span is a child of `traceparent`.
+///
+/// ```
+/// let meta = serde_json::json!({"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"});
+/// let cx = mcpeye_runtime::TraceContext::from_meta(meta.as_object().unwrap()).unwrap();
+/// assert_eq!(cx.traceparent.as_deref(), Some("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"));
+/// assert!(cx.baggage.is_none());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TraceContext {
+    /// `traceparent`, e.g. `00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01`.
+    pub traceparent: Option<String>,
+    /// `tracestate`, vendor-specific trace data.
+    pub tracestate: Option<String>,
+    /// `baggage`, W3C Baggage.
+    pub baggage: Option<String>,
+}
+
+impl TraceContext {
+    /// The trace context of a request's `_meta`; `None` when it has none of the three keys as a
+    /// string.
+    pub fn from_meta(meta: &serde_json::Map<String, Value>) -> Option<Self> {
+        let get = |k: &str| meta.get(k).and_then(Value::as_str).map(str::to_owned);
+        let cx =
+            TraceContext { traceparent: get("traceparent"), tracestate: get("tracestate"), baggage: get("baggage") };
+        (cx != TraceContext::default()).then_some(cx)
+    }
+
+    /// A trace context with this `traceparent` only.
+    pub fn from_traceparent(traceparent: impl Into<String>) -> Self {
+        TraceContext { traceparent: Some(traceparent.into()), ..TraceContext::default() }
+    }
+
+    /// The value of `traceparent`, `tracestate` or `baggage`.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        match key {
+            "traceparent" => self.traceparent.as_deref(),
+            "tracestate" => self.tracestate.as_deref(),
+            "baggage" => self.baggage.as_deref(),
+            _ => None,
+        }
     }
 }
 
@@ -105,12 +258,16 @@ impl IntentSource {
 }
 
 /// How a call ended. A failed call has no result: the two cannot be recorded together.
+///
+/// On the wire every outcome but `Success` is an error event (`isError: true`) whose
+/// `errorMessage` is [`CallRecord::error_message`] (see `docs/wire-format.md#errors`).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum CallOutcome {
     /// The call succeeded; `result` is the result as sent to the client.
     Success {
-        /// The `CallToolResult` JSON the client received.
+        /// The `CallToolResult` JSON the client received (binary payloads replaced by the
+        /// truncation marker, see `docs/wire-format.md#caps`).
         result: Value,
     },
     /// The call failed: the handler returned `Err` or panicked, the input was invalid, the tool
@@ -119,15 +276,98 @@ pub enum CallOutcome {
         /// The error's text (for a result-level error, its text items joined with `"\n"`),
         /// when there is one.
         message: Option<String>,
+        /// Why, as a short low-cardinality code: the handler's [`ToolError`](crate::ToolError)
+        /// reason, or mcpeye's own (`invalid_arguments`, `unknown_tool`, `panic`, or a JSON-RPC
+        /// error code such as `-32603` for an rmcp tool answering an error). `None` for a plain
+        /// tool error (`tool_error` on spans and in [`Stats::error_reasons`](crate::Stats::error_reasons)).
+        /// Never sent to the ingest.
+        reason: Option<Cow<'static, str>>,
+    },
+    /// The client cancelled the call (`notifications/cancelled`) before it ended.
+    Cancelled {
+        /// What is recorded as the error message: says the client cancelled, and why when it said.
+        message: String,
+    },
+    /// The tool ran past its `timeout_ms` and was cancelled.
+    TimedOut {
+        /// The timeout that ran out.
+        after: Duration,
+        /// What is recorded as the error message: says the call timed out, and after how long.
+        message: String,
     },
 }
 
 impl CallOutcome {
     /// A failure with this message.
     pub fn error(message: impl Into<String>) -> Self {
-        CallOutcome::Error { message: Some(message.into()) }
+        CallOutcome::Error { message: Some(message.into()), reason: None }
+    }
+
+    /// A failure with this message and reason code.
+    pub fn error_with_reason(message: impl Into<String>, reason: impl Into<Cow<'static, str>>) -> Self {
+        CallOutcome::Error { message: Some(message.into()), reason: Some(reason.into()) }
+    }
+
+    /// The reason code of a failure: its own, or `tool_error` when it has none; `None` for a
+    /// success. The value of the span's `error.type` and of [`Stats::error_reasons`](crate::Stats::error_reasons)' keys.
+    pub fn error_type(&self) -> Option<&str> {
+        match self {
+            CallOutcome::Success { .. } => None,
+            CallOutcome::Error { reason, .. } => Some(reason.as_deref().unwrap_or(TOOL_ERROR)),
+            CallOutcome::Cancelled { .. } => Some(CANCELLED),
+            CallOutcome::TimedOut { .. } => Some(TIMED_OUT),
+        }
+    }
+
+    /// A call the client cancelled, with the reason it gave.
+    ///
+    /// ```
+    /// use mcpeye_runtime::CallOutcome;
+    /// let CallOutcome::Cancelled { message } = CallOutcome::cancelled(Some("user pressed stop")) else { panic!() };
+    /// assert_eq!(message, "the client cancelled the call: user pressed stop");
+    /// ```
+    pub fn cancelled(reason: Option<&str>) -> Self {
+        let message = match reason.map(str::trim).filter(|r| !r.is_empty()) {
+            Some(r) => format!("the client cancelled the call: {r}"),
+            None => "the client cancelled the call".to_owned(),
+        };
+        CallOutcome::Cancelled { message }
+    }
+
+    /// A call that ran past its timeout.
+    ///
+    /// ```
+    /// use mcpeye_runtime::CallOutcome;
+    /// let outcome = CallOutcome::timed_out(std::time::Duration::from_millis(5000));
+    /// let CallOutcome::TimedOut { message, .. } = outcome else { panic!() };
+    /// assert_eq!(message, "the call timed out after 5000 ms and was cancelled");
+    /// ```
+    pub fn timed_out(after: Duration) -> Self {
+        let message = format!("the call timed out after {} ms and was cancelled", after.as_millis());
+        CallOutcome::TimedOut { after, message }
+    }
+
+    /// Whether the call failed (every outcome but `Success`).
+    pub fn is_error(&self) -> bool {
+        !matches!(self, CallOutcome::Success { .. })
+    }
+
+    /// The error's text, when the call failed with one.
+    pub fn error_message(&self) -> Option<&str> {
+        match self {
+            CallOutcome::Success { .. } => None,
+            CallOutcome::Error { message, .. } => message.as_deref(),
+            CallOutcome::Cancelled { message } | CallOutcome::TimedOut { message, .. } => Some(message),
+        }
     }
 }
+
+/// The reason of a failure that names none (the conventions' `error.type` for `isError`).
+pub(crate) const TOOL_ERROR: &str = "tool_error";
+/// The reason of a call the client cancelled.
+pub(crate) const CANCELLED: &str = "cancelled";
+/// The reason of a call that ran past its `timeout_ms`.
+pub(crate) const TIMED_OUT: &str = "timeout";
 
 /// What a call produced, as the runtime records it (see `docs/wire-format.md#event`). Not yet
 /// capped or redacted.
@@ -155,6 +395,9 @@ pub struct CallRecord {
     /// The client that made the call, when the serving layer knows it. Its events are sent under
     /// its own identity; the configured [`Identity`](crate::Identity) fills what it does not say.
     pub client: Option<Arc<ClientInfo>>,
+    /// The MCP session of the call, when there is one (sampling keeps a session whole). Never
+    /// sent to the ingest.
+    pub session_id: Option<Arc<str>>,
     /// Epoch milliseconds at the end of the call.
     pub timestamp_ms: u64,
     /// How long the call took.
@@ -165,28 +408,30 @@ impl CallRecord {
     /// A call that ends now, took no measurable time, had no intent and no known client (set the
     /// public fields to change that).
     pub fn new(tool_name: impl Into<Cow<'static, str>>, arguments: Value, outcome: CallOutcome) -> Self {
-        InFlight::start(tool_name.into(), arguments, None).into_record(outcome, Duration::ZERO)
+        InFlight::unobserved(tool_name.into(), arguments, None).into_record(outcome, Duration::ZERO)
     }
 
-    /// Whether the call failed.
+    /// Whether the call failed (an error, a cancelled call, a timeout).
     pub fn is_error(&self) -> bool {
-        matches!(self.outcome, CallOutcome::Error { .. })
+        self.outcome.is_error()
     }
 
     /// The result sent to the client, when the call succeeded.
     pub fn result(&self) -> Option<&Value> {
         match &self.outcome {
             CallOutcome::Success { result } => Some(result),
-            CallOutcome::Error { .. } => None,
+            _ => None,
         }
     }
 
-    /// The error's text, when the call failed with one.
+    /// The error's text, when the call failed with one (what the event's `errorMessage` says).
     pub fn error_message(&self) -> Option<&str> {
-        match &self.outcome {
-            CallOutcome::Error { message } => message.as_deref(),
-            CallOutcome::Success { .. } => None,
-        }
+        self.outcome.error_message()
+    }
+
+    /// The reason code of a failure (see [`CallOutcome::error_type`]).
+    pub fn error_type(&self) -> Option<&str> {
+        self.outcome.error_type()
     }
 }
 
@@ -198,16 +443,46 @@ pub(crate) struct InFlight {
     pub(crate) arguments: Value,
     pub(crate) intent: Option<(String, IntentSource)>,
     pub(crate) client: Option<Arc<ClientInfo>>,
+    pub(crate) session_id: Option<Arc<str>>,
     pub(crate) started: Instant,
+    /// The call's span(s), with the `opentelemetry` or `tracing` feature.
+    pub(crate) span: CallSpan,
 }
 
 impl InFlight {
+    /// A call of a known tool from `origin`, its span started.
     pub(crate) fn start(
         tool_name: Cow<'static, str>,
         arguments: Value,
         intent: Option<(String, IntentSource)>,
+        origin: &Origin,
     ) -> Self {
-        InFlight { tool_name, arguments, intent, client: None, started: Instant::now() }
+        let span = CallSpan::start(&tool_name, true, origin);
+        InFlight::with_span(tool_name, arguments, intent, origin, span)
+    }
+
+    /// A call of a tool the server does not have: its span names no tool (the name is the
+    /// agent's, unbounded in cardinality).
+    pub(crate) fn start_unknown(tool_name: Cow<'static, str>, origin: &Origin) -> Self {
+        let span = CallSpan::start(&tool_name, false, origin);
+        InFlight::with_span(tool_name, Value::Object(serde_json::Map::new()), None, origin, span)
+    }
+
+    fn with_span(
+        tool_name: Cow<'static, str>,
+        arguments: Value,
+        intent: Option<(String, IntentSource)>,
+        origin: &Origin,
+        span: CallSpan,
+    ) -> Self {
+        let (client, session_id) = (origin.client.clone(), origin.session_id.clone());
+        InFlight { tool_name, arguments, intent, client, session_id, started: Instant::now(), span }
+    }
+
+    /// A record built by hand ([`CallRecord::new`]): no span.
+    fn unobserved(tool_name: Cow<'static, str>, arguments: Value, intent: Option<(String, IntentSource)>) -> Self {
+        let (client, session_id, span) = (None, None, CallSpan::none());
+        InFlight { tool_name, arguments, intent, client, session_id, started: Instant::now(), span }
     }
 
     /// The record of this call, ended now after `duration`.
@@ -218,6 +493,7 @@ impl InFlight {
             outcome,
             intent: self.intent,
             client: self.client,
+            session_id: self.session_id,
             timestamp_ms: now_epoch_ms(),
             duration,
         }
@@ -231,10 +507,24 @@ impl InFlight {
     }
 
     /// Like [`finish`](Self::finish), with the duration given (the reserved tool records 0).
-    pub(crate) fn finish_after(self, tracker: Option<&Tracker>, outcome: CallOutcome, duration: Duration) {
+    pub(crate) fn finish_after(mut self, tracker: Option<&Tracker>, outcome: CallOutcome, duration: Duration) {
+        self.end_span(tracker, &outcome, None, duration);
         if let Some(tracker) = tracker {
             tracker.record(self.into_record(outcome, duration));
         }
+    }
+
+    /// Ends the span with this outcome (and the JSON-RPC error code the request was answered
+    /// with, if any), without recording.
+    pub(crate) fn end_span(
+        &mut self,
+        tracker: Option<&Tracker>,
+        outcome: &CallOutcome,
+        rpc_code: Option<i64>,
+        duration: Duration,
+    ) {
+        let span = std::mem::replace(&mut self.span, CallSpan::none());
+        span.end(&self.arguments, outcome, rpc_code, duration, tracker);
     }
 }
 

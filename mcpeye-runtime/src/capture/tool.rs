@@ -1,6 +1,9 @@
 //! What `#[mcpeye::tool]` generates for each handler: a static [`ToolDef`], registered in the
 //! process-wide inventory and reachable by path through the [`Tool`] trait.
 
+use crate::capture::cancel::Cancellation;
+use crate::capture::context::Context;
+use crate::capture::record::Origin;
 use crate::capture::result::CallToolResult;
 use serde_json::Value;
 use std::any::{Any, TypeId};
@@ -10,6 +13,7 @@ use std::future::Future;
 use std::ops::Deref;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// MCP tool annotations (hints to clients; `None` means not stated).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -88,6 +92,20 @@ pub struct StateDecl {
     pub type_name: fn() -> &'static str,
 }
 
+/// An icon of a tool (MCP 2025-11-25), for clients that show one: `icon = "https://…"` or
+/// `icon(src = "…", mime_type = "…", sizes = "48x48", theme = "dark")` in the attribute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Icon {
+    /// An `https://` URL or a `data:image/…` URI.
+    pub src: &'static str,
+    /// Its MIME type, when stated.
+    pub mime_type: Option<&'static str>,
+    /// Its sizes (`"48x48"`, `"any"`…), when stated.
+    pub sizes: &'static [&'static str],
+    /// `light` or `dark`: the theme it is drawn for, when it is for one only.
+    pub theme: Option<&'static str>,
+}
+
 /// Everything the manifest knows about one `#[mcpeye::tool]` function.
 #[derive(Debug)]
 pub struct ToolDef {
@@ -109,6 +127,18 @@ pub struct ToolDef {
     pub intent: bool,
     /// Generates the input schema of the arguments type (schemars output, not normalised).
     pub input_schema: fn() -> schemars::Schema,
+    /// Whether the input schema is normalised into the shape every client accepts (`true`), or
+    /// served as generated, `$schema` and `$defs` kept (`normalize_schema = false`).
+    pub normalize_schema: bool,
+    /// Generates the output schema of the handler's result: the schema of a returned
+    /// `Serialize + JsonSchema` type (or the `T` of `Result<T, E>`). It becomes the tool's
+    /// `outputSchema` when its root is an object; `None` (or `output_schema = false`) gives none.
+    pub output_schema: fn() -> Option<schemars::Schema>,
+    /// `timeout_ms`: an async call still running after this long is cancelled and answered with
+    /// a tool error (recorded as a timeout).
+    pub timeout: Option<Duration>,
+    /// `icon = …`: the tool's icons.
+    pub icons: &'static [Icon],
     /// State types the handler needs.
     pub states: &'static [StateDecl],
     /// Runs the tool.
@@ -116,10 +146,43 @@ pub struct ToolDef {
 }
 
 impl ToolDef {
+    /// A definition with the defaults of `#[mcpeye::tool]` for everything but these (no title,
+    /// annotations, timeout, icons or output schema; the intent on; the schema normalised), for
+    /// definitions written by hand. Set the other fields with struct update syntax:
+    /// `ToolDef { title: Some("Echo"), ..ToolDef::new("echo", "Echo text.", schema, handler) }`.
+    pub const fn new(
+        name: &'static str,
+        description: &'static str,
+        input_schema: fn() -> schemars::Schema,
+        handler: Handler,
+    ) -> ToolDef {
+        ToolDef {
+            name,
+            rust_path: name,
+            file: "",
+            line: 0,
+            title: None,
+            description,
+            annotations: Annotations::NONE,
+            intent: true,
+            input_schema,
+            normalize_schema: true,
+            output_schema: no_output_schema,
+            timeout: None,
+            icons: &[],
+            states: &[],
+            handler,
+        }
+    }
+
     /// `path:line` of the function, for error messages.
     pub fn location(&self) -> String {
         format!("{} ({}:{})", self.rust_path, self.file, self.line)
     }
+}
+
+fn no_output_schema() -> Option<schemars::Schema> {
+    None
 }
 
 inventory::collect!(&'static ToolDef);
@@ -177,14 +240,25 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for State<T> {
 #[derive(Clone, Default)]
 pub(crate) struct StateMap(pub(crate) HashMap<TypeId, Arc<dyn Any + Send + Sync>>);
 
-/// What a generated handler receives besides the arguments: access to the manifest's state.
+/// What a generated handler receives besides the arguments: the manifest's state and the
+/// request's context.
 pub struct Invocation<'a> {
     pub(crate) states: &'a StateMap,
     /// The tool's normalised input schema, used to describe invalid arguments.
     pub(crate) schema: &'a Value,
+    pub(crate) tool: &'static str,
+    pub(crate) origin: &'a Origin,
+    /// The call's own signal (the origin's, or a child of it that the tool's timeout cancels).
+    pub(crate) cancellation: Option<&'a Cancellation>,
 }
 
 impl Invocation<'_> {
+    /// The [`Context`] of this call, for a `Context` parameter.
+    pub fn context(&self) -> Context {
+        let cancellation = self.cancellation.or(self.origin.cancellation.as_ref()).cloned().unwrap_or_default();
+        Context::new(std::borrow::Cow::Borrowed(self.tool), self.origin, cancellation)
+    }
+
     /// The registered state of type `T`. The manifest checks at build time that every state a
     /// tool needs is registered, so generated code never sees `None` from a built manifest.
     pub fn state<T: Any + Send + Sync>(&self) -> Result<State<T>, ArgsError> {

@@ -25,6 +25,8 @@ pub enum ConfigError {
     },
     /// The flusher thread could not be started.
     FlusherThread(String),
+    /// The outbox directory could not be opened.
+    Outbox(String),
 }
 
 impl fmt::Display for ConfigError {
@@ -47,6 +49,10 @@ impl fmt::Display for ConfigError {
                 write!(f, "mcpeye: Config::{option} {reason}")
             }
             ConfigError::FlusherThread(e) => write!(f, "mcpeye: could not start the flusher thread: {e}"),
+            ConfigError::Outbox(e) => write!(
+                f,
+                "mcpeye: the outbox cannot be opened ({e}); give Config::outbox_dir a directory this process can write"
+            ),
         }
     }
 }

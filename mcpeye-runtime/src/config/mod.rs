@@ -10,9 +10,11 @@ pub use identity::{CallIdentity, IdentifyFn, Identity, IdentityValue};
 use resolve::without_userinfo;
 pub(crate) use resolve::Resolved;
 
+use crate::delivery::before_send::{BeforeSendFn, Event};
 use crate::delivery::diagnostics::{Diagnostic, OnErrorFn};
 use serde_json::Value;
 use std::fmt;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -51,6 +53,11 @@ pub struct Config {
     pub(crate) retry_initial_backoff: Duration,
     pub(crate) retry_max_backoff: Duration,
     pub(crate) on_error: Option<Arc<OnErrorFn>>,
+    pub(crate) sample_rate: f64,
+    pub(crate) before_send: Option<Arc<BeforeSendFn>>,
+    pub(crate) span_content: bool,
+    pub(crate) outbox_dir: Option<PathBuf>,
+    pub(crate) outbox_max_bytes: u64,
 }
 
 impl Config {
@@ -74,6 +81,11 @@ impl Config {
     /// | [`shutdown_timeout`](Self::shutdown_timeout) | 2 s |
     /// | [`retry_backoff`](Self::retry_backoff) | 1 s doubling up to 30 s |
     /// | [`on_error`](Self::on_error) | one `[mcpeye] …` line on stderr per kind of problem |
+    /// | [`sample_rate`](Self::sample_rate) | `1.0` (every session) |
+    /// | [`before_send`](Self::before_send) | none |
+    /// | [`span_content`](Self::span_content) | `false` |
+    /// | [`outbox_dir`](Self::outbox_dir) | none: undelivered events live in memory only |
+    /// | [`outbox_max_bytes`](Self::outbox_max_bytes) | 64 MiB |
     ///
     /// `Config::new` does not read the environment; [`Config::from_env`] does.
     pub fn new(project_id: impl Into<String>) -> Self {
@@ -98,6 +110,11 @@ impl Config {
             retry_initial_backoff: Duration::from_secs(1),
             retry_max_backoff: Duration::from_secs(30),
             on_error: None,
+            sample_rate: 1.0,
+            before_send: None,
+            span_content: false,
+            outbox_dir: None,
+            outbox_max_bytes: 64 * 1024 * 1024,
         }
     }
 
@@ -238,6 +255,110 @@ impl Config {
     }
 }
 
+impl Config {
+    /// The share of sessions whose events are sent, from `0.0` to `1.0` (default `1.0`).
+    ///
+    /// The decision is made per MCP session (the `Mcp-Session-Id` of Streamable HTTP, or the
+    /// stdio connection), so a session is kept or dropped whole; a call with no session (a
+    /// direct `Manifest::call`, MCP 2026-07-28 without sessions) is its own. It hashes the
+    /// session id, so every replica of a server decides the same for the same session. Calls of
+    /// the reserved `mcpeye_request_capability` tool are always kept: they are the Intent Gap.
+    /// Sampled-out events are counted in [`Stats::sampled_out`](crate::Stats::sampled_out). Spans
+    /// and metrics are not sampled here (the host's OpenTelemetry sampler decides).
+    ///
+    /// A rate outside `0.0..=1.0` (or NaN) is a [`ConfigError`] from `init`.
+    pub fn sample_rate(mut self, rate: f64) -> Self {
+        self.sample_rate = rate;
+        self
+    }
+
+    /// A callback that sees each event on the flusher thread, after the size caps and redaction,
+    /// and returns it (edited or not) to send it, or `None` to drop it. It runs after sampling;
+    /// what it returns is sent as it is, with the caps applied again. Dropped events are counted
+    /// in [`Dropped::before_send`](crate::Dropped::before_send). It fails closed: if it panics,
+    /// the event is dropped ([`Dropped::before_send_panicked`](crate::Dropped::before_send_panicked))
+    /// and one diagnostic is reported.
+    ///
+    /// Drop a tool's events entirely, hash the user id, strip a field:
+    ///
+    /// ```
+    /// use std::hash::{Hash, Hasher};
+    ///
+    /// let config = mcpeye_runtime::Config::new("proj").before_send(|mut event| {
+    ///     if event.tool_name == "internal_healthcheck" {
+    ///         return None; // never sent
+    ///     }
+    ///     if let Some(user) = &event.user_id {
+    ///         let mut h = std::collections::hash_map::DefaultHasher::new();
+    ///         user.hash(&mut h);
+    ///         event.user_id = Some(format!("{:016x}", h.finish()));
+    ///     }
+    ///     if let Some(args) = event.arguments.as_object_mut() {
+    ///         args.remove("address");
+    ///     }
+    ///     Some(event)
+    /// });
+    /// # drop(config);
+    /// ```
+    pub fn before_send(mut self, f: impl Fn(Event) -> Option<Event> + Send + Sync + 'static) -> Self {
+        self.before_send = Some(Arc::new(f));
+        self
+    }
+
+    /// Whether spans carry the call's arguments (`gen_ai.tool.call.arguments`) and result
+    /// (`gen_ai.tool.call.result`), as compact JSON after this tracker's caps and redaction
+    /// (default `false`: the conventions make them opt-in, as they may hold sensitive data).
+    /// Only with the `opentelemetry` or `tracing` feature; the redaction runs on the calling
+    /// thread, for recorded spans only.
+    pub fn span_content(mut self, on: bool) -> Self {
+        self.span_content = on;
+        self
+    }
+
+    /// Keeps undelivered events on disk in `dir` (created if needed), so that they survive the
+    /// process being killed and are sent at its next start. Off by default.
+    ///
+    /// The flusher appends each event to a log in `dir` as it takes it off the hand-off channel,
+    /// before the event can be sent, and settles it once it is delivered or dropped; at start,
+    /// what a previous process left there is sent first (counted in `captured` and
+    /// [`Stats::recovered`](crate::Stats::recovered)). Tool calls never wait on the disk: they
+    /// still only hand their record to the channel.
+    ///
+    /// - **At least once**: an event sent just before a kill may be sent again at the next
+    ///   start, with the same `callId`, so the ingest (or a report) can tell the copy.
+    /// - **Window of loss**: a call whose record the flusher has not taken off the channel yet
+    ///   is lost with the process. The flusher drains every 100 ms (sooner when a quarter of the
+    ///   channel fills), and after the request in flight when the ingest is slow, so the window
+    ///   is about 100 ms with a responsive ingest, up to `request_timeout` while a request hangs.
+    /// - **Bounded**: at most [`outbox_max_bytes`](Self::outbox_max_bytes) of undelivered
+    ///   events; beyond it the oldest are dropped and counted (`outbox_overflow`). A torn last
+    ///   record (the process killed mid-write) is skipped when the log is read back.
+    /// - A process being killed loses nothing the flusher wrote; a power loss or kernel crash
+    ///   may (nothing is `fsync`ed). Several processes may share `dir`: each takes its own slot,
+    ///   and adopts the slots of processes that are gone.
+    ///
+    /// `init` fails with [`ConfigError::Outbox`](crate::ConfigError::Outbox) if `dir` cannot be
+    /// created or written.
+    ///
+    /// ```no_run
+    /// let config = mcpeye_runtime::Config::from_env("proj_demo").outbox_dir("/var/lib/my-server/mcpeye-outbox");
+    /// let _guard = mcpeye_runtime::init(config)?;
+    /// # Ok::<(), mcpeye_runtime::ConfigError>(())
+    /// ```
+    pub fn outbox_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.outbox_dir = Some(dir.into());
+        self
+    }
+
+    /// Most bytes of undelivered events the outbox keeps (default 64 MiB); beyond it the oldest
+    /// are dropped (counted as `outbox_overflow`). An event larger than the bound on its own is
+    /// still kept, alone. The log on disk stays within about twice this size.
+    pub fn outbox_max_bytes(mut self, bytes: u64) -> Self {
+        self.outbox_max_bytes = bytes;
+        self
+    }
+}
+
 impl fmt::Debug for Config {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Config")
@@ -260,6 +381,11 @@ impl fmt::Debug for Config {
             .field("shutdown_timeout", &self.shutdown_timeout)
             .field("retry_backoff", &(self.retry_initial_backoff, self.retry_max_backoff))
             .field("on_error", &self.on_error.as_ref().map(|_| "Fn"))
+            .field("sample_rate", &self.sample_rate)
+            .field("before_send", &self.before_send.as_ref().map(|_| "Fn"))
+            .field("span_content", &self.span_content)
+            .field("outbox_dir", &self.outbox_dir)
+            .field("outbox_max_bytes", &self.outbox_max_bytes)
             .finish()
     }
 }

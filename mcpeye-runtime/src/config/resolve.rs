@@ -37,6 +37,9 @@ impl Config {
                 return Err(ConfigError::InvalidOption { option: name, reason: "must be at least 1" });
             }
         }
+        if self.outbox_max_bytes == 0 {
+            return Err(ConfigError::InvalidOption { option: "outbox_max_bytes", reason: "must be at least 1" });
+        }
         let durations = [
             ("flush_interval", self.flush_interval),
             ("connect_timeout", self.connect_timeout),
@@ -46,6 +49,9 @@ impl Config {
             if d.is_zero() {
                 return Err(ConfigError::InvalidOption { option: name, reason: "must be longer than zero" });
             }
+        }
+        if !(0.0..=1.0).contains(&self.sample_rate) {
+            return Err(ConfigError::InvalidOption { option: "sample_rate", reason: "must be between 0.0 and 1.0" });
         }
         Ok(Resolved { endpoint, secret, url_defaulted, insecure })
     }

@@ -41,6 +41,12 @@ pub enum DiagnosticKind {
     ShutdownTimeout,
     /// The `identify` callback panicked; those calls carry no identity.
     IdentifyPanicked,
+    /// The `before_send` callback panicked; those events were dropped.
+    BeforeSendPanicked,
+    /// The outbox could not be written; events are kept in memory only meanwhile.
+    Outbox,
+    /// The undelivered events outgrew `Config::outbox_max_bytes`; the oldest were dropped.
+    OutboxOverflow,
 }
 
 /// One problem, as handed to [`Config::on_error`](crate::Config::on_error). Messages never hold

@@ -13,11 +13,15 @@
 
 use crate::capture::record::ClientInfo;
 use crate::config::{Config, Identity};
+use crate::delivery::before_send::{Screen, Screened};
 use crate::delivery::diagnostics::{DiagnosticKind, Diagnostics};
+use crate::delivery::outbox::Outbox;
 use crate::delivery::redact::Redactor;
 use crate::delivery::stats::Counters;
 use crate::delivery::transport::{backoff, Answer, Transport};
-use crate::delivery::wire::{encode_event, payload, payload_head, BufferPool, Invalid, Queued, PAYLOAD_TAIL};
+use crate::delivery::wire::{
+    encode_edited, encode_event, payload, payload_head, BufferPool, Invalid, Queued, PAYLOAD_TAIL,
+};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -71,6 +75,8 @@ pub(crate) struct Flusher {
     shared: Arc<Handoff>,
     transport: Box<dyn Transport>,
     redactor: Redactor,
+    /// Sampling, error-reason counts and `before_send`.
+    screen: Screen,
     settings: Settings,
     /// Encoded events waiting to be sent, oldest first.
     buffer: VecDeque<Buffered>,
@@ -87,6 +93,9 @@ pub(crate) struct Flusher {
     channel_full_seen: u64,
     /// Where each event is encoded before it is copied out at its exact size.
     scratch: Vec<u8>,
+    /// The on-disk copy of the buffer (`Config::outbox_dir`): appended as events are encoded,
+    /// settled as they leave the buffer.
+    outbox: Option<Outbox>,
     /// Where the records' buffers go back once encoded.
     pool: BufferPool,
 }
@@ -106,14 +115,16 @@ impl Flusher {
         control: Receiver<Control>,
         shared: Arc<Handoff>,
         transport: Box<dyn Transport>,
+        outbox: Option<Outbox>,
         pool: BufferPool,
     ) -> Self {
-        Flusher {
+        let mut flusher = Flusher {
             data,
             control,
             shared,
             transport,
             redactor: Redactor::new(config.redact, &config.denylist_fields),
+            screen: Screen::new(config),
             settings: Settings {
                 project_id: config.project_id.clone(),
                 identity: config.identity.clone(),
@@ -135,7 +146,65 @@ impl Flusher {
             split_limit: None,
             channel_full_seen: 0,
             scratch: Vec::with_capacity(4096),
+            outbox,
             pool,
+        };
+        flusher.recover();
+        flusher
+    }
+
+    /// Buffers the events a previous process left in the outbox; they count as captured.
+    fn recover(&mut self) {
+        let Some(outbox) = &mut self.outbox else { return };
+        let recovered = outbox.take_recovered();
+        let n = recovered.len();
+        for r in recovered {
+            let client = r.client.map(|label| Arc::new(ClientInfo::new(label, "")));
+            self.buffer.push_back(Buffered { seq: r.seq, client, bytes: r.bytes });
+            self.next_seq = r.seq + 1;
+        }
+        if n > 0 {
+            self.oldest_at = Some(Instant::now());
+            Counters::add(&self.shared.counters.recovered, n);
+            Counters::add(&self.shared.counters.captured, n);
+            let mut overflow = 0;
+            while self.buffer.len() > self.settings.max_buffer {
+                self.drop_oldest();
+                overflow += 1;
+            }
+            self.count_overflow(overflow);
+            self.commit_outbox();
+        }
+    }
+
+    /// Drops the oldest buffered event (`max_buffer`), in the outbox too.
+    fn drop_oldest(&mut self) {
+        if let (Some(b), Some(outbox)) = (self.buffer.pop_front(), &mut self.outbox) {
+            outbox.settle(b.seq);
+        }
+    }
+
+    /// Writes what the outbox was given since the last commit, and drops the events its byte
+    /// bound evicts (counted as `outbox_overflow`).
+    fn commit_outbox(&mut self) {
+        let Some(outbox) = &mut self.outbox else { return };
+        let diagnostics = &self.shared.diagnostics;
+        match outbox.commit() {
+            Ok(evicted) if evicted.is_empty() => {}
+            Ok(evicted) => {
+                self.buffer.retain(|b| evicted.binary_search(&b.seq).is_err());
+                if self.buffer.is_empty() {
+                    self.oldest_at = None;
+                }
+                Counters::add(&self.shared.counters.outbox_overflow, evicted.len());
+                diagnostics.report(DiagnosticKind::OutboxOverflow, || {
+                    "the undelivered events outgrew the outbox; dropping the oldest (see Config::outbox_max_bytes)"
+                        .to_string()
+                });
+            }
+            Err(e) => diagnostics.report(DiagnosticKind::Outbox, || {
+                format!("could not write to the outbox ({e}); events are kept in memory only until it works again")
+            }),
         }
     }
 
@@ -177,14 +246,24 @@ impl Flusher {
         let mut invalid = 0;
         let mut overflow = 0;
         let present = self.data.len().min(limit);
-        for mut queued in std::iter::from_fn(|| self.data.try_recv().ok()).take(present) {
+        for queued in std::iter::from_fn(|| self.data.try_recv().ok()).take(present) {
             self.scratch.clear();
-            let client = queued.client.take();
-            let encoded = encode_event(&mut queued, uuid::Uuid::new_v4(), &self.redactor, &mut self.scratch);
-            self.pool.give(queued.into_buffer());
+            let (client, encoded) = match self.screen.screen(queued, &self.redactor, &self.shared) {
+                Screened::Send(mut q) => {
+                    let client = q.client.take();
+                    let encoded = encode_event(&mut q, uuid::Uuid::new_v4(), &self.redactor, &mut self.scratch);
+                    self.pool.give(q.into_buffer());
+                    (client, encoded)
+                }
+                Screened::Edited(mut e) => (e.client.take(), encode_edited(e, uuid::Uuid::new_v4(), &mut self.scratch)),
+                Screened::Gone => continue,
+            };
             match encoded {
                 Ok(()) => {
                     let bytes = self.scratch.as_slice().to_vec();
+                    if let Some(outbox) = &mut self.outbox {
+                        outbox.append(self.next_seq, client.as_deref().and_then(ClientInfo::label), &bytes);
+                    }
                     if self.buffer.is_empty() {
                         self.oldest_at = Some(Instant::now());
                     }
@@ -194,16 +273,24 @@ impl Flusher {
                 Err(Invalid::EmptyToolName) => invalid += 1,
             }
             if self.buffer.len() > self.settings.max_buffer {
-                self.buffer.pop_front();
+                if let (Some(b), Some(outbox)) = (self.buffer.pop_front(), &mut self.outbox) {
+                    outbox.settle(b.seq);
+                }
                 overflow += 1;
             }
         }
+        self.commit_outbox();
         if invalid > 0 {
             Counters::add(&self.shared.counters.invalid, invalid);
             self.shared.diagnostics.report(DiagnosticKind::Invalid, || {
                 "dropped an event with an empty tool name (the ingest requires one)".to_string()
             });
         }
+        self.count_overflow(overflow);
+        self.report_calling_thread_problems();
+    }
+
+    fn count_overflow(&self, overflow: usize) {
         if overflow > 0 {
             Counters::add(&self.shared.counters.buffer_overflow, overflow);
             let max = self.settings.max_buffer;
@@ -211,7 +298,6 @@ impl Flusher {
                 format!("more than {max} events waited for the ingest; dropping the oldest (see Config::max_buffer)")
             });
         }
-        self.report_calling_thread_problems();
     }
 
     /// Problems noticed on calling threads are reported here, to keep their I/O off those threads.
@@ -284,6 +370,19 @@ impl Flusher {
                 break;
             }
             done = self.send_until(deadline);
+        }
+        if self.outbox.is_some() {
+            // What is left, and what slipped in while closing, stays in the outbox for the next
+            // start (still pending). Closing it before the shutdown is answered frees its slot.
+            self.drain();
+            self.outbox = None;
+            let kept = self.buffer.len();
+            if kept > 0 {
+                self.shared.diagnostics.report(DiagnosticKind::ShutdownTimeout, || {
+                    format!("{kept} event(s) could not be sent before the shutdown timeout; the outbox keeps them for the next start")
+                });
+            }
+            return kept == 0;
         }
         // Records that slipped in while closing are unsent too: nothing will read them later.
         let mut unsent = self.buffer.len();
@@ -394,6 +493,11 @@ impl Flusher {
 
     /// Removes the events at `picked` (ascending positions) from the buffer.
     fn take(&mut self, picked: &[usize]) {
+        if let Some(outbox) = &mut self.outbox {
+            for &i in picked {
+                outbox.settle(self.buffer[i].seq);
+            }
+        }
         if picked.last().is_some_and(|&last| last + 1 == picked.len()) {
             // One identity in the buffer's front: the usual case.
             self.buffer.drain(..picked.len());
@@ -410,6 +514,7 @@ impl Flusher {
         if self.buffer.is_empty() {
             self.oldest_at = None;
         }
+        self.commit_outbox();
     }
 }
 

@@ -1,7 +1,20 @@
-//! Counters of a tracker: every captured event ends up sent, dropped (for one reason) or is
-//! still pending, so `captured == sent + dropped.total() + pending` at all times.
+//! Counters of a tracker: every captured event ends up sent, dropped (for one reason), sampled
+//! out, or is still pending, so `captured == sent + dropped.total() + sampled_out + pending` at
+//! all times.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
+use std::sync::Mutex;
+
+/// Distinct (tool, reason) pairs counted before further ones are folded into `_OTHER`: tool
+/// names of unknown tools are the agent's.
+const MAX_ERROR_KEYS: usize = 1024;
+
+/// Failed calls by tool, then by reason.
+type ErrorReasons = BTreeMap<String, BTreeMap<String, u64>>;
+
+/// The fold of (tool, reason) pairs past [`MAX_ERROR_KEYS`].
+const OTHER: &str = "_OTHER";
 
 /// Why events were dropped, by reason.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -19,8 +32,15 @@ pub struct Dropped {
     pub invalid: u64,
     /// Recorded after the tracker shut down.
     pub after_shutdown: u64,
-    /// Still unsent when a shutdown's timeout ran out.
+    /// Still unsent when a shutdown's timeout ran out (without an outbox; with one they stay
+    /// pending, kept on disk for the next start).
     pub unsent: u64,
+    /// Dropped by [`Config::before_send`](crate::Config::before_send) (it returned `None`).
+    pub before_send: u64,
+    /// Dropped because [`Config::before_send`](crate::Config::before_send) panicked.
+    pub before_send_panicked: u64,
+    /// The undelivered events outgrew `Config::outbox_max_bytes`; the oldest were dropped.
+    pub outbox_overflow: u64,
 }
 
 impl Dropped {
@@ -33,25 +53,38 @@ impl Dropped {
             + self.invalid
             + self.after_shutdown
             + self.unsent
+            + self.before_send
+            + self.before_send_panicked
+            + self.outbox_overflow
     }
 }
 
-/// A snapshot of a tracker's counters.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// A snapshot of a tracker's counters: `captured == sent + dropped.total() + sampled_out + pending`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Stats {
-    /// Calls handed to the tracker.
+    /// Calls handed to the tracker, plus the events a previous process left in the outbox
+    /// (`recovered`).
     pub captured: u64,
+    /// Of `captured`, the events read back from the outbox at start, to be sent again.
+    pub recovered: u64,
     /// Events the ingest accepted (2xx).
     pub sent: u64,
     /// Events given up, by reason.
     pub dropped: Dropped,
+    /// Events not sent because their session was sampled out ([`Config::sample_rate`](crate::Config::sample_rate)).
+    pub sampled_out: u64,
     /// Events neither sent nor dropped yet (queued, buffered, or in a request in flight).
     pub pending: u64,
+    /// Failed calls by tool, then by reason ([`CallOutcome::error_type`](crate::CallOutcome::error_type):
+    /// a [`ToolError`](crate::ToolError) reason, mcpeye's own, or `tool_error`), counted as the
+    /// flusher takes them (sampled-out ones included). Past 1024 distinct pairs, further ones
+    /// are counted under `_OTHER` / `_OTHER`.
+    pub error_reasons: BTreeMap<String, BTreeMap<String, u64>>,
 }
 
 /// What a flush or a shutdown achieved.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct FlushReport {
     /// Every event recorded before the call was sent or dropped within the timeout.
@@ -68,6 +101,10 @@ impl FlushReport {
     /// Events dropped so far, by reason.
     pub fn dropped(&self) -> Dropped {
         self.stats.dropped
+    }
+    /// Events sampled out so far.
+    pub fn sampled_out(&self) -> u64 {
+        self.stats.sampled_out
     }
     /// Events still pending (e.g. in a request abandoned at shutdown).
     pub fn pending(&self) -> u64 {
@@ -87,11 +124,31 @@ pub(crate) struct Counters {
     pub invalid: AtomicU64,
     pub after_shutdown: AtomicU64,
     pub unsent: AtomicU64,
+    pub before_send: AtomicU64,
+    pub before_send_panicked: AtomicU64,
+    pub sampled_out: AtomicU64,
+    /// Failed calls by tool and reason, with the number of distinct pairs.
+    pub error_reasons: Mutex<(ErrorReasons, usize)>,
+    pub outbox_overflow: AtomicU64,
+    pub recovered: AtomicU64,
 }
 
 impl Counters {
     pub(crate) fn add(counter: &AtomicU64, n: usize) {
         counter.fetch_add(n as u64, SeqCst);
+    }
+
+    /// Counts one failed call of `tool` for `reason`.
+    pub(crate) fn count_error(&self, tool: &str, reason: &str) {
+        let mut guard = self.error_reasons.lock().unwrap_or_else(|e| e.into_inner());
+        let (map, keys) = &mut *guard;
+        let known = map.get(tool).is_some_and(|r| r.contains_key(reason));
+        let (tool, reason) = if known || *keys < MAX_ERROR_KEYS { (tool, reason) } else { (OTHER, OTHER) };
+        let by_reason = map.entry(tool.to_owned()).or_default();
+        if !by_reason.contains_key(reason) {
+            *keys += 1;
+        }
+        *by_reason.entry(reason.to_owned()).or_default() += 1;
     }
 
     pub(crate) fn snapshot(&self) -> Stats {
@@ -106,9 +163,15 @@ impl Counters {
             invalid: self.invalid.load(SeqCst),
             after_shutdown: self.after_shutdown.load(SeqCst),
             unsent: self.unsent.load(SeqCst),
+            before_send: self.before_send.load(SeqCst),
+            before_send_panicked: self.before_send_panicked.load(SeqCst),
+            outbox_overflow: self.outbox_overflow.load(SeqCst),
         };
+        let sampled_out = self.sampled_out.load(SeqCst);
         let captured = self.captured.load(SeqCst);
-        let pending = captured.saturating_sub(sent + dropped.total());
-        Stats { captured, sent, dropped, pending }
+        let recovered = self.recovered.load(SeqCst);
+        let pending = captured.saturating_sub(sent + dropped.total() + sampled_out);
+        let error_reasons = self.error_reasons.lock().unwrap_or_else(|e| e.into_inner()).0.clone();
+        Stats { captured, recovered, sent, dropped, sampled_out, pending, error_reasons }
     }
 }

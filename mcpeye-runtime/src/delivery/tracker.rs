@@ -10,6 +10,8 @@ use crate::capture::result::CallToolResult;
 use crate::config::{Config, ConfigError, IdentifyFn, Resolved};
 use crate::delivery::diagnostics::{DiagnosticKind, Diagnostics};
 use crate::delivery::flusher::{Control, Flusher, Handoff};
+use crate::delivery::outbox::Outbox;
+use crate::delivery::redact::Redactor;
 use crate::delivery::stats::{Counters, FlushReport, Stats};
 use crate::delivery::transport::{HttpTransport, Transport};
 use crate::delivery::wire::{BufferPool, FlatStart, Queued};
@@ -62,6 +64,9 @@ struct Pipeline {
     shared: Arc<Handoff>,
     identify: Option<Arc<IdentifyFn>>,
     capture_missing_capabilities: bool,
+    /// Caps and redaction of the arguments and results put on spans, when
+    /// [`Config::span_content`] is on.
+    span_content: Option<Redactor>,
     /// Channel length at which a call wakes the flusher before its next tick.
     nudge_at: usize,
     /// Empty record buffers, recycled by the flusher.
@@ -127,8 +132,15 @@ impl Tracker {
         let capacity = config.max_buffer.max(MIN_CHANNEL_CAPACITY);
         let (data_tx, data_rx) = crossbeam_channel::bounded(capacity);
         let (control_tx, control_rx) = crossbeam_channel::bounded(64);
+        let outbox = match &config.outbox_dir {
+            Some(dir) => Some(
+                Outbox::open(dir, config.outbox_max_bytes)
+                    .map_err(|e| ConfigError::Outbox(format!("{}: {e}", dir.display())))?,
+            ),
+            None => None,
+        };
         let pool = BufferPool::new();
-        let flusher = Flusher::new(&config, data_rx, control_rx, shared.clone(), transport, pool.clone());
+        let flusher = Flusher::new(&config, data_rx, control_rx, shared.clone(), transport, outbox, pool.clone());
         let handle = std::thread::Builder::new()
             .name("mcpeye-flusher".into())
             .spawn(move || flusher.run())
@@ -140,6 +152,7 @@ impl Tracker {
                 shared,
                 identify: config.identify.clone(),
                 capture_missing_capabilities: config.capture_missing_capabilities,
+                span_content: config.span_content.then(|| Redactor::new(config.redact, &config.denylist_fields)),
                 nudge_at: nudge_at(config.flush_threshold, capacity),
                 pool,
                 flusher: Mutex::new(Some(handle)),
@@ -185,25 +198,26 @@ impl Tracker {
     pub(crate) fn start(
         &self,
         tool_name: Cow<'static, str>,
-        arguments: Option<&serde_json::Map<String, serde_json::Value>>,
+        arguments: Option<&serde_json::Map<String, Value>>,
         intent: Option<(String, crate::IntentSource)>,
-        client: Option<Arc<crate::ClientInfo>>,
+        origin: &crate::Origin,
     ) -> Started {
+        let copy = || Value::Object(arguments.cloned().unwrap_or_default());
+        let mut call = InFlight::start(tool_name, Value::Null, intent, origin);
         match &*self.inner {
-            Inner::Callback(_) => {
-                let mut call =
-                    InFlight::start(tool_name, Value::Object(arguments.cloned().unwrap_or_default()), intent);
-                call.client = client;
-                Started::Record(call)
-            }
-            Inner::Pipeline(p) => {
+            // An open span may put the arguments on itself when it ends: they are copied then.
+            Inner::Pipeline(p) if !call.span.is_observed() => {
                 // `identify` reads the arguments as a JSON value: built only for it.
                 let user = match &p.identify {
                     None => (None, None),
-                    Some(_) => p.identify(&tool_name, &Value::Object(arguments.cloned().unwrap_or_default())),
+                    Some(_) => p.identify(&call.tool_name, &copy()),
                 };
-                let flat = FlatStart::new(tool_name, arguments, intent, client, user, p.pool.take());
-                Started::Flat(flat, Instant::now())
+                let flat = FlatStart::new(&mut call, arguments, user, p.pool.take());
+                Started { call, flat: Some(flat) }
+            }
+            _ => {
+                call.arguments = copy();
+                Started { call, flat: None }
             }
         }
     }
@@ -214,6 +228,16 @@ impl Tracker {
         match &*self.inner {
             Inner::Callback(_) => true,
             Inner::Pipeline(p) => p.capture_missing_capabilities,
+        }
+    }
+
+    /// The caps and redaction for arguments and results on spans, when they go there
+    /// ([`Config::span_content`]).
+    #[cfg_attr(not(any(feature = "opentelemetry", feature = "tracing")), allow(dead_code))]
+    pub(crate) fn span_content(&self) -> Option<&Redactor> {
+        match &*self.inner {
+            Inner::Callback(_) => None,
+            Inner::Pipeline(p) => p.span_content.as_ref(),
         }
     }
 
@@ -352,26 +376,26 @@ impl Pipeline {
 }
 
 /// A call being recorded from its start ([`Tracker::start`]).
-pub(crate) enum Started {
-    /// For a callback tracker: the record as the dispatcher builds it.
-    Record(InFlight),
-    /// For a pipeline: the arguments already flattened, and when the call started.
-    Flat(FlatStart, Instant),
+pub(crate) struct Started {
+    /// The call (its span, start time, identity).
+    pub(crate) call: InFlight,
+    /// For a pipeline: the record so far, the arguments already flattened.
+    flat: Option<FlatStart>,
 }
 
 impl Started {
     /// Records the call's outcome into `tracker` (the one that started it), timed from its start.
     pub(crate) fn finish(self, tracker: &Tracker, outcome: CallOutcome) {
-        match (self, &*tracker.inner) {
-            (Started::Record(call), _) => call.finish(Some(tracker), outcome),
-            (Started::Flat(flat, started), Inner::Pipeline(p)) => {
-                let duration = started.elapsed();
+        let Started { mut call, flat } = self;
+        match (flat, &*tracker.inner) {
+            (Some(flat), Inner::Pipeline(p)) => {
+                let duration = call.started.elapsed();
+                call.end_span(Some(tracker), &outcome, None, duration);
                 if p.admit_count() {
                     p.send(flat.finish(outcome, duration));
                 }
             }
-            // A flat start comes from a pipeline tracker only.
-            (Started::Flat(..), Inner::Callback(_)) => {}
+            _ => call.finish(Some(tracker), outcome),
         }
     }
 
@@ -385,15 +409,17 @@ impl Started {
         skip_root_key: &'static str,
         to_json: impl FnOnce(&T) -> Value,
     ) {
-        match (self, &*tracker.inner) {
-            (Started::Record(call), _) => call.finish(Some(tracker), CallOutcome::Success { result: to_json(result) }),
-            (Started::Flat(flat, started), Inner::Pipeline(p)) => {
-                let duration = started.elapsed();
+        let Started { mut call, flat } = self;
+        match (flat, &*tracker.inner) {
+            (Some(flat), Inner::Pipeline(p)) => {
+                let duration = call.started.elapsed();
+                // Unobserved (see `Tracker::start`): the span reads no result.
+                call.end_span(Some(tracker), &CallOutcome::Success { result: Value::Null }, None, duration);
                 if p.admit_count() {
                     p.send(flat.finish_serialized(result, skip_root_key, to_json, duration));
                 }
             }
-            (Started::Flat(..), Inner::Callback(_)) => {}
+            _ => call.finish(Some(tracker), CallOutcome::Success { result: to_json(result) }),
         }
     }
 }

@@ -1,23 +1,33 @@
-//! The client of each request, for attribution: every call is recorded with the client that made
-//! it, whatever the protocol era and however many sessions share the server.
+//! The [`Origin`] of each request: the client that made it (for attribution: every call is
+//! recorded with its own client, whatever the protocol era and however many sessions share the
+//! server), its session, id, transport and trace context.
 
-use crate::capture::record::ClientInfo;
-use ::rmcp::model::{ClientCapabilities, Implementation, InitializeRequestParams};
+use crate::capture::record::{ClientInfo, Origin, TraceContext, Transport};
+use ::rmcp::model::{ClientCapabilities, Implementation, InitializeRequestParams, NumberOrString};
 use ::rmcp::service::RequestContext;
 use ::rmcp::RoleServer;
 use serde_json::Value;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 /// Distinct clients kept before the cache starts over (a bound, not a working-set size).
 const MAX_CLIENTS: usize = 1024;
 
+/// Live stdio sessions kept before the cache drops the ended ones (a bound, not a working-set size).
+const MAX_SESSIONS: usize = 64;
+
 /// Resolves each request's client, sharing one [`ClientInfo`] per distinct client so that a call
-/// only looks it up (no allocation once a client has been seen).
+/// only looks it up (no allocation once a client has been seen), and gives each handshake
+/// session without a transport session id (stdio) an id of its own.
 #[derive(Debug, Default)]
-pub(crate) struct Clients(Mutex<Seen>);
+pub(crate) struct Clients {
+    seen: Mutex<Seen>,
+    /// Each `initialize` (told apart by rmcp's allocation of it, kept alive by the `Weak`) and
+    /// the session id mcpeye gave it.
+    sessions: Mutex<Vec<(Weak<InitializeRequestParams>, Arc<str>)>>,
+}
 
 #[derive(Debug, Default)]
 struct Seen {
@@ -36,6 +46,50 @@ const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 
 impl Clients {
+    /// What the serving layer knows of this request.
+    pub(crate) fn origin(&self, context: &RequestContext<RoleServer>) -> Origin {
+        let parts = context.extensions.get::<http::request::Parts>();
+        let transport = match parts {
+            Some(p) => Transport::Http { version: http_version(p.version) },
+            // rmcp tells a handler nothing of other transports; stdio is the one MCP names.
+            None => Transport::Stdio,
+        };
+        let request_id = match &context.id {
+            NumberOrString::Number(n) => n.to_string(),
+            NumberOrString::String(s) => s.to_string(),
+        };
+        Origin {
+            client: self.of(context),
+            session_id: self.session(context, parts),
+            request_id: Some(request_id),
+            transport: Some(transport),
+            trace_context: TraceContext::from_meta(&context.meta),
+            ..Origin::default()
+        }
+    }
+
+    /// The session of this request: Streamable HTTP's `Mcp-Session-Id`, else one id per
+    /// `initialize` handshake (a stdio connection); none in MCP 2026-07-28, which has no sessions.
+    fn session(&self, context: &RequestContext<RoleServer>, parts: Option<&http::request::Parts>) -> Option<Arc<str>> {
+        if let Some(parts) = parts {
+            return parts.headers.get("mcp-session-id").and_then(|v| v.to_str().ok()).map(Arc::from);
+        }
+        if context.meta.protocol_version().is_some_and(|v| !v.has_initialize()) {
+            return None;
+        }
+        let info = context.peer.peer_info()?;
+        let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, id)) = sessions.iter().find(|(w, _)| std::ptr::eq(w.as_ptr(), Arc::as_ptr(&info))) {
+            return Some(id.clone());
+        }
+        if sessions.len() >= MAX_SESSIONS {
+            sessions.retain(|(w, _)| w.strong_count() > 0);
+        }
+        let id: Arc<str> = Arc::from(uuid::Uuid::new_v4().simple().to_string());
+        sessions.push((Arc::downgrade(&info), id.clone()));
+        Some(id)
+    }
+
     /// The client of this request: from its `_meta` (MCP 2026-07-28: every request introduces
     /// its client), else from the session's `initialize`. `_meta` comes first because on rmcp's
     /// stateless path `peer_info()` is a placeholder naming rmcp itself; for the same reason a
@@ -50,7 +104,7 @@ impl Clients {
         let raw_info = context.meta.get(META_CLIENT_INFO);
         let raw_version = context.meta.get(META_PROTOCOL_VERSION);
         if let Some(raw) = raw_info {
-            let seen = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
             if let Some((info, version, client)) = &seen.last_meta {
                 if info == raw && version.as_ref() == raw_version {
                     return Some(client.clone());
@@ -61,7 +115,7 @@ impl Clients {
         if let Some(info) = context.meta.client_info() {
             let client = self.intern(&info.name, &info.version, meta_version.as_ref().map(|v| v.as_str()));
             if let Some(raw) = raw_info {
-                let mut seen = self.0.lock().unwrap_or_else(|e| e.into_inner());
+                let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
                 seen.last_meta = Some((raw.clone(), raw_version.cloned(), client.clone()));
             }
             return Some(client);
@@ -75,7 +129,7 @@ impl Clients {
     /// The client of the request's session, from its `initialize`.
     fn of_session(&self, context: &RequestContext<RoleServer>) -> Option<Arc<ClientInfo>> {
         let params = context.peer.peer_info()?;
-        if let Some((last, client)) = &self.0.lock().unwrap_or_else(|e| e.into_inner()).last_session {
+        if let Some((last, client)) = &self.seen.lock().unwrap_or_else(|e| e.into_inner()).last_session {
             if Arc::ptr_eq(last, &params) {
                 return client.clone();
             }
@@ -86,7 +140,7 @@ impl Clients {
             let info = &params.client_info;
             Some(self.intern(&info.name, &info.version, Some(params.protocol_version.as_str())))
         };
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).last_session = Some((params, client.clone()));
+        self.seen.lock().unwrap_or_else(|e| e.into_inner()).last_session = Some((params, client.clone()));
         client
     }
 
@@ -94,7 +148,7 @@ impl Clients {
         let mut hasher = DefaultHasher::new();
         (name, version, protocol).hash(&mut hasher);
         let key = hasher.finish();
-        let mut guard = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.seen.lock().unwrap_or_else(|e| e.into_inner());
         let seen = &mut guard.by_hash;
         let same =
             |c: &&Arc<ClientInfo>| c.name() == name && c.version() == version && c.protocol_version() == protocol;
@@ -112,6 +166,18 @@ impl Clients {
         seen.entry(key).or_default().push(info.clone());
         info
     }
+}
+
+/// `network.protocol.version` of an HTTP version.
+fn http_version(version: http::Version) -> Option<&'static str> {
+    Some(match version {
+        http::Version::HTTP_09 => "0.9",
+        http::Version::HTTP_10 => "1.0",
+        http::Version::HTTP_11 => "1.1",
+        http::Version::HTTP_2 => "2",
+        http::Version::HTTP_3 => "3",
+        _ => return None,
+    })
 }
 
 /// The session info rmcp's stateless Streamable HTTP server makes up for each request: rmcp's own

@@ -2,9 +2,9 @@
 //! record per call, its tools untouched.
 
 use super::client::Clients;
-use crate::capture::dispatch::{panic_message, take_intent, CatchUnwind};
+use crate::capture::dispatch::{panic_message, take_intent, CatchUnwind, PANIC};
 use crate::capture::manifest::{reserved_descriptor, Manifest};
-use crate::capture::record::{active_tracker, CallOutcome, Origin};
+use crate::capture::record::{active_tracker, CallOutcome};
 use crate::capture::schema::inject_intent;
 use crate::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
 use crate::delivery::tracker::{Started, Tracker};
@@ -155,25 +155,32 @@ fn wrap<S: Send + Sync + 'static>(
             return inner(ctx);
         };
         // The arguments go to the tool: the record takes them now (flattened, not cloned).
-        let client = shared.clients.of(&ctx.request_context);
-        let call = tracker.start(name.clone(), ctx.arguments.as_ref(), intent, client);
-        let called = catch_unwind(AssertUnwindSafe(|| inner(ctx)));
+        let origin = shared.clients.origin(&ctx.request_context);
+        let call = tracker.start(name.clone(), ctx.arguments.as_ref(), intent, &origin);
+        let cancelled = ctx.request_context.ct.clone();
+        let called = call.call.span.in_scope(|| catch_unwind(AssertUnwindSafe(|| inner(ctx))));
         Box::pin(async move {
             let response = match called {
-                Ok(future) => CatchUnwind(future).await,
+                Ok(future) => CatchUnwind(call.call.span.instrument(future)).await,
                 Err(payload) => Err(payload),
             };
-            conclude(call, &tracker, response)
+            conclude(call, &tracker, response, cancelled.is_cancelled())
         })
     })
 }
 
 /// Records what the route answered (see the [module docs](super)), then returns it or resumes
-/// the panic.
-fn conclude(call: Started, tracker: &Tracker, response: Result<Response, Box<dyn Any + Send>>) -> Response {
+/// the panic. A call that ends after the client cancelled it is recorded as cancelled.
+fn conclude(
+    mut call: Started,
+    tracker: &Tracker,
+    response: Result<Response, Box<dyn Any + Send>>,
+    cancelled: bool,
+) -> Response {
     let outcome = match &response {
+        Ok(_) if cancelled => CallOutcome::cancelled(None),
         Ok(Ok(CallToolResponse::Complete(r))) if r.is_error == Some(true) => {
-            CallOutcome::Error { message: joined_text(r) }
+            CallOutcome::Error { message: joined_text(r), reason: None }
         }
         Ok(Ok(CallToolResponse::Complete(r))) => {
             // The record is the result as `result_json` makes it, flattened without that JSON.
@@ -186,8 +193,14 @@ fn conclude(call: Started, tracker: &Tracker, response: Result<Response, Box<dyn
         // An `input_required` round (or a kind of response rmcp adds later) is not the end of
         // the call: the round that completes it is recorded.
         Ok(Ok(_)) => return response.unwrap_or_else(|p| resume_unwind(p)),
-        Ok(Err(e)) => CallOutcome::error(e.message.to_string()),
-        Err(p) => CallOutcome::error(panic_message(&**p)),
+        // The JSON-RPC error code is the reason (and, on the span, `rpc.response.status_code`).
+        Ok(Err(e)) => {
+            let code = i64::from(e.code.0);
+            let elapsed = call.call.started.elapsed();
+            call.call.end_span(Some(tracker), &CallOutcome::error(e.message.to_string()), Some(code), elapsed);
+            CallOutcome::error_with_reason(e.message.to_string(), code.to_string())
+        }
+        Err(p) => CallOutcome::error_with_reason(panic_message(&**p), PANIC),
     };
     call.finish(tracker, outcome);
     response.unwrap_or_else(|p| resume_unwind(p))
@@ -225,7 +238,7 @@ fn reserved_route<S: Send + Sync + 'static>(shared: Arc<Instrumented>) -> ToolRo
     let description = descriptor["description"].as_str().unwrap_or_default().to_owned();
     let tool = Tool::new(RESERVED_TOOL_NAME, description, schema);
     ToolRoute::new_dyn(tool, move |ctx: ToolCallContext<'_, S>| {
-        let origin = Origin { client: shared.clients.of(&ctx.request_context), ..Origin::default() };
+        let origin = shared.clients.origin(&ctx.request_context);
         let arguments = ctx.arguments.map(Value::Object).unwrap_or(Value::Null);
         let response = match manifest.try_call_from(&origin, RESERVED_TOOL_NAME, arguments) {
             Ok(v) => super::complete_response(v),
@@ -238,6 +251,7 @@ fn reserved_route<S: Send + Sync + 'static>(shared: Arc<Instrumented>) -> ToolRo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::capture::record::Origin;
     use std::future::Future;
     use std::pin::Pin;
     use std::sync::Mutex;
@@ -250,15 +264,15 @@ mod tests {
         let sink = records.clone();
         let tracker = Tracker::from_fn(move |r| sink.lock().unwrap().push(r));
         let args = serde_json::json!({"q": "x"});
-        let call =
-            tracker.start("search".into(), args.as_object(), Some(("why".into(), crate::IntentSource::Mcpeye)), None);
+        let intent = Some(("why".into(), crate::IntentSource::Mcpeye));
+        let call = tracker.start("search".into(), args.as_object(), intent, &Origin::default());
         let future = Box::pin(async { panic!("search exploded") });
         let mut caught = CatchUnwind::<Pin<Box<dyn Future<Output = Response> + Send>>>(future);
         let waker = std::task::Waker::noop();
         let Poll::Ready(Err(payload)) = Pin::new(&mut caught).poll(&mut Context::from_waker(waker)) else {
             panic!("the panic was not caught");
         };
-        let resumed = catch_unwind(AssertUnwindSafe(|| conclude(call, &tracker, Err(payload))));
+        let resumed = catch_unwind(AssertUnwindSafe(|| conclude(call, &tracker, Err(payload), false)));
         let payload = resumed.expect_err("the panic is resumed");
         assert_eq!(payload.downcast_ref::<&str>(), Some(&"search exploded"));
         let recs = records.lock().unwrap();

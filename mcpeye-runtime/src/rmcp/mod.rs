@@ -107,12 +107,14 @@
 //! completes the call is. A call answered with a task (`CreateTaskResult`) is recorded as
 //! successful, with the task handle as its result.
 
+mod channel;
 mod client;
 mod instrument;
 mod serve;
+mod session;
 
 pub use instrument::{instrument, instrument_with, instrumented};
-pub use serve::{tool_router, ManifestServer};
+pub use serve::{set_log_level, tool_router, ManifestServer};
 
 use ::rmcp::model::{CallToolResponse, CallToolResult, ResultType};
 use ::rmcp::ErrorData;

@@ -1,13 +1,18 @@
 //! [`ManifestServer`]: a [`Manifest`] served as an rmcp `ServerHandler`.
 
+use super::channel::with_origin;
 use super::client::Clients;
+use super::session;
+use crate::capture::context::LogLevel;
 use crate::capture::manifest::Manifest;
-use crate::capture::record::Origin;
+use crate::capture::record::{CallOutcome, InFlight, Origin};
 use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use ::rmcp::handler::server::tool::ToolCallContext;
+#[allow(deprecated)] // MCP logging: deprecated by rmcp ahead of SEP-2577, still in MCP 2025-11-25
 use ::rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams, InitializeResult, JsonObject,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ListToolsResult, LoggingLevel, PaginatedRequestParams, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+    Tool,
 };
 use ::rmcp::service::RequestContext;
 use ::rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -23,6 +28,12 @@ use std::sync::Arc;
 /// client that made it (its `initialize` `clientInfo`, or the request's `_meta` in MCP
 /// 2026-07-28), so sessions of different clients are never mixed up. Cheap to clone: clones
 /// share the manifest.
+///
+/// Handlers taking a [`Context`](crate::Context) get the request's progress token, `_meta`,
+/// session id and cancellation, and talk back to the client through rmcp: progress and log
+/// notifications (sent on the request's own stream, before its answer), sampling and
+/// elicitation. The `logging` capability is announced and `logging/setLevel` is honoured for the
+/// session (MCP 2026-07-28: the request's `_meta` log level).
 ///
 /// ```no_run
 /// use rmcp::ServiceExt;
@@ -57,8 +68,9 @@ impl ManifestServer {
     /// [`with_server_info`](Self::with_server_info), the server `mcpeye-server` `0.0.0`.
     pub fn new(manifest: Arc<Manifest>) -> Self {
         let tools = to_tools(&manifest.tools_list());
-        let config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("mcpeye-server", "0.0.0"));
+        #[allow(deprecated)] // MCP's logging capability: deprecated by rmcp ahead of SEP-2577, still in MCP
+        let capabilities = ServerCapabilities::builder().enable_logging().enable_tools().build();
+        let config = ServerConfig::new(capabilities).with_server_info(Implementation::new("mcpeye-server", "0.0.0"));
         ManifestServer { manifest, tools: tools.into(), config, clients: Arc::default() }
     }
 
@@ -75,7 +87,8 @@ impl ManifestServer {
     }
 
     /// Replaces the whole `initialize` answer (capabilities, server info, instructions). Keep
-    /// the tools capability enabled: clients only list tools of servers that announce it.
+    /// the tools capability enabled: clients only list tools of servers that announce it (and
+    /// the logging capability, for clients to set the level of the tools' log messages).
     pub fn with_config(mut self, config: ServerConfig) -> Self {
         self.config = config;
         self
@@ -128,10 +141,68 @@ impl ServerHandler for ManifestServer {
     ) -> Result<CallToolResponse, ErrorData> {
         call_manifest(&self.manifest, &self.clients, &context, &request.name, request.arguments).await
     }
+
+    #[allow(deprecated)] // `logging/setLevel`: deprecated by rmcp ahead of SEP-2577, still in MCP
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        set_log_level(&context, request.level.into());
+        Ok(())
+    }
+}
+
+/// Records the level a client set with `logging/setLevel` for its session, so that the
+/// [`Context`](crate::Context) of the session's later calls sends only log messages at that
+/// level or above. [`ManifestServer`] does it itself; a server of your own that mounts a
+/// [`tool_router`] calls it from its `set_level`:
+///
+/// ```
+/// use rmcp::model::{ServerCapabilities, ServerConfig, SetLevelRequestParams};
+/// use rmcp::service::RequestContext;
+/// use rmcp::{ErrorData, RoleServer, ServerHandler};
+///
+/// struct MyServer;
+///
+/// #[allow(deprecated)] // rmcp deprecates MCP logging ahead of SEP-2577
+/// impl ServerHandler for MyServer {
+///     fn get_info(&self) -> ServerConfig {
+///         ServerConfig::new(ServerCapabilities::builder().enable_logging().enable_tools().build())
+///     }
+///
+///     async fn set_level(&self, request: SetLevelRequestParams, context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+///         mcpeye_runtime::rmcp::set_log_level(&context, request.level.into());
+///         Ok(())
+///     }
+/// }
+/// ```
+///
+/// Sessions are told apart by their handshake; without one (stateless serving, MCP 2026-07-28)
+/// there is no session to remember a level for, and the request's `_meta` says it.
+pub fn set_log_level(context: &RequestContext<RoleServer>, level: LogLevel) {
+    session::set_log_level(context, level);
+}
+
+#[allow(deprecated)] // rmcp's `LoggingLevel`: deprecated by rmcp ahead of SEP-2577, still in MCP
+impl From<LoggingLevel> for LogLevel {
+    fn from(level: LoggingLevel) -> Self {
+        match level {
+            LoggingLevel::Debug => LogLevel::Debug,
+            LoggingLevel::Info => LogLevel::Info,
+            LoggingLevel::Notice => LogLevel::Notice,
+            LoggingLevel::Warning => LogLevel::Warning,
+            LoggingLevel::Error => LogLevel::Error,
+            LoggingLevel::Critical => LogLevel::Critical,
+            LoggingLevel::Alert => LogLevel::Alert,
+            LoggingLevel::Emergency => LogLevel::Emergency,
+        }
+    }
 }
 
 /// One `tools/call` of a manifest served through rmcp, by [`ManifestServer`] or by a router of
-/// [`tool_router`]: the call is recorded with the request's client, and answered as rmcp expects.
+/// [`tool_router`]: the call runs with the request's context (client, `_meta`, cancellation, the
+/// channel back to the client), is recorded, and is answered as rmcp expects.
 async fn call_manifest(
     manifest: &Manifest,
     clients: &Clients,
@@ -139,13 +210,28 @@ async fn call_manifest(
     name: &str,
     arguments: Option<JsonObject>,
 ) -> Result<CallToolResponse, ErrorData> {
-    let origin = Origin { client: clients.of(context), ..Origin::default() };
     let arguments = arguments.map(Value::Object).unwrap_or(Value::Null);
-    match manifest.try_call_async_from(&origin, name, arguments).await {
+    let called = with_origin(clients, context, |origin| async move {
+        let result = manifest.try_call_async_from(&origin, name, arguments).await;
+        // MCP answers an unknown tool with invalid params (`CallError::code`): its span says so,
+        // and the call is not recorded (`try_call`'s rule).
+        if let Err(e) = &result {
+            unanswered_span(&origin, name, &e.to_string(), e.code());
+        }
+        result
+    });
+    match called.await {
         Ok(result) => super::complete_response(result),
-        // MCP answers an unknown tool with invalid params (`CallError::code`).
         Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
     }
+}
+
+/// Ends the span of a request answered with a JSON-RPC error before any tool ran.
+fn unanswered_span(origin: &Origin, name: &str, message: &str, code: i64) {
+    let kept: String = name.chars().take(mcpeye_contract::MAX_TOOL_NAME_CHARS).collect();
+    let mut call = InFlight::start_unknown(kept.into(), origin);
+    let outcome = CallOutcome::error(message);
+    call.end_span(None, &outcome, Some(code), call.started.elapsed());
 }
 
 /// The tools of `manifest` (the reserved tool included) as an rmcp `ToolRouter`, to mount into

@@ -4,6 +4,8 @@
 //!   same caps, redaction and serialisation as the real ones.
 //! - [`IngestReceiver`]: a loopback HTTP/1.1 ingest (std only) that records every request and
 //!   answers as scripted: status codes, `Retry-After`, delays, silence, slow or broken answers.
+//! - [`RecordingClient`]: an MCP client for handlers that take a [`Context`](crate::Context):
+//!   records their progress and log messages, answers their sampling and elicitation requests.
 //! - [`block_on`]: drive a future (an async tool's call) to completion without an async runtime.
 //!
 //! ```
@@ -18,6 +20,7 @@
 //! assert_eq!(sink.events()[0]["toolName"], "search");
 //! ```
 
+mod client;
 mod memory;
 mod receiver;
 
@@ -58,6 +61,29 @@ pub fn assert_manifest_valid(builder: ManifestBuilder) -> Manifest {
     }
 }
 
+/// Fails the test when the manifest's `tools/list` costs more than `max_tokens` (`o200k_base`),
+/// printing the per-tool table; returns the report otherwise. Features `testing` and `tokens`.
+///
+/// ```
+/// use mcpeye_runtime::{testing::assert_token_budget, Manifest};
+/// let report = assert_token_budget(&Manifest::builder().registered().build(), 20_000);
+/// assert!(report.total() <= 20_000);
+/// ```
+#[cfg(feature = "tokens")]
+#[track_caller]
+pub fn assert_token_budget(manifest: &Manifest, max_tokens: usize) -> crate::report::TokenReport {
+    let report = manifest.token_report();
+    let total = report.total();
+    if total > max_tokens {
+        panic!(
+            "the tool list costs {total} tokens, over the budget of {max_tokens} by {}:\n{report}",
+            total - max_tokens
+        );
+    }
+    report
+}
+
+pub use client::{RecordingClient, Sent};
 /// Drives a future to completion without an async runtime, for tests: the current thread polls
 /// it and parks while it waits. Enough for `Manifest::call_async` of tools that wait only on
 /// what they await themselves; a future that needs a runtime's reactor or timers (tokio I/O,

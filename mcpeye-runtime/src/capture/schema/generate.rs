@@ -36,6 +36,40 @@ pub fn generate<T: schemars::JsonSchema>() -> Schema {
     settings.into_generator().into_root_schema_for::<T>()
 }
 
+/// Generates the schema of `T` as JSON Schema 2020-12 as is: `$schema` kept, shared types in
+/// `$defs` and referenced with `$ref`, only the root `title` removed. It is what
+/// `#[mcpeye::tool(normalize_schema = false)]` serves: exact for clients that implement JSON
+/// Schema 2020-12, but `$ref`/`$defs` are refused or misread by several clients (see the
+/// README's "Schemas").
+///
+/// ```
+/// #[derive(schemars::JsonSchema)]
+/// struct Address {
+///     /// Street and number.
+///     street: String,
+/// }
+/// #[derive(schemars::JsonSchema)]
+/// struct Order {
+///     /// Where to deliver.
+///     ship_to: Address,
+/// }
+/// let schema = mcpeye_runtime::schema::generate_as_is::<Order>().to_value();
+/// assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
+/// assert_eq!(schema["properties"]["ship_to"]["$ref"], "#/$defs/Address");
+/// ```
+pub fn generate_as_is<T: schemars::JsonSchema>() -> Schema {
+    let settings = SchemaSettings::draft2020_12().with(|s| {
+        s.transforms.push(Box::new(strip_root_title as fn(&mut Schema)));
+    });
+    settings.into_generator().into_root_schema_for::<T>()
+}
+
+fn strip_root_title(schema: &mut Schema) {
+    if let Some(root) = schema.as_object_mut() {
+        root.shift_remove("title");
+    }
+}
+
 fn strip_root_metadata(schema: &mut Schema) {
     if let Some(root) = schema.as_object_mut() {
         root.shift_remove("$schema");

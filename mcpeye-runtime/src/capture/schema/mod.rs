@@ -36,9 +36,18 @@ use serde_json::{Map, Value};
 use crate::contract::{INTENT_PARAM_DESCRIPTION, INTENT_PARAM_NAME};
 
 pub use args::describe_argument_errors;
-pub use generate::generate;
+pub use generate::{generate, generate_as_is};
 pub use normalize::normalize;
-pub use validate::validate;
+pub use validate::{validate, validate_as_is};
+
+/// A tool's `outputSchema` from the schema of its return type: normalised like an input schema
+/// when the type is an object (a struct, a map), `None` otherwise (MCP requires an object
+/// `outputSchema`, and only objects become `structuredContent`).
+pub(crate) fn output_schema(schema: Option<schemars::Schema>) -> Option<Value> {
+    let schema = schema?;
+    let is_object = schema.as_object().and_then(|o| o.get("type")).and_then(Value::as_str) == Some("object");
+    is_object.then(|| normalize(schema))
+}
 
 #[doc(inline)]
 pub use mcpeye_contract::{MAX_DESCRIPTION_CHARS, MAX_SCHEMA_BYTES};
@@ -89,6 +98,11 @@ impl std::fmt::Display for SchemaProblem {
 /// Adds the optional `mcpeyeIntent` string property to a normalised input schema (never to
 /// `required`). A schema whose root is not an object is turned into one first.
 pub fn inject_intent(schema: &mut Value) {
+    inject_intent_described(schema, INTENT_PARAM_DESCRIPTION);
+}
+
+/// [`inject_intent`] with another description of the property (`ManifestBuilder::intent_description`).
+pub(crate) fn inject_intent_described(schema: &mut Value, description: &str) {
     if !schema.is_object() {
         *schema = Value::Object(Map::new());
     }
@@ -101,7 +115,7 @@ pub fn inject_intent(schema: &mut Value) {
     if let Some(properties) = properties.as_object_mut() {
         let mut intent = Map::new();
         intent.insert("type".to_owned(), Value::from("string"));
-        intent.insert("description".to_owned(), Value::from(INTENT_PARAM_DESCRIPTION));
+        intent.insert("description".to_owned(), Value::from(description));
         properties.insert(INTENT_PARAM_NAME.to_owned(), Value::Object(intent));
     }
     if let Some(Value::Array(required)) = root.get_mut("required") {

@@ -56,6 +56,35 @@ pub fn validate(schema: &Value) -> Vec<SchemaProblem> {
     out
 }
 
+/// The checks of an input schema served as generated (`normalize_schema = false`): its root is
+/// an object schema and it is at most [`MAX_SCHEMA_BYTES`]. Its shape (`$ref`, `$defs`,
+/// `$schema`…) is the author's choice; the descriptions of the tool, the names and the patterns
+/// of `#[mcpeye::tool]` parameters are still checked at compile time.
+///
+/// ```
+/// let schema = serde_json::json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"});
+/// assert!(mcpeye_runtime::schema::validate_as_is(&schema).is_empty());
+/// ```
+pub fn validate_as_is(schema: &Value) -> Vec<SchemaProblem> {
+    let mut out = Vec::new();
+    if schema.get("type").and_then(Value::as_str) != Some("object") {
+        out.push(problem(
+            "",
+            "root-not-object",
+            "the input schema's root must be `\"type\": \"object\"`; take a struct as arguments".to_owned(),
+        ));
+    }
+    let size = serde_json::to_vec(schema).map_or(0, |v| v.len());
+    if size > MAX_SCHEMA_BYTES {
+        out.push(problem(
+            "",
+            "schema-too-large",
+            format!("the input schema is {size} bytes of compact JSON, over the {MAX_SCHEMA_BYTES}-byte limit; split the tool into smaller ones"),
+        ));
+    }
+    out
+}
+
 fn problem(path: &str, rule: &'static str, message: String) -> SchemaProblem {
     SchemaProblem { path: path.to_owned(), rule, message }
 }

@@ -65,8 +65,9 @@ pub(crate) fn flatten_map(m: &serde_json::Map<String, Value>, out: &mut Vec<u8>,
     false
 }
 
-/// Appends the node of [`CallToolResult::to_json`]`(r)` to `out`, without building that JSON.
-/// Returns false, with `out` as it was, like [`flatten`].
+/// Appends the node of [`CallToolResult::to_json`]`(r)` to `out`, without building that JSON,
+/// for a result of text items only (its record is then its JSON). Returns false, with `out` as
+/// it was, like [`flatten`], and for any other content.
 pub(crate) fn flatten_result(r: &CallToolResult, out: &mut Vec<u8>, budget: usize) -> bool {
     let start = out.len();
     let fits = put_result(r, out, start.saturating_add(budget).min(u32::MAX as usize));
@@ -93,7 +94,9 @@ fn put_result(r: &CallToolResult, out: &mut Vec<u8>, limit: usize) -> bool {
                 patch_size(out, at);
                 fits
             }
-            Content::Other(v) => put(v, out, 2, limit),
+            // Other items are recorded otherwise than sent (binary data replaced by markers): the
+            // caller records those through `CallToolResult::into_record_json`.
+            _ => false,
         };
         if !fits {
             return false;
@@ -248,6 +251,20 @@ fn text(b: &[u8]) -> &str {
     unsafe { std::str::from_utf8_unchecked(b) }
 }
 
+/// The JSON value a flat node was made from.
+pub(crate) fn to_value(node: Flat<'_>) -> Value {
+    match node.kind() {
+        Kind::Null => Value::Null,
+        Kind::Bool(b) => Value::Bool(b),
+        // The text serde_json wrote for a number reads back as that number.
+        Kind::Number(Num::Text(t)) => serde_json::from_slice(t).unwrap_or(Value::Null),
+        Kind::Number(Num::Value(n)) => Value::Number(n.clone()),
+        Kind::Str(s) => Value::String(s.to_owned()),
+        Kind::Array(_, items) => Value::Array(items.map(to_value).collect()),
+        Kind::Object(_, entries) => Value::Object(entries.map(|(k, v)| (k.to_owned(), to_value(v))).collect()),
+    }
+}
+
 /// A flattened value: the bytes of one node.
 #[derive(Clone, Copy)]
 pub(crate) struct Flat<'a>(&'a [u8]);
@@ -369,6 +386,7 @@ mod tests {
                 r.write_flat(Flat::new(&tape[2..]), &mut from_flat);
                 assert_eq!(String::from_utf8(from_flat).unwrap(), String::from_utf8(from_value).unwrap(), "{v}");
                 assert_eq!(Flat::new(&tape[2..]).size(), tape.len() - 2);
+                assert_eq!(&to_value(Flat::new(&tape[2..])), v);
             }
         }
     }
@@ -382,11 +400,7 @@ mod tests {
             CallToolResult::text("3 invoices found"),
             CallToolResult::error_text("boom \"quoted\""),
             CallToolResult::default(),
-            CallToolResult {
-                content: vec![Content::text("a"), Content::Other(json!({"type": "image", "data": "xx"}))],
-                structured_content: Some(structured),
-                is_error: false,
-            },
+            CallToolResult { structured_content: Some(structured), ..CallToolResult::text("a") },
             CallToolResult::json(json!({"deep": nested(70, json!(1))})),
         ];
         for r in results {

@@ -4,6 +4,7 @@
 use crate::capture::record::{now_epoch_ms, CallOutcome, CallRecord, ClientInfo, InFlight, IntentSource};
 use crate::capture::result::CallToolResult;
 use crate::config::Identity;
+use crate::delivery::before_send::Event;
 use crate::delivery::redact::{drop_flat, Redactor};
 use flat::{flatten, flatten_map, flatten_result, Flat};
 use json::{write_number, write_str};
@@ -22,16 +23,18 @@ use serde_json::Value;
 /// form; a larger one crosses as the `Value` it is (copying it would lengthen the call).
 const FLAT_VALUE_BUDGET: usize = 4096;
 
-/// Longest text (intent, error message) copied on the calling thread; a longer one is moved.
+/// Longest intent copied on the calling thread; a longer one is moved.
 const FLAT_TEXT_BUDGET: usize = 4096;
 
 /// A record as it leaves the calling thread, not yet capped, redacted or serialised: its values
-/// and texts [flattened](flat) into one buffer when they are small enough, moved otherwise.
+/// and intent [flattened](flat) into one buffer when they are small enough, moved otherwise.
 #[derive(Debug)]
 pub(crate) struct Queued {
     pub tool_name: Cow<'static, str>,
     /// The client that made the call: the flusher batches by it.
     pub client: Option<Arc<ClientInfo>>,
+    /// The MCP session of the call: sampling keeps or drops it whole.
+    pub session_id: Option<Arc<str>>,
     pub timestamp_ms: u64,
     pub duration: Duration,
     pub user_id: Option<String>,
@@ -47,7 +50,7 @@ pub(crate) struct Queued {
 /// A value of a queued record.
 #[derive(Debug)]
 enum Field {
-    /// Flattened, at this range of the record's bytes.
+    /// Flattened, from this offset of the record's bytes.
     Flat(usize),
     Value(Value),
 }
@@ -60,34 +63,47 @@ enum Text {
     Moved(String),
 }
 
+/// How the call ended: a failure is moved as recorded (its message and reason code).
 #[derive(Debug)]
 enum Outcome {
     Success(Field),
-    Error(Option<Text>),
+    Failed(CallOutcome),
 }
 
 impl Queued {
     /// The record made ready to cross to the flusher. Runs on the calling thread: what is
-    /// flattened is dropped here, where it was allocated.
-    /// `bytes` is an empty buffer to flatten into (from the flusher's [`BufferPool`]).
+    /// flattened is dropped here, where it was allocated. `bytes` is an empty buffer to flatten
+    /// into (from the flusher's [`BufferPool`]).
     pub(crate) fn new(
         record: CallRecord,
         user_id: Option<String>,
         user_email: Option<String>,
         mut bytes: Vec<u8>,
     ) -> Queued {
-        let CallRecord { tool_name, arguments, outcome, intent, client, timestamp_ms, duration } = record;
+        let CallRecord { tool_name, arguments, outcome, intent, client, session_id, timestamp_ms, duration } = record;
         let arguments = flat_arguments(arguments, &mut bytes);
         let outcome = match outcome {
             CallOutcome::Success { result } => Outcome::Success(field(result, &mut bytes)),
-            CallOutcome::Error { message } => Outcome::Error(message.map(|m| text(m, &mut bytes))),
+            failed => Outcome::Failed(failed),
         };
         let intent = intent.map(|(t, source)| (text(t, &mut bytes), source));
-        Queued { tool_name, client, timestamp_ms, duration, user_id, user_email, bytes, arguments, outcome, intent }
+        Queued {
+            tool_name,
+            client,
+            session_id,
+            timestamp_ms,
+            duration,
+            user_id,
+            user_email,
+            bytes,
+            arguments,
+            outcome,
+            intent,
+        }
     }
 
     /// A successful call that ends now, its result flattened straight from the handler's
-    /// [`CallToolResult`]: no JSON is built for the record (the dispatcher's path).
+    /// [`CallToolResult`] of text items: no JSON is built for the record (the dispatcher's path).
     pub(crate) fn of_result(
         call: InFlight,
         result: &CallToolResult,
@@ -96,7 +112,7 @@ impl Queued {
         user_email: Option<String>,
         mut bytes: Vec<u8>,
     ) -> Queued {
-        let InFlight { tool_name, arguments, intent, client, .. } = call;
+        let InFlight { tool_name, arguments, intent, client, session_id, .. } = call;
         let arguments = flat_arguments(arguments, &mut bytes);
         let start = bytes.len();
         let result = if flatten_result(result, &mut bytes, FLAT_VALUE_BUDGET) {
@@ -105,9 +121,47 @@ impl Queued {
             Field::Value(result.to_json())
         };
         let intent = intent.map(|(t, source)| (text(t, &mut bytes), source));
-        let timestamp_ms = now_epoch_ms();
-        let outcome = Outcome::Success(result);
-        Queued { tool_name, client, timestamp_ms, duration, user_id, user_email, bytes, arguments, outcome, intent }
+        Queued {
+            tool_name,
+            client,
+            session_id,
+            timestamp_ms: now_epoch_ms(),
+            duration,
+            user_id,
+            user_email,
+            bytes,
+            arguments,
+            outcome: Outcome::Success(result),
+            intent,
+        }
+    }
+
+    /// The reason code of a failure (see [`CallOutcome::error_type`]).
+    pub(crate) fn error_type(&self) -> Option<&str> {
+        match &self.outcome {
+            Outcome::Failed(o) => o.error_type(),
+            Outcome::Success(_) => None,
+        }
+    }
+
+    /// The record again, its values rebuilt as JSON (for `before_send`), with its user.
+    pub(crate) fn into_record(self) -> (CallRecord, Option<String>, Option<String>) {
+        let value = |f: Field, bytes: &[u8]| match f {
+            Field::Flat(start) => flat::to_value(Flat::new(&bytes[start..])),
+            Field::Value(v) => v,
+        };
+        let Queued { tool_name, client, session_id, timestamp_ms, duration, user_id, user_email, bytes, .. } = self;
+        let arguments = match self.arguments {
+            Some(f) => value(f, &bytes),
+            None => Value::Object(serde_json::Map::new()),
+        };
+        let outcome = match self.outcome {
+            Outcome::Success(f) => CallOutcome::Success { result: value(f, &bytes) },
+            Outcome::Failed(o) => o,
+        };
+        let intent = self.intent.map(|(t, source)| (text_of(&bytes, &t).to_owned(), source));
+        let record = CallRecord { tool_name, arguments, outcome, intent, client, session_id, timestamp_ms, duration };
+        (record, user_id, user_email)
     }
 
     /// The record's buffer, emptied, for the next record once this one is encoded.
@@ -116,20 +170,13 @@ impl Queued {
         bytes.clear();
         bytes
     }
+}
 
-    fn text<'s>(&'s self, t: &'s Text) -> &'s str {
-        match t {
-            // Copied from a `&str` by `text`: whole characters.
-            Text::Flat(start, end) => std::str::from_utf8(&self.bytes[*start..*end]).unwrap_or_default(),
-            Text::Moved(s) => s,
-        }
-    }
-
-    fn write_field(&self, f: Field, redactor: &Redactor, out: &mut Vec<u8>) {
-        match f {
-            Field::Flat(start) => redactor.write_flat(Flat::new(&self.bytes[start..]), out),
-            Field::Value(v) => redactor.write_value(v, out),
-        }
+fn text_of<'s>(bytes: &'s [u8], t: &'s Text) -> &'s str {
+    match t {
+        // Copied from a `&str` by `text`: whole characters.
+        Text::Flat(start, end) => std::str::from_utf8(&bytes[*start..*end]).unwrap_or_default(),
+        Text::Moved(s) => s,
     }
 }
 
@@ -140,6 +187,7 @@ impl Queued {
 pub(crate) struct FlatStart {
     tool_name: Cow<'static, str>,
     client: Option<Arc<ClientInfo>>,
+    session_id: Option<Arc<str>>,
     user_id: Option<String>,
     user_email: Option<String>,
     bytes: Vec<u8>,
@@ -150,10 +198,8 @@ pub(crate) struct FlatStart {
 impl FlatStart {
     /// `arguments`: the call's arguments object (`None`, as MCP allows, is `{}`).
     pub(crate) fn new(
-        tool_name: Cow<'static, str>,
+        call: &mut InFlight,
         arguments: Option<&serde_json::Map<String, Value>>,
-        intent: Option<(String, IntentSource)>,
-        client: Option<Arc<ClientInfo>>,
         (user_id, user_email): (Option<String>, Option<String>),
         mut bytes: Vec<u8>,
     ) -> FlatStart {
@@ -165,8 +211,17 @@ impl FlatStart {
         } else {
             Field::Value(Value::Object(map.clone()))
         };
-        let intent = intent.map(|(t, source)| (text(t, &mut bytes), source));
-        FlatStart { tool_name, client, user_id, user_email, bytes, arguments, intent }
+        let intent = call.intent.take().map(|(t, source)| (text(t, &mut bytes), source));
+        FlatStart {
+            tool_name: call.tool_name.clone(),
+            client: call.client.clone(),
+            session_id: call.session_id.clone(),
+            user_id,
+            user_email,
+            bytes,
+            arguments,
+            intent,
+        }
     }
 
     /// The queued record of a call that succeeded with `result` serialised, without the root
@@ -178,7 +233,7 @@ impl FlatStart {
         to_json: impl FnOnce(&T) -> Value,
         duration: Duration,
     ) -> Queued {
-        let mut queued = self.finish(CallOutcome::Error { message: None }, duration);
+        let mut queued = self.finish(CallOutcome::Error { message: None, reason: None }, duration);
         let start = queued.bytes.len();
         let field = if flat_ser::flatten_serialize(result, &mut queued.bytes, FLAT_VALUE_BUDGET, Some(skip_root_key)) {
             Field::Flat(start)
@@ -191,16 +246,16 @@ impl FlatStart {
 
     /// The queued record of the call, ended now after `duration`.
     pub(crate) fn finish(self, outcome: CallOutcome, duration: Duration) -> Queued {
-        let FlatStart { tool_name, client, user_id, user_email, mut bytes, arguments, intent } = self;
+        let FlatStart { tool_name, client, session_id, user_id, user_email, mut bytes, arguments, intent } = self;
         let outcome = match outcome {
             CallOutcome::Success { result } => Outcome::Success(field(result, &mut bytes)),
-            CallOutcome::Error { message } => Outcome::Error(message.map(|m| text(m, &mut bytes))),
+            failed => Outcome::Failed(failed),
         };
-        let timestamp_ms = now_epoch_ms();
         Queued {
             tool_name,
             client,
-            timestamp_ms,
+            session_id,
+            timestamp_ms: now_epoch_ms(),
             duration,
             user_id,
             user_email,
@@ -296,53 +351,137 @@ pub(crate) fn encode_event(
     redactor: &Redactor,
     out: &mut Vec<u8>,
 ) -> Result<(), Invalid> {
-    if queued.tool_name.trim().is_empty() {
+    let bytes = std::mem::take(&mut queued.bytes);
+    let body = |f: Field| match f {
+        Field::Flat(start) => Body::Flat(Flat::new(&bytes[start..])),
+        Field::Value(v) => Body::Value(v),
+    };
+    let outcome = match std::mem::replace(
+        &mut queued.outcome,
+        Outcome::Failed(CallOutcome::Error { message: None, reason: None }),
+    ) {
+        Outcome::Success(f) => Ended::Success(body(f)),
+        Outcome::Failed(o) => Ended::Failed(o),
+    };
+    let intent = queued.intent.take();
+    let parts = Parts {
+        tool_name: &queued.tool_name,
+        arguments: queued.arguments.take().map_or(Body::Empty, body),
+        outcome,
+        timestamp_ms: queued.timestamp_ms,
+        duration_ms: u64::try_from(queued.duration.as_millis()).unwrap_or(u64::MAX),
+        intent: intent.as_ref().map(|(t, source)| (text_of(&bytes, t), *source)),
+        user_id: queued.user_id.as_deref(),
+        user_email: queued.user_email.as_deref(),
+    };
+    let encoded = encode(parts, call_id, redactor, out);
+    queued.bytes = bytes;
+    encoded
+}
+
+/// Serialises an event that [`Config::before_send`](crate::Config::before_send) returned: it
+/// is already redacted, so only the caps are applied (again). The same bytes as
+/// [`encode_event`] for an event returned unchanged.
+pub(crate) fn encode_edited(event: Event, call_id: uuid::Uuid, out: &mut Vec<u8>) -> Result<(), Invalid> {
+    static CAPS_ONLY: std::sync::OnceLock<Redactor> = std::sync::OnceLock::new();
+    let caps = CAPS_ONLY.get_or_init(|| Redactor::new(false, &[]));
+    let outcome = match event.outcome {
+        CallOutcome::Success { result } => Ended::Success(Body::Value(result)),
+        failed => Ended::Failed(failed),
+    };
+    let parts = Parts {
+        tool_name: &event.tool_name,
+        arguments: Body::Value(event.arguments),
+        outcome,
+        timestamp_ms: event.timestamp_ms,
+        duration_ms: event.duration_ms,
+        intent: event.intent.as_ref().map(|(t, source)| (t.as_str(), *source)),
+        user_id: event.user_id.as_deref(),
+        user_email: event.user_email.as_deref(),
+    };
+    encode(parts, call_id, caps, out)
+}
+
+/// A value of an event: flattened, a JSON value, or none (arguments that were not an object).
+enum Body<'a> {
+    Flat(Flat<'a>),
+    Value(Value),
+    Empty,
+}
+
+enum Ended<'a> {
+    Success(Body<'a>),
+    Failed(CallOutcome),
+}
+
+/// What one event on the wire is made of.
+struct Parts<'a> {
+    tool_name: &'a str,
+    arguments: Body<'a>,
+    outcome: Ended<'a>,
+    timestamp_ms: u64,
+    duration_ms: u64,
+    intent: Option<(&'a str, IntentSource)>,
+    user_id: Option<&'a str>,
+    user_email: Option<&'a str>,
+}
+
+fn write_body(body: Body<'_>, object_only: bool, redactor: &Redactor, out: &mut Vec<u8>) {
+    match body {
+        Body::Flat(f) => redactor.write_flat(f, out),
+        Body::Value(v @ Value::Object(_)) => redactor.write_value(v, out),
+        Body::Value(v) if !object_only => redactor.write_value(v, out),
+        Body::Value(_) | Body::Empty => out.extend_from_slice(b"{}"),
+    }
+}
+
+fn encode(parts: Parts<'_>, call_id: uuid::Uuid, redactor: &Redactor, out: &mut Vec<u8>) -> Result<(), Invalid> {
+    let Parts { tool_name, arguments, outcome, timestamp_ms, duration_ms, intent, user_id, user_email } = parts;
+    if tool_name.trim().is_empty() {
         return Err(Invalid::EmptyToolName);
     }
     let mut id = uuid::Uuid::encode_buffer();
     out.extend_from_slice(b"{\"callId\":");
     write_str(out, call_id.hyphenated().encode_lower(&mut id));
     out.extend_from_slice(b",\"toolName\":");
-    write_str(out, &queued.tool_name);
+    write_str(out, tool_name);
     out.extend_from_slice(b",\"arguments\":");
-    match queued.arguments.take() {
-        Some(f) => queued.write_field(f, redactor, out),
-        None => out.extend_from_slice(b"{}"),
-    }
-    let outcome = std::mem::replace(&mut queued.outcome, Outcome::Error(None));
-    let intent = queued.intent.take();
-    out.extend_from_slice(if matches!(outcome, Outcome::Error(_)) {
-        b",\"isError\":true"
-    } else {
-        b",\"isError\":false"
-    });
+    write_body(arguments, true, redactor, out);
+    let is_error = matches!(&outcome, Ended::Failed(o) if o.is_error());
+    out.extend_from_slice(if is_error { b",\"isError\":true" } else { b",\"isError\":false" });
     out.extend_from_slice(b",\"timestamp\":");
-    write_number(out, queued.timestamp_ms);
+    write_number(out, timestamp_ms);
     out.extend_from_slice(b",\"durationMs\":");
-    write_number(out, u64::try_from(queued.duration.as_millis()).unwrap_or(u64::MAX));
+    write_number(out, duration_ms);
+    // `intentSource` only travels with an intent; an error's reason never travels.
     match outcome {
-        Outcome::Success(result) => {
+        Ended::Success(result) => {
             out.extend_from_slice(b",\"result\":");
-            queued.write_field(result, redactor, out);
+            write_body(result, false, redactor, out);
         }
-        Outcome::Error(Some(message)) => {
+        Ended::Failed(CallOutcome::Success { .. }) | Ended::Failed(CallOutcome::Error { message: None, .. }) => {}
+        Ended::Failed(CallOutcome::Error { message: Some(message), .. }) => {
             out.extend_from_slice(b",\"errorMessage\":");
-            write_str(out, &redactor.text_ref(queued.text(&message)));
+            write_str(out, &redactor.text(message));
         }
-        Outcome::Error(None) => {}
+        // A cancelled or timed-out call is an error event whose message says so
+        // (docs/wire-format.md#errors).
+        Ended::Failed(CallOutcome::Cancelled { message } | CallOutcome::TimedOut { message, .. }) => {
+            out.extend_from_slice(b",\"errorMessage\":");
+            write_str(out, &redactor.text(message));
+        }
     }
-    // `intentSource` only travels with an intent.
-    if let Some((text, source)) = &intent {
+    if let Some((text, source)) = intent {
         out.extend_from_slice(b",\"intent\":");
-        write_str(out, &redactor.text_ref(queued.text(text)));
+        write_str(out, &redactor.text_ref(text));
         out.extend_from_slice(b",\"intentSource\":");
         write_str(out, source.as_str());
     }
-    if let Some(user_id) = &queued.user_id {
+    if let Some(user_id) = user_id {
         out.extend_from_slice(b",\"userId\":");
         write_str(out, user_id);
     }
-    if let Some(user_email) = &queued.user_email {
+    if let Some(user_email) = user_email {
         out.extend_from_slice(b",\"userEmail\":");
         write_str(out, user_email);
     }
@@ -445,6 +584,22 @@ mod tests {
         assert!(s.contains("\"arguments\":{},\"isError\":true"), "{s}");
         assert!(s.contains("\"errorMessage\":\"boom\""));
         assert!(!s.contains("result") && !s.contains("intent") && !s.contains("null"), "{s}");
+    }
+
+    #[test]
+    fn cancelled_and_timed_out_calls_are_error_events_that_say_so() {
+        for (outcome, text) in [
+            (CallOutcome::cancelled(Some("user pressed stop")), "the client cancelled the call: user pressed stop"),
+            (CallOutcome::cancelled(None), "the client cancelled the call"),
+            (CallOutcome::timed_out(Duration::from_millis(250)), "the call timed out after 250 ms and was cancelled"),
+        ] {
+            let mut r = record();
+            r.outcome = outcome;
+            let s = encode(r).unwrap();
+            assert!(s.contains("\"isError\":true,"), "{s}");
+            assert!(s.contains(&format!("\"errorMessage\":\"{text}\"")), "{s}");
+            assert!(!s.contains("\"result\""), "{s}");
+        }
     }
 
     #[test]

@@ -1,0 +1,283 @@
+//! The call's telemetry on the calling thread: one server span per `tools/call` and the
+//! `mcp.server.operation.duration` histogram, following the OpenTelemetry semantic conventions
+//! for MCP (`open-telemetry/semantic-conventions-genai` at commit
+//! `5c50d346f1c9e8f745889f7777a412991564b334`: `docs/gen-ai/mcp.md`, `model/mcp/*.yaml`).
+//!
+//! [`CallSpan`] is what [`InFlight`](super::record::InFlight) carries: started with the call,
+//! current while the handler runs (so the handler's own spans are its children), ended with the
+//! outcome. Without the `opentelemetry` and `tracing` features it is empty and every method is
+//! a no-op the compiler removes.
+
+// Without either feature only the no-op shell of `CallSpan` is used.
+#![cfg_attr(not(any(feature = "opentelemetry", feature = "tracing")), allow(dead_code))]
+
+#[cfg(feature = "opentelemetry")]
+mod otel;
+#[cfg(feature = "tracing")]
+mod tracing;
+
+use crate::capture::record::{CallOutcome, Origin, Transport};
+use crate::delivery::tracker::Tracker;
+use serde_json::Value;
+use std::borrow::Cow;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+/// `mcp.method.name` of every span mcpeye makes.
+const METHOD: &str = "tools/call";
+
+/// Whether calls make spans and metrics (the features being compiled in). Off only in the
+/// benchmark that compares a call with and without the hooks in one run.
+static ENABLED: AtomicBool = AtomicBool::new(true);
+
+/// Turns the telemetry hooks off or on at run time (benchmarks only; not public API).
+#[doc(hidden)]
+pub fn set_enabled(on: bool) {
+    ENABLED.store(on, Ordering::Relaxed);
+}
+
+/// Makes the next call take its tracer and histogram from the global providers again
+/// (benchmarks that switch providers in one process; not public API).
+#[doc(hidden)]
+pub fn reset() {
+    #[cfg(feature = "opentelemetry")]
+    otel::reset();
+}
+
+/// The span(s) of one call: an OpenTelemetry span, a `tracing` span, both or none.
+#[derive(Default)]
+pub(crate) struct CallSpan {
+    #[cfg(feature = "opentelemetry")]
+    otel: Option<otel::OtelCall>,
+    #[cfg(feature = "tracing")]
+    tracing: Option<::tracing::Span>,
+}
+
+/// What the conventions record of a request, read once at the start of a call.
+struct Request<'a> {
+    tool: &'a Cow<'static, str>,
+    /// False for a tool the server does not have: its name is the agent's, so it is kept off
+    /// span names and metric attributes.
+    known: bool,
+    origin: &'a Origin,
+}
+
+impl Request<'_> {
+    /// `{mcp.method.name} {target}`, or the method alone without a low-cardinality target.
+    fn span_name(&self) -> Cow<'static, str> {
+        match self.known {
+            true => Cow::Owned(format!("{METHOD} {}", self.tool)),
+            false => Cow::Borrowed(METHOD),
+        }
+    }
+
+    #[cfg_attr(not(feature = "tracing"), allow(dead_code))]
+    fn protocol_version(&self) -> Option<&str> {
+        self.origin.client.as_deref().and_then(|c| c.protocol_version())
+    }
+}
+
+/// `network.transport`, `network.protocol.name`, `network.protocol.version` of a transport.
+fn network(transport: Option<Transport>) -> (Option<&'static str>, Option<&'static str>, Option<&'static str>) {
+    match transport {
+        Some(Transport::Stdio) => (Some("pipe"), None, None),
+        Some(Transport::Http { version }) => (Some("tcp"), Some("http"), version),
+        None => (None, None, None),
+    }
+}
+
+/// How a call ended, as the conventions record it.
+struct Ending {
+    /// `error.type`: the reason, `tool_error`, or a server-side JSON-RPC code.
+    error_type: Option<Cow<'static, str>>,
+    /// `rpc.response.status_code`: the JSON-RPC error code the request was answered with.
+    rpc_status: Option<String>,
+    /// The span status description (the JSON-RPC error's message, redacted).
+    description: Option<String>,
+}
+
+/// JSON-RPC codes that say the caller sent a request the server could not serve: on a server
+/// span they are not errors (`mcp.server.status.attributes` of `model/mcp/common.yaml`).
+fn is_client_side(code: i64) -> bool {
+    matches!(code, -32700 | -32600 | -32601 | -32602 | -32002)
+}
+
+impl Ending {
+    fn of(outcome: &CallOutcome, rpc_code: Option<i64>) -> Self {
+        match (outcome, rpc_code) {
+            (_, Some(code)) => Ending {
+                error_type: (!is_client_side(code)).then(|| Cow::Owned(code.to_string())),
+                rpc_status: Some(code.to_string()),
+                description: outcome_message(outcome),
+            },
+            (CallOutcome::Success { .. }, None) => Ending { error_type: None, rpc_status: None, description: None },
+            // Errors, cancelled and timed-out calls: `error.type` is the reason.
+            (_, None) => Ending {
+                error_type: outcome.error_type().map(|t| Cow::Owned(t.to_owned())),
+                rpc_status: None,
+                description: None,
+            },
+        }
+    }
+}
+
+/// Longest status description kept (it is a message, not a payload).
+const MAX_DESCRIPTION_BYTES: usize = 1024;
+
+fn outcome_message(outcome: &CallOutcome) -> Option<String> {
+    let m = outcome.error_message()?;
+    let redacted = crate::delivery::redact::redact_string(m);
+    Some(crate::delivery::redact::cut_at_char_boundary(&redacted, MAX_DESCRIPTION_BYTES).to_owned())
+}
+
+/// The opt-in `gen_ai.tool.call.arguments` and `gen_ai.tool.call.result`, as compact JSON after
+/// the tracker's caps and redaction ([`Config::span_content`](crate::Config::span_content)).
+struct Content {
+    arguments: String,
+    result: Option<String>,
+}
+
+impl Content {
+    fn of(arguments: &Value, outcome: &CallOutcome, tracker: Option<&Tracker>) -> Option<Self> {
+        let redactor = tracker?.span_content()?;
+        let json = |v: &Value| redactor.value(v.clone()).to_string();
+        let result = match outcome {
+            CallOutcome::Success { result } if !result.is_null() => Some(json(result)),
+            _ => None,
+        };
+        Some(Content { arguments: json(arguments), result })
+    }
+}
+
+impl CallSpan {
+    /// No span (a record built by hand, or one already ended).
+    pub(crate) fn none() -> Self {
+        CallSpan::default()
+    }
+
+    /// Whether a span is open (ending it may read the call's arguments and result).
+    pub(crate) fn is_observed(&self) -> bool {
+        #[allow(unused_mut)]
+        let mut observed = false;
+        #[cfg(feature = "opentelemetry")]
+        {
+            observed |= self.otel.is_some();
+        }
+        #[cfg(feature = "tracing")]
+        {
+            observed |= self.tracing.is_some();
+        }
+        observed
+    }
+
+    /// Starts the span(s) of a `tools/call` of `tool` from `origin`; `known` is false for a tool
+    /// the server does not have.
+    #[allow(unused_variables, clippy::ptr_arg)] // the `Cow` is cloned, free when borrowed
+    pub(crate) fn start(tool: &Cow<'static, str>, known: bool, origin: &Origin) -> Self {
+        if !ENABLED.load(Ordering::Relaxed) {
+            return CallSpan::none();
+        }
+        #[allow(unused)]
+        let request = Request { tool, known, origin };
+        CallSpan {
+            #[cfg(feature = "opentelemetry")]
+            otel: otel::OtelCall::start(&request),
+            #[cfg(feature = "tracing")]
+            tracing: tracing::start(&request),
+        }
+    }
+
+    /// Runs `f` with the span(s) current: spans the handler makes are children of the call's.
+    pub(crate) fn in_scope<R>(&self, f: impl FnOnce() -> R) -> R {
+        #[cfg(feature = "opentelemetry")]
+        let _otel = self.otel.as_ref().and_then(|o| o.attach());
+        #[cfg(feature = "tracing")]
+        let _tracing = self.tracing.as_ref().map(|s| s.enter());
+        f()
+    }
+
+    /// `future` with the span(s) current at each poll (see [`in_scope`](Self::in_scope)).
+    pub(crate) fn instrument<F: Future + Unpin>(&self, future: F) -> Observed<F> {
+        Observed {
+            future,
+            #[cfg(feature = "opentelemetry")]
+            otel: self.otel.as_ref().and_then(|o| o.context()),
+            #[cfg(feature = "tracing")]
+            tracing: self.tracing.clone(),
+        }
+    }
+
+    /// Ends the span(s) and records the duration histogram: `outcome` and the JSON-RPC error code
+    /// the request was answered with, if any, give `error.type`, `rpc.response.status_code`
+    /// and the status; the tracker says whether arguments and results go on the span.
+    #[allow(unused_variables)]
+    pub(crate) fn end(
+        self,
+        arguments: &Value,
+        outcome: &CallOutcome,
+        rpc_code: Option<i64>,
+        duration: Duration,
+        tracker: Option<&Tracker>,
+    ) {
+        #[cfg(any(feature = "opentelemetry", feature = "tracing"))]
+        {
+            let mut observed = false;
+            #[cfg(feature = "opentelemetry")]
+            {
+                observed |= self.otel.is_some();
+            }
+            #[cfg(feature = "tracing")]
+            {
+                observed |= self.tracing.is_some();
+            }
+            if !observed {
+                return;
+            }
+            let ending = Ending::of(outcome, rpc_code);
+            #[allow(unused_mut)]
+            let mut wants_content = false;
+            #[cfg(feature = "opentelemetry")]
+            {
+                wants_content |= self.otel.as_ref().is_some_and(|o| o.is_recording());
+            }
+            #[cfg(feature = "tracing")]
+            {
+                wants_content |= self.tracing.is_some();
+            }
+            let content = if wants_content { Content::of(arguments, outcome, tracker) } else { None };
+            #[cfg(feature = "opentelemetry")]
+            if let Some(o) = self.otel {
+                o.end(&ending, content.as_ref(), duration);
+            }
+            #[cfg(feature = "tracing")]
+            if let Some(s) = self.tracing {
+                tracing::end(&s, &ending, content.as_ref());
+            }
+        }
+    }
+}
+
+/// A future polled with the call's span(s) current.
+pub(crate) struct Observed<F> {
+    future: F,
+    #[cfg(feature = "opentelemetry")]
+    otel: Option<::opentelemetry::Context>,
+    #[cfg(feature = "tracing")]
+    tracing: Option<::tracing::Span>,
+}
+
+impl<F: Future + Unpin> Future for Observed<F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = &mut *self;
+        #[cfg(feature = "opentelemetry")]
+        let _otel = this.otel.clone().map(|c| c.attach());
+        #[cfg(feature = "tracing")]
+        let _tracing = this.tracing.as_ref().map(|s| s.enter());
+        Pin::new(&mut this.future).poll(cx)
+    }
+}

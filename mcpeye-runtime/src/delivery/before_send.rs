@@ -1,0 +1,241 @@
+//! The user's last word on each event ([`Config::before_send`](crate::Config::before_send)) and
+//! sampling ([`Config::sample_rate`](crate::Config::sample_rate)), on the flusher thread: the
+//! screen every record passes between the hand-off channel and the encoder.
+
+use crate::capture::record::{CallOutcome, ClientInfo, IntentSource};
+use crate::config::Config;
+use crate::contract::RESERVED_TOOL_NAME;
+use crate::delivery::diagnostics::DiagnosticKind;
+use crate::delivery::flusher::Handoff;
+use crate::delivery::redact::Redactor;
+use crate::delivery::stats::Counters;
+use crate::delivery::wire::Queued;
+use serde_json::Value;
+use std::borrow::Cow;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+/// The callback of [`Config::before_send`](crate::Config::before_send).
+pub type BeforeSendFn = dyn Fn(Event) -> Option<Event> + Send + Sync;
+
+/// One event as it will be sent, after the size caps and redaction: what
+/// [`Config::before_send`](crate::Config::before_send) sees and may edit. Its fields are the
+/// event of `docs/wire-format.md#event` (the call id is drawn when it is encoded), plus what
+/// is never sent: the error's reason, the client (which identity the event is sent under) and
+/// the session.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Event {
+    /// `toolName`.
+    pub tool_name: Cow<'static, str>,
+    /// `arguments` (sent as `{}` unless an object).
+    pub arguments: Value,
+    /// `isError` with `result`, or `errorMessage`; the error's reason code
+    /// ([`CallOutcome::error_type`]) is not sent.
+    pub outcome: CallOutcome,
+    /// `intent` and `intentSource`.
+    pub intent: Option<(String, IntentSource)>,
+    /// `userId`.
+    pub user_id: Option<String>,
+    /// `userEmail`.
+    pub user_email: Option<String>,
+    /// `timestamp`: epoch milliseconds at the end of the call.
+    pub timestamp_ms: u64,
+    /// `durationMs`.
+    pub duration_ms: u64,
+    /// The client that made the call: the event is sent in the payload of its identity.
+    pub client: Option<Arc<ClientInfo>>,
+    /// The MCP session of the call, when there is one.
+    pub session_id: Option<Arc<str>>,
+}
+
+impl Event {
+    /// The event of a queued record: capped and redacted as the encoder would.
+    fn of(queued: Queued, redactor: &Redactor) -> Event {
+        let (record, user_id, user_email) = queued.into_record();
+        let outcome = match record.outcome {
+            CallOutcome::Success { result } => CallOutcome::Success { result: redactor.value(result) },
+            CallOutcome::Error { message, reason } => {
+                CallOutcome::Error { message: message.map(|m| redactor.text(m)), reason }
+            }
+            CallOutcome::Cancelled { message } => CallOutcome::Cancelled { message: redactor.text(message) },
+            CallOutcome::TimedOut { after, message } => {
+                CallOutcome::TimedOut { after, message: redactor.text(message) }
+            }
+        };
+        let arguments = match record.arguments {
+            v @ Value::Object(_) => redactor.value(v),
+            _ => Value::Object(serde_json::Map::new()),
+        };
+        Event {
+            tool_name: record.tool_name,
+            arguments,
+            outcome,
+            intent: record.intent.map(|(text, source)| (redactor.text(text), source)),
+            user_id,
+            user_email,
+            timestamp_ms: record.timestamp_ms,
+            duration_ms: u64::try_from(record.duration.as_millis()).unwrap_or(u64::MAX),
+            client: record.client,
+            session_id: record.session_id,
+        }
+    }
+
+    /// Whether the call failed.
+    pub fn is_error(&self) -> bool {
+        matches!(self.outcome, CallOutcome::Error { .. })
+    }
+}
+
+/// What became of a record at the screen.
+pub(crate) enum Screened {
+    /// Send it as recorded (no `before_send`).
+    Send(Queued),
+    /// Send what `before_send` returned.
+    Edited(Event),
+    /// Sampled out or dropped, and counted.
+    Gone,
+}
+
+/// Sampling, error-reason counts and `before_send`, as configured for one tracker.
+pub(crate) struct Screen {
+    /// Keep a session when the hash of its id is below this (`None`: keep everything).
+    threshold: Option<u64>,
+    before_send: Option<Arc<BeforeSendFn>>,
+}
+
+impl Screen {
+    pub(crate) fn new(config: &Config) -> Self {
+        let rate = config.sample_rate;
+        // `rate` is checked to be within 0..=1 by `init`.
+        let threshold = (rate < 1.0).then_some((rate * u64::MAX as f64) as u64);
+        Screen { threshold, before_send: config.before_send.clone() }
+    }
+
+    /// Passes one record through: counts its error reason, samples it, then lets `before_send`
+    /// edit or drop it.
+    pub(crate) fn screen(&self, queued: Queued, redactor: &Redactor, shared: &Handoff) -> Screened {
+        if let Some(reason) = queued.error_type() {
+            shared.counters.count_error(&queued.tool_name, reason);
+        }
+        if !self.keeps(queued.tool_name.as_ref(), queued.session_id.as_deref()) {
+            Counters::add(&shared.counters.sampled_out, 1);
+            return Screened::Gone;
+        }
+        let Some(hook) = &self.before_send else { return Screened::Send(queued) };
+        let event = Event::of(queued, redactor);
+        match catch_unwind(AssertUnwindSafe(|| hook(event))) {
+            Ok(Some(event)) => Screened::Edited(event),
+            Ok(None) => {
+                Counters::add(&shared.counters.before_send, 1);
+                Screened::Gone
+            }
+            Err(_) => {
+                Counters::add(&shared.counters.before_send_panicked, 1);
+                shared.diagnostics.report(DiagnosticKind::BeforeSendPanicked, || {
+                    "the before_send callback panicked; those events were dropped".to_string()
+                });
+                Screened::Gone
+            }
+        }
+    }
+
+    /// Whether a call of `tool` in `session` is sampled in: by the session's hash, so a session
+    /// is kept or dropped whole, the same way on every replica; by chance without a session.
+    fn keeps(&self, tool: &str, session: Option<&str>) -> bool {
+        let Some(threshold) = self.threshold else { return true };
+        if tool == RESERVED_TOOL_NAME {
+            return true;
+        }
+        let draw = match session {
+            Some(id) => stable_hash(id),
+            None => uuid::Uuid::new_v4().as_u64_pair().0,
+        };
+        draw < threshold
+    }
+}
+
+/// FNV-1a over the bytes, then the SplitMix64 finaliser to spread similar ids: stable across
+/// processes, Rust versions and machines (unlike `DefaultHasher`).
+fn stable_hash(s: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h ^= h >> 30;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 27;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::record::CallRecord;
+    use crate::delivery::wire::{encode_edited, encode_event};
+    use serde_json::json;
+
+    #[test]
+    fn an_event_returned_unchanged_is_sent_byte_for_byte_as_without_before_send() {
+        let deep = (0..200).fold(json!("leaf"), |v, _| Value::Array(vec![v]));
+        let mut records = [
+            CallRecord::new(
+                "search",
+                json!({"q": "mail a@b.com", "password": "x", "deep": deep}),
+                CallOutcome::Success {
+                    result: json!({"content": [{"type": "text", "text": "sk-ant-api03-ABCDEFGHIJKLMNOP_qrs"}]}),
+                },
+            ),
+            CallRecord::new(
+                "big",
+                json!({"blob": "y".repeat(40_000)}),
+                CallOutcome::error_with_reason("a@b.com ".repeat(9_000), "why"),
+            ),
+            CallRecord::new("nothing", json!([1, 2]), CallOutcome::Error { message: None, reason: None }),
+        ];
+        records[0].intent = Some(("call 415-555-0123".into(), IntentSource::Mcpeye));
+        for (redact, record) in [true, false].into_iter().flat_map(|r| records.iter().map(move |rec| (r, rec.clone())))
+        {
+            let redactor = Redactor::new(redact, &["deep".to_owned()]);
+            let id = uuid::Uuid::from_u128(7);
+            let queued = || Queued::new(record.clone(), Some("u1".into()), None, Vec::new());
+            let (mut direct, mut edited) = (Vec::new(), Vec::new());
+            encode_event(&mut queued(), id, &redactor, &mut direct).unwrap();
+            encode_edited(Event::of(queued(), &redactor), id, &mut edited).unwrap();
+            assert_eq!(String::from_utf8(direct).unwrap(), String::from_utf8(edited).unwrap(), "redact={redact}");
+        }
+    }
+
+    fn screen(rate: f64) -> Screen {
+        Screen::new(&Config::new("p").sample_rate(rate))
+    }
+
+    #[test]
+    fn sessions_are_kept_or_dropped_whole_and_the_rate_holds() {
+        let s = screen(0.25);
+        let kept = (0..10_000).filter(|i| s.keeps("search", Some(&format!("session-{i}")))).count();
+        assert!((2_200..2_800).contains(&kept), "{kept}");
+        for i in 0..100 {
+            let id = format!("session-{i}");
+            let first = s.keeps("search", Some(&id));
+            assert!((0..20).all(|_| s.keeps("other_tool", Some(&id)) == first));
+        }
+    }
+
+    #[test]
+    fn the_reserved_tool_and_full_rates_are_always_kept() {
+        assert!((0..1000).all(|i| screen(0.0).keeps(RESERVED_TOOL_NAME, Some(&i.to_string()))));
+        assert!((0..1000).all(|i| !screen(0.0).keeps("search", Some(&i.to_string()))));
+        assert!((0..1000).all(|_| !screen(0.0).keeps("search", None)));
+        assert!((0..1000).all(|i| screen(1.0).keeps("search", Some(&i.to_string()))));
+    }
+
+    #[test]
+    fn the_hash_is_stable() {
+        // Fixed values: a replica built by another compiler decides the same.
+        assert_eq!(stable_hash(""), 0xf52a_15e9_a9b5_e89b);
+        assert_eq!(stable_hash("8267461134f24305af708e66b8eda71a"), 0x2d6f_15de_687a_8106);
+    }
+}

@@ -1,0 +1,520 @@
+//! [`IntentGap`]: what users wanted and could not get, summarised from captured events.
+//!
+//! It reads events in their wire form (`docs/wire-format.md#event`), wherever they were kept:
+//! a `testing::MemorySink`, an
+//! `testing::IngestReceiver`, or a JSON Lines file of payloads. Events
+//! are counted once per `callId` (delivery is at least once, so a payload may come twice).
+
+use super::table::{grouped, one_line, Align, Table};
+use crate::contract::RESERVED_TOOL_NAME;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::io::BufRead;
+
+/// How many intents per tool, and rows per section, the table shows (the JSON has them all).
+const SHOWN: usize = 5;
+/// Longest text in a cell of the table.
+const CELL: usize = 72;
+
+/// A capability users asked for through `mcpeye_request_capability`, with the requests that
+/// said the same thing (compared without case, surrounding whitespace and final punctuation).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct CapabilityRequest {
+    /// The capability, as first written.
+    pub capability: String,
+    /// How many calls asked for it.
+    pub count: usize,
+    /// The distinct `context` arguments given with it, in order of arrival.
+    pub contexts: Vec<String>,
+}
+
+/// One intent an agent gave for calls of a tool, and how often.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct IntentCount {
+    /// The intent, as recorded.
+    pub intent: String,
+    /// Calls that gave exactly this intent.
+    pub count: usize,
+}
+
+/// The calls of one tool.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ToolActivity {
+    /// The tool's name.
+    pub tool: String,
+    /// Calls recorded.
+    pub calls: usize,
+    /// Calls that ended in an error (`isError`).
+    pub errors: usize,
+    /// The last error message recorded, if any.
+    pub last_error: Option<String>,
+    /// The intents given, most frequent first, then in order of arrival.
+    pub intents: Vec<IntentCount>,
+}
+
+impl ToolActivity {
+    /// Calls that carried an intent.
+    pub fn calls_with_intent(&self) -> usize {
+        self.intents.iter().map(|i| i.count).sum()
+    }
+}
+
+/// A call with an intent that ended in an error: a user who wanted something and did not get it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct FailedIntent {
+    /// The tool called.
+    pub tool: String,
+    /// What the agent said the user wanted.
+    pub intent: String,
+    /// The error message, when there is one.
+    pub error: Option<String>,
+    /// The event's `callId`.
+    pub call_id: Option<String>,
+}
+
+/// A tool that agents called and the server does not have.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct UnknownTool {
+    /// The name the agent used.
+    pub name: String,
+    /// How many calls used it.
+    pub calls: usize,
+}
+
+/// The Intent Gap of a set of captured events: the capabilities users asked for, the tools most
+/// called and most failing, the intents given per tool, the calls with an intent that ended in
+/// an error, and the unknown tools agents tried. `Display` prints terminal tables;
+/// [`to_json`](Self::to_json) (or `Serialize`) gives the same for scripts.
+///
+/// ```
+/// use mcpeye_runtime::report::IntentGap;
+/// use serde_json::json;
+/// let events = [
+///     json!({"callId": "a", "toolName": "mcpeye_request_capability", "isError": false,
+///            "arguments": {"capability": "Export as CSV", "context": "yearly accounts"}}),
+///     json!({"callId": "b", "toolName": "search", "isError": true, "arguments": {},
+///            "errorMessage": "timeout", "intent": "Find a gift mug."}),
+///     json!({"callId": "b", "toolName": "search", "isError": true, "arguments": {}}),  // a re-send
+/// ];
+/// let gap = IntentGap::from_events(&events);
+/// assert_eq!((gap.calls, gap.duplicates), (2, 1));
+/// assert_eq!(gap.capability_requests[0].capability, "Export as CSV");
+/// assert_eq!(gap.failed_intents[0].error.as_deref(), Some("timeout"));
+/// println!("{gap}");
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct IntentGap {
+    /// Distinct calls read (events with a `callId` already seen are left out).
+    pub calls: usize,
+    /// Events left out because their `callId` was already seen.
+    pub duplicates: usize,
+    /// Lines of a JSON Lines input that were neither a payload nor an event.
+    pub skipped_lines: usize,
+    /// Capabilities asked for, most asked first.
+    pub capability_requests: Vec<CapabilityRequest>,
+    /// The server's tools (not the reserved one, not unknown names), most called first.
+    pub tools: Vec<ToolActivity>,
+    /// Calls with an intent that ended in an error, in order of arrival.
+    pub failed_intents: Vec<FailedIntent>,
+    /// Names of tools that do not exist, most called first.
+    pub unknown_tools: Vec<UnknownTool>,
+}
+
+impl IntentGap {
+    /// The summary of these events (objects in the wire form; anything else is ignored).
+    pub fn from_events<'a>(events: impl IntoIterator<Item = &'a Value>) -> Self {
+        let mut builder = Builder::default();
+        for event in events {
+            builder.add(event);
+        }
+        builder.finish()
+    }
+
+    /// The summary of the events of these payloads (`{"projectId", "identity", "events": […]}`).
+    pub fn from_payloads<'a>(payloads: impl IntoIterator<Item = &'a Value>) -> Self {
+        Self::from_events(payloads.into_iter().filter_map(|p| p["events"].as_array()).flatten())
+    }
+
+    /// Reads JSON Lines: each line a payload (as POSTed to the ingest), or a single event.
+    /// Blank lines are ignored; other lines are counted in [`skipped_lines`](Self::skipped_lines).
+    ///
+    /// ```
+    /// let lines = r#"{"projectId":"p","identity":{},"events":[{"callId":"a","toolName":"t","isError":false}]}
+    /// not json"#;
+    /// let gap = mcpeye_runtime::report::IntentGap::from_json_lines(lines.as_bytes())?;
+    /// assert_eq!((gap.calls, gap.skipped_lines), (1, 1));
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn from_json_lines(reader: impl BufRead) -> std::io::Result<Self> {
+        let mut builder = Builder::default();
+        for line in reader.lines() {
+            let line = line?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str::<Value>(&line) {
+                Ok(Value::Object(o)) if o.get("events").is_some_and(Value::is_array) => {
+                    o["events"].as_array().into_iter().flatten().for_each(|e| builder.add(e));
+                }
+                Ok(event @ Value::Object(_)) if event.get("toolName").is_some_and(Value::is_string) => {
+                    builder.add(&event)
+                }
+                _ => builder.gap.skipped_lines += 1,
+            }
+        }
+        Ok(builder.finish())
+    }
+
+    /// The tools that failed at least once, most errors first.
+    pub fn most_failing(&self) -> Vec<&ToolActivity> {
+        let mut failing: Vec<&ToolActivity> = self.tools.iter().filter(|t| t.errors > 0).collect();
+        failing.sort_by(|a, b| b.errors.cmp(&a.errors).then_with(|| a.tool.cmp(&b.tool)));
+        failing
+    }
+
+    /// The summary as JSON (the same as serialising it).
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// Collects events, then sorts the groups.
+#[derive(Default)]
+struct Builder {
+    gap: IntentGap,
+    seen: HashSet<String>,
+    capabilities: HashMap<String, usize>,
+    tools: HashMap<String, usize>,
+    unknown: HashMap<String, usize>,
+}
+
+impl Builder {
+    fn add(&mut self, event: &Value) {
+        let Some(tool) = event.get("toolName").and_then(Value::as_str) else { return };
+        if let Some(id) = event.get("callId").and_then(Value::as_str) {
+            if !self.seen.insert(id.to_owned()) {
+                self.gap.duplicates += 1;
+                return;
+            }
+        }
+        self.gap.calls += 1;
+        let is_error = event.get("isError").and_then(Value::as_bool).unwrap_or(false);
+        let error = event.get("errorMessage").and_then(Value::as_str);
+        let intent = event.get("intent").and_then(Value::as_str).filter(|i| !i.trim().is_empty());
+
+        if tool == RESERVED_TOOL_NAME {
+            let text = |key: &str| event["arguments"].get(key).and_then(Value::as_str).map(str::trim);
+            if let Some(capability) = text("capability").filter(|c| !c.is_empty() && !is_error) {
+                let i = *self.capabilities.entry(group_key(capability)).or_insert_with(|| {
+                    self.gap.capability_requests.push(CapabilityRequest {
+                        capability: capability.to_owned(),
+                        count: 0,
+                        contexts: Vec::new(),
+                    });
+                    self.gap.capability_requests.len() - 1
+                });
+                let request = &mut self.gap.capability_requests[i];
+                request.count += 1;
+                if let Some(context) = text("context").filter(|c| !c.is_empty()) {
+                    if !request.contexts.iter().any(|c| c == context) {
+                        request.contexts.push(context.to_owned());
+                    }
+                }
+            }
+            return;
+        }
+        if is_error && error.is_some_and(|e| e.starts_with("unknown tool `")) {
+            let i = *self.unknown.entry(tool.to_owned()).or_insert_with(|| {
+                self.gap.unknown_tools.push(UnknownTool { name: tool.to_owned(), calls: 0 });
+                self.gap.unknown_tools.len() - 1
+            });
+            self.gap.unknown_tools[i].calls += 1;
+            return;
+        }
+        let i = *self.tools.entry(tool.to_owned()).or_insert_with(|| {
+            self.gap.tools.push(ToolActivity {
+                tool: tool.to_owned(),
+                calls: 0,
+                errors: 0,
+                last_error: None,
+                intents: Vec::new(),
+            });
+            self.gap.tools.len() - 1
+        });
+        let activity = &mut self.gap.tools[i];
+        activity.calls += 1;
+        if is_error {
+            activity.errors += 1;
+            if let Some(e) = error {
+                activity.last_error = Some(e.to_owned());
+            }
+        }
+        if let Some(intent) = intent {
+            match activity.intents.iter_mut().find(|i| i.intent == intent) {
+                Some(seen) => seen.count += 1,
+                None => activity.intents.push(IntentCount { intent: intent.to_owned(), count: 1 }),
+            }
+            if is_error {
+                self.gap.failed_intents.push(FailedIntent {
+                    tool: tool.to_owned(),
+                    intent: intent.to_owned(),
+                    error: error.map(str::to_owned),
+                    call_id: event.get("callId").and_then(Value::as_str).map(str::to_owned),
+                });
+            }
+        }
+    }
+
+    fn finish(self) -> IntentGap {
+        let mut gap = self.gap;
+        // Stable sorts: ties keep the order of arrival.
+        gap.capability_requests.sort_by_key(|r| std::cmp::Reverse(r.count));
+        gap.tools.sort_by(|a, b| b.calls.cmp(&a.calls).then_with(|| a.tool.cmp(&b.tool)));
+        for t in &mut gap.tools {
+            t.intents.sort_by_key(|i| std::cmp::Reverse(i.count));
+        }
+        gap.unknown_tools.sort_by_key(|u| std::cmp::Reverse(u.calls));
+        gap
+    }
+}
+
+/// Requests that differ only in case, spacing or final punctuation are one capability.
+fn group_key(capability: &str) -> String {
+    let flat = capability.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    flat.trim_end_matches(['.', '!', '?', ';', ',']).trim_end().to_owned()
+}
+
+fn more(f: &mut fmt::Formatter<'_>, shown: usize, total: usize, what: &str) -> fmt::Result {
+    if total > shown {
+        writeln!(f, "  … and {} more {what} (see the JSON)", total - shown)?;
+    }
+    Ok(())
+}
+
+impl fmt::Display for IntentGap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Intent Gap: {} call{}", grouped(self.calls), if self.calls == 1 { "" } else { "s" })?;
+        if self.duplicates > 0 {
+            write!(
+                f,
+                " ({} re-sent event{} counted once)",
+                self.duplicates,
+                if self.duplicates == 1 { "" } else { "s" }
+            )?;
+        }
+        if self.skipped_lines > 0 {
+            write!(
+                f,
+                ", {} unreadable line{} skipped",
+                self.skipped_lines,
+                if self.skipped_lines == 1 { "" } else { "s" }
+            )?;
+        }
+        writeln!(f)?;
+
+        writeln!(f, "\nCapabilities users asked for ({RESERVED_TOOL_NAME}), most asked first")?;
+        if self.capability_requests.is_empty() {
+            writeln!(f, "  (none)")?;
+        } else {
+            let mut t = Table::new(&[("asked", Align::Right), ("capability", Align::Left), ("context", Align::Left)]);
+            for r in self.capability_requests.iter().take(SHOWN * 2) {
+                let context = match r.contexts.len() {
+                    0 => String::new(),
+                    1 => one_line(&r.contexts[0], CELL / 2),
+                    n => format!("{} (+{} more)", one_line(&r.contexts[0], CELL / 2), n - 1),
+                };
+                t.row([grouped(r.count), one_line(&r.capability, CELL), context]);
+            }
+            t.write(f, 2)?;
+            more(f, SHOWN * 2, self.capability_requests.len(), "capabilities")?;
+        }
+
+        writeln!(f, "\nTools, most called first")?;
+        if self.tools.is_empty() {
+            writeln!(f, "  (none)")?;
+        } else {
+            let mut t = Table::new(&[
+                ("tool", Align::Left),
+                ("calls", Align::Right),
+                ("errors", Align::Right),
+                ("error rate", Align::Right),
+                ("with intent", Align::Right),
+            ]);
+            for a in self.tools.iter().take(SHOWN * 2) {
+                t.row([
+                    a.tool.clone(),
+                    grouped(a.calls),
+                    grouped(a.errors),
+                    format!("{:.0} %", 100.0 * a.errors as f64 / a.calls.max(1) as f64),
+                    grouped(a.calls_with_intent()),
+                ]);
+            }
+            t.write(f, 2)?;
+            more(f, SHOWN * 2, self.tools.len(), "tools")?;
+        }
+
+        let failing = self.most_failing();
+        writeln!(f, "\nTools most failing")?;
+        if failing.is_empty() {
+            writeln!(f, "  (none)")?;
+        } else {
+            let mut t = Table::new(&[
+                ("tool", Align::Left),
+                ("errors", Align::Right),
+                ("of calls", Align::Right),
+                ("last error", Align::Left),
+            ]);
+            for a in failing.iter().take(SHOWN) {
+                t.row([
+                    a.tool.clone(),
+                    grouped(a.errors),
+                    grouped(a.calls),
+                    a.last_error.as_deref().map(|e| one_line(e, CELL)).unwrap_or_default(),
+                ]);
+            }
+            t.write(f, 2)?;
+            more(f, SHOWN, failing.len(), "tools")?;
+        }
+
+        writeln!(f, "\nIntents per tool")?;
+        let with_intents: Vec<&ToolActivity> = self.tools.iter().filter(|t| !t.intents.is_empty()).collect();
+        if with_intents.is_empty() {
+            writeln!(f, "  (none)")?;
+        }
+        for a in with_intents {
+            writeln!(f, "  {} ({} of {} calls)", a.tool, grouped(a.calls_with_intent()), grouped(a.calls))?;
+            for i in a.intents.iter().take(SHOWN) {
+                writeln!(f, "    {:>3}×  {}", i.count, one_line(&i.intent, CELL + 20))?;
+            }
+            if a.intents.len() > SHOWN {
+                writeln!(f, "    … and {} more intents (see the JSON)", a.intents.len() - SHOWN)?;
+            }
+        }
+
+        writeln!(f, "\nCalls with an intent that ended in an error")?;
+        if self.failed_intents.is_empty() {
+            writeln!(f, "  (none)")?;
+        } else {
+            let mut t = Table::new(&[("tool", Align::Left), ("intent", Align::Left), ("error", Align::Left)]);
+            for c in self.failed_intents.iter().take(SHOWN * 2) {
+                t.row([
+                    c.tool.clone(),
+                    one_line(&c.intent, CELL),
+                    c.error.as_deref().map(|e| one_line(e, CELL / 2)).unwrap_or_default(),
+                ]);
+            }
+            t.write(f, 2)?;
+            more(f, SHOWN * 2, self.failed_intents.len(), "calls")?;
+        }
+
+        if !self.unknown_tools.is_empty() {
+            writeln!(f, "\nUnknown tools agents tried")?;
+            let mut t = Table::new(&[("tool", Align::Left), ("calls", Align::Right)]);
+            for u in self.unknown_tools.iter().take(SHOWN * 2) {
+                t.row([one_line(&u.name, CELL), grouped(u.calls)]);
+            }
+            t.write(f, 2)?;
+            more(f, SHOWN * 2, self.unknown_tools.len(), "names")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn event(id: &str, tool: &str, error: Option<&str>, intent: Option<&str>) -> Value {
+        let mut e = json!({"callId": id, "toolName": tool, "arguments": {}, "isError": error.is_some(),
+                           "timestamp": 1, "durationMs": 0});
+        if let Some(m) = error {
+            e["errorMessage"] = json!(m);
+        }
+        if let Some(i) = intent {
+            e["intent"] = json!(i);
+            e["intentSource"] = json!("mcpeye");
+        }
+        e
+    }
+
+    fn request(id: &str, capability: &str, context: Option<&str>) -> Value {
+        let mut e = event(id, RESERVED_TOOL_NAME, None, None);
+        e["arguments"] = json!({"capability": capability});
+        if let Some(c) = context {
+            e["arguments"]["context"] = json!(c);
+        }
+        e
+    }
+
+    fn sample() -> Vec<Value> {
+        vec![
+            event("1", "search", None, Some("Find a mug.")),
+            event("2", "search", None, Some("Find a mug.")),
+            event("3", "search", None, Some("Compare teapots.")),
+            event("4", "order", Some("out of stock"), Some("Order the blue mug.")),
+            event("5", "order", Some("no such SKU"), None),
+            event("6", "order", None, None),
+            request("7", "Export orders as CSV", Some("yearly accounts")),
+            request("8", "  export orders as csv. ", Some("tax return")),
+            request("9", "Track a parcel", None),
+            event("10", "refund", Some("unknown tool `refund`"), None),
+            event("4", "order", Some("out of stock"), Some("Order the blue mug.")),
+        ]
+    }
+
+    #[test]
+    fn groups_counts_and_orders() {
+        let gap = IntentGap::from_events(&sample());
+        assert_eq!((gap.calls, gap.duplicates), (10, 1));
+        let caps: Vec<(&str, usize)> =
+            gap.capability_requests.iter().map(|r| (r.capability.as_str(), r.count)).collect();
+        assert_eq!(caps, [("Export orders as CSV", 2), ("Track a parcel", 1)]);
+        assert_eq!(gap.capability_requests[0].contexts, ["yearly accounts", "tax return"]);
+        let tools: Vec<(&str, usize, usize)> = gap.tools.iter().map(|t| (t.tool.as_str(), t.calls, t.errors)).collect();
+        assert_eq!(tools, [("order", 3, 2), ("search", 3, 0)]);
+        assert_eq!(gap.tools[1].intents[0], IntentCount { intent: "Find a mug.".into(), count: 2 });
+        assert_eq!(gap.tools[1].calls_with_intent(), 3);
+        assert_eq!(gap.most_failing().iter().map(|t| t.tool.as_str()).collect::<Vec<_>>(), ["order"]);
+        assert_eq!(gap.failed_intents.len(), 1);
+        assert_eq!(gap.failed_intents[0].error.as_deref(), Some("out of stock"));
+        assert_eq!(gap.unknown_tools, [UnknownTool { name: "refund".into(), calls: 1 }]);
+    }
+
+    #[test]
+    fn json_and_table_say_the_same() {
+        let gap = IntentGap::from_events(&sample());
+        let j = gap.to_json();
+        assert_eq!(j["capabilityRequests"][0]["count"], 2);
+        assert_eq!(j["tools"][0]["tool"], "order");
+        assert_eq!(j["failedIntents"][0]["intent"], "Order the blue mug.");
+        let shown = gap.to_string();
+        for needle in
+            ["Export orders as CSV", "yearly accounts (+1 more)", "out of stock", "Order the blue mug.", "refund"]
+        {
+            assert!(shown.contains(needle), "{needle}: {shown}");
+        }
+        assert!(IntentGap::default().to_string().contains("(none)"));
+    }
+
+    #[test]
+    fn json_lines_take_payloads_or_events() {
+        let payload = json!({"projectId": "p", "identity": {}, "events": [event("1", "a", None, None)]});
+        let text = format!("{payload}\n\n{}\n[1]\nnot json\n", event("2", "b", None, None));
+        let gap = IntentGap::from_json_lines(text.as_bytes()).unwrap();
+        assert_eq!((gap.calls, gap.skipped_lines), (2, 2));
+        let again = IntentGap::from_payloads(&[payload]);
+        assert_eq!(again.calls, 1);
+    }
+}

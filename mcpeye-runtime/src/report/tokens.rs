@@ -1,0 +1,280 @@
+//! [`TokenReport`]: what a `tools/list` costs a model, tool by tool, counted with OpenAI's
+//! `o200k_base` byte-pair encoding (the `tiktoken-rs` crate, vocabulary built in).
+//!
+//! Each tool is counted as its descriptor's compact JSON, the form clients pass on to the model;
+//! its parts (name, description, input and output schema) are counted alone, so they add up to
+//! a little less than the total, which also pays for the keys, the punctuation, the title and
+//! the annotations. The share of `mcpeyeIntent` is the descriptor's count with the property
+//! minus its count without it. Other tokenizers (Claude's, Gemini's) cut text differently, so
+//! read the figures as a close estimate for them; relative costs (which tool, how much the
+//! intent adds) carry over.
+
+use super::table::{grouped, Align, Table};
+use crate::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
+use serde::Serialize;
+use serde_json::Value;
+use std::fmt;
+
+/// The encoding tokens are counted with.
+pub const ENCODING: &str = "o200k_base";
+
+/// Tokens of `text` in [`ENCODING`] (special tokens count as ordinary text). The vocabulary is
+/// loaded on first use (about 0.1 s in a release build, 1 s in a debug build).
+///
+/// ```
+/// assert_eq!(mcpeye_runtime::report::count_tokens("hello world"), 2);
+/// ```
+pub fn count_tokens(text: &str) -> usize {
+    tiktoken_rs::o200k_base_singleton().count_ordinary(text)
+}
+
+fn count_json(value: &Value) -> usize {
+    count_tokens(&value.to_string())
+}
+
+/// The token cost of one tool's descriptor in `tools/list`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ToolTokens {
+    /// The tool's name.
+    pub name: String,
+    /// Tokens of the name.
+    pub name_tokens: usize,
+    /// Tokens of the description.
+    pub description: usize,
+    /// Tokens of the input schema's compact JSON, `mcpeyeIntent` included.
+    pub input_schema: usize,
+    /// Tokens that `mcpeyeIntent` adds to the descriptor (0 with `intent = false`).
+    pub intent: usize,
+    /// Tokens of the output schema, when the tool has one.
+    pub output_schema: Option<usize>,
+    /// Tokens of the whole descriptor's compact JSON.
+    pub total: usize,
+}
+
+impl ToolTokens {
+    /// Counts one descriptor of a `tools/list`.
+    fn of(descriptor: &Value) -> Self {
+        let text = |key: &str| descriptor.get(key).and_then(Value::as_str).unwrap_or("");
+        let total = count_json(descriptor);
+        let without_intent = match descriptor.pointer("/inputSchema/properties").and_then(Value::as_object) {
+            Some(p) if p.contains_key(INTENT_PARAM_NAME) => {
+                let mut bare = descriptor.clone();
+                if let Some(p) = bare.pointer_mut("/inputSchema/properties").and_then(Value::as_object_mut) {
+                    p.remove(INTENT_PARAM_NAME);
+                }
+                count_json(&bare)
+            }
+            _ => total,
+        };
+        ToolTokens {
+            name: text("name").to_owned(),
+            name_tokens: count_tokens(text("name")),
+            description: count_tokens(text("description")),
+            input_schema: descriptor.get("inputSchema").map_or(0, count_json),
+            intent: total.saturating_sub(without_intent),
+            output_schema: descriptor.get("outputSchema").map(count_json),
+            total,
+        }
+    }
+}
+
+/// What a manifest's `tools/list` costs a model, per tool: from
+/// `Manifest::token_report`, or from any `tools/list` array
+/// with [`TokenReport::from_tools_list`]. `Display` prints the table; it also serialises to JSON.
+///
+/// ```
+/// let manifest = mcpeye_runtime::Manifest::builder().build();   // only the reserved tool
+/// let report = manifest.token_report();
+/// assert!(report.tools.is_empty());
+/// assert_eq!(report.total(), report.reserved.as_ref().unwrap().total);
+/// println!("{report}");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct TokenReport {
+    /// The encoding used: [`ENCODING`].
+    pub encoding: &'static str,
+    /// The server's tools, in `tools/list` order.
+    pub tools: Vec<ToolTokens>,
+    /// The reserved tool `mcpeye_request_capability`, when it is listed.
+    pub reserved: Option<ToolTokens>,
+}
+
+impl TokenReport {
+    /// Counts the descriptors of a `tools/list` result's `tools` array (anything else counts as
+    /// no tool).
+    ///
+    /// ```
+    /// use mcpeye_runtime::report::TokenReport;
+    /// let tools = serde_json::json!([{"name": "ping", "description": "Answer pong.",
+    ///     "inputSchema": {"type": "object", "properties": {}}}]);
+    /// let report = TokenReport::from_tools_list(&tools);
+    /// assert_eq!(report.tools[0].name, "ping");
+    /// assert_eq!(report.tools[0].intent, 0);
+    /// ```
+    pub fn from_tools_list(tools: &Value) -> Self {
+        let mut report = TokenReport { encoding: ENCODING, tools: Vec::new(), reserved: None };
+        for descriptor in tools.as_array().into_iter().flatten() {
+            let counted = ToolTokens::of(descriptor);
+            if counted.name == RESERVED_TOOL_NAME {
+                report.reserved = Some(counted);
+            } else {
+                report.tools.push(counted);
+            }
+        }
+        report
+    }
+
+    /// Tokens of every descriptor, the reserved tool's included.
+    pub fn total(&self) -> usize {
+        self.all().map(|t| t.total).sum()
+    }
+
+    /// Tokens that `mcpeyeIntent` adds, over all tools.
+    pub fn intent_total(&self) -> usize {
+        self.all().map(|t| t.intent).sum()
+    }
+
+    /// Tokens of the reserved tool (0 when it is not listed).
+    pub fn reserved_total(&self) -> usize {
+        self.reserved.as_ref().map_or(0, |t| t.total)
+    }
+
+    /// The counts of the tool called `name`.
+    pub fn tool(&self, name: &str) -> Option<&ToolTokens> {
+        self.all().find(|t| t.name == name)
+    }
+
+    /// The report as a JSON value (the same as serialising it).
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    fn all(&self) -> impl Iterator<Item = &ToolTokens> {
+        self.tools.iter().chain(self.reserved.as_ref())
+    }
+}
+
+impl fmt::Display for TokenReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let total = self.total();
+        writeln!(
+            f,
+            "Token cost of tools/list: {} tokens ({}; each tool counted as its compact JSON descriptor)",
+            grouped(total),
+            self.encoding
+        )?;
+        let mut table = Table::new(&[
+            ("tool", Align::Left),
+            ("name", Align::Right),
+            ("description", Align::Right),
+            ("input schema", Align::Right),
+            ("of which mcpeyeIntent", Align::Right),
+            ("output schema", Align::Right),
+            ("total", Align::Right),
+        ]);
+        let row = |t: &ToolTokens, label: String| {
+            [
+                label,
+                grouped(t.name_tokens),
+                grouped(t.description),
+                grouped(t.input_schema),
+                if t.intent == 0 { "-".to_owned() } else { grouped(t.intent) },
+                t.output_schema.map_or_else(|| "-".to_owned(), grouped),
+                grouped(t.total),
+            ]
+        };
+        for t in &self.tools {
+            table.row(row(t, t.name.clone()));
+        }
+        if let Some(t) = &self.reserved {
+            table.row(row(t, format!("{} (reserved)", t.name)));
+        }
+        table.rule();
+        let n = self.tools.len() + usize::from(self.reserved.is_some());
+        table.row([
+            format!("all {n} tool{}", if n == 1 { "" } else { "s" }),
+            String::new(),
+            String::new(),
+            String::new(),
+            grouped(self.intent_total()),
+            String::new(),
+            grouped(total),
+        ]);
+        table.write(f, 2)?;
+        let intent = self.intent_total();
+        if intent > 0 && total > 0 {
+            writeln!(
+                f,
+                "  mcpeyeIntent adds {} tokens ({:.0} %); cut it with ManifestBuilder::intent_description(…) \
+                 or #[mcpeye::tool(intent = false)]",
+                grouped(intent),
+                100.0 * intent as f64 / total as f64
+            )?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::manifest::reserved_descriptor;
+    use crate::contract::INTENT_PARAM_DESCRIPTION;
+    use serde_json::json;
+
+    fn tool(intent: bool) -> Value {
+        let mut schema = json!({"type": "object", "properties": {"q": {"type": "string", "description": "Words."}}});
+        if intent {
+            crate::capture::schema::inject_intent(&mut schema);
+        }
+        json!({"name": "search", "description": "Search the catalogue.", "inputSchema": schema})
+    }
+
+    #[test]
+    fn counts_are_real_bpe_tokens() {
+        assert_eq!(count_tokens(""), 0);
+        assert_eq!(count_tokens("hello world"), 2);
+        // The contract's intent text is about a hundred tokens.
+        let n = count_tokens(INTENT_PARAM_DESCRIPTION);
+        assert!((80..140).contains(&n), "{n}");
+    }
+
+    #[test]
+    fn the_intent_share_is_the_difference_it_makes() {
+        let with = TokenReport::from_tools_list(&json!([tool(true), reserved_descriptor()]));
+        let without = TokenReport::from_tools_list(&json!([tool(false)]));
+        let t = &with.tools[0];
+        assert_eq!(t.total - t.intent, without.tools[0].total);
+        assert!(t.intent > count_tokens(INTENT_PARAM_DESCRIPTION), "{t:?}");
+        assert_eq!(without.tools[0].intent, 0);
+        assert!(t.name_tokens + t.description + t.input_schema < t.total);
+        assert_eq!(t.output_schema, None);
+        let reserved = with.reserved.as_ref().unwrap();
+        assert_eq!(reserved.intent, 0);
+        assert_eq!(with.total(), t.total + reserved.total);
+        assert_eq!(with.intent_total(), t.intent);
+    }
+
+    #[test]
+    fn output_schemas_are_counted_when_present() {
+        let mut d = tool(false);
+        d["outputSchema"] = json!({"type": "object", "properties": {"hits": {"type": "integer"}}});
+        let report = TokenReport::from_tools_list(&json!([d]));
+        assert!(report.tools[0].output_schema.is_some_and(|n| n > 5));
+        assert!(report.to_json()["tools"][0]["outputSchema"].is_number());
+    }
+
+    #[test]
+    fn the_table_names_every_tool_and_the_total() {
+        let report = TokenReport::from_tools_list(&json!([tool(true), reserved_descriptor()]));
+        let shown = report.to_string();
+        assert!(shown.contains("search"), "{shown}");
+        assert!(shown.contains("mcpeye_request_capability (reserved)"), "{shown}");
+        assert!(shown.contains(&format!("{} tokens", grouped(report.total()))), "{shown}");
+        assert!(shown.contains("mcpeyeIntent adds"), "{shown}");
+    }
+}

@@ -1,0 +1,259 @@
+//! The request context of a tool served through rmcp: an [`Origin`] built from rmcp's
+//! `RequestContext` (client, `_meta`, session, progress token, log level, cancellation) and a
+//! [`ClientChannel`] over its `Peer<RoleServer>`.
+//!
+//! Notifications (progress, logs) are queued by the handler, sync or async, and sent in order
+//! by a pump that runs in the request's own task, beside the call: rmcp routes a notification
+//! sent there to the request's stream (over Streamable HTTP, the POST's SSE stream), and the
+//! pump is drained before the answer is sent, so none arrives after it.
+
+// rmcp 3.11 deprecates MCP's logging and sampling ahead of SEP-2577; they are in MCP 2025-11-25,
+// which clients speak, and are what handlers ask for.
+#![allow(deprecated)]
+
+use super::client::Clients;
+use super::session;
+use crate::capture::cancel::Cancellation;
+use crate::capture::context::{ClientChannel, ClientError, ClientFuture, LogLevel};
+use crate::capture::record::Origin;
+use crate::ProgressToken;
+use ::rmcp::model::{
+    ClientResult, CreateMessageRequestParams, ElicitRequestParams, LoggingMessageNotificationParam, Notification,
+    ProgressNotificationParam, Request, ServerNotification, ServerRequest,
+};
+use ::rmcp::service::{Peer, RequestContext, ServiceError};
+use ::rmcp::RoleServer;
+use serde_json::{json, Map, Value};
+use std::future::Future;
+use std::pin::pin;
+use std::sync::{Arc, Mutex};
+use std::task::Poll;
+use tokio::sync::{mpsc, oneshot};
+
+/// `_meta` key of the per-request log level (MCP 2026-07-28, SEP-2575).
+const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+
+enum Msg {
+    Notify(Box<ServerNotification>),
+    /// Answered once every message queued before it is sent.
+    Flush(oneshot::Sender<()>),
+}
+
+/// The [`ClientChannel`] of one request served by rmcp.
+pub(crate) struct RmcpChannel {
+    peer: Peer<RoleServer>,
+    queue: Mutex<Option<mpsc::UnboundedSender<Msg>>>,
+    session: Option<session::Key>,
+    /// The client's capabilities, as JSON (from `initialize`, or the request's `_meta`).
+    capabilities: Value,
+}
+
+impl RmcpChannel {
+    /// Stops accepting notifications: the pump sends what is queued, then ends.
+    fn close(&self) {
+        self.queue.lock().unwrap_or_else(|e| e.into_inner()).take();
+    }
+
+    fn send(&self, msg: Msg) -> bool {
+        let queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        queue.as_ref().is_some_and(|q| q.send(msg).is_ok())
+    }
+
+    fn notify(&self, kind: &str, params: Value) {
+        let notification = match kind {
+            "progress" => serde_json::from_value::<ProgressNotificationParam>(params)
+                .map(|p| ServerNotification::ProgressNotification(Notification::new(p))),
+            _ => serde_json::from_value::<LoggingMessageNotificationParam>(params)
+                .map(|p| ServerNotification::LoggingMessageNotification(Notification::new(p))),
+        };
+        // Built from values of the right types: a failure here would be a bug, and is dropped.
+        if let Ok(n) = notification {
+            self.send(Msg::Notify(Box::new(n)));
+        }
+    }
+
+    /// A future that completes once what is queued now has been sent.
+    fn flushed(&self) -> impl Future<Output = ()> + Send + 'static {
+        let (tx, rx) = oneshot::channel();
+        let queued = self.send(Msg::Flush(tx));
+        async move {
+            if queued {
+                let _ = rx.await;
+            }
+        }
+    }
+
+    fn capability(&self, key: &str) -> Option<&Value> {
+        self.capabilities.get(key).filter(|v| !v.is_null())
+    }
+
+    fn request(&self, request: ServerRequest) -> ClientFuture {
+        let peer = self.peer.clone();
+        let flushed = self.flushed();
+        Box::pin(async move {
+            flushed.await;
+            match peer.send_request(request).await {
+                Ok(ClientResult::CreateMessageResult(r)) => serde_json::to_value(r).map_err(failed),
+                Ok(ClientResult::ElicitResult(r)) => serde_json::to_value(r).map_err(failed),
+                Ok(_) => Err(ClientError::Failed("the client answered with an unexpected result".to_owned())),
+                Err(e) => Err(client_error(e)),
+            }
+        })
+    }
+}
+
+fn failed(e: impl std::fmt::Display) -> ClientError {
+    ClientError::Failed(e.to_string())
+}
+
+fn client_error(e: ServiceError) -> ClientError {
+    match e {
+        // rmcp refuses requests to the client on MCP 2026-07-28 with an invalid-request error.
+        ServiceError::McpError(e) if e.message.contains("2026-07-28") => ClientError::Unsupported(e.message.into()),
+        ServiceError::McpError(e) => ClientError::Rejected { code: i64::from(e.code.0), message: e.message.into() },
+        ServiceError::Cancelled { .. } => ClientError::Cancelled,
+        other => ClientError::Failed(other.to_string()),
+    }
+}
+
+impl ClientChannel for RmcpChannel {
+    fn progress(&self, token: &ProgressToken, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let mut params = json!({"progressToken": token.to_json(), "progress": progress});
+        if let Some(total) = total {
+            params["total"] = json!(total);
+        }
+        if let Some(message) = message {
+            params["message"] = json!(message);
+        }
+        self.notify("progress", params);
+    }
+
+    fn log(&self, level: LogLevel, logger: Option<&str>, data: Value) {
+        let mut params = json!({"level": level.as_str(), "data": data});
+        if let Some(logger) = logger {
+            params["logger"] = json!(logger);
+        }
+        self.notify("log", params);
+    }
+
+    fn session_log_level(&self) -> Option<LogLevel> {
+        self.session.as_ref().and_then(session::log_level)
+    }
+
+    fn create_message(&self, params: Value) -> ClientFuture {
+        if self.capability("sampling").is_none() {
+            return unsupported("the client did not declare the `sampling` capability");
+        }
+        match serde_json::from_value::<CreateMessageRequestParams>(params) {
+            Ok(p) => self.request(ServerRequest::CreateMessageRequest(Request::new(p))),
+            Err(e) => Box::pin(std::future::ready(Err(ClientError::Failed(format!("invalid sampling request: {e}"))))),
+        }
+    }
+
+    fn elicit(&self, params: Value) -> ClientFuture {
+        let Some(elicitation) = self.capability("elicitation") else {
+            return unsupported("the client did not declare the `elicitation` capability");
+        };
+        // A client that names neither mode supports forms (MCP 2025-06-18).
+        let modes = |m: &str| elicitation.get(m).is_some_and(|v| !v.is_null());
+        let url = params.get("mode").and_then(Value::as_str) == Some("url");
+        if url && !modes("url") {
+            return unsupported("the client does not support URL elicitation (`elicitation.url`)");
+        }
+        if !url && modes("url") && !modes("form") {
+            return unsupported("the client does not support form elicitation (`elicitation.form`)");
+        }
+        match serde_json::from_value::<ElicitRequestParams>(params) {
+            Ok(p) => self.request(ServerRequest::ElicitRequest(Request::new(p))),
+            Err(e) => {
+                Box::pin(std::future::ready(Err(ClientError::Failed(format!("invalid elicitation request: {e}")))))
+            }
+        }
+    }
+}
+
+fn unsupported(why: &str) -> ClientFuture {
+    Box::pin(std::future::ready(Err(ClientError::Unsupported(why.to_owned()))))
+}
+
+/// Sends the queued notifications, in order, until the channel is closed and drained.
+async fn pump(peer: Peer<RoleServer>, mut rx: mpsc::UnboundedReceiver<Msg>) {
+    while let Some(msg) = rx.recv().await {
+        match msg {
+            // A client that went away cannot be told; the call still ends and is recorded.
+            Msg::Notify(n) => {
+                let _ = peer.send_notification(*n).await;
+            }
+            Msg::Flush(done) => {
+                let _ = done.send(());
+            }
+        }
+    }
+}
+
+/// Runs `call` with the [`Origin`] of this rmcp request, in this task: the call's notifications
+/// are pumped beside it and drained before it returns, and the client's cancellation (rmcp's
+/// request token) cancels the origin's signal.
+pub(crate) async fn with_origin<F, Fut, T>(clients: &Clients, context: &RequestContext<RoleServer>, call: F) -> T
+where
+    F: FnOnce(Origin) -> Fut,
+    Fut: Future<Output = T>,
+{
+    let meta = match serde_json::to_value(&context.meta) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    };
+    let log_level = meta.get(META_LOG_LEVEL).and_then(Value::as_str).and_then(LogLevel::parse);
+    let capabilities = match context.peer.peer_info() {
+        Some(info) if context.meta.client_info().is_none() => serde_json::to_value(&info.capabilities).ok(),
+        _ => context.meta.client_capabilities().and_then(|c| serde_json::to_value(c).ok()),
+    };
+    let (tx, rx) = mpsc::unbounded_channel();
+    let channel = Arc::new(RmcpChannel {
+        peer: context.peer.clone(),
+        queue: Mutex::new(Some(tx)),
+        session: session::key(context),
+        capabilities: capabilities.unwrap_or(Value::Null),
+    });
+    let ct = context.ct.clone();
+    let cancellation = Cancellation::with_probe(move || ct.is_cancelled());
+    let mut origin = clients.origin(context).with_cancellation(cancellation.clone()).with_channel(channel.clone());
+    if !meta.is_empty() {
+        origin = origin.with_meta(meta);
+    }
+    origin.log_level = log_level;
+
+    let mut call = pin!(async {
+        let out = call(origin).await;
+        channel.close();
+        out
+    });
+    let mut pump = pin!(pump(context.peer.clone(), rx));
+    let mut watch = pin!(context.ct.cancelled());
+    let (mut out, mut pumped, mut signalled) = (None, false, false);
+    std::future::poll_fn(|cx| {
+        if out.is_none() {
+            match call.as_mut().poll(cx) {
+                Poll::Ready(v) => out = Some(v),
+                // Cancelling the signal wakes the call, which then ends at its next poll.
+                Poll::Pending if !signalled && watch.as_mut().poll(cx).is_ready() => {
+                    signalled = true;
+                    cancellation.cancel();
+                }
+                Poll::Pending => {}
+            }
+        }
+        if !pumped {
+            pumped = pump.as_mut().poll(cx).is_ready();
+        }
+        // The pump ends only once the call has ended and closed the channel.
+        match out.take() {
+            Some(v) if pumped => Poll::Ready(v),
+            taken => {
+                out = taken;
+                Poll::Pending
+            }
+        }
+    })
+    .await
+}

@@ -1,0 +1,194 @@
+//! [`RecordingClient`]: an MCP client for tests, that records what handlers send through their
+//! [`Context`](crate::Context) and answers sampling and elicitation as scripted.
+
+use crate::capture::cancel::Cancellation;
+use crate::capture::context::{ClientChannel, ClientError, ClientFuture, LogLevel, ProgressToken};
+use crate::capture::record::{ClientInfo, Origin};
+use serde_json::Value;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+/// What a handler sent to the [`RecordingClient`], in order.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Sent {
+    /// `notifications/progress`.
+    Progress {
+        /// The progress so far.
+        progress: f64,
+        /// The total, when given.
+        total: Option<f64>,
+        /// The message, when given.
+        message: Option<String>,
+    },
+    /// `notifications/message` (only what passed the log level).
+    Log {
+        /// Its level.
+        level: LogLevel,
+        /// Its logger, when given.
+        logger: Option<String>,
+        /// Its data.
+        data: Value,
+    },
+    /// `sampling/createMessage`, with its params.
+    Sampling(Value),
+    /// `elicitation/create`, with its params.
+    Elicitation(Value),
+}
+
+type Answer = Arc<dyn Fn(&Value) -> Result<Value, ClientError> + Send + Sync>;
+
+#[derive(Default)]
+struct State {
+    sent: Mutex<Vec<Sent>>,
+    sampling: Mutex<Option<Answer>>,
+    elicitation: Mutex<Option<Answer>>,
+    session_level: Mutex<Option<LogLevel>>,
+    cancellation: Cancellation,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A client for unit tests of handlers that take a [`Context`](crate::Context): call the tool
+/// through the manifest with [`origin`](Self::origin), then read what the handler sent.
+///
+/// ```
+/// use mcpeye_runtime::testing::{RecordingClient, Sent};
+/// use mcpeye_runtime::{Context, LogLevel};
+///
+/// let client = RecordingClient::new().with_session_log_level(LogLevel::Info);
+/// // In a test: `manifest.call_from(&client.origin(), "import", args)`; here, the context itself.
+/// let ctx = Context::for_origin(&client.origin());
+/// ctx.progress(1.0, Some(2.0));
+/// ctx.log(LogLevel::Debug, "filtered out: below the session's level");
+/// ctx.log(LogLevel::Warning, "row 2 skipped");
+/// assert_eq!(client.progress(), [(1.0, Some(2.0))]);
+/// assert_eq!(client.logs(), [(LogLevel::Warning, serde_json::json!("row 2 skipped"))]);
+/// ```
+#[derive(Clone, Default)]
+pub struct RecordingClient {
+    state: Arc<State>,
+}
+
+impl fmt::Debug for RecordingClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RecordingClient").field("sent", &self.sent()).finish_non_exhaustive()
+    }
+}
+
+impl RecordingClient {
+    /// A client that records everything, declares no sampling or elicitation answer, and sets no
+    /// log level.
+    pub fn new() -> Self {
+        RecordingClient::default()
+    }
+
+    /// Answers `sampling/createMessage` with what `answer` returns for the request's params (a
+    /// `CreateMessageResult`, or an error). Without it, sampling is unsupported.
+    pub fn with_sampling(self, answer: impl Fn(&Value) -> Result<Value, ClientError> + Send + Sync + 'static) -> Self {
+        *lock(&self.state.sampling) = Some(Arc::new(answer));
+        self
+    }
+
+    /// Answers every `sampling/createMessage` with this text, from model `test-model`.
+    pub fn with_sampling_text(self, text: impl Into<String>) -> Self {
+        let text = text.into();
+        self.with_sampling(move |_| {
+            Ok(serde_json::json!({
+                "role": "assistant", "content": {"type": "text", "text": text}, "model": "test-model", "stopReason": "endTurn"
+            }))
+        })
+    }
+
+    /// Answers `elicitation/create` with what `answer` returns for the request's params (an
+    /// `ElicitResult`, or an error). Without it, elicitation is unsupported.
+    pub fn with_elicitation(
+        self,
+        answer: impl Fn(&Value) -> Result<Value, ClientError> + Send + Sync + 'static,
+    ) -> Self {
+        *lock(&self.state.elicitation) = Some(Arc::new(answer));
+        self
+    }
+
+    /// Behaves as a session whose client sent `logging/setLevel` with `level`.
+    pub fn with_session_log_level(self, level: LogLevel) -> Self {
+        *lock(&self.state.session_level) = Some(level);
+        self
+    }
+
+    /// The origin of a request from this client: client `mcpeye-testing/0`, progress token
+    /// `"test"`, this client's cancellation signal, and this client as the channel back.
+    pub fn origin(&self) -> Origin {
+        Origin::from_client(Arc::new(ClientInfo::new("mcpeye-testing", "0")))
+            .with_progress_token(ProgressToken::String("test".into()))
+            .with_cancellation(self.state.cancellation.clone())
+            .with_channel(Arc::new(self.clone()))
+    }
+
+    /// Cancels the requests made with [`origin`](Self::origin), as `notifications/cancelled` would.
+    pub fn cancel(&self) {
+        self.state.cancellation.cancel_with_reason("cancelled by the test");
+    }
+
+    /// Everything sent, in order.
+    pub fn sent(&self) -> Vec<Sent> {
+        lock(&self.state.sent).clone()
+    }
+
+    /// The progress notifications: `(progress, total)`.
+    pub fn progress(&self) -> Vec<(f64, Option<f64>)> {
+        let pick = |s: Sent| match s {
+            Sent::Progress { progress, total, .. } => Some((progress, total)),
+            _ => None,
+        };
+        self.sent().into_iter().filter_map(pick).collect()
+    }
+
+    /// The log messages that passed the level: `(level, data)`.
+    pub fn logs(&self) -> Vec<(LogLevel, Value)> {
+        let pick = |s: Sent| match s {
+            Sent::Log { level, data, .. } => Some((level, data)),
+            _ => None,
+        };
+        self.sent().into_iter().filter_map(pick).collect()
+    }
+
+    fn push(&self, sent: Sent) {
+        lock(&self.state.sent).push(sent);
+    }
+
+    fn ask(&self, answer: &Mutex<Option<Answer>>, params: &Value, what: &str) -> ClientFuture {
+        let answer = lock(answer).clone();
+        let result = match answer {
+            Some(answer) => answer(params),
+            None => Err(ClientError::Unsupported(format!("the recording client has no {what} answer"))),
+        };
+        Box::pin(std::future::ready(result))
+    }
+}
+
+impl ClientChannel for RecordingClient {
+    fn progress(&self, _token: &ProgressToken, progress: f64, total: Option<f64>, message: Option<&str>) {
+        self.push(Sent::Progress { progress, total, message: message.map(str::to_owned) });
+    }
+
+    fn log(&self, level: LogLevel, logger: Option<&str>, data: Value) {
+        self.push(Sent::Log { level, logger: logger.map(str::to_owned), data });
+    }
+
+    fn session_log_level(&self) -> Option<LogLevel> {
+        *lock(&self.state.session_level)
+    }
+
+    fn create_message(&self, params: Value) -> ClientFuture {
+        self.push(Sent::Sampling(params.clone()));
+        self.ask(&self.state.sampling, &params, "sampling")
+    }
+
+    fn elicit(&self, params: Value) -> ClientFuture {
+        self.push(Sent::Elicitation(params.clone()));
+        self.ask(&self.state.elicitation, &params, "elicitation")
+    }
+}

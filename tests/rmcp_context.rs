@@ -1,0 +1,143 @@
+//! The request context served by `ManifestServer`, end to end with rmcp's own client: progress
+//! and log notifications arrive (before the answer), `logging/setLevel` is honoured, sampling is
+//! answered by the client, and a call the client abandons is recorded once as cancelled.
+#![allow(deprecated)] // rmcp deprecates MCP logging and sampling ahead of SEP-2577
+
+mod common;
+
+use common::rmcp::*;
+use mcpeye::rmcp::ManifestServer;
+use mcpeye::{CallOutcome, Context, LogLevel, Manifest, SamplingRequest};
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult, Implementation, LoggingLevel,
+    LoggingMessageNotificationParam, ProgressNotificationParam, SetLevelRequestParams,
+};
+use rmcp::service::{NotificationContext, RequestContext, RoleClient};
+use rmcp::{ClientHandler, ErrorData, ServiceExt};
+use serde_json::json;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Count to three, reporting progress and logging at two levels.
+#[mcpeye::tool]
+async fn count(ctx: Context) -> String {
+    for i in 1..=3 {
+        ctx.progress(f64::from(i), Some(3.0));
+        ctx.log(LogLevel::Info, format!("counted {i}"));
+        tokio::task::yield_now().await;
+    }
+    ctx.log(LogLevel::Warning, "done counting");
+    format!("session {:?}, protocol {:?}", ctx.session_id(), ctx.protocol_version())
+}
+
+/// Ask the client's model.
+#[mcpeye::tool]
+async fn ask(
+    /// The question.
+    question: String,
+    ctx: Context,
+) -> Result<String, String> {
+    ctx.log(LogLevel::Warning, "asking");
+    let answer = ctx.create_message(SamplingRequest::new(20).user(question)).await.map_err(|e| e.to_string())?;
+    Ok(answer.text().unwrap_or_default())
+}
+
+/// Never answer on its own.
+#[mcpeye::tool]
+async fn hang() -> String {
+    std::future::pending::<()>().await;
+    unreachable!()
+}
+
+#[derive(Default, Clone)]
+struct Client {
+    seen: Arc<Mutex<Vec<String>>>,
+}
+
+impl ClientHandler for Client {
+    fn get_info(&self) -> ClientConfig {
+        let capabilities = ClientCapabilities::builder().enable_sampling().build();
+        ClientConfig::new(capabilities, Implementation::new("context-client", "1.0"))
+    }
+
+    async fn on_progress(&self, params: ProgressNotificationParam, _: NotificationContext<RoleClient>) {
+        self.seen.lock().unwrap().push(format!("progress {}/{}", params.progress, params.total.unwrap_or_default()));
+    }
+
+    async fn on_logging_message(&self, params: LoggingMessageNotificationParam, _: NotificationContext<RoleClient>) {
+        self.seen.lock().unwrap().push(format!("log {:?} {}", params.level, params.data));
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        self.seen.lock().unwrap().push("sampling".to_owned());
+        assert_eq!(params.max_tokens, 20);
+        let result = json!({"role": "assistant", "content": {"type": "text", "text": "forty-two"}, "model": "m"});
+        Ok(serde_json::from_value(result).unwrap())
+    }
+}
+
+#[tokio::test]
+async fn the_context_talks_back_through_rmcp() {
+    let (tracker, records) = recording_tracker();
+    let manifest = Manifest::builder().tools(mcpeye::tool_defs![count, ask, hang]).tracker(tracker).build();
+    let server = ManifestServer::new(Arc::new(manifest));
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let handler = Client::default();
+    let client = handler.clone().serve(client_io).await.expect("the client connects");
+    assert!(client.peer_info().unwrap().capabilities.logging.is_some(), "the logging capability is announced");
+
+    let out = client.call_tool(call("count", json!({}))).await.unwrap();
+    assert_eq!(out.content[0].as_text().unwrap().text, "session None, protocol Some(\"2025-11-25\")");
+    let seen = std::mem::take(&mut *handler.seen.lock().unwrap());
+    assert_eq!(
+        seen,
+        [
+            "progress 1/3",
+            "log Info \"counted 1\"",
+            "progress 2/3",
+            "log Info \"counted 2\"",
+            "progress 3/3",
+            "log Info \"counted 3\"",
+            "log Warning \"done counting\""
+        ],
+        "every notification, in order, before the answer"
+    );
+
+    client.peer().set_level(SetLevelRequestParams::new(LoggingLevel::Warning)).await.unwrap();
+    client.call_tool(call("count", json!({}))).await.unwrap();
+    let seen = std::mem::take(&mut *handler.seen.lock().unwrap());
+    assert_eq!(seen.iter().filter(|s| s.starts_with("log")).collect::<Vec<_>>(), ["log Warning \"done counting\""]);
+
+    let out = client.call_tool(call("ask", json!({"question": "the answer?"}))).await.unwrap();
+    assert_eq!(out.content[0].as_text().unwrap().text, "forty-two");
+    assert_eq!(
+        *handler.seen.lock().unwrap(),
+        ["log Warning \"asking\"", "sampling"],
+        "logs are flushed before a request"
+    );
+
+    // Abandoning the call sends `notifications/cancelled`: the tool is dropped, the call recorded once.
+    let abandoned = tokio::time::timeout(Duration::from_millis(50), client.call_tool(call("hang", json!({})))).await;
+    assert!(abandoned.is_err());
+    let mut recs = Vec::new();
+    for _ in 0..200 {
+        recs.extend(take(&records));
+        if recs.iter().any(|r| r.tool_name == "hang") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let names: Vec<&str> = recs.iter().map(|r| r.tool_name.as_ref()).collect();
+    assert_eq!(names, ["count", "count", "ask", "hang"]);
+    assert!(matches!(recs[3].outcome, CallOutcome::Cancelled { .. }), "{:?}", recs[3].outcome);
+    assert_eq!(recs[3].client.as_deref().and_then(|c| c.label()), Some("context-client/1.0"));
+}

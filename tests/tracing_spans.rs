@@ -1,0 +1,124 @@
+//! The `tracing` feature with a real `tracing-subscriber` registry: one span per call, target
+//! `mcpeye`, with the conventions' fields and the `otel.*` fields `tracing-opentelemetry` reads;
+//! the handler's own spans are its children.
+
+use mcpeye::{ClientInfo, Origin, ToolError, Transport};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::Subscriber;
+use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
+use tracing_subscriber::registry::LookupSpan;
+
+#[derive(Debug, Clone, Default)]
+struct Captured {
+    name: String,
+    target: String,
+    parent: Option<String>,
+    fields: BTreeMap<String, String>,
+}
+
+#[derive(Clone, Default)]
+struct Capture(Arc<Mutex<Vec<(u64, Captured)>>>);
+
+struct Fields<'a>(&'a mut BTreeMap<String, String>);
+
+impl Visit for Fields<'_> {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.insert(field.name().to_owned(), value.to_owned());
+    }
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        self.0.insert(field.name().to_owned(), format!("{value:?}"));
+    }
+}
+
+impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Capture {
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+        let mut c = Captured {
+            name: attrs.metadata().name().to_owned(),
+            target: attrs.metadata().target().to_owned(),
+            parent: ctx.span(id).and_then(|s| s.parent()).map(|p| p.name().to_owned()),
+            ..Captured::default()
+        };
+        attrs.record(&mut Fields(&mut c.fields));
+        self.0.lock().unwrap().push((id.into_u64(), c));
+    }
+    fn on_record(&self, id: &Id, values: &Record<'_>, _ctx: Context<'_, S>) {
+        let mut spans = self.0.lock().unwrap();
+        if let Some((_, c)) = spans.iter_mut().rev().find(|(i, _)| *i == id.into_u64()) {
+            values.record(&mut Fields(&mut c.fields));
+        }
+    }
+}
+
+/// Search the catalogue.
+#[mcpeye::tool]
+fn traced_search(
+    /// Words to look for.
+    query: String,
+) -> Result<String, ToolError> {
+    let _inner = tracing::info_span!("query the index").entered();
+    if query == "nothing" {
+        return Err(ToolError::new("no_results", "nothing matches"));
+    }
+    Ok(format!("found {query}"))
+}
+
+fn captured(f: impl FnOnce()) -> Vec<Captured> {
+    let capture = Capture::default();
+    let subscriber = tracing_subscriber::registry().with(capture.clone());
+    tracing::subscriber::with_default(subscriber, f);
+    let spans = capture.0.lock().unwrap();
+    spans.iter().map(|(_, c)| c.clone()).collect()
+}
+
+#[test]
+fn a_call_is_one_span_with_the_conventions_fields() {
+    let manifest = mcpeye::Manifest::builder().tools(mcpeye::tool_defs![traced_search]).build();
+    let mut origin =
+        Origin::from_client(Arc::new(ClientInfo::new("cursor", "1.0").with_protocol_version("2025-06-18")));
+    origin.request_id = Some("42".into());
+    origin.session_id = Some(Arc::from("s-1"));
+    origin.transport = Some(Transport::Http { version: Some("1.1") });
+    let spans = captured(|| {
+        manifest.call_from(&origin, "traced_search", json!({"query": "mugs"}));
+        manifest.call("traced_search", json!({"query": "nothing"}));
+    });
+    let calls: Vec<&Captured> = spans.iter().filter(|s| s.name == "tools/call").collect();
+    assert_eq!(calls.len(), 2, "{spans:?}");
+    let ok = &calls[0];
+    assert_eq!(ok.target, "mcpeye");
+    for (k, v) in [
+        ("otel.name", "tools/call traced_search"),
+        ("otel.kind", "server"),
+        ("mcp.method.name", "tools/call"),
+        ("gen_ai.operation.name", "execute_tool"),
+        ("gen_ai.tool.name", "traced_search"),
+        ("jsonrpc.request.id", "42"),
+        ("mcp.session.id", "s-1"),
+        ("mcp.protocol.version", "2025-06-18"),
+        ("network.transport", "tcp"),
+        ("network.protocol.name", "http"),
+        ("network.protocol.version", "1.1"),
+    ] {
+        assert_eq!(ok.fields.get(k).map(String::as_str), Some(v), "{k}: {:?}", ok.fields);
+    }
+    assert!(!ok.fields.contains_key("error.type") && !ok.fields.contains_key("otel.status_code"));
+    let failed = &calls[1];
+    assert_eq!(failed.fields.get("error.type").map(String::as_str), Some("no_results"));
+    assert_eq!(failed.fields.get("otel.status_code").map(String::as_str), Some("ERROR"));
+    // The handler's span is a child of the call's.
+    let inner: Vec<&Captured> = spans.iter().filter(|s| s.name == "query the index").collect();
+    assert_eq!(inner.len(), 2);
+    assert!(inner.iter().all(|s| s.parent.as_deref() == Some("tools/call")));
+}
+
+#[test]
+fn without_a_subscriber_nothing_is_made() {
+    let manifest = mcpeye::Manifest::builder().tools(mcpeye::tool_defs![traced_search]).build();
+    let answer = manifest.call("traced_search", json!({"query": "quiet"}));
+    assert_eq!(answer["content"][0]["text"], "found quiet");
+}

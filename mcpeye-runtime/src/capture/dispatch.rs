@@ -340,7 +340,7 @@ impl Manifest {
                     call.end_span(None, &CallOutcome::Success { result: Value::Null }, None, duration);
                     return r.into_json();
                 };
-                if !call.span.is_observed() && r.content.iter().all(|c| matches!(c, Content::Text(_))) {
+                if !call.span.reads_values(t) && r.content.iter().all(|c| matches!(c, Content::Text(_))) {
                     // Text items are recorded as sent: the record is flattened from the result
                     // (copied for a callback tracker) and the client gets the original, so the
                     // result's JSON is built once.

@@ -14,10 +14,11 @@ use crate::delivery::outbox::Outbox;
 use crate::delivery::redact::Redactor;
 use crate::delivery::stats::{Counters, FlushReport, Stats};
 use crate::delivery::transport::{HttpTransport, Transport};
-use crate::delivery::wire::{BufferPool, FlatStart, Queued};
+#[cfg(feature = "rmcp")]
+use crate::delivery::wire::FlatStart;
+use crate::delivery::wire::{BufferPool, Queued};
 use crossbeam_channel::{Sender, TrySendError};
 use serde_json::Value;
-use std::borrow::Cow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -195,9 +196,10 @@ impl Tracker {
 
     /// Starts recording a call whose arguments the tool takes (rmcp's routes): a pipeline
     /// flattens them now, a callback tracker gets a copy in its record. See [`Started::finish`].
+    #[cfg(feature = "rmcp")]
     pub(crate) fn start(
         &self,
-        tool_name: Cow<'static, str>,
+        tool_name: std::borrow::Cow<'static, str>,
         arguments: Option<&serde_json::Map<String, Value>>,
         intent: Option<(String, crate::IntentSource)>,
         origin: &crate::Origin,
@@ -205,8 +207,8 @@ impl Tracker {
         let copy = || Value::Object(arguments.cloned().unwrap_or_default());
         let mut call = InFlight::start(tool_name, Value::Null, intent, origin);
         match &*self.inner {
-            // An open span may put the arguments on itself when it ends: they are copied then.
-            Inner::Pipeline(p) if !call.span.is_observed() => {
+            // A span that puts the arguments on itself when it ends needs them: copied then.
+            Inner::Pipeline(p) if !call.span.reads_values(self) => {
                 // `identify` reads the arguments as a JSON value: built only for it.
                 let user = match &p.identify {
                     None => (None, None),
@@ -376,6 +378,7 @@ impl Pipeline {
 }
 
 /// A call being recorded from its start ([`Tracker::start`]).
+#[cfg(feature = "rmcp")]
 pub(crate) struct Started {
     /// The call (its span, start time, identity).
     pub(crate) call: InFlight,
@@ -383,6 +386,7 @@ pub(crate) struct Started {
     flat: Option<FlatStart>,
 }
 
+#[cfg(feature = "rmcp")]
 impl Started {
     /// Records the call's outcome into `tracker` (the one that started it), timed from its start.
     pub(crate) fn finish(self, tracker: &Tracker, outcome: CallOutcome) {
@@ -413,7 +417,7 @@ impl Started {
         match (flat, &*tracker.inner) {
             (Some(flat), Inner::Pipeline(p)) => {
                 let duration = call.started.elapsed();
-                // Unobserved (see `Tracker::start`): the span reads no result.
+                // The span reads no result (see `Tracker::start`).
                 call.end_span(Some(tracker), &CallOutcome::Success { result: Value::Null }, None, duration);
                 if p.admit_count() {
                     p.send(flat.finish_serialized(result, skip_root_key, to_json, duration));

@@ -158,8 +158,14 @@ impl CallSpan {
         CallSpan::default()
     }
 
-    /// Whether a span is open (ending it may read the call's arguments and result).
-    pub(crate) fn is_observed(&self) -> bool {
+    /// Whether ending the span reads the call's arguments and result: a span is open and the
+    /// tracker puts them on spans ([`Config::span_content`](crate::Config::span_content)).
+    pub(crate) fn reads_values(&self, tracker: &Tracker) -> bool {
+        tracker.span_content().is_some() && self.is_observed()
+    }
+
+    /// Whether a span is open.
+    fn is_observed(&self) -> bool {
         #[allow(unused_mut)]
         let mut observed = false;
         #[cfg(feature = "opentelemetry")]

@@ -46,6 +46,7 @@ pub(crate) fn flatten(v: &Value, out: &mut Vec<u8>, budget: usize) -> bool {
 
 /// Appends `m` as the node of `Value::Object(m)` (without cloning it into one). Returns false,
 /// with `out` as it was, like [`flatten`].
+#[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // rmcp's instrumented routes
 pub(crate) fn flatten_map(m: &serde_json::Map<String, Value>, out: &mut Vec<u8>, budget: usize) -> bool {
     let start = out.len();
     let limit = start.saturating_add(budget).min(u32::MAX as usize);
@@ -201,12 +202,14 @@ fn put(v: &Value, out: &mut Vec<u8>, depth: usize, limit: usize) -> bool {
 }
 
 /// An object's key; false when it would pass `limit`.
+#[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // rmcp's instrumented routes
 pub(crate) fn put_key(out: &mut Vec<u8>, key: &str, limit: usize) -> bool {
     put_str(out, key, limit)
 }
 
 /// A container's header whose count is not known yet; returns where it starts, for
 /// [`patch_header`].
+#[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // rmcp's instrumented routes
 pub(crate) fn put_header_open(out: &mut Vec<u8>, tag: u8) -> usize {
     out.extend_from_slice(&[tag, 0, 0, 0, 0, 0, 0, 0, 0]);
     out.len() - 9
@@ -214,6 +217,7 @@ pub(crate) fn put_header_open(out: &mut Vec<u8>, tag: u8) -> usize {
 
 /// Completes the header at `at` with `count` and the size of what follows it. False when the
 /// container is an object with a key twice (a `Value` has each key once).
+#[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // rmcp's instrumented routes
 pub(crate) fn patch_header(out: &mut [u8], at: usize, count: usize) -> bool {
     out[at + 1..at + 5].copy_from_slice(&(count as u32).to_le_bytes());
     patch_size(out, at + 5);

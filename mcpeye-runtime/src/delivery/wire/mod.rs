@@ -6,13 +6,16 @@ use crate::capture::result::CallToolResult;
 use crate::config::Identity;
 use crate::delivery::before_send::Event;
 use crate::delivery::redact::{drop_flat, Redactor};
-use flat::{flatten, flatten_map, flatten_result, Flat};
+#[cfg(feature = "rmcp")]
+use flat::flatten_map;
+use flat::{flatten, flatten_result, Flat};
 use json::{write_number, write_str};
 use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
 pub(crate) mod flat;
+#[cfg(feature = "rmcp")]
 pub(crate) mod flat_ser;
 pub(crate) mod json;
 pub(crate) mod node;
@@ -183,6 +186,7 @@ fn text_of<'s>(bytes: &'s [u8], t: &'s Text) -> &'s str {
 /// A call whose arguments were flattened when it started, because the tool then takes them
 /// (rmcp's instrumented routes: the arguments are rmcp's, and cloning them for the record cost
 /// more than the call itself).
+#[cfg(feature = "rmcp")]
 #[derive(Debug)]
 pub(crate) struct FlatStart {
     tool_name: Cow<'static, str>,
@@ -195,6 +199,7 @@ pub(crate) struct FlatStart {
     intent: Option<(Text, IntentSource)>,
 }
 
+#[cfg(feature = "rmcp")]
 impl FlatStart {
     /// `arguments`: the call's arguments object (`None`, as MCP allows, is `{}`).
     pub(crate) fn new(

@@ -1,8 +1,8 @@
 //! The one capture point: a call in flight ([`InFlight`]) becomes exactly one [`CallRecord`],
 //! handed to the tracker that [`active_tracker`] chooses.
 //!
-//! Everything here runs on the calling thread, so a record is only moved, never serialised
-//! or redacted: that work belongs to the flusher.
+//! Everything here runs on the calling thread, so a record is never serialised or redacted
+//! here: that work belongs to the flusher (the tracker only copies its values into one buffer).
 
 use crate::capture::cancel::Cancellation;
 use crate::capture::context::{ClientChannel, LogLevel, ProgressToken};

@@ -2,8 +2,10 @@
 //! and the [`Guard`] that flushes at the end.
 //!
 //! On the calling thread, [`Tracker::record`] only runs the `identify` callback if there is
-//! one and `try_send`s the moved record on a bounded channel: no redaction, serialisation,
-//! lock or I/O (the call id is drawn on the flusher). A full channel drops the event (counted).
+//! one, copies the record's values into one buffer taken from a pool (`wire/flat.rs`: so that no
+//! allocation of the calling thread is freed by the flusher) and `try_send`s it on a bounded
+//! channel: no redaction, serialisation, lock or I/O (the call id is drawn on the flusher). A full
+//! channel drops the event (counted) before any copy.
 
 use crate::capture::record::{CallOutcome, CallRecord, InFlight};
 use crate::capture::result::CallToolResult;
@@ -167,7 +169,7 @@ impl Tracker {
         Tracker { inner: Arc::new(Inner::Callback(Box::new(f))) }
     }
 
-    /// Records one call. Never blocks, never panics, never does I/O: the record is moved to
+    /// Records one call. Never blocks, never panics, never does I/O: the record is handed to
     /// the flusher, or dropped and counted if the channel is full or the tracker shut down.
     pub fn record(&self, record: CallRecord) {
         match &*self.inner {

@@ -224,11 +224,8 @@ pub(crate) fn patch_header(out: &mut [u8], at: usize, count: usize) -> bool {
     if out[at] != OBJECT || count < 2 {
         return true;
     }
-    let mut keys: Vec<&[u8]> = Vec::with_capacity(count);
-    let mut entries = Entries { rest: &out[at + 9..], left: count };
-    while let Some((key, _)) = entries.next() {
-        keys.push(key.as_bytes());
-    }
+    let entries = Entries { rest: &out[at + 9..], left: count };
+    let mut keys: Vec<&[u8]> = entries.map(|(key, _)| key.as_bytes()).collect();
     keys.sort_unstable();
     keys.windows(2).all(|w| w[0] != w[1])
 }

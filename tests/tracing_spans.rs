@@ -67,6 +67,11 @@ fn traced_search(
     Ok(format!("found {query}"))
 }
 
+/// tracing caches each callsite's interest process-wide: a test that calls a tool with no
+/// subscriber while another installs one can leave that cache saying "never" for the other. The
+/// tests of this file run one at a time.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
 fn captured(f: impl FnOnce()) -> Vec<Captured> {
     let capture = Capture::default();
     let subscriber = tracing_subscriber::registry().with(capture.clone());
@@ -77,6 +82,7 @@ fn captured(f: impl FnOnce()) -> Vec<Captured> {
 
 #[test]
 fn a_call_is_one_span_with_the_conventions_fields() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let manifest = mcpeye::Manifest::builder().tools(mcpeye::tool_defs![traced_search]).build();
     let mut origin =
         Origin::from_client(Arc::new(ClientInfo::new("cursor", "1.0").with_protocol_version("2025-06-18")));
@@ -118,6 +124,7 @@ fn a_call_is_one_span_with_the_conventions_fields() {
 
 #[test]
 fn without_a_subscriber_nothing_is_made() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let manifest = mcpeye::Manifest::builder().tools(mcpeye::tool_defs![traced_search]).build();
     let answer = manifest.call("traced_search", json!({"query": "quiet"}));
     assert_eq!(answer["content"][0]["text"], "found quiet");

@@ -3,7 +3,7 @@
 
 use super::{network, Content, Ending, Request, METHOD};
 use crate::capture::record::{ClientInfo, Transport};
-use opentelemetry::metrics::Histogram;
+use opentelemetry::metrics::{Histogram, MeterProvider};
 use opentelemetry::propagation::Extractor;
 use opentelemetry::trace::{
     Link, Span as _, SpanBuilder, SpanContext, SpanId, SpanKind, Status, TraceContextExt, TraceFlags, TraceId,
@@ -11,7 +11,8 @@ use opentelemetry::trace::{
 };
 use opentelemetry::{global, Context, InstrumentationScope, KeyValue};
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicPtr, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -24,6 +25,25 @@ const DURATION_BUCKETS: [f64; 14] = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 
 struct Instruments {
     tracer: global::BoxedTracer,
     duration: Histogram<f64>,
+    /// What the first span showed of the tracer ([`TracerKind`]).
+    tracer_kind: AtomicU8,
+    /// The meter provider is the API's no-op (or another that can hold no state): the
+    /// histogram records nothing, so its attributes are not built.
+    meter_is_noop: bool,
+}
+
+/// Whether the tracer makes spans, learnt from the first span built outside a suppressed
+/// context: a no-op tracer (the API's default when the host installs none) hands back its
+/// parent's span context and records nothing, where an SDK makes a new span id even for a
+/// span it does not sample. Once known to be a no-op, a call skips the span entirely and pays
+/// only for its metric point (and for the parent of a request with trace context in `_meta`,
+/// which handlers still see as current).
+#[derive(Clone, Copy, PartialEq)]
+#[repr(u8)]
+enum TracerKind {
+    Unknown = 0,
+    Noop = 1,
+    Spans = 2,
 }
 
 /// The instruments every call uses: one atomic load once made.
@@ -55,7 +75,10 @@ pub(super) fn reset() {
 
 fn make_instruments() -> Instruments {
     let scope = InstrumentationScope::builder("mcpeye").with_version(env!("CARGO_PKG_VERSION")).build();
-    let duration = global::meter_with_scope(scope.clone())
+    let meter_provider = global::meter_provider();
+    let meter_is_noop = keeps_nothing(&*meter_provider);
+    let duration = meter_provider
+        .meter_with_scope(scope.clone())
         .f64_histogram("mcp.server.operation.duration")
         .with_unit("s")
         .with_description(
@@ -64,7 +87,18 @@ fn make_instruments() -> Instruments {
         )
         .with_boundaries(DURATION_BUCKETS.to_vec())
         .build();
-    Instruments { tracer: global::tracer_with_scope(scope), duration }
+    Instruments {
+        tracer: global::tracer_with_scope(scope),
+        duration,
+        tracer_kind: AtomicU8::new(TracerKind::Unknown as u8),
+        meter_is_noop,
+    }
+}
+
+/// Whether a meter provider has nowhere to keep a measurement. The API gives no way to ask
+/// whether a provider records; its no-op is of zero size, where an SDK's holds its pipelines.
+fn keeps_nothing(provider: &(dyn MeterProvider + Send + Sync)) -> bool {
+    std::mem::size_of_val(provider) == 0
 }
 
 /// One call's span, in the context it is current in, and what its metric point needs.
@@ -85,6 +119,29 @@ const MAX_METRIC_ATTRIBUTES: usize = 9;
 impl OtelCall {
     pub(super) fn start(request: &Request<'_>) -> Option<OtelCall> {
         let instruments = instruments();
+        let kind = instruments.tracer_kind.load(Ordering::Relaxed);
+        // With a no-op tracer there is no span to make: only a parent from `_meta` is made
+        // current, as a no-op span would have carried it.
+        let noop_parent = match kind == TracerKind::Noop as u8 {
+            true if request.origin.trace_context.is_none() => None,
+            true => Some(parent(request).0).filter(|parent| parent.span().span_context().is_valid()),
+            false => None,
+        };
+        // Nothing to propagate and no metric to record: nothing to do at the end either.
+        if kind == TracerKind::Noop as u8 && noop_parent.is_none() && instruments.meter_is_noop {
+            return None;
+        }
+        let mut call = OtelCall {
+            cx: None,
+            recording: false,
+            tool: request.known.then(|| request.tool.clone()),
+            client: request.origin.client.clone(),
+            transport: request.origin.transport,
+        };
+        if kind == TracerKind::Noop as u8 {
+            call.cx = noop_parent;
+            return Some(call);
+        }
         let (parent, link) = parent(request);
         // Named without the tool first: with a no-op provider nothing else is paid for.
         let mut builder = SpanBuilder::from_name(METHOD).with_kind(SpanKind::Server);
@@ -93,14 +150,14 @@ impl OtelCall {
         }
         let span = instruments.tracer.build_with_context(builder, &parent);
         let recording = span.is_recording();
+        if kind == TracerKind::Unknown as u8 && !parent.is_telemetry_suppressed() {
+            let noop = !recording && span.span_context() == parent.span().span_context();
+            let learnt = if noop { TracerKind::Noop } else { TracerKind::Spans };
+            instruments.tracer_kind.store(learnt as u8, Ordering::Relaxed);
+        }
         let propagates = recording || span.span_context().is_valid();
-        let call = OtelCall {
-            cx: propagates.then(|| parent.with_span(span)),
-            recording,
-            tool: request.known.then(|| request.tool.clone()),
-            client: request.origin.client.clone(),
-            transport: request.origin.transport,
-        };
+        call.recording = recording;
+        call.cx = propagates.then(|| parent.with_span(span));
         if let Some(cx) = call.cx.as_ref().filter(|_| recording) {
             let span = cx.span();
             span.update_name(request.span_name());
@@ -130,7 +187,11 @@ impl OtelCall {
             attributes.extend([KeyValue::new("gen_ai.tool.name", tool.clone())]);
         }
         if let Some(version) = self.client.as_deref().and_then(ClientInfo::protocol_version) {
-            attributes.extend([KeyValue::new("mcp.protocol.version", version.to_owned())]);
+            let version = match known_protocol_version(version) {
+                Some(known) => KeyValue::new("mcp.protocol.version", known),
+                None => KeyValue::new("mcp.protocol.version", version.to_owned()),
+            };
+            attributes.extend([version]);
         }
         let network = [
             ("network.transport", transport),
@@ -154,16 +215,18 @@ impl OtelCall {
     }
 
     pub(super) fn end(self, ending: &Ending, content: Option<&Content>, duration: Duration) {
-        // On the stack: with a no-op meter provider this is most of what a call costs.
-        let mut attributes = Attributes::default();
-        self.common_attributes(&mut attributes);
-        if let Some(code) = &ending.rpc_status {
-            attributes.extend([KeyValue::new("rpc.response.status_code", code.clone())]);
+        let instruments = instruments();
+        if !instruments.meter_is_noop {
+            let mut attributes = Attributes::default();
+            self.common_attributes(&mut attributes);
+            if let Some(code) = &ending.rpc_status {
+                attributes.extend([KeyValue::new("rpc.response.status_code", code.clone())]);
+            }
+            if let Some(error_type) = &ending.error_type {
+                attributes.extend([KeyValue::new("error.type", error_type.clone())]);
+            }
+            instruments.duration.record(duration.as_secs_f64(), attributes.as_slice());
         }
-        if let Some(error_type) = &ending.error_type {
-            attributes.extend([KeyValue::new("error.type", error_type.clone())]);
-        }
-        instruments().duration.record(duration.as_secs_f64(), attributes.as_slice());
         let Some(cx) = self.cx.as_ref().filter(|_| self.recording) else { return };
         let span = cx.span();
         if let Some(code) = &ending.rpc_status {
@@ -184,23 +247,32 @@ impl OtelCall {
     }
 }
 
-/// A metric point's attributes, without a heap allocation.
+/// The protocol versions MCP has published, as static strings: an attribute that names one
+/// costs no allocation.
+fn known_protocol_version(version: &str) -> Option<&'static str> {
+    ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"].into_iter().find(|v| *v == version)
+}
+
+/// A metric point's attributes, on the stack: only the slots in use are written and dropped
+/// (with a no-op meter provider, building them is most of what a call's telemetry costs).
 struct Attributes {
-    items: [KeyValue; MAX_METRIC_ATTRIBUTES],
+    items: [MaybeUninit<KeyValue>; MAX_METRIC_ATTRIBUTES],
     len: usize,
 }
 
 impl Default for Attributes {
     fn default() -> Self {
-        Attributes { items: std::array::from_fn(|_| KeyValue::new("", "")), len: 0 }
+        Attributes { items: [const { MaybeUninit::uninit() }; MAX_METRIC_ATTRIBUTES], len: 0 }
     }
 }
 
 impl Extend<KeyValue> for Attributes {
     fn extend<I: IntoIterator<Item = KeyValue>>(&mut self, iter: I) {
         for kv in iter {
+            // More attributes than slots cannot happen (`MAX_METRIC_ATTRIBUTES` counts them
+            // all); should it, the extra ones are dropped rather than written out of bounds.
             if let Some(slot) = self.items.get_mut(self.len) {
-                *slot = kv;
+                slot.write(kv);
                 self.len += 1;
             }
         }
@@ -209,7 +281,17 @@ impl Extend<KeyValue> for Attributes {
 
 impl Attributes {
     fn as_slice(&self) -> &[KeyValue] {
-        &self.items[..self.len]
+        // SAFETY: the first `len` slots were written by `extend` and are never moved out.
+        unsafe { std::slice::from_raw_parts(self.items.as_ptr().cast::<KeyValue>(), self.len) }
+    }
+}
+
+impl Drop for Attributes {
+    fn drop(&mut self) {
+        for slot in &mut self.items[..self.len] {
+            // SAFETY: the first `len` slots are initialised, and each is dropped once.
+            unsafe { slot.assume_init_drop() };
+        }
     }
 }
 
@@ -246,29 +328,56 @@ impl Extractor for MetaExtractor<'_> {
 }
 
 /// A W3C `traceparent` (`version-traceid-parentid-flags`) as a remote span context; `None` when
-/// it is malformed or names the invalid all-zero ids.
+/// it is malformed or names the invalid all-zero ids. Read byte by byte at fixed offsets: the
+/// header has one layout, and this runs on every request that carries one.
 fn parse_traceparent(traceparent: &str, tracestate: Option<&str>) -> Option<SpanContext> {
-    let mut parts = traceparent.trim().split('-');
-    let (version, trace, span, flags) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
-    let hex = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-    // Version 00 has exactly four fields; later versions may append more (W3C, "Versioning").
-    if !hex(version, 2) || version == "ff" || (version == "00" && parts.next().is_some()) {
+    let b = traceparent.trim().as_bytes();
+    // 2 + 1 + 32 + 1 + 16 + 1 + 2 bytes; later versions may append `-` and more fields.
+    const LEN: usize = 55;
+    if b.len() < LEN || b[2] != b'-' || b[35] != b'-' || b[52] != b'-' {
         return None;
     }
-    if !hex(trace, 32) || !hex(span, 16) || !hex(flags, 2) {
+    let version = lower_hex(&b[..2])?;
+    // Version 00 has exactly four fields; `ff` is invalid (W3C, "Versioning").
+    if version == 0xff || (b.len() > LEN && (version == 0 || b[LEN] != b'-')) {
         return None;
     }
-    let trace_id = TraceId::from_hex(trace).ok()?;
-    let span_id = SpanId::from_hex(span).ok()?;
-    let flags = u8::from_str_radix(flags, 16).ok()?;
+    let trace_id = TraceId::from(lower_hex(&b[3..35])?);
+    let span_id = SpanId::from(u64::try_from(lower_hex(&b[36..52])?).ok()?);
+    let flags = u8::try_from(lower_hex(&b[53..55])?).ok()?;
     let state = tracestate.and_then(|s| s.parse::<TraceState>().ok()).unwrap_or_default();
     let cx = SpanContext::new(trace_id, span_id, TraceFlags::new(flags & 1), true, state);
     cx.is_valid().then_some(cx)
 }
 
+/// The value of at most 32 lowercase hex digits (the only case W3C Trace Context allows).
+fn lower_hex(digits: &[u8]) -> Option<u128> {
+    digits.iter().try_fold(0u128, |value, &d| {
+        let nibble = match d {
+            b'0'..=b'9' => d - b'0',
+            b'a'..=b'f' => d - b'a' + 10,
+            _ => return None,
+        };
+        Some(value << 4 | u128::from(nibble))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_meter_provider_without_state_is_taken_for_a_no_op() {
+        assert!(keeps_nothing(&opentelemetry::metrics::noop::NoopMeterProvider::new()));
+        struct Counting(std::sync::atomic::AtomicU64);
+        impl MeterProvider for Counting {
+            fn meter_with_scope(&self, scope: InstrumentationScope) -> opentelemetry::metrics::Meter {
+                self.0.fetch_add(1, Ordering::Relaxed);
+                opentelemetry::metrics::noop::NoopMeterProvider::new().meter_with_scope(scope)
+            }
+        }
+        assert!(!keeps_nothing(&Counting(Default::default())));
+    }
 
     #[test]
     fn traceparents_are_read_as_w3c_says() {

@@ -60,7 +60,7 @@ peer() {
 
 machine() {
   echo "- Machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores visible, $(awk '/MemTotal/ {printf "%.0f GiB RAM", $2/1048576}' /proc/meminfo), $(uname -sr)"
-  echo "- Toolchain: $(rustc -V); Python peer: mcpeye 0.1.5 on $("$PEER_PY" -V 2>&1 || echo 'python (venv not created yet)')"
+  echo "- Toolchain: $(rustc -V); Python peer: mcpeye 0.1.5 on $({ [ -x "$PEER_PY" ] && "$PEER_PY" -V 2>&1; } || echo 'the venv, made later in this run')"
   echo "- Load average $1: $(cut -d' ' -f1-3 /proc/loadavg)"
 }
 

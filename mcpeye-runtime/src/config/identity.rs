@@ -88,6 +88,18 @@ pub(crate) fn normalize_identity(v: impl IdentityValue) -> Option<String> {
     })
 }
 
+/// Builder setters of identity fields, each normalised by [`normalize_identity`]: the two
+/// identity types share their user fields and must treat them alike.
+macro_rules! identity_setters {
+    ($($(#[$doc:meta])* $field:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $field(mut self, v: impl IdentityValue) -> Self {
+            self.$field = normalize_identity(v);
+            self
+        }
+    )*};
+}
+
 /// The identity sent with every payload (`identity` on the wire). Values are trimmed; blank
 /// ones are left out.
 ///
@@ -108,25 +120,15 @@ impl Identity {
     pub fn new() -> Self {
         Identity::default()
     }
-    /// The user (`userId`); numbers are written as strings.
-    pub fn user_id(mut self, v: impl IdentityValue) -> Self {
-        self.user_id = normalize_identity(v);
-        self
-    }
-    /// The user's e-mail (`userEmail`; not redacted).
-    pub fn user_email(mut self, v: impl IdentityValue) -> Self {
-        self.user_email = normalize_identity(v);
-        self
-    }
-    /// The MCP client (`client`), e.g. `claude-desktop/1.0`.
-    pub fn client(mut self, v: impl IdentityValue) -> Self {
-        self.client = normalize_identity(v);
-        self
-    }
-    /// The version of this server (`serverVersion`).
-    pub fn server_version(mut self, v: impl IdentityValue) -> Self {
-        self.server_version = normalize_identity(v);
-        self
+    identity_setters! {
+        /// The user (`userId`); numbers are written as strings.
+        user_id;
+        /// The user's e-mail (`userEmail`; not redacted).
+        user_email;
+        /// The MCP client (`client`), e.g. `claude-desktop/1.0`.
+        client;
+        /// The version of this server (`serverVersion`).
+        server_version;
     }
 }
 
@@ -142,14 +144,10 @@ impl CallIdentity {
     pub fn new() -> Self {
         CallIdentity::default()
     }
-    /// The user (`userId`); numbers are written as strings.
-    pub fn user_id(mut self, v: impl IdentityValue) -> Self {
-        self.user_id = normalize_identity(v);
-        self
-    }
-    /// The user's e-mail (`userEmail`; not redacted).
-    pub fn user_email(mut self, v: impl IdentityValue) -> Self {
-        self.user_email = normalize_identity(v);
-        self
+    identity_setters! {
+        /// The user (`userId`); numbers are written as strings.
+        user_id;
+        /// The user's e-mail (`userEmail`; not redacted).
+        user_email;
     }
 }

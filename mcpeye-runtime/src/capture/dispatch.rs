@@ -194,7 +194,7 @@ async fn drive<F: Future<Output = CallToolResult> + Unpin>(
 /// Where routing sent a call.
 enum Routed<'m> {
     /// Answered without a handler (the reserved tool), already recorded.
-    Answered(Value),
+    Answered(CallToolResult),
     /// Refused before the handler: the arguments are not an object, or nest too deep.
     Refused(InFlight, ArgsError),
     /// Ready for the tool's handler.
@@ -214,7 +214,7 @@ impl Manifest {
 
     /// Like [`call`](Self::call), for a request from `origin` (its client is recorded with the call).
     pub fn call_from(&self, origin: &Origin, name: &str, arguments: Value) -> Value {
-        self.try_call_from(origin, name, arguments).unwrap_or_else(|e| self.unknown_tool(origin, e))
+        self.try_call_from(origin, name, arguments).unwrap_or_else(|e| self.unknown_tool(origin, e).into_json())
     }
 
     /// Like [`call`](Self::call), but an unknown tool is an `Err` (answer it with JSON-RPC
@@ -225,6 +225,17 @@ impl Manifest {
 
     /// Like [`try_call`](Self::try_call), for a request from `origin`.
     pub fn try_call_from(&self, origin: &Origin, name: &str, arguments: Value) -> Result<Value, CallError> {
+        self.try_call_result(origin, name, arguments).map(CallToolResult::into_json)
+    }
+
+    /// Like [`try_call_from`](Self::try_call_from), the client's result not yet made JSON (the
+    /// rmcp integration converts it into rmcp's type directly).
+    pub(crate) fn try_call_result(
+        &self,
+        origin: &Origin,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, CallError> {
         Ok(match self.route(origin, name, arguments)? {
             Routed::Answered(v) => v,
             Routed::Refused(call, e) => self.conclude(call, Ran::Invalid(e)),
@@ -252,7 +263,7 @@ impl Manifest {
     pub async fn call_async_from(&self, origin: &Origin, name: &str, arguments: Value) -> Value {
         match self.try_call_async_from(origin, name, arguments).await {
             Ok(v) => v,
-            Err(e) => self.unknown_tool(origin, e),
+            Err(e) => self.unknown_tool(origin, e).into_json(),
         }
     }
 
@@ -264,6 +275,17 @@ impl Manifest {
     /// Like [`try_call_async`](Self::try_call_async), for a request from `origin`: what a server
     /// serving this manifest calls for each `tools/call`.
     pub async fn try_call_async_from(&self, origin: &Origin, name: &str, arguments: Value) -> Result<Value, CallError> {
+        self.try_call_async_result(origin, name, arguments).await.map(CallToolResult::into_json)
+    }
+
+    /// Like [`try_call_async_from`](Self::try_call_async_from), the client's result not yet made
+    /// JSON (the rmcp integration converts it into rmcp's type directly).
+    pub(crate) async fn try_call_async_result(
+        &self,
+        origin: &Origin,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, CallError> {
         Ok(match self.route(origin, name, arguments)? {
             Routed::Answered(v) => v,
             Routed::Refused(call, e) => self.conclude(call, Ran::Invalid(e)),
@@ -298,7 +320,7 @@ impl Manifest {
         Invocation { states: &self.states, schema: &entry.schema, tool: entry.def.name, origin, cancellation: own }
     }
 
-    fn run_sync(&self, origin: &Origin, call: InFlight, entry: &Entry, run: SyncHandler) -> Value {
+    fn run_sync(&self, origin: &Origin, call: InFlight, entry: &Entry, run: SyncHandler) -> CallToolResult {
         let inv = self.invocation(origin, entry, None);
         let ran = match call.span.in_scope(|| catch_unwind(AssertUnwindSafe(|| run(&inv, &call.arguments)))) {
             Ok(Ok(r)) => Ran::Done(r),
@@ -326,19 +348,19 @@ impl Manifest {
     }
 
     /// Turns what ran into the client's result, records it, and resumes a panic.
-    fn conclude(&self, call: InFlight, ran: Ran) -> Value {
+    fn conclude(&self, call: InFlight, ran: Ran) -> CallToolResult {
         let duration = call.started.elapsed();
         self.conclude_after(call, ran, duration)
     }
 
-    fn conclude_after(&self, mut call: InFlight, ran: Ran, duration: Duration) -> Value {
+    fn conclude_after(&self, mut call: InFlight, ran: Ran, duration: Duration) -> CallToolResult {
         let tracker = self.active_tracker();
         let (client_result, outcome, panic) = match ran {
             // The client gets a copy and the record the original: one copy of the strings, not two.
             Ran::Done(r) if !r.is_error => {
                 let Some(t) = tracker.as_deref() else {
                     call.end_span(None, &CallOutcome::Success { result: Value::Null }, None, duration);
-                    return r.into_json();
+                    return r;
                 };
                 if !call.span.reads_values(t) && r.content.iter().all(|c| matches!(c, Content::Text(_))) {
                     // Text items are recorded as sent: the record is flattened from the result
@@ -346,31 +368,33 @@ impl Manifest {
                     // result's JSON is built once.
                     call.end_span(Some(t), &CallOutcome::Success { result: Value::Null }, None, duration);
                     t.record_result(call, &r, duration);
-                    return r.into_json();
+                    return r;
                 }
-                (r.to_json(), CallOutcome::Success { result: r.into_record_json() }, None)
+                (r.clone(), CallOutcome::Success { result: r.into_record_json() }, None)
             }
             Ran::Done(mut r) => {
                 let (message, reason) = (r.joined_text(), r.error_reason.take());
-                (r.into_json(), CallOutcome::Error { message, reason }, None)
+                (r, CallOutcome::Error { message, reason }, None)
             }
             Ran::Invalid(e) => {
                 let msg = e.to_string();
                 let outcome = CallOutcome::error_with_reason(msg.clone(), INVALID_ARGUMENTS);
-                (CallToolResult::error_text(msg).into_json(), outcome, None)
+                (CallToolResult::error_text(msg), outcome, None)
             }
             Ran::Failed(msg) => {
                 let outcome = CallOutcome::error_with_reason(msg.clone(), UNKNOWN_TOOL);
-                (CallToolResult::error_text(msg).into_json(), outcome, None)
+                (CallToolResult::error_text(msg), outcome, None)
             }
-            Ran::Panicked(p) => (Value::Null, CallOutcome::error_with_reason(panic_message(&*p), PANIC), Some(p)),
+            Ran::Panicked(p) => {
+                (CallToolResult::default(), CallOutcome::error_with_reason(panic_message(&*p), PANIC), Some(p))
+            }
             Ran::Cancelled(reason) => {
                 let outcome = CallOutcome::cancelled(reason.as_deref());
-                (CallToolResult::error_text(outcome.error_message().unwrap_or_default()).into_json(), outcome, None)
+                (CallToolResult::error_text(outcome.error_message().unwrap_or_default()), outcome, None)
             }
             Ran::TimedOut(after) => {
                 let outcome = CallOutcome::timed_out(after);
-                (CallToolResult::error_text(outcome.error_message().unwrap_or_default()).into_json(), outcome, None)
+                (CallToolResult::error_text(outcome.error_message().unwrap_or_default()), outcome, None)
             }
         };
         call.finish_after(tracker.as_deref(), outcome, duration);
@@ -385,7 +409,7 @@ impl Manifest {
         active_tracker(self.tracker.as_ref())
     }
 
-    fn unknown_tool(&self, origin: &Origin, err: CallError) -> Value {
+    fn unknown_tool(&self, origin: &Origin, err: CallError) -> CallToolResult {
         let CallError::UnknownTool(name) = &err;
         let msg = format!("{err}; call `tools/list` for the tools this server offers");
         // The name is the agent's: an unbounded one is not kept in full.
@@ -395,7 +419,7 @@ impl Manifest {
 
     /// Answers the reserved tool locally and records it with `durationMs: 0` and no intent
     /// (docs/wire-format.md#reserved-tool).
-    fn answer_reserved(&self, origin: &Origin, arguments: Value) -> Value {
+    fn answer_reserved(&self, origin: &Origin, arguments: Value) -> CallToolResult {
         let (mut call, is_object) = start(origin, RESERVED_TOOL_NAME, true, arguments);
         call.intent = None;
         let has_capability =

@@ -139,7 +139,9 @@ impl ServerHandler for ManifestServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        call_manifest(&self.manifest, &self.clients, &context, &request.name, request.arguments).await
+        // Boxed: rmcp moves the request's future by value several times while spawning its task,
+        // so a call's whole state machine inline would be copied each time.
+        Box::pin(call_manifest(&self.manifest, &self.clients, &context, &request.name, request.arguments)).await
     }
 
     #[allow(deprecated)] // `logging/setLevel`: deprecated by rmcp ahead of SEP-2577, still in MCP
@@ -212,7 +214,7 @@ async fn call_manifest(
 ) -> Result<CallToolResponse, ErrorData> {
     let arguments = arguments.map(Value::Object).unwrap_or(Value::Null);
     let called = with_origin(clients, context, |origin| async move {
-        let result = manifest.try_call_async_from(&origin, name, arguments).await;
+        let result = manifest.try_call_async_result(&origin, name, arguments).await;
         // MCP answers an unknown tool with invalid params (`CallError::code`): its span says so,
         // and the call is not recorded (`try_call`'s rule).
         if let Err(e) = &result {

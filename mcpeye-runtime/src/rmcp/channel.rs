@@ -18,20 +18,24 @@ use crate::capture::context::{ClientChannel, ClientError, ClientFuture, LogLevel
 use crate::capture::record::Origin;
 use crate::ProgressToken;
 use ::rmcp::model::{
-    ClientResult, CreateMessageRequestParams, ElicitRequestParams, LoggingMessageNotificationParam, Notification,
-    ProgressNotificationParam, Request, ServerNotification, ServerRequest,
+    ClientCapabilities, ClientResult, CreateMessageRequestParams, ElicitRequestParams, InitializeRequestParams,
+    LoggingMessageNotificationParam, Notification, ProgressNotificationParam, Request, ServerNotification,
+    ServerRequest,
 };
 use ::rmcp::service::{Peer, RequestContext, ServiceError};
 use ::rmcp::RoleServer;
-use serde_json::{json, Map, Value};
+use serde::Deserialize;
+use serde_json::{json, Value};
 use std::future::Future;
 use std::pin::pin;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::task::Poll;
 use tokio::sync::{mpsc, oneshot};
 
 /// `_meta` key of the per-request log level (MCP 2026-07-28, SEP-2575).
 const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// `_meta` key of the client's capabilities (MCP 2026-07-28).
+const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 
 enum Msg {
     Notify(Box<ServerNotification>),
@@ -44,8 +48,18 @@ pub(crate) struct RmcpChannel {
     peer: Peer<RoleServer>,
     queue: Mutex<Option<mpsc::UnboundedSender<Msg>>>,
     session: Option<session::Key>,
-    /// The client's capabilities, as JSON (from `initialize`, or the request's `_meta`).
-    capabilities: Value,
+    /// The client's capabilities, as JSON, made from `source` when first asked for (by sampling
+    /// or elicitation: most calls never ask).
+    capabilities: OnceLock<Value>,
+    source: Capabilities,
+}
+
+/// Where the client's capabilities are read from.
+enum Capabilities {
+    /// The session's `initialize`.
+    Session(Arc<InitializeRequestParams>),
+    /// The request's `_meta` value (MCP 2026-07-28), if it has one.
+    Meta(Option<Value>),
 }
 
 impl RmcpChannel {
@@ -84,7 +98,17 @@ impl RmcpChannel {
     }
 
     fn capability(&self, key: &str) -> Option<&Value> {
-        self.capabilities.get(key).filter(|v| !v.is_null())
+        let capabilities = self.capabilities.get_or_init(|| {
+            let json = match &self.source {
+                Capabilities::Session(info) => serde_json::to_value(&info.capabilities).ok(),
+                Capabilities::Meta(raw) => raw
+                    .as_ref()
+                    .and_then(|v| ClientCapabilities::deserialize(v).ok())
+                    .and_then(|c| serde_json::to_value(c).ok()),
+            };
+            json.unwrap_or(Value::Null)
+        });
+        capabilities.get(key).filter(|v| !v.is_null())
     }
 
     fn request(&self, request: ServerRequest) -> ClientFuture {
@@ -193,33 +217,32 @@ async fn pump(peer: Peer<RoleServer>, mut rx: mpsc::UnboundedReceiver<Msg>) {
 
 /// Runs `call` with the [`Origin`] of this rmcp request, in this task: the call's notifications
 /// are pumped beside it and drained before it returns, and the client's cancellation (rmcp's
-/// request token) cancels the origin's signal.
-pub(crate) async fn with_origin<F, Fut, T>(clients: &Clients, context: &RequestContext<RoleServer>, call: F) -> T
+/// request token) cancels the origin's signal. The context's `_meta` moves into the origin.
+pub(crate) async fn with_origin<F, Fut, T>(clients: &Clients, context: &mut RequestContext<RoleServer>, call: F) -> T
 where
     F: FnOnce(Origin) -> Fut,
     Fut: Future<Output = T>,
 {
-    let meta = match serde_json::to_value(&context.meta) {
-        Ok(Value::Object(m)) => m,
-        _ => Map::new(),
-    };
-    let log_level = meta.get(META_LOG_LEVEL).and_then(Value::as_str).and_then(LogLevel::parse);
-    let capabilities = match context.peer.peer_info() {
-        Some(info) if context.meta.client_info().is_none() => serde_json::to_value(&info.capabilities).ok(),
-        _ => context.meta.client_capabilities().and_then(|c| serde_json::to_value(c).ok()),
+    let log_level = context.meta.get(META_LOG_LEVEL).and_then(Value::as_str).and_then(LogLevel::parse);
+    let source = match context.peer.peer_info() {
+        Some(info) if context.meta.client_info().is_none() => Capabilities::Session(info),
+        _ => Capabilities::Meta(context.meta.get(META_CLIENT_CAPABILITIES).cloned()),
     };
     let (tx, rx) = mpsc::unbounded_channel();
     let channel = Arc::new(RmcpChannel {
         peer: context.peer.clone(),
         queue: Mutex::new(Some(tx)),
         session: session::key(context),
-        capabilities: capabilities.unwrap_or(Value::Null),
+        capabilities: OnceLock::new(),
+        source,
     });
     let ct = context.ct.clone();
     let cancellation = Cancellation::with_probe(move || ct.is_cancelled());
     let mut origin = clients.origin(context).with_cancellation(cancellation.clone()).with_channel(channel.clone());
-    if !meta.is_empty() {
-        origin = origin.with_meta(meta);
+    if !context.meta.is_empty() {
+        // `_meta` serialises as the map it is, so the map is its JSON: taken, not copied (the
+        // context is the handler's, and nothing below reads its `_meta`).
+        origin = origin.with_meta(std::mem::take(&mut context.meta.0 .0));
     }
     origin.log_level = log_level;
 

@@ -201,4 +201,3 @@ fn is_stateless_placeholder(params: &InitializeRequestParams) -> bool {
         && params.client_info == Implementation::default()
         && params.capabilities == ClientCapabilities::default()
 }
-

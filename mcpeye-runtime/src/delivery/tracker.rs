@@ -221,12 +221,22 @@ impl Tracker {
     /// Records a call started with [`flatten_arguments`](Self::flatten_arguments): its outcome,
     /// or, for a success of text items, its result as the handler gave it.
     pub(crate) fn record_flat(&self, flat: FlatStart, ended: Result<&CallToolResult, CallOutcome>, duration: Duration) {
-        let Inner::Pipeline(p) = &*self.inner else { return };
-        if p.admit_count() {
-            p.send(match ended {
-                Ok(result) => flat.finish_result(result, duration),
-                Err(outcome) => flat.finish(outcome, duration),
-            });
+        let queued = move || match ended {
+            Ok(result) => flat.finish_result(result, duration),
+            Err(outcome) => flat.finish(outcome, duration),
+        };
+        match &*self.inner {
+            Inner::Pipeline(p) => {
+                if p.admit_count() {
+                    p.send(queued());
+                }
+            }
+            // Only if the process-wide tracker was replaced by a callback one during the call:
+            // the record is rebuilt from its flat form rather than lost.
+            Inner::Callback(f) => {
+                let (record, _, _) = queued().into_record();
+                let _ = catch_unwind(AssertUnwindSafe(|| f(record)));
+            }
         }
     }
 

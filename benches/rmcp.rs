@@ -7,6 +7,10 @@
 //! call (all threads), every event delivered to an ingest in another process.
 //!
 //! `cargo bench --bench rmcp [-- N_CALLS WARM_UP ROUNDS]`
+//!
+//! `RMCP_ONLY=plain|instrument|manifest` runs one server alone (no comparison), so that it can be
+//! profiled by itself, e.g. instructions per call under callgrind against `plain`:
+//! `RMCP_ONLY=instrument valgrind --tool=callgrind --separate-threads=yes <bench binary> --bench 2000 200 1`.
 
 mod common;
 
@@ -120,7 +124,19 @@ fn main() {
     let warm_up = args.get(1).copied().unwrap_or(if smoke { 20 } else { 2_000 });
     let rounds = args.get(2).copied().unwrap_or(if smoke { 1 } else { 3 });
     eprintln!("rmcp: {n} calls after {warm_up} warm-up, per server, {rounds} rounds");
+    // The manifest server answers to "manifest" as well as to its full name.
+    let only = std::env::var("RMCP_ONLY").ok().map(|s| if s == "manifest" { "manifest_server".to_string() } else { s });
+    if let Some(only) = &only {
+        assert!(SERVERS.contains(&only.as_str()), "RMCP_ONLY: one of plain, instrument, manifest");
+    }
     let mut ingest = ChildIngest::start();
+    if let Some(only) = only {
+        for round in 0..rounds {
+            let r = run(&only, &ingest, n, warm_up);
+            eprintln!("round {round} {only:<16} median {:>6} ns  cpu {:>7.0} ns/call", r.median_ns, r.cpu_ns);
+        }
+        return;
+    }
     // [server][round]
     let mut lat = vec![vec![]; SERVERS.len()];
     let mut cpu = vec![vec![]; SERVERS.len()];

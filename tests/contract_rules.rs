@@ -26,11 +26,11 @@ fn input_schema() -> schemars::Schema {
     SCHEMA.with(|s| schemars::Schema::try_from(s.borrow().clone()).expect("an object schema"))
 }
 
-fn handler(_: &Invocation<'_>, _: &Value) -> Result<CallToolResult, ArgsError> {
+fn handler(_: &Invocation<'_>, _: &mut Value) -> Result<CallToolResult, ArgsError> {
     Ok(CallToolResult::text("done"))
 }
 
-fn async_handler(_: &Invocation<'_>, _: &Value) -> Result<BoxFuture, ArgsError> {
+fn async_handler(_: &Invocation<'_>, _: &mut Value) -> Result<BoxFuture, ArgsError> {
     Ok(Box::pin(async { CallToolResult::text("done") }))
 }
 

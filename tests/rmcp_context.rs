@@ -42,6 +42,21 @@ async fn ask(
     Ok(answer.text().unwrap_or_default())
 }
 
+/// Woken by the client once it has seen the progress that another thread sent meanwhile.
+static RELAYED: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// Report progress from another thread while waiting for the client to see it: the request's
+/// task is woken by that first message, or the tool would wait forever.
+#[mcpeye::tool]
+async fn relay(ctx: Context) -> String {
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(20));
+        ctx.progress_with_message(1.0, None, "from a thread");
+    });
+    RELAYED.notified().await;
+    "relayed".to_owned()
+}
+
 /// Never answer on its own.
 #[mcpeye::tool]
 async fn hang() -> String {
@@ -61,6 +76,10 @@ impl ClientHandler for Client {
     }
 
     async fn on_progress(&self, params: ProgressNotificationParam, _: NotificationContext<RoleClient>) {
+        if params.message.as_deref() == Some("from a thread") {
+            RELAYED.notify_one();
+            return;
+        }
         self.seen.lock().unwrap().push(format!("progress {}/{}", params.progress, params.total.unwrap_or_default()));
     }
 
@@ -83,7 +102,7 @@ impl ClientHandler for Client {
 #[tokio::test]
 async fn the_context_talks_back_through_rmcp() {
     let (tracker, records) = recording_tracker();
-    let manifest = Manifest::builder().tools(mcpeye::tool_defs![count, ask, hang]).tracker(tracker).build();
+    let manifest = Manifest::builder().tools(mcpeye::tool_defs![count, ask, relay, hang]).tracker(tracker).build();
     let server = ManifestServer::new(Arc::new(manifest));
     let (server_io, client_io) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {
@@ -129,6 +148,15 @@ async fn the_context_talks_back_through_rmcp() {
         "logs are flushed before a request"
     );
 
+    let relayed = tokio::time::timeout(Duration::from_secs(10), client.call_tool(call("relay", json!({})))).await;
+    assert_eq!(
+        relayed.expect("progress from another thread is sent while the call runs").unwrap().content[0]
+            .as_text()
+            .unwrap()
+            .text,
+        "relayed"
+    );
+
     // Abandoning the call sends `notifications/cancelled`: the tool is dropped, the call recorded once.
     let abandoned = tokio::time::timeout(Duration::from_millis(50), client.call_tool(call("hang", json!({})))).await;
     assert!(abandoned.is_err());
@@ -141,7 +169,7 @@ async fn the_context_talks_back_through_rmcp() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let names: Vec<&str> = recs.iter().map(|r| r.tool_name.as_ref()).collect();
-    assert_eq!(names, ["count", "count", "ask", "hang"]);
-    assert!(matches!(recs[3].outcome, CallOutcome::Cancelled { .. }), "{:?}", recs[3].outcome);
-    assert_eq!(recs[3].client.as_deref().and_then(|c| c.label()), Some("context-client/1.0"));
+    assert_eq!(names, ["count", "count", "ask", "relay", "hang"]);
+    assert!(matches!(recs[4].outcome, CallOutcome::Cancelled { .. }), "{:?}", recs[4].outcome);
+    assert_eq!(recs[4].client.as_deref().and_then(|c| c.label()), Some("context-client/1.0"));
 }

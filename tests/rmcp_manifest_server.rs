@@ -22,7 +22,7 @@ struct EchoArgs {
     text: String,
 }
 
-fn echo(inv: &Invocation<'_>, args: &Value) -> Result<CallToolResult, ArgsError> {
+fn echo(inv: &Invocation<'_>, args: &mut Value) -> Result<CallToolResult, ArgsError> {
     assert!(args.get(INTENT_PARAM_NAME).is_none(), "the handler saw the intent: {args}");
     let a: EchoArgs = mcpeye_runtime::__private::parse_args(inv, args)?;
     Ok(match a.text.as_str() {

@@ -101,7 +101,7 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
             quote! {
                 fn __mcpeye_handler(
                     __inv: &#private::Invocation<'_>,
-                    __json: &#private::serde_json::Value,
+                    __json: &mut #private::serde_json::Value,
                 ) -> ::core::result::Result<#private::BoxFuture, #private::ArgsError> #gate {
                     #parse
                     let __fut = #ident(#(#call_args),*);
@@ -119,7 +119,7 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
             quote! {
                 fn __mcpeye_handler(
                     __inv: &#private::Invocation<'_>,
-                    __json: &#private::serde_json::Value,
+                    __json: &mut #private::serde_json::Value,
                 ) -> ::core::result::Result<#private::CallToolResult, #private::ArgsError> #gate {
                     #kinds
                     #parse
@@ -238,7 +238,7 @@ pub fn fallback(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
             }
             fn __mcpeye_handler(
                 _: &#private::Invocation<'_>,
-                _: &#private::serde_json::Value,
+                _: &mut #private::serde_json::Value,
             ) -> ::core::result::Result<#private::CallToolResult, #private::ArgsError> {
                 ::core::unreachable!()
             }

@@ -8,6 +8,7 @@ use crate::capture::result::{CallToolResult, Content};
 use crate::capture::tool::{ArgsError, Handler, Invocation, SyncHandler};
 use crate::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_ACK, RESERVED_TOOL_NAME};
 use crate::delivery::tracker::Tracker;
+use crate::delivery::wire::FlatStart;
 use serde_json::{Map, Value};
 use std::any::Any;
 use std::borrow::Cow;
@@ -194,7 +195,7 @@ async fn drive<F: Future<Output = CallToolResult> + Unpin>(
 /// Where routing sent a call.
 enum Routed<'m> {
     /// Answered without a handler (the reserved tool), already recorded.
-    Answered(Value),
+    Answered(CallToolResult),
     /// Refused before the handler: the arguments are not an object, or nest too deep.
     Refused(InFlight, ArgsError),
     /// Ready for the tool's handler.
@@ -214,7 +215,7 @@ impl Manifest {
 
     /// Like [`call`](Self::call), for a request from `origin` (its client is recorded with the call).
     pub fn call_from(&self, origin: &Origin, name: &str, arguments: Value) -> Value {
-        self.try_call_from(origin, name, arguments).unwrap_or_else(|e| self.unknown_tool(origin, e))
+        self.try_call_from(origin, name, arguments).unwrap_or_else(|e| self.unknown_tool(origin, e).into_json())
     }
 
     /// Like [`call`](Self::call), but an unknown tool is an `Err` (answer it with JSON-RPC
@@ -225,6 +226,17 @@ impl Manifest {
 
     /// Like [`try_call`](Self::try_call), for a request from `origin`.
     pub fn try_call_from(&self, origin: &Origin, name: &str, arguments: Value) -> Result<Value, CallError> {
+        self.try_call_result(origin, name, arguments).map(CallToolResult::into_json)
+    }
+
+    /// Like [`try_call_from`](Self::try_call_from), the client's result not yet made JSON (the
+    /// rmcp integration converts it into rmcp's type directly).
+    pub(crate) fn try_call_result(
+        &self,
+        origin: &Origin,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, CallError> {
         Ok(match self.route(origin, name, arguments)? {
             Routed::Answered(v) => v,
             Routed::Refused(call, e) => self.conclude(call, Ran::Invalid(e)),
@@ -252,7 +264,7 @@ impl Manifest {
     pub async fn call_async_from(&self, origin: &Origin, name: &str, arguments: Value) -> Value {
         match self.try_call_async_from(origin, name, arguments).await {
             Ok(v) => v,
-            Err(e) => self.unknown_tool(origin, e),
+            Err(e) => self.unknown_tool(origin, e).into_json(),
         }
     }
 
@@ -264,10 +276,21 @@ impl Manifest {
     /// Like [`try_call_async`](Self::try_call_async), for a request from `origin`: what a server
     /// serving this manifest calls for each `tools/call`.
     pub async fn try_call_async_from(&self, origin: &Origin, name: &str, arguments: Value) -> Result<Value, CallError> {
+        self.try_call_async_result(origin, name, arguments).await.map(CallToolResult::into_json)
+    }
+
+    /// Like [`try_call_async_from`](Self::try_call_async_from), the client's result not yet made
+    /// JSON (the rmcp integration converts it into rmcp's type directly).
+    pub(crate) async fn try_call_async_result(
+        &self,
+        origin: &Origin,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, CallError> {
         Ok(match self.route(origin, name, arguments)? {
             Routed::Answered(v) => v,
             Routed::Refused(call, e) => self.conclude(call, Ran::Invalid(e)),
-            Routed::Ready(call, entry) => match entry.def.handler {
+            Routed::Ready(mut call, entry) => match entry.def.handler {
                 Handler::Sync(run) => self.run_sync(origin, call, entry, run),
                 Handler::Async(run) => {
                     let timeout = entry.def.timeout;
@@ -279,33 +302,51 @@ impl Manifest {
                         (Some(c), Some(_)) => Some(c.child()),
                         (None, Some(_)) => Some(Cancellation::new()),
                     };
-                    let inv = self.invocation(origin, entry, own.as_ref());
+                    let recorded = self.flatten_arguments(&mut call);
+                    let inv =
+                        Invocation { recorded: recorded.as_ref(), ..self.invocation(origin, entry, own.as_ref()) };
                     // Parsing and state lookup happen here, before the future exists: the future
                     // owns its inputs, so nothing borrowed from the arguments is held across an await.
-                    let made = call.span.in_scope(|| catch_unwind(AssertUnwindSafe(|| run(&inv, &call.arguments))));
+                    let made = call.span.in_scope(|| catch_unwind(AssertUnwindSafe(|| run(&inv, &mut call.arguments))));
                     let ran = match made {
                         Ok(Ok(fut)) => drive(call.span.instrument(fut), own.as_ref(), timeout).await,
                         Ok(Err(e)) => Ran::Invalid(e),
                         Err(p) => Ran::Panicked(p),
                     };
-                    self.conclude(call, ran.unless_cancelled(origin))
+                    let duration = call.started.elapsed();
+                    self.conclude_after(call, ran.unless_cancelled(origin), duration, recorded)
                 }
             },
         })
     }
 
     fn invocation<'a>(&'a self, origin: &'a Origin, entry: &'a Entry, own: Option<&'a Cancellation>) -> Invocation<'a> {
-        Invocation { states: &self.states, schema: &entry.schema, tool: entry.def.name, origin, cancellation: own }
+        Invocation {
+            states: &self.states,
+            schema: &entry.schema,
+            tool: entry.def.name,
+            origin,
+            cancellation: own,
+            recorded: None,
+        }
     }
 
-    fn run_sync(&self, origin: &Origin, call: InFlight, entry: &Entry, run: SyncHandler) -> Value {
-        let inv = self.invocation(origin, entry, None);
-        let ran = match call.span.in_scope(|| catch_unwind(AssertUnwindSafe(|| run(&inv, &call.arguments)))) {
+    /// The call's record started with its arguments flattened, so that the handler may take
+    /// them (see [`Tracker::flatten_arguments`]); `None` when the record needs them as they are.
+    fn flatten_arguments(&self, call: &mut InFlight) -> Option<FlatStart> {
+        self.active_tracker().and_then(|t| t.flatten_arguments(call))
+    }
+
+    fn run_sync(&self, origin: &Origin, mut call: InFlight, entry: &Entry, run: SyncHandler) -> CallToolResult {
+        let recorded = self.flatten_arguments(&mut call);
+        let inv = Invocation { recorded: recorded.as_ref(), ..self.invocation(origin, entry, None) };
+        let ran = match call.span.in_scope(|| catch_unwind(AssertUnwindSafe(|| run(&inv, &mut call.arguments)))) {
             Ok(Ok(r)) => Ran::Done(r),
             Ok(Err(e)) => Ran::Invalid(e),
             Err(p) => Ran::Panicked(p),
         };
-        self.conclude(call, ran.unless_cancelled(origin))
+        let duration = call.started.elapsed();
+        self.conclude_after(call, ran.unless_cancelled(origin), duration, recorded)
     }
 
     /// The one guard chain of `try_call` and `try_call_async`: the reserved tool, unknown
@@ -326,54 +367,72 @@ impl Manifest {
     }
 
     /// Turns what ran into the client's result, records it, and resumes a panic.
-    fn conclude(&self, call: InFlight, ran: Ran) -> Value {
+    fn conclude(&self, call: InFlight, ran: Ran) -> CallToolResult {
         let duration = call.started.elapsed();
-        self.conclude_after(call, ran, duration)
+        self.conclude_after(call, ran, duration, None)
     }
 
-    fn conclude_after(&self, mut call: InFlight, ran: Ran, duration: Duration) -> Value {
+    /// `recorded`: the record started by [`flatten_arguments`](Self::flatten_arguments), if it was.
+    fn conclude_after(
+        &self,
+        mut call: InFlight,
+        ran: Ran,
+        duration: Duration,
+        recorded: Option<FlatStart>,
+    ) -> CallToolResult {
         let tracker = self.active_tracker();
         let (client_result, outcome, panic) = match ran {
             // The client gets a copy and the record the original: one copy of the strings, not two.
             Ran::Done(r) if !r.is_error => {
                 let Some(t) = tracker.as_deref() else {
                     call.end_span(None, &CallOutcome::Success { result: Value::Null }, None, duration);
-                    return r.into_json();
+                    return r;
                 };
                 if !call.span.reads_values(t) && r.content.iter().all(|c| matches!(c, Content::Text(_))) {
                     // Text items are recorded as sent: the record is flattened from the result
                     // (copied for a callback tracker) and the client gets the original, so the
                     // result's JSON is built once.
                     call.end_span(Some(t), &CallOutcome::Success { result: Value::Null }, None, duration);
-                    t.record_result(call, &r, duration);
-                    return r.into_json();
+                    match recorded {
+                        Some(flat) => t.record_flat(flat, Ok(&r), duration),
+                        None => t.record_result(call, &r, duration),
+                    }
+                    return r;
                 }
-                (r.to_json(), CallOutcome::Success { result: r.into_record_json() }, None)
+                (r.clone(), CallOutcome::Success { result: r.into_record_json() }, None)
             }
             Ran::Done(mut r) => {
                 let (message, reason) = (r.joined_text(), r.error_reason.take());
-                (r.into_json(), CallOutcome::Error { message, reason }, None)
+                (r, CallOutcome::Error { message, reason }, None)
             }
             Ran::Invalid(e) => {
                 let msg = e.to_string();
                 let outcome = CallOutcome::error_with_reason(msg.clone(), INVALID_ARGUMENTS);
-                (CallToolResult::error_text(msg).into_json(), outcome, None)
+                (CallToolResult::error_text(msg), outcome, None)
             }
             Ran::Failed(msg) => {
                 let outcome = CallOutcome::error_with_reason(msg.clone(), UNKNOWN_TOOL);
-                (CallToolResult::error_text(msg).into_json(), outcome, None)
+                (CallToolResult::error_text(msg), outcome, None)
             }
-            Ran::Panicked(p) => (Value::Null, CallOutcome::error_with_reason(panic_message(&*p), PANIC), Some(p)),
+            Ran::Panicked(p) => {
+                (CallToolResult::default(), CallOutcome::error_with_reason(panic_message(&*p), PANIC), Some(p))
+            }
             Ran::Cancelled(reason) => {
                 let outcome = CallOutcome::cancelled(reason.as_deref());
-                (CallToolResult::error_text(outcome.error_message().unwrap_or_default()).into_json(), outcome, None)
+                (CallToolResult::error_text(outcome.error_message().unwrap_or_default()), outcome, None)
             }
             Ran::TimedOut(after) => {
                 let outcome = CallOutcome::timed_out(after);
-                (CallToolResult::error_text(outcome.error_message().unwrap_or_default()).into_json(), outcome, None)
+                (CallToolResult::error_text(outcome.error_message().unwrap_or_default()), outcome, None)
             }
         };
-        call.finish_after(tracker.as_deref(), outcome, duration);
+        match (recorded, tracker.as_deref()) {
+            (Some(flat), Some(t)) => {
+                call.end_span(Some(t), &outcome, None, duration);
+                t.record_flat(flat, Err(outcome), duration);
+            }
+            _ => call.finish_after(tracker.as_deref(), outcome, duration),
+        }
         if let Some(p) = panic {
             resume_unwind(p);
         }
@@ -385,7 +444,7 @@ impl Manifest {
         active_tracker(self.tracker.as_ref())
     }
 
-    fn unknown_tool(&self, origin: &Origin, err: CallError) -> Value {
+    fn unknown_tool(&self, origin: &Origin, err: CallError) -> CallToolResult {
         let CallError::UnknownTool(name) = &err;
         let msg = format!("{err}; call `tools/list` for the tools this server offers");
         // The name is the agent's: an unbounded one is not kept in full.
@@ -395,7 +454,7 @@ impl Manifest {
 
     /// Answers the reserved tool locally and records it with `durationMs: 0` and no intent
     /// (docs/wire-format.md#reserved-tool).
-    fn answer_reserved(&self, origin: &Origin, arguments: Value) -> Value {
+    fn answer_reserved(&self, origin: &Origin, arguments: Value) -> CallToolResult {
         let (mut call, is_object) = start(origin, RESERVED_TOOL_NAME, true, arguments);
         call.intent = None;
         let has_capability =
@@ -411,7 +470,7 @@ impl Manifest {
         } else {
             Ran::Done(CallToolResult::text(RESERVED_TOOL_ACK))
         };
-        self.conclude_after(call, ran, Duration::ZERO)
+        self.conclude_after(call, ran, Duration::ZERO, None)
     }
 }
 
@@ -456,7 +515,7 @@ mod tests {
         times: Option<u32>,
     }
 
-    fn echo_handler(inv: &Invocation<'_>, args: &Value) -> Result<CallToolResult, ArgsError> {
+    fn echo_handler(inv: &Invocation<'_>, args: &mut Value) -> Result<CallToolResult, ArgsError> {
         let a: EchoArgs = parse_args(inv, args)?;
         let out: Result<String, String> = match a.text.as_str() {
             "fail" => Err("it failed".to_owned()),
@@ -476,7 +535,7 @@ mod tests {
         }
     }
 
-    fn async_handler(inv: &Invocation<'_>, args: &Value) -> Result<BoxFuture, ArgsError> {
+    fn async_handler(inv: &Invocation<'_>, args: &mut Value) -> Result<BoxFuture, ArgsError> {
         let a: EchoArgs = parse_args(inv, args)?;
         let prefix = inv.state::<String>()?;
         Ok(Box::pin(async move {
@@ -549,6 +608,39 @@ mod tests {
                 return v;
             }
         }
+    }
+
+    /// Through a pipeline the handler takes the arguments (its record flattened them first): the
+    /// answers and the recorded arguments are those of a tracker that keeps them, invalid
+    /// arguments included (described from the record's copy).
+    #[cfg(feature = "testing")]
+    #[test]
+    fn a_pipeline_handler_takes_the_arguments_with_the_same_answers() {
+        let (tracker, sink) = crate::testing::MemorySink::new();
+        let piped =
+            Manifest::builder().tools([&ECHO, &ASYNC_ECHO]).state(String::from(">")).tracker(tracker.clone()).build();
+        let (kept, records) = manifest();
+        let calls = [
+            ("echo", json!({"text": "ab", "times": 2, "mcpeyeIntent": "why"})),
+            ("echo", json!({"text": 5, "extra": [1, {"a": "b"}]})),
+            ("echo", json!({})),
+            ("async_echo", json!({"text": "x"})),
+            ("async_echo", json!({"text": ["x"]})),
+        ];
+        for (name, args) in &calls {
+            let expected = block_on(kept.call_async(name, args.clone()));
+            assert_eq!(block_on(piped.call_async(name, args.clone())), expected, "{name} {args}");
+        }
+        assert!(tracker.flush(Duration::from_secs(5)).completed);
+        let events = sink.events();
+        let recorded = records.lock().unwrap();
+        assert_eq!(events.len(), calls.len());
+        for (event, record) in events.iter().zip(recorded.iter()) {
+            assert_eq!(event["arguments"], record.arguments);
+            assert_eq!(event["isError"].as_bool().unwrap_or(false), record.is_error());
+        }
+        assert_eq!(events[0]["intent"], "why");
+        assert!(recorded[1].error_message().unwrap().starts_with("invalid arguments: "), "{:?}", recorded[1]);
     }
 
     #[test]

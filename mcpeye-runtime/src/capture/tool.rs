@@ -5,6 +5,7 @@ use crate::capture::cancel::Cancellation;
 use crate::capture::context::Context;
 use crate::capture::record::Origin;
 use crate::capture::result::CallToolResult;
+use crate::delivery::wire::FlatStart;
 use serde_json::Value;
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -68,11 +69,12 @@ pub enum Handler {
     Async(AsyncHandler),
 }
 
-/// A plain `fn` tool, as generated: parse the arguments, fetch state, run.
-pub type SyncHandler = fn(&Invocation<'_>, &Value) -> Result<CallToolResult, ArgsError>;
+/// A plain `fn` tool, as generated: parse the arguments, fetch state, run. [`parse_args`] may
+/// take the arguments (leaving `null`) when the call's record has its own copy.
+pub type SyncHandler = fn(&Invocation<'_>, &mut Value) -> Result<CallToolResult, ArgsError>;
 
 /// An `async fn` tool, as generated: parse the arguments and fetch state, then return the future.
-pub type AsyncHandler = fn(&Invocation<'_>, &Value) -> Result<BoxFuture, ArgsError>;
+pub type AsyncHandler = fn(&Invocation<'_>, &mut Value) -> Result<BoxFuture, ArgsError>;
 
 impl fmt::Debug for Handler {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -250,6 +252,8 @@ pub struct Invocation<'a> {
     pub(crate) origin: &'a Origin,
     /// The call's own signal (the origin's, or a child of it that the tool's timeout cancels).
     pub(crate) cancellation: Option<&'a Cancellation>,
+    /// The call's record, started with the arguments flattened: [`parse_args`] may take them.
+    pub(crate) recorded: Option<&'a FlatStart>,
 }
 
 impl Invocation<'_> {
@@ -273,19 +277,33 @@ impl Invocation<'_> {
 /// Deserialises a call's arguments (already without `mcpeyeIntent`) into the generated
 /// argument struct. On failure the problems are described from the schema, by JSON path,
 /// without echoing any value (serde's own messages quote the input).
-pub fn parse_args<T: serde::de::DeserializeOwned>(inv: &Invocation<'_>, args: &Value) -> Result<T, ArgsError> {
-    let parsed = T::deserialize(args).or_else(|e| match args {
-        // A unit struct's schema is `{}`, but serde reads unit structs only from `null`.
-        Value::Object(m) if m.is_empty() => T::deserialize(&Value::Null).map_err(|_| e),
-        _ => Err(e),
+///
+/// When the call's record already has its own copy of the arguments, they are taken (`args`
+/// is left `null`) and their strings move into the parameters instead of being copied.
+pub fn parse_args<T: serde::de::DeserializeOwned>(inv: &Invocation<'_>, args: &mut Value) -> Result<T, ArgsError> {
+    // A unit struct's schema is `{}`, but serde reads unit structs only from `null`.
+    let empty = matches!(&*args, Value::Object(m) if m.is_empty());
+    let Some(recorded) = inv.recorded else {
+        let parsed = T::deserialize(&*args).or_else(|e| match empty {
+            true => T::deserialize(&Value::Null).map_err(|_| e),
+            false => Err(e),
+        });
+        return parsed.map_err(|_| args_error(inv, args));
+    };
+    let parsed = T::deserialize(std::mem::take(args)).or_else(|e| match empty {
+        true => T::deserialize(Value::Null).map_err(|_| e),
+        false => Err(e),
     });
-    parsed.map_err(|_| {
-        let mut problems = crate::capture::schema::describe_argument_errors(inv.schema, args);
-        if problems.is_empty() {
-            problems.push("the arguments do not match the tool's input schema".to_owned());
-        }
-        ArgsError { problems }
-    })
+    // Described from the record's copy: the value itself was taken (a rare path).
+    parsed.map_err(|_| args_error(inv, &recorded.arguments()))
+}
+
+fn args_error(inv: &Invocation<'_>, args: &Value) -> ArgsError {
+    let mut problems = crate::capture::schema::describe_argument_errors(inv.schema, args);
+    if problems.is_empty() {
+        problems.push("the arguments do not match the tool's input schema".to_owned());
+    }
+    ArgsError { problems }
 }
 
 /// A type usable as a documented tool parameter: it must deserialise from JSON and describe

@@ -16,7 +16,6 @@ use crate::delivery::outbox::Outbox;
 use crate::delivery::redact::Redactor;
 use crate::delivery::stats::{Counters, FlushReport, Stats};
 use crate::delivery::transport::{HttpTransport, Transport};
-#[cfg(feature = "rmcp")]
 use crate::delivery::wire::FlatStart;
 use crate::delivery::wire::{BufferPool, Queued};
 use crossbeam_channel::{Sender, TrySendError};
@@ -192,6 +191,51 @@ impl Tracker {
                 if let Some((user_id, user_email)) = p.admit(&call.tool_name, &call.arguments) {
                     p.send(Queued::of_result(call, result, duration, user_id, user_email, p.pool.take()));
                 }
+            }
+        }
+    }
+
+    /// Flattens the arguments of a manifest's call for its record before the handler runs, so
+    /// that the handler may take them (its parameters then move their strings instead of
+    /// copying them). Only for a pipeline whose record needs nothing else of them (no `identify`,
+    /// no span that puts them on itself) and arguments within the flattening budget; `None`
+    /// leaves the call as it was.
+    pub(crate) fn flatten_arguments(&self, call: &mut InFlight) -> Option<FlatStart> {
+        let Inner::Pipeline(p) = &*self.inner else { return None };
+        if p.identify.is_some() || call.span.reads_values(self) {
+            return None;
+        }
+        // Out of the call while it is borrowed mutably (for its intent), then back.
+        let arguments = match std::mem::take(&mut call.arguments) {
+            Value::Object(m) => m,
+            other => {
+                call.arguments = other;
+                return None;
+            }
+        };
+        let flat = FlatStart::flattened(call, &arguments, p.pool.take());
+        call.arguments = Value::Object(arguments);
+        flat.map_err(|buffer| p.pool.give(buffer)).ok()
+    }
+
+    /// Records a call started with [`flatten_arguments`](Self::flatten_arguments): its outcome,
+    /// or, for a success of text items, its result as the handler gave it.
+    pub(crate) fn record_flat(&self, flat: FlatStart, ended: Result<&CallToolResult, CallOutcome>, duration: Duration) {
+        let queued = move || match ended {
+            Ok(result) => flat.finish_result(result, duration),
+            Err(outcome) => flat.finish(outcome, duration),
+        };
+        match &*self.inner {
+            Inner::Pipeline(p) => {
+                if p.admit_count() {
+                    p.send(queued());
+                }
+            }
+            // Only if the process-wide tracker was replaced by a callback one during the call:
+            // the record is rebuilt from its flat form rather than lost.
+            Inner::Callback(f) => {
+                let (record, _, _) = queued().into_record();
+                let _ = catch_unwind(AssertUnwindSafe(|| f(record)));
             }
         }
     }

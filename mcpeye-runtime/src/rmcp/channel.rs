@@ -18,20 +18,24 @@ use crate::capture::context::{ClientChannel, ClientError, ClientFuture, LogLevel
 use crate::capture::record::Origin;
 use crate::ProgressToken;
 use ::rmcp::model::{
-    ClientResult, CreateMessageRequestParams, ElicitRequestParams, LoggingMessageNotificationParam, Notification,
-    ProgressNotificationParam, Request, ServerNotification, ServerRequest,
+    ClientCapabilities, ClientResult, CreateMessageRequestParams, ElicitRequestParams, InitializeRequestParams,
+    LoggingMessageNotificationParam, Notification, ProgressNotificationParam, Request, ServerNotification,
+    ServerRequest,
 };
 use ::rmcp::service::{Peer, RequestContext, ServiceError};
 use ::rmcp::RoleServer;
-use serde_json::{json, Map, Value};
+use serde::Deserialize;
+use serde_json::{json, Value};
 use std::future::Future;
-use std::pin::pin;
-use std::sync::{Arc, Mutex};
-use std::task::Poll;
+use std::pin::{pin, Pin};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::task::{Poll, Waker};
 use tokio::sync::{mpsc, oneshot};
 
 /// `_meta` key of the per-request log level (MCP 2026-07-28, SEP-2575).
 const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// `_meta` key of the client's capabilities (MCP 2026-07-28).
+const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 
 enum Msg {
     Notify(Box<ServerNotification>),
@@ -42,21 +46,80 @@ enum Msg {
 /// The [`ClientChannel`] of one request served by rmcp.
 pub(crate) struct RmcpChannel {
     peer: Peer<RoleServer>,
-    queue: Mutex<Option<mpsc::UnboundedSender<Msg>>>,
+    queue: Mutex<Queue>,
     session: Option<session::Key>,
-    /// The client's capabilities, as JSON (from `initialize`, or the request's `_meta`).
-    capabilities: Value,
+    /// The client's capabilities, as JSON, made from `source` when first asked for (by sampling
+    /// or elicitation: most calls never ask).
+    capabilities: OnceLock<Value>,
+    source: Capabilities,
+}
+
+/// The notifications of one request. Most calls send none, so the channel and its pump are
+/// made by the first message.
+enum Queue {
+    /// Nothing sent yet; the request's task, to wake when something is (from another thread).
+    Unopened(Option<Waker>),
+    /// Accepting messages; the receiver until the pump takes it.
+    Open(mpsc::UnboundedSender<Msg>, Option<mpsc::UnboundedReceiver<Msg>>),
+    /// Closed by the end of the call; the receiver if the pump has not taken it yet.
+    Closed(Option<mpsc::UnboundedReceiver<Msg>>),
+}
+
+/// Where the client's capabilities are read from.
+enum Capabilities {
+    /// The session's `initialize`.
+    Session(Arc<InitializeRequestParams>),
+    /// The request's `_meta` value (MCP 2026-07-28), if it has one.
+    Meta(Option<Value>),
 }
 
 impl RmcpChannel {
     /// Stops accepting notifications: the pump sends what is queued, then ends.
     fn close(&self) {
-        self.queue.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        // The sender goes; a receiver not yet taken stays, with what was sent.
+        let rx = match std::mem::replace(&mut *queue, Queue::Closed(None)) {
+            Queue::Open(_, rx) | Queue::Closed(rx) => rx,
+            Queue::Unopened(_) => None,
+        };
+        *queue = Queue::Closed(rx);
     }
 
     fn send(&self, msg: Msg) -> bool {
-        let queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
-        queue.as_ref().is_some_and(|q| q.send(msg).is_ok())
+        let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        match &mut *queue {
+            Queue::Open(tx, _) => tx.send(msg).is_ok(),
+            Queue::Closed(_) => false,
+            Queue::Unopened(waker) => {
+                let waker = waker.take();
+                let (tx, rx) = mpsc::unbounded_channel();
+                let sent = tx.send(msg).is_ok();
+                *queue = Queue::Open(tx, Some(rx));
+                drop(queue);
+                // The task starts the pump at its next poll.
+                if let Some(w) = waker {
+                    w.wake();
+                }
+                sent
+            }
+        }
+    }
+
+    /// The receiver, once something was sent, for the pump; until then `waiting` (the request's
+    /// task, while its call runs) is kept to be woken by the first message.
+    fn receiver(&self, waiting: Option<&Waker>) -> Option<mpsc::UnboundedReceiver<Msg>> {
+        let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        match &mut *queue {
+            Queue::Open(_, rx) | Queue::Closed(rx) => rx.take(),
+            Queue::Unopened(kept) => {
+                if let Some(w) = waiting {
+                    if !kept.as_ref().is_some_and(|k| k.will_wake(w)) {
+                        *kept = Some(w.clone());
+                    }
+                }
+                None
+            }
+        }
     }
 
     fn notify(&self, kind: &str, params: Value) {
@@ -84,7 +147,17 @@ impl RmcpChannel {
     }
 
     fn capability(&self, key: &str) -> Option<&Value> {
-        self.capabilities.get(key).filter(|v| !v.is_null())
+        let capabilities = self.capabilities.get_or_init(|| {
+            let json = match &self.source {
+                Capabilities::Session(info) => serde_json::to_value(&info.capabilities).ok(),
+                Capabilities::Meta(raw) => raw
+                    .as_ref()
+                    .and_then(|v| ClientCapabilities::deserialize(v).ok())
+                    .and_then(|c| serde_json::to_value(c).ok()),
+            };
+            json.unwrap_or(Value::Null)
+        });
+        capabilities.get(key).filter(|v| !v.is_null())
     }
 
     fn request(&self, request: ServerRequest) -> ClientFuture {
@@ -177,7 +250,7 @@ fn unsupported(why: &str) -> ClientFuture {
 }
 
 /// Sends the queued notifications, in order, until the channel is closed and drained.
-async fn pump(peer: Peer<RoleServer>, mut rx: mpsc::UnboundedReceiver<Msg>) {
+async fn pump_messages(peer: Peer<RoleServer>, mut rx: mpsc::UnboundedReceiver<Msg>) {
     while let Some(msg) = rx.recv().await {
         match msg {
             // A client that went away cannot be told; the call still ends and is recorded.
@@ -193,33 +266,31 @@ async fn pump(peer: Peer<RoleServer>, mut rx: mpsc::UnboundedReceiver<Msg>) {
 
 /// Runs `call` with the [`Origin`] of this rmcp request, in this task: the call's notifications
 /// are pumped beside it and drained before it returns, and the client's cancellation (rmcp's
-/// request token) cancels the origin's signal.
-pub(crate) async fn with_origin<F, Fut, T>(clients: &Clients, context: &RequestContext<RoleServer>, call: F) -> T
+/// request token) cancels the origin's signal. The context's `_meta` moves into the origin.
+pub(crate) async fn with_origin<F, Fut, T>(clients: &Clients, context: &mut RequestContext<RoleServer>, call: F) -> T
 where
     F: FnOnce(Origin) -> Fut,
     Fut: Future<Output = T>,
 {
-    let meta = match serde_json::to_value(&context.meta) {
-        Ok(Value::Object(m)) => m,
-        _ => Map::new(),
+    let log_level = context.meta.get(META_LOG_LEVEL).and_then(Value::as_str).and_then(LogLevel::parse);
+    let source = match context.peer.peer_info() {
+        Some(info) if context.meta.client_info().is_none() => Capabilities::Session(info),
+        _ => Capabilities::Meta(context.meta.get(META_CLIENT_CAPABILITIES).cloned()),
     };
-    let log_level = meta.get(META_LOG_LEVEL).and_then(Value::as_str).and_then(LogLevel::parse);
-    let capabilities = match context.peer.peer_info() {
-        Some(info) if context.meta.client_info().is_none() => serde_json::to_value(&info.capabilities).ok(),
-        _ => context.meta.client_capabilities().and_then(|c| serde_json::to_value(c).ok()),
-    };
-    let (tx, rx) = mpsc::unbounded_channel();
     let channel = Arc::new(RmcpChannel {
         peer: context.peer.clone(),
-        queue: Mutex::new(Some(tx)),
+        queue: Mutex::new(Queue::Unopened(None)),
         session: session::key(context),
-        capabilities: capabilities.unwrap_or(Value::Null),
+        capabilities: OnceLock::new(),
+        source,
     });
     let ct = context.ct.clone();
     let cancellation = Cancellation::with_probe(move || ct.is_cancelled());
     let mut origin = clients.origin(context).with_cancellation(cancellation.clone()).with_channel(channel.clone());
-    if !meta.is_empty() {
-        origin = origin.with_meta(meta);
+    if !context.meta.is_empty() {
+        // `_meta` serialises as the map it is, so the map is its JSON: taken, not copied (the
+        // context is the handler's, and nothing below reads its `_meta`).
+        origin = origin.with_meta(std::mem::take(&mut context.meta.0 .0));
     }
     origin.log_level = log_level;
 
@@ -228,9 +299,10 @@ where
         channel.close();
         out
     });
-    let mut pump = pin!(pump(context.peer.clone(), rx));
+    // Boxed, and made only for a call that sends something.
+    let mut pump: Option<Pin<Box<dyn Future<Output = ()> + Send>>> = None;
     let mut watch = pin!(context.ct.cancelled());
-    let (mut out, mut pumped, mut signalled) = (None, false, false);
+    let (mut out, mut signalled) = (None, false);
     std::future::poll_fn(|cx| {
         if out.is_none() {
             match call.as_mut().poll(cx) {
@@ -243,12 +315,18 @@ where
                 Poll::Pending => {}
             }
         }
-        if !pumped {
-            pumped = pump.as_mut().poll(cx).is_ready();
+        if pump.is_none() {
+            if let Some(rx) = channel.receiver(out.is_none().then(|| cx.waker())) {
+                pump = Some(Box::pin(pump_messages(channel.peer.clone(), rx)));
+            }
         }
-        // The pump ends only once the call has ended and closed the channel.
+        if pump.as_mut().is_some_and(|p| p.as_mut().poll(cx).is_ready()) {
+            pump = None;
+        }
+        // The pump ends only once the call has ended and closed the channel; a call that sent
+        // nothing has none (its channel, closed, has no receiver left).
         match out.take() {
-            Some(v) if pumped => Poll::Ready(v),
+            Some(v) if pump.is_none() => Poll::Ready(v),
             taken => {
                 out = taken;
                 Poll::Pending

@@ -58,9 +58,11 @@ impl Clients {
             NumberOrString::Number(n) => n.to_string(),
             NumberOrString::String(s) => s.to_string(),
         };
+        // Read once: rmcp hands it out from behind a lock.
+        let info = context.peer.peer_info();
         Origin {
-            client: self.of(context),
-            session_id: self.session(context, parts),
+            client: self.of(context, info.as_ref()),
+            session_id: self.session(context, parts, info),
             request_id: Some(request_id),
             transport: Some(transport),
             trace_context: TraceContext::from_meta(&context.meta),
@@ -70,14 +72,19 @@ impl Clients {
 
     /// The session of this request: Streamable HTTP's `Mcp-Session-Id`, else one id per
     /// `initialize` handshake (a stdio connection); none in MCP 2026-07-28, which has no sessions.
-    fn session(&self, context: &RequestContext<RoleServer>, parts: Option<&http::request::Parts>) -> Option<Arc<str>> {
+    fn session(
+        &self,
+        context: &RequestContext<RoleServer>,
+        parts: Option<&http::request::Parts>,
+        info: Option<Arc<InitializeRequestParams>>,
+    ) -> Option<Arc<str>> {
         if let Some(parts) = parts {
             return parts.headers.get("mcp-session-id").and_then(|v| v.to_str().ok()).map(Arc::from);
         }
         if context.meta.protocol_version().is_some_and(|v| !v.has_initialize()) {
             return None;
         }
-        let info = context.peer.peer_info()?;
+        let info = info?;
         let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, id)) = sessions.iter().find(|(w, _)| std::ptr::eq(w.as_ptr(), Arc::as_ptr(&info))) {
             return Some(id.clone());
@@ -96,10 +103,15 @@ impl Clients {
     /// 2026-07-28 request that does not name its client has none, and neither has a request whose
     /// session info is that placeholder (a handshake-era client of a stateless server: its
     /// `initialize` went to a handler that no longer exists). No client is better than a wrong one.
-    pub(crate) fn of(&self, context: &RequestContext<RoleServer>) -> Option<Arc<ClientInfo>> {
+    /// `info` is the session's `initialize` (`Peer::peer_info`).
+    fn of(
+        &self,
+        context: &RequestContext<RoleServer>,
+        info: Option<&Arc<InitializeRequestParams>>,
+    ) -> Option<Arc<ClientInfo>> {
         if context.meta.is_empty() {
             // A handshake-era request: its session's client.
-            return self.of_session(context);
+            return self.of_session(info);
         }
         let raw_info = context.meta.get(META_CLIENT_INFO);
         let raw_version = context.meta.get(META_PROTOCOL_VERSION);
@@ -123,24 +135,24 @@ impl Clients {
         if meta_version.is_some_and(|v| !v.has_initialize()) {
             return None;
         }
-        self.of_session(context)
+        self.of_session(info)
     }
 
     /// The client of the request's session, from its `initialize`.
-    fn of_session(&self, context: &RequestContext<RoleServer>) -> Option<Arc<ClientInfo>> {
-        let params = context.peer.peer_info()?;
+    fn of_session(&self, info: Option<&Arc<InitializeRequestParams>>) -> Option<Arc<ClientInfo>> {
+        let params = info?;
         if let Some((last, client)) = &self.seen.lock().unwrap_or_else(|e| e.into_inner()).last_session {
-            if Arc::ptr_eq(last, &params) {
+            if Arc::ptr_eq(last, params) {
                 return client.clone();
             }
         }
-        let client = if is_stateless_placeholder(&params) {
+        let client = if is_stateless_placeholder(params) {
             None
         } else {
             let info = &params.client_info;
             Some(self.intern(&info.name, &info.version, Some(params.protocol_version.as_str())))
         };
-        self.seen.lock().unwrap_or_else(|e| e.into_inner()).last_session = Some((params, client.clone()));
+        self.seen.lock().unwrap_or_else(|e| e.into_inner()).last_session = Some((params.clone(), client.clone()));
         client
     }
 

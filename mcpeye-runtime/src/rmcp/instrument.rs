@@ -240,7 +240,7 @@ fn reserved_route<S: Send + Sync + 'static>(shared: Arc<Instrumented>) -> ToolRo
     ToolRoute::new_dyn(tool, move |ctx: ToolCallContext<'_, S>| {
         let origin = shared.clients.origin(&ctx.request_context);
         let arguments = ctx.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let response = match manifest.try_call_from(&origin, RESERVED_TOOL_NAME, arguments) {
+        let response = match manifest.try_call_result(&origin, RESERVED_TOOL_NAME, arguments) {
             Ok(v) => super::complete_response(v),
             Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
         };

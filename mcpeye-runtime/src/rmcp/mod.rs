@@ -116,19 +116,34 @@ mod session;
 pub use instrument::{instrument, instrument_with, instrumented};
 pub use serve::{set_log_level, tool_router, ManifestServer};
 
-use ::rmcp::model::{CallToolResponse, CallToolResult, ResultType};
+use crate::capture::result::{CallToolResult as McpeyeResult, Content};
+use ::rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, ResultType};
 use ::rmcp::ErrorData;
 
-/// A `CallToolResult` JSON built by mcpeye (a manifest's answer) as rmcp's response. It carries
-/// `resultType: "complete"`, which MCP 2026-07-28 clients require; rmcp removes it for peers that
-/// negotiated an older version.
-fn complete_response(result: serde_json::Value) -> Result<CallToolResponse, ErrorData> {
-    match serde_json::from_value::<CallToolResult>(result) {
-        Ok(mut r) => {
+/// A manifest's answer as rmcp's response: what reading its JSON (`into_json`) back as rmcp's
+/// `CallToolResult` gives, built without that JSON (text items, the common case, are moved
+/// across; other items go through their JSON). It carries `resultType: "complete"`, which MCP
+/// 2026-07-28 clients require; rmcp removes it for peers that negotiated an older version.
+fn complete_response(result: McpeyeResult) -> Result<CallToolResponse, ErrorData> {
+    let McpeyeResult { content, structured_content, is_error, .. } = result;
+    let content = content
+        .into_iter()
+        .map(|c| match c {
+            Content::Text(t) => Ok(ContentBlock::text(t)),
+            other => serde_json::from_value::<ContentBlock>(other.into_json()),
+        })
+        .collect::<Result<Vec<_>, _>>();
+    match content {
+        Ok(content) => {
+            let mut r = CallToolResult::default();
             r.result_type = Some(ResultType::COMPLETE);
+            r.content = content;
+            r.structured_content = structured_content.map(serde_json::Value::Object);
+            // `isError` is in the JSON only when true.
+            r.is_error = is_error.then_some(true);
             Ok(CallToolResponse::Complete(r))
         }
-        // mcpeye builds these results in MCP's shape: failing to read one back is a bug.
+        // mcpeye builds these items in MCP's shape: failing to read one back is a bug.
         Err(e) => Err(ErrorData::internal_error(format!("mcpeye produced an invalid tool result: {e}"), None)),
     }
 }

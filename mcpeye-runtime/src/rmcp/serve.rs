@@ -137,9 +137,11 @@ impl ServerHandler for ManifestServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        call_manifest(&self.manifest, &self.clients, &context, &request.name, request.arguments).await
+        // Boxed: rmcp moves the request's future by value several times while spawning its task,
+        // so a call's whole state machine inline would be copied each time.
+        Box::pin(call_manifest(&self.manifest, &self.clients, &mut context, &request.name, request.arguments)).await
     }
 
     #[allow(deprecated)] // `logging/setLevel`: deprecated by rmcp ahead of SEP-2577, still in MCP
@@ -206,13 +208,13 @@ impl From<LoggingLevel> for LogLevel {
 async fn call_manifest(
     manifest: &Manifest,
     clients: &Clients,
-    context: &RequestContext<RoleServer>,
+    context: &mut RequestContext<RoleServer>,
     name: &str,
     arguments: Option<JsonObject>,
 ) -> Result<CallToolResponse, ErrorData> {
     let arguments = arguments.map(Value::Object).unwrap_or(Value::Null);
     let called = with_origin(clients, context, |origin| async move {
-        let result = manifest.try_call_async_from(&origin, name, arguments).await;
+        let result = manifest.try_call_async_result(&origin, name, arguments).await;
         // MCP answers an unknown tool with invalid params (`CallError::code`): its span says so,
         // and the call is not recorded (`try_call`'s rule).
         if let Err(e) = &result {
@@ -272,11 +274,11 @@ pub fn tool_router<S: Send + Sync + 'static>(manifest: Arc<Manifest>) -> ToolRou
     let mut router = ToolRouter::new();
     for tool in to_tools(&manifest.tools_list()) {
         let (manifest, clients) = (manifest.clone(), clients.clone());
-        router.add_route(ToolRoute::new_dyn(tool, move |ctx: ToolCallContext<'_, S>| {
+        router.add_route(ToolRoute::new_dyn(tool, move |mut ctx: ToolCallContext<'_, S>| {
             let (manifest, clients) = (manifest.clone(), clients.clone());
-            Box::pin(
-                async move { call_manifest(&manifest, &clients, &ctx.request_context, &ctx.name, ctx.arguments).await },
-            )
+            Box::pin(async move {
+                call_manifest(&manifest, &clients, &mut ctx.request_context, &ctx.name, ctx.arguments).await
+            })
         }));
     }
     router

@@ -6,9 +6,7 @@ use crate::capture::result::CallToolResult;
 use crate::config::Identity;
 use crate::delivery::before_send::Event;
 use crate::delivery::redact::{drop_flat, Redactor};
-#[cfg(feature = "rmcp")]
-use flat::flatten_map;
-use flat::{flatten, flatten_result, Flat};
+use flat::{flatten, flatten_map, flatten_result, Flat};
 use json::{write_number, write_str};
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -185,8 +183,8 @@ fn text_of<'s>(bytes: &'s [u8], t: &'s Text) -> &'s str {
 
 /// A call whose arguments were flattened when it started, because the tool then takes them
 /// (rmcp's instrumented routes: the arguments are rmcp's, and cloning them for the record cost
-/// more than the call itself).
-#[cfg(feature = "rmcp")]
+/// more than the call itself; a manifest's handler deserialises its parameters from them,
+/// moving their strings instead of copying them).
 #[derive(Debug)]
 pub(crate) struct FlatStart {
     tool_name: Cow<'static, str>,
@@ -199,9 +197,9 @@ pub(crate) struct FlatStart {
     intent: Option<(Text, IntentSource)>,
 }
 
-#[cfg(feature = "rmcp")]
 impl FlatStart {
     /// `arguments`: the call's arguments object (`None`, as MCP allows, is `{}`).
+    #[cfg(feature = "rmcp")]
     pub(crate) fn new(
         call: &mut InFlight,
         arguments: Option<&serde_json::Map<String, Value>>,
@@ -229,8 +227,56 @@ impl FlatStart {
         }
     }
 
+    /// Like [`new`](Self::new) for a call whose arguments fit the budget; `Err` gives `bytes`
+    /// back when they do not (the call then keeps its arguments for the record).
+    pub(crate) fn flattened(
+        call: &mut InFlight,
+        arguments: &serde_json::Map<String, Value>,
+        mut bytes: Vec<u8>,
+    ) -> Result<FlatStart, Vec<u8>> {
+        let start = bytes.len();
+        if !flatten_map(arguments, &mut bytes, FLAT_VALUE_BUDGET) {
+            return Err(bytes);
+        }
+        let intent = call.intent.take().map(|(t, source)| (text(t, &mut bytes), source));
+        Ok(FlatStart {
+            tool_name: call.tool_name.clone(),
+            client: call.client.clone(),
+            session_id: call.session_id.clone(),
+            user_id: None,
+            user_email: None,
+            bytes,
+            arguments: Field::Flat(start),
+            intent,
+        })
+    }
+
+    /// The arguments as they were when the call started, rebuilt from their flat copy (to
+    /// describe arguments the handler could not read, after it took them).
+    pub(crate) fn arguments(&self) -> Value {
+        match &self.arguments {
+            Field::Flat(start) => flat::to_value(Flat::new(&self.bytes[*start..])),
+            Field::Value(v) => v.clone(),
+        }
+    }
+
+    /// The queued record of a call that succeeded with `result`, a manifest handler's result of
+    /// text items: flattened straight from it, like [`Queued::of_result`].
+    pub(crate) fn finish_result(self, result: &CallToolResult, duration: Duration) -> Queued {
+        let mut queued = self.finish(CallOutcome::Error { message: None, reason: None }, duration);
+        let start = queued.bytes.len();
+        let field = if flatten_result(result, &mut queued.bytes, FLAT_VALUE_BUDGET) {
+            Field::Flat(start)
+        } else {
+            Field::Value(result.to_json())
+        };
+        queued.outcome = Outcome::Success(field);
+        queued
+    }
+
     /// The queued record of a call that succeeded with `result` serialised, without the root
     /// object's `skip_root_key` entry: flattened straight from it (`to_json` only if that gives up).
+    #[cfg(feature = "rmcp")]
     pub(crate) fn finish_serialized<T: serde::Serialize + ?Sized>(
         self,
         result: &T,

@@ -4,9 +4,12 @@
 //! output (with the depth cap also applied when redaction is off).
 
 use super::denylist::Denylist;
-use super::redact_string;
+use super::prescan::{self, ESCAPES, TRIGGERS};
+use super::redact_flagged;
 use crate::contract::{markers, MAX_VALUE_BYTES, MAX_VALUE_DEPTH};
-use crate::delivery::wire::json::{needs_escape, string_len_with, write_number, write_str, write_str_with};
+use crate::delivery::wire::json::{
+    is_plain_ascii, needs_escape, string_len_with, write_number, write_str, write_str_with,
+};
 use crate::delivery::wire::node::{compact_len, Kind, Node};
 use std::borrow::Cow;
 
@@ -47,14 +50,19 @@ impl Walk<'_> {
             return self.measured <= MAX_VALUE_BYTES;
         }
         match v.kind() {
-            Kind::Str(s) => {
-                // One look for escapes serves the measure and, unredacted, the writing.
-                let escapes = needs_escape(s);
+            Kind::Str(s, readable) => {
+                // One look for escapes and triggers serves the measure, the redaction and, most
+                // often, the writing.
+                let look = match self.denylist {
+                    Some(_) => prescan::look_in(readable, s.len()),
+                    None => u8::from(needs_escape(s)) * ESCAPES,
+                };
+                let escapes = look & ESCAPES != 0;
                 self.measured += string_len_with(s, escapes);
                 if self.measured > MAX_VALUE_BYTES {
                     return false;
                 }
-                match self.denylist.map(|_| redact_string(s)) {
+                match (look & TRIGGERS != 0).then(|| redact_flagged(s)) {
                     Some(Cow::Owned(redacted)) => write_str(self.out, &redacted),
                     _ => write_str_with(self.out, s, escapes),
                 }
@@ -79,11 +87,18 @@ impl Walk<'_> {
                     if i > 0 {
                         self.out.push(b',');
                     }
-                    let escapes = needs_escape(k);
+                    // Keys are mostly plain ASCII: one look answers the escape and the case-fold.
+                    let plain = is_plain_ascii(k);
+                    let escapes = !plain && needs_escape(k);
                     self.measured += string_len_with(k, escapes);
                     write_str_with(self.out, k, escapes);
                     self.out.push(b':');
-                    if self.denylist.is_some_and(|d| d.contains(k)) {
+                    let denied = match self.denylist {
+                        Some(d) if plain => d.contains_ascii(k),
+                        Some(d) => d.contains(k),
+                        None => false,
+                    };
+                    if denied {
                         self.measured += compact_len(item);
                         self.skipped |= item.is_container();
                         write_str(self.out, markers::FIELD);

@@ -260,7 +260,7 @@ pub(crate) fn to_value(node: Flat<'_>) -> Value {
         // The text serde_json wrote for a number reads back as that number.
         Kind::Number(Num::Text(t)) => serde_json::from_slice(t).unwrap_or(Value::Null),
         Kind::Number(Num::Value(n)) => Value::Number(n.clone()),
-        Kind::Str(s) => Value::String(s.to_owned()),
+        Kind::Str(s, _) => Value::String(s.to_owned()),
         Kind::Array(_, items) => Value::Array(items.map(to_value).collect()),
         Kind::Object(_, entries) => Value::Object(entries.map(|(k, v)| (k.to_owned(), to_value(v))).collect()),
     }
@@ -277,6 +277,7 @@ impl<'a> Flat<'a> {
     }
 
     /// Bytes this node takes.
+    #[inline]
     fn size(self) -> usize {
         match self.0[0] {
             NUMBER => 2 + usize::from(self.0[1]),
@@ -325,6 +326,7 @@ impl<'a> Node<'a> for Flat<'a> {
     type Items = Items<'a>;
     type Entries = Entries<'a>;
 
+    #[inline]
     fn kind(self) -> Kind<'a, Self> {
         let b = self.0;
         match b[0] {
@@ -332,9 +334,11 @@ impl<'a> Node<'a> for Flat<'a> {
             FALSE => Kind::Bool(false),
             TRUE => Kind::Bool(true),
             NUMBER => Kind::Number(Num::Text(&b[2..2 + usize::from(b[1])])),
-            STRING => Kind::Str(text(&b[5..5 + u32_at(b, 1)])),
+            STRING => Kind::Str(text(&b[5..5 + u32_at(b, 1)]), &b[5..]),
             tag => {
-                let rest = &b[9..9 + u32_at(b, 5)];
+                // Not cut at the container's end: its strings' last chunks read on (the
+                // redaction prescan), and the count ends the walk.
+                let rest = &b[9..];
                 let left = u32_at(b, 1);
                 if tag == ARRAY {
                     Kind::Array(left, Items { rest, left })

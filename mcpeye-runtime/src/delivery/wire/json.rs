@@ -29,15 +29,32 @@ pub(crate) fn string_len_with(s: &str, escapes: bool) -> usize {
 /// one or two 64-bit words (most strings, keys above all, are that short).
 #[inline]
 pub(crate) fn needs_escape(s: &str) -> bool {
-    let mut chunks = s.as_bytes().chunks_exact(16);
+    any_byte(s.as_bytes(), |b| b < 0x20 || b == b'"' || b == b'\\', word_escapes)
+}
+
+/// Whether `s` is ASCII and needs no escape: its JSON is its bytes in quotes, and it lowercases
+/// to ASCII (the denylist's cheaper compare). One look instead of two, for keys.
+#[inline]
+pub(crate) fn is_plain_ascii(s: &str) -> bool {
+    !any_byte(
+        s.as_bytes(),
+        |b| !(0x20..0x80).contains(&b) || b == b'"' || b == b'\\',
+        |w| word_escapes(w) || w & HIGH != 0,
+    )
+}
+
+/// Whether `byte` holds for a byte of `s`; `word` is the same test of 8 bytes at once.
+#[inline(always)]
+fn any_byte(s: &[u8], byte: impl Fn(u8) -> bool, word: impl Fn(u64) -> bool) -> bool {
+    let mut chunks = s.chunks_exact(16);
     for chunk in &mut chunks {
-        if chunk.iter().fold(false, |acc, &b| acc | (b < 0x20) | (b == b'"') | (b == b'\\')) {
+        if chunk.iter().fold(false, |acc, &b| acc | byte(b)) {
             return true;
         }
     }
     let rest = chunks.remainder();
     let n = rest.len();
-    let word = |at: usize| {
+    let whole = |at: usize| {
         let mut w = [0; 8];
         w.copy_from_slice(&rest[at..at + 8]);
         u64::from_le_bytes(w)
@@ -49,25 +66,32 @@ pub(crate) fn needs_escape(s: &str) -> bool {
     };
     match n {
         // Overlapping words: a byte tested twice changes nothing.
-        8.. => word_escapes(word(0)) | word_escapes(word(n - 8)),
-        4.. => word_escapes(half(0) | half(n - 4) << 32),
-        // `a` (0x61) is escaped by nothing: it pads the missing bytes.
-        1.. => word_escapes(u64::from_le_bytes([rest[0], rest[n / 2], rest[n - 1], b'a', b'a', b'a', b'a', b'a'])),
+        8.. => word(whole(0)) | word(whole(n - 8)),
+        4.. => word(half(0) | half(n - 4) << 32),
+        // `a` (0x61) is in no test: it pads the missing bytes.
+        1.. => word(u64::from_le_bytes([rest[0], rest[n / 2], rest[n - 1], b'a', b'a', b'a', b'a', b'a'])),
         0 => false,
     }
 }
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
 
 /// Whether a byte of `w` is below 0x20, `"` or `\` (exact: the classic "has a zero byte" test
 /// of the word XORed with each character, and "has a byte less than" for 0x20).
 #[inline(always)]
 fn word_escapes(w: u64) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     let below = w.wrapping_sub(ONES * 0x20) & !w;
     let quote = w ^ (ONES * u64::from(b'"'));
     let backslash = w ^ (ONES * u64::from(b'\\'));
     let zero = |v: u64| v.wrapping_sub(ONES) & !v;
     (below | zero(quote) | zero(backslash)) & HIGH != 0
+}
+
+/// Writes `s`, known to need no escape ([`needs_escape`] false), as a JSON string.
+#[inline]
+pub(crate) fn write_plain(out: &mut Vec<u8>, s: &str) {
+    write_str_with(out, s, false);
 }
 
 /// Writes `s` as a JSON string exactly as serde_json does.
@@ -98,19 +122,28 @@ pub(crate) fn write_number(out: &mut Vec<u8>, n: u64) {
 mod tests {
     use super::*;
 
-    /// The word tests agree with a byte-by-byte look, at every length and position.
+    /// The word tests agree with a byte-by-byte look, at every length and position, over ASCII
+    /// and non-ASCII strings.
     #[test]
     fn needs_escape_is_exact() {
         let naive = |s: &str| s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\');
+        let plain = |s: &str| s.is_ascii() && !naive(s);
         for len in 0..48 {
-            let base = "é-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOP";
-            let clean: String = base.chars().cycle().take(len).collect();
-            assert_eq!(needs_escape(&clean), naive(&clean), "{clean:?}");
-            for special in ['"', '\\', '\n', '\u{0}', '\u{1f}', ' ', '\u{7f}', '!', '#', '[', ']'] {
-                for at in 0..clean.chars().count().max(1) {
-                    let s: String = clean.chars().take(at).chain([special]).chain(clean.chars().skip(at + 1)).collect();
-                    assert_eq!(needs_escape(&s), naive(&s), "{s:?}");
-                    assert_eq!(string_len(&s), serde_json::to_string(&s).unwrap().len(), "{s:?}");
+            for base in ["é-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOP", "abcdefghijklmnopqrstuvwxyz~\u{7f}"]
+            {
+                let clean: String = base.chars().cycle().take(len).collect();
+                assert_eq!(needs_escape(&clean), naive(&clean), "{clean:?}");
+                assert_eq!(is_plain_ascii(&clean), plain(&clean), "{clean:?}");
+                for special in
+                    ['"', '\\', '\n', '\u{0}', '\u{1f}', ' ', '\u{7f}', '!', '#', '[', ']', 'é', '\u{80}', '界']
+                {
+                    for at in 0..clean.chars().count().max(1) {
+                        let s: String =
+                            clean.chars().take(at).chain([special]).chain(clean.chars().skip(at + 1)).collect();
+                        assert_eq!(needs_escape(&s), naive(&s), "{s:?}");
+                        assert_eq!(is_plain_ascii(&s), plain(&s), "{s:?}");
+                        assert_eq!(string_len(&s), serde_json::to_string(&s).unwrap().len(), "{s:?}");
+                    }
                 }
             }
         }

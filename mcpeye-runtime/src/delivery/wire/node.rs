@@ -57,7 +57,9 @@ pub(crate) enum Kind<'a, N: Node<'a>> {
     Null,
     Bool(bool),
     Number(Num<'a>),
-    Str(&'a str),
+    /// The string, and its bytes followed by whatever can be read after them (for
+    /// [`look_in`](crate::delivery::redact::look_in)).
+    Str(&'a str, &'a [u8]),
     /// The number of items, and the items.
     Array(usize, N::Items),
     /// The number of entries, and the entries in order.
@@ -87,7 +89,7 @@ impl<'a> Node<'a> for &'a Value {
             Value::Null => Kind::Null,
             Value::Bool(b) => Kind::Bool(*b),
             Value::Number(n) => Kind::Number(Num::Value(n)),
-            Value::String(s) => Kind::Str(s),
+            Value::String(s) => Kind::Str(s, s.as_bytes()),
             Value::Array(a) => Kind::Array(a.len(), a.iter()),
             Value::Object(m) => Kind::Object(m.len(), m.iter().map(entry as fn(Entry<'a>) -> _)),
         }
@@ -108,7 +110,7 @@ pub(crate) fn compact_len<'a, N: Node<'a>>(node: N) -> usize {
             Kind::Null => len += 4,
             Kind::Bool(b) => len += if b { 4 } else { 5 },
             Kind::Number(n) => len += n.len(),
-            Kind::Str(s) => len += string_len(s),
+            Kind::Str(s, _) => len += string_len(s),
             Kind::Array(count, items) => {
                 // brackets + commas
                 len += 2 + count.saturating_sub(1);

@@ -8,9 +8,9 @@ use super::prescan::{self, ESCAPES, TRIGGERS};
 use super::redact_flagged;
 use crate::contract::{markers, MAX_VALUE_BYTES, MAX_VALUE_DEPTH};
 use crate::delivery::wire::json::{
-    is_plain_ascii, needs_escape, string_len_with, write_number, write_str, write_str_with,
+    is_plain_ascii, needs_escape, string_len_with, write_escaped, write_number, write_plain_in, write_str,
 };
-use crate::delivery::wire::node::{compact_len, Kind, Node};
+use crate::delivery::wire::node::{compact_len, Kind, Node, Str};
 use std::borrow::Cow;
 
 /// Writes `value` capped (by its compact length before redaction), with strings redacted and
@@ -50,7 +50,7 @@ impl Walk<'_> {
             return self.measured <= MAX_VALUE_BYTES;
         }
         match v.kind() {
-            Kind::Str(s, readable) => {
+            Kind::Str(Str { text: s, readable }) => {
                 // One look for escapes and triggers serves the measure, the redaction and, most
                 // often, the writing.
                 let look = match self.denylist {
@@ -64,7 +64,8 @@ impl Walk<'_> {
                 }
                 match (look & TRIGGERS != 0).then(|| redact_flagged(s)) {
                     Some(Cow::Owned(redacted)) => write_str(self.out, &redacted),
-                    _ => write_str_with(self.out, s, escapes),
+                    _ if escapes => write_escaped(self.out, s),
+                    _ => write_plain_in(self.out, s, readable),
                 }
             }
             Kind::Array(count, items) => {
@@ -83,7 +84,7 @@ impl Walk<'_> {
             Kind::Object(count, entries) => {
                 self.measured += 2 + count.saturating_sub(1) + count;
                 self.out.push(b'{');
-                for (i, (k, item)) in entries.enumerate() {
+                for (i, (Str { text: k, readable }, item)) in entries.enumerate() {
                     if i > 0 {
                         self.out.push(b',');
                     }
@@ -91,7 +92,11 @@ impl Walk<'_> {
                     let plain = is_plain_ascii(k);
                     let escapes = !plain && needs_escape(k);
                     self.measured += string_len_with(k, escapes);
-                    write_str_with(self.out, k, escapes);
+                    if escapes {
+                        write_escaped(self.out, k);
+                    } else {
+                        write_plain_in(self.out, k, readable);
+                    }
                     self.out.push(b':');
                     let denied = match self.denylist {
                         Some(d) if plain => d.contains_ascii(k),

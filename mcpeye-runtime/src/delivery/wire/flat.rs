@@ -20,7 +20,7 @@
 //! would lengthen the call, and deep ones are capped by the flusher anyway): they cross as the
 //! `Value` they are, as before.
 
-use super::node::{Kind, Node, Num};
+use super::node::{Kind, Node, Num, Str};
 use crate::capture::result::{CallToolResult, Content};
 use crate::contract::MAX_VALUE_DEPTH;
 use serde_json::Value;
@@ -225,7 +225,7 @@ pub(crate) fn patch_header(out: &mut [u8], at: usize, count: usize) -> bool {
         return true;
     }
     let entries = Entries { rest: &out[at + 9..], left: count };
-    let mut keys: Vec<&[u8]> = entries.map(|(key, _)| key.as_bytes()).collect();
+    let mut keys: Vec<&[u8]> = entries.map(|(key, _)| key.text.as_bytes()).collect();
     keys.sort_unstable();
     keys.windows(2).all(|w| w[0] != w[1])
 }
@@ -260,9 +260,9 @@ pub(crate) fn to_value(node: Flat<'_>) -> Value {
         // The text serde_json wrote for a number reads back as that number.
         Kind::Number(Num::Text(t)) => serde_json::from_slice(t).unwrap_or(Value::Null),
         Kind::Number(Num::Value(n)) => Value::Number(n.clone()),
-        Kind::Str(s, _) => Value::String(s.to_owned()),
+        Kind::Str(s) => Value::String(s.text.to_owned()),
         Kind::Array(_, items) => Value::Array(items.map(to_value).collect()),
-        Kind::Object(_, entries) => Value::Object(entries.map(|(k, v)| (k.to_owned(), to_value(v))).collect()),
+        Kind::Object(_, entries) => Value::Object(entries.map(|(k, v)| (k.text.to_owned(), to_value(v))).collect()),
     }
 }
 
@@ -296,6 +296,7 @@ pub(crate) struct Items<'a> {
 
 impl<'a> Iterator for Items<'a> {
     type Item = Flat<'a>;
+    #[inline]
     fn next(&mut self) -> Option<Flat<'a>> {
         self.left = self.left.checked_sub(1)?;
         let node = Flat(self.rest);
@@ -311,11 +312,12 @@ pub(crate) struct Entries<'a> {
 }
 
 impl<'a> Iterator for Entries<'a> {
-    type Item = (&'a str, Flat<'a>);
-    fn next(&mut self) -> Option<(&'a str, Flat<'a>)> {
+    type Item = (Str<'a>, Flat<'a>);
+    #[inline]
+    fn next(&mut self) -> Option<(Str<'a>, Flat<'a>)> {
         self.left = self.left.checked_sub(1)?;
         let key_end = 4 + u32_at(self.rest, 0);
-        let key = text(&self.rest[4..key_end]);
+        let key = Str { text: text(&self.rest[4..key_end]), readable: &self.rest[4..] };
         let node = Flat(&self.rest[key_end..]);
         self.rest = &self.rest[key_end + node.size()..];
         Some((key, node))
@@ -334,7 +336,7 @@ impl<'a> Node<'a> for Flat<'a> {
             FALSE => Kind::Bool(false),
             TRUE => Kind::Bool(true),
             NUMBER => Kind::Number(Num::Text(&b[2..2 + usize::from(b[1])])),
-            STRING => Kind::Str(text(&b[5..5 + u32_at(b, 1)]), &b[5..]),
+            STRING => Kind::Str(Str { text: text(&b[5..5 + u32_at(b, 1)]), readable: &b[5..] }),
             tag => {
                 // Not cut at the container's end: its strings' last chunks read on (the
                 // redaction prescan), and the count ends the walk.

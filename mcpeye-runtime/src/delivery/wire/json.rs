@@ -91,7 +91,31 @@ fn word_escapes(w: u64) -> bool {
 /// Writes `s`, known to need no escape ([`needs_escape`] false), as a JSON string.
 #[inline]
 pub(crate) fn write_plain(out: &mut Vec<u8>, s: &str) {
-    write_str_with(out, s, false);
+    out.reserve(s.len() + 2);
+    out.push(b'"');
+    out.extend_from_slice(s.as_bytes());
+    out.push(b'"');
+}
+
+/// Longest string [`write_plain_in`] copies as one block.
+const BLOCK: usize = 32;
+
+/// [`write_plain`] of `s`, whose bytes `readable` starts with: a string of up to 32 bytes with
+/// as many readable is copied as one fixed-size block then cut back, without a call to memcpy
+/// (most strings are that short, and the call cost more than the copy).
+#[inline]
+pub(crate) fn write_plain_in(out: &mut Vec<u8>, s: &str, readable: &[u8]) {
+    out.reserve(s.len().max(BLOCK) + 2);
+    out.push(b'"');
+    match readable.get(..BLOCK) {
+        Some(block) if s.len() <= BLOCK => {
+            let end = out.len() + s.len();
+            out.extend_from_slice(block);
+            out.truncate(end);
+        }
+        _ => out.extend_from_slice(s.as_bytes()),
+    }
+    out.push(b'"');
 }
 
 /// Writes `s` as a JSON string exactly as serde_json does.
@@ -103,14 +127,17 @@ pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
 #[inline]
 pub(crate) fn write_str_with(out: &mut Vec<u8>, s: &str, escapes: bool) {
     if escapes {
-        // Writing to a Vec cannot fail.
-        let _ = serde_json::to_writer(&mut *out, s);
+        write_escaped(out, s);
     } else {
-        out.reserve(s.len() + 2);
-        out.push(b'"');
-        out.extend_from_slice(s.as_bytes());
-        out.push(b'"');
+        write_plain(out, s);
     }
+}
+
+/// [`write_str`] of a string that needs escapes (rare: kept out of line).
+#[inline(never)]
+pub(crate) fn write_escaped(out: &mut Vec<u8>, s: &str) {
+    // Writing to a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, s);
 }
 
 /// Writes an unsigned integer in decimal.
@@ -144,6 +171,27 @@ mod tests {
                         assert_eq!(is_plain_ascii(&s), plain(&s), "{s:?}");
                         assert_eq!(string_len(&s), serde_json::to_string(&s).unwrap().len(), "{s:?}");
                     }
+                }
+            }
+        }
+    }
+
+    /// The block copy writes what the plain copy writes, whatever follows the string, into
+    /// buffers with and without spare room.
+    #[test]
+    fn write_plain_in_is_write_plain() {
+        let text = "abcdefghijklmnopqrstuvwxyzé0123456789ABCDEFGHIJ";
+        for len in (0..=text.len()).filter(|&n| text.is_char_boundary(n)) {
+            let s = &text[..len];
+            for after in [0, 1, 15, 16, 31, 32, 40] {
+                let readable = [s.as_bytes(), &b"\"x\n\\yz".repeat(8)[..after]].concat();
+                for prefix in [0, 5, 1000] {
+                    let mut expected = vec![b'p'; prefix];
+                    write_plain(&mut expected, s);
+                    let mut out = Vec::with_capacity(prefix + 3);
+                    out.resize(prefix, b'p');
+                    write_plain_in(&mut out, s, &readable);
+                    assert_eq!(out, expected, "{s:?} + {after}");
                 }
             }
         }

@@ -537,9 +537,17 @@ pub(crate) fn payload_head(project_id: &str, identity: &Identity, client: Option
 pub(crate) const PAYLOAD_TAIL: &[u8] = b"]}";
 
 /// A whole payload from its head and encoded events.
-pub(crate) fn payload<'a>(head: &[u8], events: impl IntoIterator<Item = &'a [u8]>) -> Vec<u8> {
-    let mut body = head.to_vec();
-    for (i, e) in events.into_iter().enumerate() {
+pub(crate) fn payload<'a, I>(head: &[u8], events: I) -> Vec<u8>
+where
+    I: IntoIterator<Item = &'a [u8]>,
+    I::IntoIter: Clone,
+{
+    let events = events.into_iter();
+    // Sized first: grown event by event, the body was copied again at each reallocation.
+    let size = head.len() + PAYLOAD_TAIL.len() + events.clone().map(|e| e.len() + 1).sum::<usize>();
+    let mut body = Vec::with_capacity(size);
+    body.extend_from_slice(head);
+    for (i, e) in events.enumerate() {
         if i > 0 {
             body.push(b',');
         }

@@ -10,7 +10,7 @@
 
 /// A byte of the string is escaped by serde_json (exact).
 pub(crate) const ESCAPES: u8 = 1;
-/// A trigger may start in the string: `@`, a digit (9 or more in all), or at a position
+/// A trigger may start in the string, at least [`SHORTEST_MATCH`] long: `@`, a digit (9 or more in all), or at a position
 /// followed by `k-` (`sk-`), `h?_` (`gh?_`), `yJ` (`eyJ`), a position holding `AK` (`AKIA`) or
 /// `bea` in any ASCII case (`Bearer`). The rare part of each literal is enough, and costs fewer
 /// compares. A clear bit is a proof that [`patterns::scan`] finds nothing; a set bit only a hint.
@@ -18,12 +18,17 @@ pub(crate) const ESCAPES: u8 = 1;
 /// [`patterns::scan`]: super::patterns::scan
 pub(crate) const TRIGGERS: u8 = 2;
 
+use crate::delivery::wire::json::bytes_need_escape;
+
 /// Bytes read after a position: the longest trigger prefix tested is 4 bytes (`gh?_`).
 const LOOKAHEAD: usize = 3;
 /// The widest chunk, in positions.
 const MAX_CHUNK: usize = 32;
 /// Fewest digits that can make a card or phone number.
 const MIN_DIGITS: u32 = 9;
+/// Length of the shortest match of any pattern: an e-mail, `a@b.cd`. The others take 9 digits,
+/// or a literal and 12 or more characters after it.
+pub(crate) const SHORTEST_MATCH: usize = 6;
 
 /// [`ESCAPES`] and [`TRIGGERS`] of `s`.
 #[inline]
@@ -34,6 +39,10 @@ pub(crate) fn look(s: &[u8]) -> u8 {
 /// [`look`] of `bytes[..len]`, reading what follows it as needed (fewer copies).
 #[inline]
 pub(crate) fn look_in(bytes: &[u8], len: usize) -> u8 {
+    if len < SHORTEST_MATCH {
+        // Too short to hold a match: the escape test alone, on a word (many values are this short).
+        return u8::from(bytes_need_escape(&bytes[..len])) * ESCAPES;
+    }
     #[cfg(target_arch = "x86_64")]
     return x86::look_in(bytes, len);
     #[cfg(not(target_arch = "x86_64"))]
@@ -228,23 +237,27 @@ mod tests {
         let starts = |i: usize, lit: &[u8]| {
             bytes.get(i..i + lit.len()).is_some_and(|w| w.iter().zip(lit).all(|(&x, &l)| l == b'?' || x == l))
         };
-        let triggers = digits >= 9
-            || (0..len).any(|i| {
-                ["@", "?k-", "?h?_", "AK", "?yJ"].iter().any(|lit| starts(i, lit.as_bytes()))
-                    || bytes.get(i..i + 3).is_some_and(|w| w.eq_ignore_ascii_case(b"bea"))
-            });
+        let triggers = len >= SHORTEST_MATCH
+            && (digits >= 9
+                || (0..len).any(|i| {
+                    ["@", "?k-", "?h?_", "AK", "?yJ"].iter().any(|lit| starts(i, lit.as_bytes()))
+                        || bytes.get(i..i + 3).is_some_and(|w| w.eq_ignore_ascii_case(b"bea"))
+                }));
         u8::from(escapes) * ESCAPES + u8::from(triggers) * TRIGGERS
     }
 
     fn check(s: &[u8]) {
         let expected = naive(s, s.len());
         assert_eq!(look(s), expected, "{:?}", String::from_utf8_lossy(s));
-        assert_eq!(portable::look_in(s, s.len()), expected, "{:?}", String::from_utf8_lossy(s));
-        #[cfg(target_arch = "x86_64")]
-        assert_eq!(x86::look_in_sse2(s, s.len()), expected, "{:?}", String::from_utf8_lossy(s));
+        if s.len() >= SHORTEST_MATCH {
+            assert_eq!(portable::look_in(s, s.len()), expected, "{:?}", String::from_utf8_lossy(s));
+            #[cfg(target_arch = "x86_64")]
+            assert_eq!(x86::look_in_sse2(s, s.len()), expected, "{:?}", String::from_utf8_lossy(s));
+        }
         if let Ok(text) = std::str::from_utf8(s) {
-            // The hint is sound: no trigger flagged, nothing for the exact scan to find.
-            if expected & TRIGGERS == 0 {
+            // The hint is sound: no trigger flagged, nothing for the exact scan to find (shorter
+            // strings: `shorter_strings_never_match`).
+            if expected & TRIGGERS == 0 && s.len() >= SHORTEST_MATCH {
                 assert_eq!(patterns::scan(text), 0, "{text:?}");
             }
         }
@@ -263,9 +276,11 @@ mod tests {
                 let bytes = [s, &tail[..n]].concat();
                 let expected = naive(&bytes, s.len());
                 assert_eq!(look_in(&bytes, s.len()), expected, "{:?}+{n}", String::from_utf8_lossy(s));
-                assert_eq!(portable::look_in(&bytes, s.len()), expected, "{:?}+{n}", String::from_utf8_lossy(s));
-                #[cfg(target_arch = "x86_64")]
-                assert_eq!(x86::look_in_sse2(&bytes, s.len()), expected, "{:?}+{n}", String::from_utf8_lossy(s));
+                if s.len() >= SHORTEST_MATCH {
+                    assert_eq!(portable::look_in(&bytes, s.len()), expected, "{:?}+{n}", String::from_utf8_lossy(s));
+                    #[cfg(target_arch = "x86_64")]
+                    assert_eq!(x86::look_in_sse2(&bytes, s.len()), expected, "{:?}+{n}", String::from_utf8_lossy(s));
+                }
             }
         }
     }
@@ -307,6 +322,21 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// No string shorter than [`SHORTEST_MATCH`] is changed by the nine patterns (all of them
+    /// run, without the prefilter): every such string over characters that the patterns take.
+    #[test]
+    fn shorter_strings_never_match() {
+        let alphabet = ['a', 'Z', '0', '@', '.', '-', '_', ' '];
+        let mut strings = vec![String::new()];
+        for _ in 1..SHORTEST_MATCH {
+            strings = strings.iter().flat_map(|s| alphabet.iter().map(move |c| format!("{s}{c}"))).collect();
+            for s in &strings {
+                assert_eq!(patterns::apply(s, patterns::ALL, false), s.as_str(), "{s:?}");
+            }
+        }
+        assert_ne!(patterns::apply("a@b.cd", patterns::ALL, false), "a@b.cd");
     }
 
     /// The digit count: 8 digits anywhere are not a trigger, 9 are.

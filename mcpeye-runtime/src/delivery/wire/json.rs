@@ -29,7 +29,13 @@ pub(crate) fn string_len_with(s: &str, escapes: bool) -> usize {
 /// one or two 64-bit words (most strings, keys above all, are that short).
 #[inline]
 pub(crate) fn needs_escape(s: &str) -> bool {
-    any_byte(s.as_bytes(), |b| b < 0x20 || b == b'"' || b == b'\\', word_escapes)
+    bytes_need_escape(s.as_bytes())
+}
+
+/// [`needs_escape`] of the bytes of a string.
+#[inline]
+pub(crate) fn bytes_need_escape(s: &[u8]) -> bool {
+    any_byte(s, |b| b < 0x20 || b == b'"' || b == b'\\', word_escapes)
 }
 
 /// Whether `s` is ASCII and needs no escape: its JSON is its bytes in quotes, and it lowercases

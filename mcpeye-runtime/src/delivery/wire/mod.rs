@@ -168,8 +168,8 @@ impl Queued {
     }
 
     /// The record's buffer, emptied, for the next record once this one is encoded.
-    pub(crate) fn into_buffer(self) -> Vec<u8> {
-        let mut bytes = self.bytes;
+    pub(crate) fn take_buffer(&mut self) -> Vec<u8> {
+        let mut bytes = std::mem::take(&mut self.bytes);
         bytes.clear();
         bytes
     }
@@ -449,7 +449,8 @@ fn write_body(body: Body<'_>, object_only: bool, redactor: &Redactor, out: &mut 
 
 fn encode(parts: Parts<'_>, call_id: uuid::Uuid, redactor: &Redactor, out: &mut Vec<u8>) -> Result<(), Invalid> {
     let Parts { tool_name, arguments, outcome, timestamp_ms, duration_ms, intent, user_id, user_email } = parts;
-    if tool_name.trim().is_empty() {
+    // All whitespace (or empty) once its start is trimmed: no need to trim the end too.
+    if tool_name.trim_start().is_empty() {
         return Err(Invalid::EmptyToolName);
     }
     let mut id = uuid::Uuid::encode_buffer();

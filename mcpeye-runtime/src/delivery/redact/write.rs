@@ -50,24 +50,6 @@ impl Walk<'_> {
             return self.measured <= MAX_VALUE_BYTES;
         }
         match v.kind() {
-            Kind::Str(Str { text: s, readable }) => {
-                // One look for escapes and triggers serves the measure, the redaction and, most
-                // often, the writing.
-                let look = match self.denylist {
-                    Some(_) => prescan::look_in(readable, s.len()),
-                    None => u8::from(needs_escape(s)) * ESCAPES,
-                };
-                let escapes = look & ESCAPES != 0;
-                self.measured += string_len_with(s, escapes);
-                if self.measured > MAX_VALUE_BYTES {
-                    return false;
-                }
-                match (look & TRIGGERS != 0).then(|| redact_flagged(s)) {
-                    Some(Cow::Owned(redacted)) => write_str(self.out, &redacted),
-                    _ if escapes => write_escaped(self.out, s),
-                    _ => write_plain_in(self.out, s, readable),
-                }
-            }
             Kind::Array(count, items) => {
                 self.measured += 2 + count.saturating_sub(1);
                 self.out.push(b'[');
@@ -75,7 +57,7 @@ impl Walk<'_> {
                     if i > 0 {
                         self.out.push(b',');
                     }
-                    if !self.value(item, depth + 1) {
+                    if !self.item(item, depth + 1) {
                         return false;
                     }
                 }
@@ -107,11 +89,48 @@ impl Walk<'_> {
                         self.measured += compact_len(item);
                         self.skipped |= item.is_container();
                         write_str(self.out, markers::FIELD);
-                    } else if !self.value(item, depth + 1) {
+                    } else if !self.item(item, depth + 1) {
                         return false;
                     }
                 }
                 self.out.push(b'}');
+            }
+            scalar => return self.scalar(scalar),
+        }
+        self.measured <= MAX_VALUE_BYTES
+    }
+
+    /// [`value`](Self::value) of an item or entry: scalars without the call (most items are).
+    #[inline(always)]
+    fn item<'n, N: Node<'n>>(&mut self, v: N, depth: usize) -> bool {
+        if v.is_container() {
+            self.value(v, depth)
+        } else {
+            self.scalar(v.kind())
+        }
+    }
+
+    /// Writes a value that is not a container; false once the measured length passes the cap.
+    #[inline(always)]
+    fn scalar<'n, N: Node<'n>>(&mut self, kind: Kind<'n, N>) -> bool {
+        match kind {
+            Kind::Str(Str { text: s, readable }) => {
+                // One look for escapes and triggers serves the measure, the redaction and, most
+                // often, the writing.
+                let look = match self.denylist {
+                    Some(_) => prescan::look_in(readable, s.len()),
+                    None => u8::from(needs_escape(s)) * ESCAPES,
+                };
+                let escapes = look & ESCAPES != 0;
+                self.measured += string_len_with(s, escapes);
+                if self.measured > MAX_VALUE_BYTES {
+                    return false;
+                }
+                match (look & TRIGGERS != 0).then(|| redact_flagged(s)) {
+                    Some(Cow::Owned(redacted)) => write_str(self.out, &redacted),
+                    _ if escapes => write_escaped(self.out, s),
+                    _ => write_plain_in(self.out, s, readable),
+                }
             }
             Kind::Null => {
                 self.out.extend_from_slice(b"null");
@@ -122,6 +141,8 @@ impl Walk<'_> {
                 self.measured += if b { 4 } else { 5 };
             }
             Kind::Number(n) => self.measured += n.write(self.out),
+            // Containers go through `value`.
+            Kind::Array(..) | Kind::Object(..) => {}
         }
         self.measured <= MAX_VALUE_BYTES
     }

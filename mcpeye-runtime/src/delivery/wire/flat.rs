@@ -328,7 +328,8 @@ impl<'a> Node<'a> for Flat<'a> {
     type Items = Items<'a>;
     type Entries = Entries<'a>;
 
-    #[inline]
+    // Always: called once per node of the walk, which outgrew the inliner's budget.
+    #[inline(always)]
     fn kind(self) -> Kind<'a, Self> {
         let b = self.0;
         match b[0] {
@@ -351,6 +352,7 @@ impl<'a> Node<'a> for Flat<'a> {
         }
     }
 
+    #[inline]
     fn is_container(self) -> bool {
         matches!(self.0[0], ARRAY | OBJECT)
     }

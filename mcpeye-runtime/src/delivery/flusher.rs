@@ -13,7 +13,7 @@
 
 use crate::capture::record::ClientInfo;
 use crate::config::{Config, Identity};
-use crate::delivery::before_send::{Screen, Screened};
+use crate::delivery::before_send::Screen;
 use crate::delivery::diagnostics::{DiagnosticKind, Diagnostics};
 use crate::delivery::outbox::Outbox;
 use crate::delivery::redact::Redactor;
@@ -246,17 +246,21 @@ impl Flusher {
         let mut invalid = 0;
         let mut overflow = 0;
         let present = self.data.len().min(limit);
-        for queued in std::iter::from_fn(|| self.data.try_recv().ok()).take(present) {
+        for _ in 0..present {
+            let Ok(mut queued) = self.data.try_recv() else { break };
             self.scratch.clear();
-            let (client, encoded) = match self.screen.screen(queued, &self.redactor, &self.shared) {
-                Screened::Send(mut q) => {
-                    let client = q.client.take();
-                    let encoded = encode_event(&mut q, uuid::Uuid::new_v4(), &self.redactor, &mut self.scratch);
-                    self.pool.give(q.into_buffer());
-                    (client, encoded)
-                }
-                Screened::Edited(mut e) => (e.client.take(), encode_edited(e, uuid::Uuid::new_v4(), &mut self.scratch)),
-                Screened::Gone => continue,
+            if !self.screen.passes(&queued, &self.shared) {
+                continue;
+            }
+            let (client, encoded) = if self.screen.edits() {
+                let Some(mut e) = self.screen.edit(queued, &self.redactor, &self.shared) else { continue };
+                (e.client.take(), encode_edited(e, uuid::Uuid::new_v4(), &mut self.scratch))
+            } else {
+                // Encoded where it lies: a record is large to move.
+                let client = queued.client.take();
+                let encoded = encode_event(&mut queued, uuid::Uuid::new_v4(), &self.redactor, &mut self.scratch);
+                self.pool.give(queued.take_buffer());
+                (client, encoded)
             };
             match encoded {
                 Ok(()) => {

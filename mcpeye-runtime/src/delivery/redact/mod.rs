@@ -26,6 +26,7 @@ mod caps;
 mod denylist;
 mod digit_spans;
 mod patterns;
+mod prescan;
 mod write;
 
 pub use caps::{
@@ -34,6 +35,7 @@ pub use caps::{
 
 use crate::contract::{markers, MAX_TEXT_BYTES, MAX_TEXT_PRE_REDACT_BYTES, MAX_VALUE_BYTES, MAX_VALUE_DEPTH};
 use crate::delivery::wire::flat::Flat;
+use crate::delivery::wire::json::{needs_escape, write_str, write_str_with};
 pub(crate) use caps::drop_flat;
 #[cfg(test)]
 pub(crate) use caps::is_cap_marker;
@@ -55,6 +57,14 @@ use std::sync::Arc;
 /// assert!(matches!(redact_string("weather in Paris"), Cow::Borrowed(_)));
 /// ```
 pub fn redact_string(s: &str) -> Cow<'_, str> {
+    if prescan::look(s.as_bytes()) & prescan::TRIGGERS == 0 {
+        return Cow::Borrowed(s);
+    }
+    redact_flagged(s)
+}
+
+/// [`redact_string`] of a string whose [`prescan::look`] flagged [`prescan::TRIGGERS`].
+fn redact_flagged(s: &str) -> Cow<'_, str> {
     let mask = patterns::scan(s);
     if mask == 0 {
         return Cow::Borrowed(s);
@@ -224,6 +234,19 @@ impl Redactor {
             }
         }
         cap_text_after(text, MAX_TEXT_BYTES)
+    }
+
+    /// Writes [`text_ref`](Self::text_ref)`(text)` as a JSON string: with one look at the text
+    /// when it holds no trigger (the common case).
+    pub(crate) fn write_text(&self, text: &str, out: &mut Vec<u8>) {
+        let cut = cut_at_char_boundary(text, MAX_TEXT_PRE_REDACT_BYTES);
+        let look =
+            if self.enabled { prescan::look(cut.as_bytes()) } else { u8::from(needs_escape(cut)) * prescan::ESCAPES };
+        if look & prescan::TRIGGERS == 0 && cut.len() <= MAX_TEXT_BYTES {
+            write_str_with(out, cut, look & prescan::ESCAPES != 0);
+        } else {
+            write_str(out, &self.text_ref(text));
+        }
     }
 
     /// [`text`](Self::text) of a borrowed text: borrowed back when nothing changes.

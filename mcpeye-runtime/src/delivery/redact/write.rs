@@ -4,10 +4,13 @@
 //! output (with the depth cap also applied when redaction is off).
 
 use super::denylist::Denylist;
-use super::redact_string;
+use super::prescan::{self, ESCAPES, TRIGGERS};
+use super::redact_flagged;
 use crate::contract::{markers, MAX_VALUE_BYTES, MAX_VALUE_DEPTH};
-use crate::delivery::wire::json::{needs_escape, string_len_with, write_number, write_str, write_str_with};
-use crate::delivery::wire::node::{compact_len, Kind, Node};
+use crate::delivery::wire::json::{
+    is_plain_ascii, needs_escape, string_len_with, write_escaped, write_number, write_plain_in, write_str,
+};
+use crate::delivery::wire::node::{compact_len, Kind, Node, Str};
 use std::borrow::Cow;
 
 /// Writes `value` capped (by its compact length before redaction), with strings redacted and
@@ -47,18 +50,6 @@ impl Walk<'_> {
             return self.measured <= MAX_VALUE_BYTES;
         }
         match v.kind() {
-            Kind::Str(s) => {
-                // One look for escapes serves the measure and, unredacted, the writing.
-                let escapes = needs_escape(s);
-                self.measured += string_len_with(s, escapes);
-                if self.measured > MAX_VALUE_BYTES {
-                    return false;
-                }
-                match self.denylist.map(|_| redact_string(s)) {
-                    Some(Cow::Owned(redacted)) => write_str(self.out, &redacted),
-                    _ => write_str_with(self.out, s, escapes),
-                }
-            }
             Kind::Array(count, items) => {
                 self.measured += 2 + count.saturating_sub(1);
                 self.out.push(b'[');
@@ -66,7 +57,7 @@ impl Walk<'_> {
                     if i > 0 {
                         self.out.push(b',');
                     }
-                    if !self.value(item, depth + 1) {
+                    if !self.item(item, depth + 1) {
                         return false;
                     }
                 }
@@ -75,23 +66,71 @@ impl Walk<'_> {
             Kind::Object(count, entries) => {
                 self.measured += 2 + count.saturating_sub(1) + count;
                 self.out.push(b'{');
-                for (i, (k, item)) in entries.enumerate() {
+                for (i, (Str { text: k, readable }, item)) in entries.enumerate() {
                     if i > 0 {
                         self.out.push(b',');
                     }
-                    let escapes = needs_escape(k);
+                    // Keys are mostly plain ASCII: one look answers the escape and the case-fold.
+                    let plain = is_plain_ascii(k);
+                    let escapes = !plain && needs_escape(k);
                     self.measured += string_len_with(k, escapes);
-                    write_str_with(self.out, k, escapes);
+                    if escapes {
+                        write_escaped(self.out, k);
+                    } else {
+                        write_plain_in(self.out, k, readable);
+                    }
                     self.out.push(b':');
-                    if self.denylist.is_some_and(|d| d.contains(k)) {
+                    let denied = match self.denylist {
+                        Some(d) if plain => d.contains_ascii(k),
+                        Some(d) => d.contains(k),
+                        None => false,
+                    };
+                    if denied {
                         self.measured += compact_len(item);
                         self.skipped |= item.is_container();
                         write_str(self.out, markers::FIELD);
-                    } else if !self.value(item, depth + 1) {
+                    } else if !self.item(item, depth + 1) {
                         return false;
                     }
                 }
                 self.out.push(b'}');
+            }
+            scalar => return self.scalar(scalar),
+        }
+        self.measured <= MAX_VALUE_BYTES
+    }
+
+    /// [`value`](Self::value) of an item or entry: scalars without the call (most items are).
+    #[inline(always)]
+    fn item<'n, N: Node<'n>>(&mut self, v: N, depth: usize) -> bool {
+        if v.is_container() {
+            self.value(v, depth)
+        } else {
+            self.scalar(v.kind())
+        }
+    }
+
+    /// Writes a value that is not a container; false once the measured length passes the cap.
+    #[inline(always)]
+    fn scalar<'n, N: Node<'n>>(&mut self, kind: Kind<'n, N>) -> bool {
+        match kind {
+            Kind::Str(Str { text: s, readable }) => {
+                // One look for escapes and triggers serves the measure, the redaction and, most
+                // often, the writing.
+                let look = match self.denylist {
+                    Some(_) => prescan::look_in(readable, s.len()),
+                    None => u8::from(needs_escape(s)) * ESCAPES,
+                };
+                let escapes = look & ESCAPES != 0;
+                self.measured += string_len_with(s, escapes);
+                if self.measured > MAX_VALUE_BYTES {
+                    return false;
+                }
+                match (look & TRIGGERS != 0).then(|| redact_flagged(s)) {
+                    Some(Cow::Owned(redacted)) => write_str(self.out, &redacted),
+                    _ if escapes => write_escaped(self.out, s),
+                    _ => write_plain_in(self.out, s, readable),
+                }
             }
             Kind::Null => {
                 self.out.extend_from_slice(b"null");
@@ -102,6 +141,8 @@ impl Walk<'_> {
                 self.measured += if b { 4 } else { 5 };
             }
             Kind::Number(n) => self.measured += n.write(self.out),
+            // Containers go through `value`.
+            Kind::Array(..) | Kind::Object(..) => {}
         }
         self.measured <= MAX_VALUE_BYTES
     }

@@ -20,7 +20,7 @@
 //! would lengthen the call, and deep ones are capped by the flusher anyway): they cross as the
 //! `Value` they are, as before.
 
-use super::node::{Kind, Node, Num};
+use super::node::{Kind, Node, Num, Str};
 use crate::capture::result::{CallToolResult, Content};
 use crate::contract::MAX_VALUE_DEPTH;
 use serde_json::Value;
@@ -225,7 +225,7 @@ pub(crate) fn patch_header(out: &mut [u8], at: usize, count: usize) -> bool {
         return true;
     }
     let entries = Entries { rest: &out[at + 9..], left: count };
-    let mut keys: Vec<&[u8]> = entries.map(|(key, _)| key.as_bytes()).collect();
+    let mut keys: Vec<&[u8]> = entries.map(|(key, _)| key.text.as_bytes()).collect();
     keys.sort_unstable();
     keys.windows(2).all(|w| w[0] != w[1])
 }
@@ -260,9 +260,9 @@ pub(crate) fn to_value(node: Flat<'_>) -> Value {
         // The text serde_json wrote for a number reads back as that number.
         Kind::Number(Num::Text(t)) => serde_json::from_slice(t).unwrap_or(Value::Null),
         Kind::Number(Num::Value(n)) => Value::Number(n.clone()),
-        Kind::Str(s) => Value::String(s.to_owned()),
+        Kind::Str(s) => Value::String(s.text.to_owned()),
         Kind::Array(_, items) => Value::Array(items.map(to_value).collect()),
-        Kind::Object(_, entries) => Value::Object(entries.map(|(k, v)| (k.to_owned(), to_value(v))).collect()),
+        Kind::Object(_, entries) => Value::Object(entries.map(|(k, v)| (k.text.to_owned(), to_value(v))).collect()),
     }
 }
 
@@ -277,6 +277,7 @@ impl<'a> Flat<'a> {
     }
 
     /// Bytes this node takes.
+    #[inline]
     fn size(self) -> usize {
         match self.0[0] {
             NUMBER => 2 + usize::from(self.0[1]),
@@ -295,6 +296,7 @@ pub(crate) struct Items<'a> {
 
 impl<'a> Iterator for Items<'a> {
     type Item = Flat<'a>;
+    #[inline]
     fn next(&mut self) -> Option<Flat<'a>> {
         self.left = self.left.checked_sub(1)?;
         let node = Flat(self.rest);
@@ -310,11 +312,12 @@ pub(crate) struct Entries<'a> {
 }
 
 impl<'a> Iterator for Entries<'a> {
-    type Item = (&'a str, Flat<'a>);
-    fn next(&mut self) -> Option<(&'a str, Flat<'a>)> {
+    type Item = (Str<'a>, Flat<'a>);
+    #[inline]
+    fn next(&mut self) -> Option<(Str<'a>, Flat<'a>)> {
         self.left = self.left.checked_sub(1)?;
         let key_end = 4 + u32_at(self.rest, 0);
-        let key = text(&self.rest[4..key_end]);
+        let key = Str { text: text(&self.rest[4..key_end]), readable: &self.rest[4..] };
         let node = Flat(&self.rest[key_end..]);
         self.rest = &self.rest[key_end + node.size()..];
         Some((key, node))
@@ -325,6 +328,8 @@ impl<'a> Node<'a> for Flat<'a> {
     type Items = Items<'a>;
     type Entries = Entries<'a>;
 
+    // Always: called once per node of the walk, which outgrew the inliner's budget.
+    #[inline(always)]
     fn kind(self) -> Kind<'a, Self> {
         let b = self.0;
         match b[0] {
@@ -332,9 +337,11 @@ impl<'a> Node<'a> for Flat<'a> {
             FALSE => Kind::Bool(false),
             TRUE => Kind::Bool(true),
             NUMBER => Kind::Number(Num::Text(&b[2..2 + usize::from(b[1])])),
-            STRING => Kind::Str(text(&b[5..5 + u32_at(b, 1)])),
+            STRING => Kind::Str(Str { text: text(&b[5..5 + u32_at(b, 1)]), readable: &b[5..] }),
             tag => {
-                let rest = &b[9..9 + u32_at(b, 5)];
+                // Not cut at the container's end: its strings' last chunks read on (the
+                // redaction prescan), and the count ends the walk.
+                let rest = &b[9..];
                 let left = u32_at(b, 1);
                 if tag == ARRAY {
                     Kind::Array(left, Items { rest, left })
@@ -345,6 +352,7 @@ impl<'a> Node<'a> for Flat<'a> {
         }
     }
 
+    #[inline]
     fn is_container(self) -> bool {
         matches!(self.0[0], ARRAY | OBJECT)
     }

@@ -29,15 +29,38 @@ pub(crate) fn string_len_with(s: &str, escapes: bool) -> usize {
 /// one or two 64-bit words (most strings, keys above all, are that short).
 #[inline]
 pub(crate) fn needs_escape(s: &str) -> bool {
-    let mut chunks = s.as_bytes().chunks_exact(16);
+    bytes_need_escape(s.as_bytes())
+}
+
+/// [`needs_escape`] of the bytes of a string.
+#[inline]
+pub(crate) fn bytes_need_escape(s: &[u8]) -> bool {
+    any_byte(s, |b| b < 0x20 || b == b'"' || b == b'\\', word_escapes)
+}
+
+/// Whether `s` is ASCII and needs no escape: its JSON is its bytes in quotes, and it lowercases
+/// to ASCII (the denylist's cheaper compare). One look instead of two, for keys.
+#[inline]
+pub(crate) fn is_plain_ascii(s: &str) -> bool {
+    !any_byte(
+        s.as_bytes(),
+        |b| !(0x20..0x80).contains(&b) || b == b'"' || b == b'\\',
+        |w| word_escapes(w) || w & HIGH != 0,
+    )
+}
+
+/// Whether `byte` holds for a byte of `s`; `word` is the same test of 8 bytes at once.
+#[inline(always)]
+fn any_byte(s: &[u8], byte: impl Fn(u8) -> bool, word: impl Fn(u64) -> bool) -> bool {
+    let mut chunks = s.chunks_exact(16);
     for chunk in &mut chunks {
-        if chunk.iter().fold(false, |acc, &b| acc | (b < 0x20) | (b == b'"') | (b == b'\\')) {
+        if chunk.iter().fold(false, |acc, &b| acc | byte(b)) {
             return true;
         }
     }
     let rest = chunks.remainder();
     let n = rest.len();
-    let word = |at: usize| {
+    let whole = |at: usize| {
         let mut w = [0; 8];
         w.copy_from_slice(&rest[at..at + 8]);
         u64::from_le_bytes(w)
@@ -49,25 +72,56 @@ pub(crate) fn needs_escape(s: &str) -> bool {
     };
     match n {
         // Overlapping words: a byte tested twice changes nothing.
-        8.. => word_escapes(word(0)) | word_escapes(word(n - 8)),
-        4.. => word_escapes(half(0) | half(n - 4) << 32),
-        // `a` (0x61) is escaped by nothing: it pads the missing bytes.
-        1.. => word_escapes(u64::from_le_bytes([rest[0], rest[n / 2], rest[n - 1], b'a', b'a', b'a', b'a', b'a'])),
+        8.. => word(whole(0)) | word(whole(n - 8)),
+        4.. => word(half(0) | half(n - 4) << 32),
+        // `a` (0x61) is in no test: it pads the missing bytes.
+        1.. => word(u64::from_le_bytes([rest[0], rest[n / 2], rest[n - 1], b'a', b'a', b'a', b'a', b'a'])),
         0 => false,
     }
 }
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
 
 /// Whether a byte of `w` is below 0x20, `"` or `\` (exact: the classic "has a zero byte" test
 /// of the word XORed with each character, and "has a byte less than" for 0x20).
 #[inline(always)]
 fn word_escapes(w: u64) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     let below = w.wrapping_sub(ONES * 0x20) & !w;
     let quote = w ^ (ONES * u64::from(b'"'));
     let backslash = w ^ (ONES * u64::from(b'\\'));
     let zero = |v: u64| v.wrapping_sub(ONES) & !v;
     (below | zero(quote) | zero(backslash)) & HIGH != 0
+}
+
+/// Writes `s`, known to need no escape ([`needs_escape`] false), as a JSON string.
+#[inline]
+pub(crate) fn write_plain(out: &mut Vec<u8>, s: &str) {
+    out.reserve(s.len() + 2);
+    out.push(b'"');
+    out.extend_from_slice(s.as_bytes());
+    out.push(b'"');
+}
+
+/// Longest string [`write_plain_in`] copies as one block.
+const BLOCK: usize = 32;
+
+/// [`write_plain`] of `s`, whose bytes `readable` starts with: a string of up to 32 bytes with
+/// as many readable is copied as one fixed-size block then cut back, without a call to memcpy
+/// (most strings are that short, and the call cost more than the copy).
+#[inline]
+pub(crate) fn write_plain_in(out: &mut Vec<u8>, s: &str, readable: &[u8]) {
+    out.reserve(s.len().max(BLOCK) + 2);
+    out.push(b'"');
+    match readable.get(..BLOCK) {
+        Some(block) if s.len() <= BLOCK => {
+            let end = out.len() + s.len();
+            out.extend_from_slice(block);
+            out.truncate(end);
+        }
+        _ => out.extend_from_slice(s.as_bytes()),
+    }
+    out.push(b'"');
 }
 
 /// Writes `s` as a JSON string exactly as serde_json does.
@@ -79,14 +133,17 @@ pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
 #[inline]
 pub(crate) fn write_str_with(out: &mut Vec<u8>, s: &str, escapes: bool) {
     if escapes {
-        // Writing to a Vec cannot fail.
-        let _ = serde_json::to_writer(&mut *out, s);
+        write_escaped(out, s);
     } else {
-        out.reserve(s.len() + 2);
-        out.push(b'"');
-        out.extend_from_slice(s.as_bytes());
-        out.push(b'"');
+        write_plain(out, s);
     }
+}
+
+/// [`write_str`] of a string that needs escapes (rare: kept out of line).
+#[inline(never)]
+pub(crate) fn write_escaped(out: &mut Vec<u8>, s: &str) {
+    // Writing to a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, s);
 }
 
 /// Writes an unsigned integer in decimal.
@@ -98,19 +155,49 @@ pub(crate) fn write_number(out: &mut Vec<u8>, n: u64) {
 mod tests {
     use super::*;
 
-    /// The word tests agree with a byte-by-byte look, at every length and position.
+    /// The word tests agree with a byte-by-byte look, at every length and position, over ASCII
+    /// and non-ASCII strings.
     #[test]
     fn needs_escape_is_exact() {
         let naive = |s: &str| s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\');
+        let plain = |s: &str| s.is_ascii() && !naive(s);
         for len in 0..48 {
-            let base = "é-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOP";
-            let clean: String = base.chars().cycle().take(len).collect();
-            assert_eq!(needs_escape(&clean), naive(&clean), "{clean:?}");
-            for special in ['"', '\\', '\n', '\u{0}', '\u{1f}', ' ', '\u{7f}', '!', '#', '[', ']'] {
-                for at in 0..clean.chars().count().max(1) {
-                    let s: String = clean.chars().take(at).chain([special]).chain(clean.chars().skip(at + 1)).collect();
-                    assert_eq!(needs_escape(&s), naive(&s), "{s:?}");
-                    assert_eq!(string_len(&s), serde_json::to_string(&s).unwrap().len(), "{s:?}");
+            for base in ["é-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOP", "abcdefghijklmnopqrstuvwxyz~\u{7f}"]
+            {
+                let clean: String = base.chars().cycle().take(len).collect();
+                assert_eq!(needs_escape(&clean), naive(&clean), "{clean:?}");
+                assert_eq!(is_plain_ascii(&clean), plain(&clean), "{clean:?}");
+                for special in
+                    ['"', '\\', '\n', '\u{0}', '\u{1f}', ' ', '\u{7f}', '!', '#', '[', ']', 'é', '\u{80}', '界']
+                {
+                    for at in 0..clean.chars().count().max(1) {
+                        let s: String =
+                            clean.chars().take(at).chain([special]).chain(clean.chars().skip(at + 1)).collect();
+                        assert_eq!(needs_escape(&s), naive(&s), "{s:?}");
+                        assert_eq!(is_plain_ascii(&s), plain(&s), "{s:?}");
+                        assert_eq!(string_len(&s), serde_json::to_string(&s).unwrap().len(), "{s:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The block copy writes what the plain copy writes, whatever follows the string, into
+    /// buffers with and without spare room.
+    #[test]
+    fn write_plain_in_is_write_plain() {
+        let text = "abcdefghijklmnopqrstuvwxyzé0123456789ABCDEFGHIJ";
+        for len in (0..=text.len()).filter(|&n| text.is_char_boundary(n)) {
+            let s = &text[..len];
+            for after in [0, 1, 15, 16, 31, 32, 40] {
+                let readable = [s.as_bytes(), &b"\"x\n\\yz".repeat(8)[..after]].concat();
+                for prefix in [0, 5, 1000] {
+                    let mut expected = vec![b'p'; prefix];
+                    write_plain(&mut expected, s);
+                    let mut out = Vec::with_capacity(prefix + 3);
+                    out.resize(prefix, b'p');
+                    write_plain_in(&mut out, s, &readable);
+                    assert_eq!(out, expected, "{s:?} + {after}");
                 }
             }
         }

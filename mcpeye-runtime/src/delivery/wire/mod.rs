@@ -7,7 +7,7 @@ use crate::config::Identity;
 use crate::delivery::before_send::Event;
 use crate::delivery::redact::{drop_flat, Redactor};
 use flat::{flatten, flatten_map, flatten_result, Flat};
-use json::{write_number, write_str};
+use json::{write_number, write_plain, write_str};
 use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
@@ -166,8 +166,8 @@ impl Queued {
     }
 
     /// The record's buffer, emptied, for the next record once this one is encoded.
-    pub(crate) fn into_buffer(self) -> Vec<u8> {
-        let mut bytes = self.bytes;
+    pub(crate) fn take_buffer(&mut self) -> Vec<u8> {
+        let mut bytes = std::mem::take(&mut self.bytes);
         bytes.clear();
         bytes
     }
@@ -175,8 +175,15 @@ impl Queued {
 
 fn text_of<'s>(bytes: &'s [u8], t: &'s Text) -> &'s str {
     match t {
-        // Copied from a `&str` by `text`: whole characters.
-        Text::Flat(start, end) => std::str::from_utf8(&bytes[*start..*end]).unwrap_or_default(),
+        Text::Flat(start, end) => {
+            let b = &bytes[*start..*end];
+            debug_assert!(std::str::from_utf8(b).is_ok());
+            // SAFETY: a `Text::Flat` range is only made by `text`, over the bytes of a `String` it
+            // has just appended; the record's bytes are private to `Queued`/`FlatStart`, only
+            // appended to (or cut back to a point after the range) later. Validating again cost
+            // ~150 instructions per event on the flusher.
+            unsafe { std::str::from_utf8_unchecked(b) }
+        }
         Text::Moved(s) => s,
     }
 }
@@ -488,12 +495,14 @@ fn write_body(body: Body<'_>, object_only: bool, redactor: &Redactor, out: &mut 
 
 fn encode(parts: Parts<'_>, call_id: uuid::Uuid, redactor: &Redactor, out: &mut Vec<u8>) -> Result<(), Invalid> {
     let Parts { tool_name, arguments, outcome, timestamp_ms, duration_ms, intent, user_id, user_email } = parts;
-    if tool_name.trim().is_empty() {
+    // All whitespace (or empty) once its start is trimmed: no need to trim the end too.
+    if tool_name.trim_start().is_empty() {
         return Err(Invalid::EmptyToolName);
     }
     let mut id = uuid::Uuid::encode_buffer();
     out.extend_from_slice(b"{\"callId\":");
-    write_str(out, call_id.hyphenated().encode_lower(&mut id));
+    // Hex digits and hyphens: nothing to escape.
+    write_plain(out, call_id.hyphenated().encode_lower(&mut id));
     out.extend_from_slice(b",\"toolName\":");
     write_str(out, tool_name);
     out.extend_from_slice(b",\"arguments\":");
@@ -524,9 +533,9 @@ fn encode(parts: Parts<'_>, call_id: uuid::Uuid, redactor: &Redactor, out: &mut 
     }
     if let Some((text, source)) = intent {
         out.extend_from_slice(b",\"intent\":");
-        write_str(out, &redactor.text_ref(text));
+        redactor.write_text(text, out);
         out.extend_from_slice(b",\"intentSource\":");
-        write_str(out, source.as_str());
+        write_plain(out, source.as_str());
     }
     if let Some(user_id) = user_id {
         out.extend_from_slice(b",\"userId\":");
@@ -575,9 +584,17 @@ pub(crate) fn payload_head(project_id: &str, identity: &Identity, client: Option
 pub(crate) const PAYLOAD_TAIL: &[u8] = b"]}";
 
 /// A whole payload from its head and encoded events.
-pub(crate) fn payload<'a>(head: &[u8], events: impl IntoIterator<Item = &'a [u8]>) -> Vec<u8> {
-    let mut body = head.to_vec();
-    for (i, e) in events.into_iter().enumerate() {
+pub(crate) fn payload<'a, I>(head: &[u8], events: I) -> Vec<u8>
+where
+    I: IntoIterator<Item = &'a [u8]>,
+    I::IntoIter: Clone,
+{
+    let events = events.into_iter();
+    // Sized first: grown event by event, the body was copied again at each reallocation.
+    let size = head.len() + PAYLOAD_TAIL.len() + events.clone().map(|e| e.len() + 1).sum::<usize>();
+    let mut body = Vec::with_capacity(size);
+    body.extend_from_slice(head);
+    for (i, e) in events.enumerate() {
         if i > 0 {
             body.push(b',');
         }

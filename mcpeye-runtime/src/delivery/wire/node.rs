@@ -52,12 +52,28 @@ impl io::Write for ByteCounter {
     }
 }
 
+/// A string of a node (a value or a key): its text, and its bytes followed by whatever can be
+/// read after them. The prescan and the writer read on rather than copy a string's last bytes.
+#[derive(Clone, Copy)]
+pub(crate) struct Str<'a> {
+    pub(crate) text: &'a str,
+    pub(crate) readable: &'a [u8],
+}
+
+impl<'a> Str<'a> {
+    /// A string with nothing readable after it.
+    #[inline]
+    pub(crate) fn of(text: &'a str) -> Self {
+        Str { text, readable: text.as_bytes() }
+    }
+}
+
 /// One JSON value as a [`Node`] shows it.
 pub(crate) enum Kind<'a, N: Node<'a>> {
     Null,
     Bool(bool),
     Number(Num<'a>),
-    Str(&'a str),
+    Str(Str<'a>),
     /// The number of items, and the items.
     Array(usize, N::Items),
     /// The number of entries, and the entries in order.
@@ -67,27 +83,27 @@ pub(crate) enum Kind<'a, N: Node<'a>> {
 /// A JSON value the encoder can read.
 pub(crate) trait Node<'a>: Copy + 'a {
     type Items: Iterator<Item = Self>;
-    type Entries: Iterator<Item = (&'a str, Self)>;
+    type Entries: Iterator<Item = (Str<'a>, Self)>;
     fn kind(self) -> Kind<'a, Self>;
     fn is_container(self) -> bool;
 }
 
 type Entry<'a> = (&'a String, &'a Value);
 
-fn entry<'a>((k, v): Entry<'a>) -> (&'a str, &'a Value) {
-    (k.as_str(), v)
+fn entry<'a>((k, v): Entry<'a>) -> (Str<'a>, &'a Value) {
+    (Str::of(k), v)
 }
 
 impl<'a> Node<'a> for &'a Value {
     type Items = std::slice::Iter<'a, Value>;
-    type Entries = std::iter::Map<serde_json::map::Iter<'a>, fn(Entry<'a>) -> (&'a str, &'a Value)>;
+    type Entries = std::iter::Map<serde_json::map::Iter<'a>, fn(Entry<'a>) -> (Str<'a>, &'a Value)>;
 
     fn kind(self) -> Kind<'a, Self> {
         match self {
             Value::Null => Kind::Null,
             Value::Bool(b) => Kind::Bool(*b),
             Value::Number(n) => Kind::Number(Num::Value(n)),
-            Value::String(s) => Kind::Str(s),
+            Value::String(s) => Kind::Str(Str::of(s)),
             Value::Array(a) => Kind::Array(a.len(), a.iter()),
             Value::Object(m) => Kind::Object(m.len(), m.iter().map(entry as fn(Entry<'a>) -> _)),
         }
@@ -108,7 +124,7 @@ pub(crate) fn compact_len<'a, N: Node<'a>>(node: N) -> usize {
             Kind::Null => len += 4,
             Kind::Bool(b) => len += if b { 4 } else { 5 },
             Kind::Number(n) => len += n.len(),
-            Kind::Str(s) => len += string_len(s),
+            Kind::Str(s) => len += string_len(s.text),
             Kind::Array(count, items) => {
                 // brackets + commas
                 len += 2 + count.saturating_sub(1);
@@ -118,7 +134,7 @@ pub(crate) fn compact_len<'a, N: Node<'a>>(node: N) -> usize {
                 // braces + commas + one colon per entry
                 len += 2 + count.saturating_sub(1) + count;
                 for (k, v) in entries {
-                    len += string_len(k);
+                    len += string_len(k.text);
                     stack.push(v);
                 }
             }

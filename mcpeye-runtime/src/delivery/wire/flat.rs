@@ -230,8 +230,7 @@ pub(crate) fn put_header_open(out: &mut Vec<u8>, tag: u8) -> usize {
 /// container is an object with a key twice (a `Value` has each key once).
 #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // rmcp's instrumented routes
 pub(crate) fn patch_header(out: &mut [u8], at: usize, count: usize) -> bool {
-    out[at + 1..at + 5].copy_from_slice(&(count as u32).to_le_bytes());
-    patch_size(out, at + 5);
+    patch_counted(out, at, count);
     if out[at] != OBJECT || count < 2 {
         return true;
     }
@@ -243,6 +242,14 @@ pub(crate) fn patch_header(out: &mut [u8], at: usize, count: usize) -> bool {
     let mut keys: Vec<&[u8]> = entries().map(|(key, _)| key.text.as_bytes()).collect();
     keys.sort_unstable();
     keys.windows(2).all(|w| w[0] != w[1])
+}
+
+/// Completes the header at `at` with `count` and the size of what follows it, its keys already
+/// known to differ.
+#[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // rmcp's instrumented routes
+pub(crate) fn patch_counted(out: &mut [u8], at: usize, count: usize) {
+    out[at + 1..at + 5].copy_from_slice(&(count as u32).to_le_bytes());
+    patch_size(out, at + 5);
 }
 
 /// Objects with at most this many entries are checked for a key twice pair by pair.

@@ -29,19 +29,39 @@ use std::time::{Duration, Instant};
 /// assert!(seen_by_handler.is_cancelled());
 /// assert_eq!(seen_by_handler.reason().as_deref(), Some("the user closed the window"));
 /// ```
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Cancellation {
     state: Arc<State>,
 }
 
-#[derive(Default)]
-struct State {
+impl Default for Cancellation {
+    fn default() -> Self {
+        Cancellation::of(State::new(never, None))
+    }
+}
+
+/// A source of cancellation that can only be polled.
+type Probe = dyn Fn() -> bool + Send + Sync;
+
+struct State<P: ?Sized = Probe> {
     done: AtomicBool,
     inner: Mutex<Inner>,
-    /// Checked by `is_cancelled` when the flag is not set: a source that can only be polled
-    /// (rmcp's per-request token, while a synchronous tool runs).
-    probe: Option<Box<dyn Fn() -> bool + Send + Sync>>,
     parent: Option<Cancellation>,
+    /// Checked by `is_cancelled` when the flag is not set: a source that can only be polled
+    /// (rmcp's per-request token, while a synchronous tool runs), or [`never`]. Kept in the
+    /// state's own allocation rather than boxed beside it (one allocation less per request).
+    probe: P,
+}
+
+impl<P> State<P> {
+    fn new(probe: P, parent: Option<Cancellation>) -> Self {
+        State { done: AtomicBool::new(false), inner: Mutex::default(), parent, probe }
+    }
+}
+
+/// The probe of a signal that has none.
+fn never() -> bool {
+    false
 }
 
 #[derive(Default)]
@@ -67,12 +87,16 @@ impl Cancellation {
     /// [`is_cancelled`](Self::is_cancelled); a waiting future only wakes on [`cancel`](Self::cancel)).
     #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // used by the rmcp integration
     pub(crate) fn with_probe(probe: impl Fn() -> bool + Send + Sync + 'static) -> Self {
-        Cancellation { state: Arc::new(State { probe: Some(Box::new(probe)), ..State::default() }) }
+        Cancellation::of(State::new(probe, None))
+    }
+
+    fn of(state: State<impl Fn() -> bool + Send + Sync + 'static>) -> Self {
+        Cancellation { state: Arc::new(state) }
     }
 
     /// A signal cancelled with this one, and also on its own (a call's timeout).
     pub(crate) fn child(&self) -> Cancellation {
-        let child = Cancellation { state: Arc::new(State { parent: Some(self.clone()), ..State::default() }) };
+        let child = Cancellation::of(State::new(never, Some(self.clone())));
         let mut inner = self.state.inner.lock().unwrap_or_else(|e| e.into_inner());
         inner.children.retain(|c| c.strong_count() > 0);
         inner.children.push(Arc::downgrade(&child.state));
@@ -116,7 +140,7 @@ impl Cancellation {
         if self.state.done.load(Ordering::Acquire) {
             return true;
         }
-        if self.state.probe.as_ref().is_some_and(|p| p()) {
+        if (self.state.probe)() {
             self.cancel();
             return true;
         }

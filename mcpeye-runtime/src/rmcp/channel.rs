@@ -273,20 +273,24 @@ where
     Fut: Future<Output = T>,
 {
     let log_level = context.meta.get(META_LOG_LEVEL).and_then(Value::as_str).and_then(LogLevel::parse);
-    let source = match context.peer.peer_info() {
-        Some(info) if context.meta.client_info().is_none() => Capabilities::Session(info),
+    // Read once for the channel, the session and the origin: rmcp hands it out from behind a lock.
+    let info = context.peer.peer_info();
+    let session = session::key_with(context, info.as_ref());
+    let source = match &info {
+        Some(info) if session.is_some() => Capabilities::Session(info.clone()),
         _ => Capabilities::Meta(context.meta.get(META_CLIENT_CAPABILITIES).cloned()),
     };
     let channel = Arc::new(RmcpChannel {
         peer: context.peer.clone(),
         queue: Mutex::new(Queue::Unopened(None)),
-        session: session::key(context),
+        session,
         capabilities: OnceLock::new(),
         source,
     });
     let ct = context.ct.clone();
     let cancellation = Cancellation::with_probe(move || ct.is_cancelled());
-    let mut origin = clients.origin(context).with_cancellation(cancellation.clone()).with_channel(channel.clone());
+    let mut origin =
+        clients.origin_with(context, info).with_cancellation(cancellation.clone()).with_channel(channel.clone());
     if !context.meta.is_empty() {
         // `_meta` serialises as the map it is, so the map is its JSON: taken, not copied (the
         // context is the handler's, and nothing below reads its `_meta`).

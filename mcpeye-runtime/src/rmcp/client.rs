@@ -48,6 +48,16 @@ const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 impl Clients {
     /// What the serving layer knows of this request.
     pub(crate) fn origin(&self, context: &RequestContext<RoleServer>) -> Origin {
+        self.origin_with(context, context.peer.peer_info())
+    }
+
+    /// Like [`origin`](Self::origin), with the session's `initialize` already read
+    /// (`Peer::peer_info`: a lock and a reference count, read once per request).
+    pub(crate) fn origin_with(
+        &self,
+        context: &RequestContext<RoleServer>,
+        info: Option<Arc<InitializeRequestParams>>,
+    ) -> Origin {
         let parts = context.extensions.get::<http::request::Parts>();
         let transport = match parts {
             Some(p) => Transport::Http { version: http_version(p.version) },
@@ -58,14 +68,13 @@ impl Clients {
             NumberOrString::Number(n) => n.to_string(),
             NumberOrString::String(s) => s.to_string(),
         };
-        // Read once: rmcp hands it out from behind a lock.
-        let info = context.peer.peer_info();
         Origin {
             client: self.of(context, info.as_ref()),
             session_id: self.session(context, parts, info),
             request_id: Some(request_id),
             transport: Some(transport),
-            trace_context: TraceContext::from_meta(&context.meta),
+            // Most requests carry no `_meta`: its three lookups skipped then.
+            trace_context: if context.meta.is_empty() { None } else { TraceContext::from_meta(&context.meta) },
             ..Origin::default()
         }
     }

@@ -18,9 +18,17 @@ static LEVELS: Mutex<Vec<(Weak<InitializeRequestParams>, LogLevel)>> = Mutex::ne
 
 /// The session of this request; `None` without a handshake (stateless, MCP 2026-07-28).
 pub(crate) fn key(context: &RequestContext<RoleServer>) -> Option<Key> {
-    let info = context.peer.peer_info()?;
+    key_with(context, context.peer.peer_info().as_ref())
+}
+
+/// Like [`key`], with the session's `initialize` already read (`Peer::peer_info`).
+pub(crate) fn key_with(
+    context: &RequestContext<RoleServer>,
+    info: Option<&Arc<InitializeRequestParams>>,
+) -> Option<Key> {
     // rmcp's stateless path hands every request a placeholder naming rmcp itself, not a session.
-    (context.meta.client_info().is_none()).then(|| Key(Arc::downgrade(&info)))
+    let info = info?;
+    (context.meta.client_info().is_none()).then(|| Key(Arc::downgrade(info)))
 }
 
 /// Sets the level of the session of `context`.

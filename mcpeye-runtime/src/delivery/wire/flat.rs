@@ -126,16 +126,33 @@ fn put_result(r: &CallToolResult, out: &mut Vec<u8>, limit: usize) -> bool {
     out.len() <= limit
 }
 
+/// Appends `head` then `body` with one capacity check and no per-piece bookkeeping: the header
+/// of a node (fixed size, stored as one word) and its bytes.
+#[inline(always)]
+fn put_raw<const N: usize>(out: &mut Vec<u8>, head: [u8; N], body: &[u8]) {
+    out.reserve(N + body.len());
+    let len = out.len();
+    // SAFETY: `reserve` left room for `N + body.len()` bytes past `len`; all of them are written
+    // (the header, then `body`, which cannot overlap the spare capacity) before `set_len` covers
+    // them. Per piece, `extend_from_slice` twice cost a second capacity check and length update
+    // (callgrind: `flat::put` ~25% fewer instructions this way).
+    unsafe {
+        let at = out.as_mut_ptr().add(len);
+        std::ptr::write_unaligned(at.cast::<[u8; N]>(), head);
+        std::ptr::copy_nonoverlapping(body.as_ptr(), at.add(N), body.len());
+        out.set_len(len + N + body.len());
+    }
+}
+
 /// A string node.
 #[inline]
 pub(crate) fn put_tagged_str(out: &mut Vec<u8>, s: &str, limit: usize) -> bool {
     if out.len() + 5 + s.len() > limit {
         return false;
     }
+    // Below the limit, itself below u32::MAX.
     let [a, b, c, d] = (s.len() as u32).to_le_bytes();
-    out.reserve(5 + s.len());
-    out.extend_from_slice(&[STRING, a, b, c, d]);
-    out.extend_from_slice(s.as_bytes());
+    put_raw(out, [STRING, a, b, c, d], s.as_bytes());
     true
 }
 
@@ -144,14 +161,8 @@ pub(crate) fn put_tagged_str(out: &mut Vec<u8>, s: &str, limit: usize) -> bool {
 #[inline]
 fn put_header(out: &mut Vec<u8>, tag: u8, count: usize) -> usize {
     let [a, b, c, d] = (count as u32).to_le_bytes();
-    out.extend_from_slice(&[tag, a, b, c, d, 0, 0, 0, 0]);
+    put_raw(out, [tag, a, b, c, d, 0, 0, 0, 0], &[]);
     out.len() - 4
-}
-
-#[inline]
-fn put_u32(out: &mut Vec<u8>, n: usize) {
-    // Every length is below the budget, itself below u32::MAX.
-    out.extend_from_slice(&(n as u32).to_le_bytes());
 }
 
 #[inline]
@@ -159,9 +170,8 @@ fn put_str(out: &mut Vec<u8>, s: &str, limit: usize) -> bool {
     if out.len() + 4 + s.len() > limit {
         return false;
     }
-    out.reserve(4 + s.len());
-    put_u32(out, s.len());
-    out.extend_from_slice(s.as_bytes());
+    // Every length is below the limit, itself below u32::MAX.
+    put_raw(out, (s.len() as u32).to_le_bytes(), s.as_bytes());
     true
 }
 
@@ -177,6 +187,7 @@ fn put(v: &Value, out: &mut Vec<u8>, depth: usize, limit: usize) -> bool {
             let Ok(len) = u8::try_from(out.len() - at - 1) else { return false };
             out[at] = len;
         }
+        // Checked against the limit by `put_tagged_str`.
         Value::String(s) => return put_tagged_str(out, s, limit),
         Value::Array(_) | Value::Object(_) if depth >= MAX_VALUE_DEPTH => return false,
         Value::Array(a) => {
@@ -211,7 +222,7 @@ pub(crate) fn put_key(out: &mut Vec<u8>, key: &str, limit: usize) -> bool {
 /// [`patch_header`].
 #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // rmcp's instrumented routes
 pub(crate) fn put_header_open(out: &mut Vec<u8>, tag: u8) -> usize {
-    out.extend_from_slice(&[tag, 0, 0, 0, 0, 0, 0, 0, 0]);
+    put_raw(out, [tag, 0, 0, 0, 0, 0, 0, 0, 0], &[]);
     out.len() - 9
 }
 
@@ -219,16 +230,30 @@ pub(crate) fn put_header_open(out: &mut Vec<u8>, tag: u8) -> usize {
 /// container is an object with a key twice (a `Value` has each key once).
 #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // rmcp's instrumented routes
 pub(crate) fn patch_header(out: &mut [u8], at: usize, count: usize) -> bool {
-    out[at + 1..at + 5].copy_from_slice(&(count as u32).to_le_bytes());
-    patch_size(out, at + 5);
+    patch_counted(out, at, count);
     if out[at] != OBJECT || count < 2 {
         return true;
     }
-    let entries = Entries { rest: &out[at + 9..], left: count };
-    let mut keys: Vec<&[u8]> = entries.map(|(key, _)| key.text.as_bytes()).collect();
+    let entries = || Entries { rest: &out[at + 9..], left: count };
+    if count <= SMALL_OBJECT {
+        // Pairwise, without collecting and sorting the keys (an allocation per object).
+        return entries().enumerate().all(|(i, (key, _))| entries().take(i).all(|(k, _)| k.text != key.text));
+    }
+    let mut keys: Vec<&[u8]> = entries().map(|(key, _)| key.text.as_bytes()).collect();
     keys.sort_unstable();
     keys.windows(2).all(|w| w[0] != w[1])
 }
+
+/// Completes the header at `at` with `count` and the size of what follows it, its keys already
+/// known to differ.
+#[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // rmcp's instrumented routes
+pub(crate) fn patch_counted(out: &mut [u8], at: usize, count: usize) {
+    out[at + 1..at + 5].copy_from_slice(&(count as u32).to_le_bytes());
+    patch_size(out, at + 5);
+}
+
+/// Objects with at most this many entries are checked for a key twice pair by pair.
+const SMALL_OBJECT: usize = 8;
 
 /// Writes at `at` the size of what follows it.
 fn patch_size(out: &mut [u8], at: usize) {
@@ -430,6 +455,154 @@ mod tests {
             let fits = flatten(&v, &mut via_value, usize::MAX);
             assert_eq!(flatten_map(v.as_object().unwrap(), &mut direct, usize::MAX), fits, "{v}");
             assert_eq!(direct, via_value, "{v}");
+        }
+    }
+
+    /// The writer as it was before it wrote through `put_raw`: the reference the writer is
+    /// compared with.
+    mod reference {
+        use super::super::{ARRAY, FALSE, NULL, NUMBER, OBJECT, STRING, TRUE};
+        use crate::contract::MAX_VALUE_DEPTH;
+        use serde_json::Value;
+
+        pub(super) fn flatten(v: &Value, out: &mut Vec<u8>, budget: usize) -> bool {
+            let start = out.len();
+            let fits = put(v, out, 0, start.saturating_add(budget).min(u32::MAX as usize));
+            if !fits {
+                out.truncate(start);
+            }
+            fits
+        }
+
+        fn header(out: &mut Vec<u8>, tag: u8, count: usize) -> usize {
+            let [a, b, c, d] = (count as u32).to_le_bytes();
+            out.extend_from_slice(&[tag, a, b, c, d, 0, 0, 0, 0]);
+            out.len() - 4
+        }
+
+        fn size(out: &mut [u8], at: usize) {
+            let size = (out.len() - at - 4) as u32;
+            out[at..at + 4].copy_from_slice(&size.to_le_bytes());
+        }
+
+        fn string(out: &mut Vec<u8>, tag: Option<u8>, s: &str, limit: usize) -> bool {
+            if out.len() + usize::from(tag.is_some()) + 4 + s.len() > limit {
+                return false;
+            }
+            out.extend(tag);
+            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+            true
+        }
+
+        fn put(v: &Value, out: &mut Vec<u8>, depth: usize, limit: usize) -> bool {
+            match v {
+                Value::Null => out.push(NULL),
+                Value::Bool(b) => out.push(if *b { TRUE } else { FALSE }),
+                Value::Number(n) => {
+                    out.extend_from_slice(&[NUMBER, 0]);
+                    let at = out.len() - 1;
+                    let _ = serde_json::to_writer(&mut *out, n);
+                    let Ok(len) = u8::try_from(out.len() - at - 1) else { return false };
+                    out[at] = len;
+                }
+                Value::String(s) => return string(out, Some(STRING), s, limit),
+                Value::Array(_) | Value::Object(_) if depth >= MAX_VALUE_DEPTH => return false,
+                Value::Array(a) => {
+                    let at = header(out, ARRAY, a.len());
+                    for item in a {
+                        if !put(item, out, depth + 1, limit) {
+                            return false;
+                        }
+                    }
+                    size(out, at);
+                }
+                Value::Object(m) => {
+                    let at = header(out, OBJECT, m.len());
+                    for (k, item) in m {
+                        if !string(out, None, k, limit) || !put(item, out, depth + 1, limit) {
+                            return false;
+                        }
+                    }
+                    size(out, at);
+                }
+            }
+            out.len() <= limit
+        }
+    }
+
+    /// Values of every kind, nested, from a seed (a small xorshift: deterministic).
+    fn generated(seed: &mut u64, depth: usize) -> Value {
+        let mut next = || {
+            *seed ^= *seed << 13;
+            *seed ^= *seed >> 7;
+            *seed ^= *seed << 17;
+            *seed
+        };
+        const TEXTS: [&str; 8] = ["", "a", "café", "界🔑\u{1}", "\"quoted\"\n", "sk-ant-api03-XYZ", "0", "long text "];
+        let pick = next();
+        match if depth >= 6 { pick % 6 } else { pick % 9 } {
+            0 => Value::Null,
+            1 => Value::Bool(pick & 64 != 0),
+            2 => json!([u64::MAX, i64::MIN, 0, -1, 1e300, -2.5e-308, 0.1, 12345678901234567u64])
+                [(pick >> 8) as usize % 8]
+                .take(),
+            3 => json!((pick >> 3) as i64),
+            4 | 5 => Value::String(TEXTS[(pick >> 8) as usize % 8].repeat(1 + (pick >> 16) as usize % 40)),
+            6 => Value::Array(vec![]),
+            7 => Value::Array((0..pick % 7).map(|_| generated(seed, depth + 1)).collect()),
+            _ => Value::Object(
+                (0..pick % 7)
+                    .map(|i| (format!("{}{i}", TEXTS[(pick >> (8 + i)) as usize % 8]), generated(seed, depth + 1)))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The writer writes exactly what the reference writes, for many values and budgets
+    /// (nested, non-ASCII, big numbers, empty containers, cut by the budget anywhere).
+    #[test]
+    fn the_writer_matches_the_reference() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15;
+        let mut values: Vec<Value> = (0..3000).map(|_| generated(&mut seed, 0)).collect();
+        values.extend([json!({}), json!([]), json!({"": ""}), json!([[[{}]]]), nested(MAX_VALUE_DEPTH, json!(1))]);
+        values.push(nested(MAX_VALUE_DEPTH + 1, json!(1)));
+        for (i, v) in values.iter().enumerate() {
+            let size = {
+                let mut out = Vec::new();
+                reference::flatten(v, &mut out, usize::MAX);
+                out.len()
+            };
+            for budget in [usize::MAX, size, size.saturating_sub(1), size / 2, i % 64] {
+                let (mut new, mut old) = (b"prefix".to_vec(), b"prefix".to_vec());
+                assert_eq!(flatten(v, &mut new, budget), reference::flatten(v, &mut old, budget), "{v}");
+                assert_eq!(new, old, "{v} within {budget}");
+                if let Value::Object(m) = v {
+                    let mut direct = b"prefix".to_vec();
+                    assert_eq!(flatten_map(m, &mut direct, budget), new.len() > 6, "{v} within {budget}");
+                    assert_eq!(direct, new, "{v} within {budget}");
+                }
+            }
+        }
+    }
+
+    /// A key twice is found in small and large objects alike.
+    #[test]
+    fn a_key_twice_is_found() {
+        for count in [2, 3, SMALL_OBJECT, SMALL_OBJECT + 1, 20] {
+            for twice in [None, Some((0, 1)), Some((0, count - 1)), Some((count - 2, count - 1))] {
+                let mut out = Vec::new();
+                let at = put_header_open(&mut out, OBJECT);
+                for i in 0..count {
+                    let j = match twice {
+                        Some((a, b)) if i == b => a,
+                        _ => i,
+                    };
+                    assert!(put_key(&mut out, &format!("k{j}é"), usize::MAX));
+                    out.push(NULL);
+                }
+                assert_eq!(patch_header(&mut out, at, count), twice.is_none(), "{count} {twice:?}");
+            }
         }
     }
 

@@ -7,7 +7,9 @@
 //! `Value` keeps the last value in the first key's place), nesting [`MAX_VALUE_DEPTH`] deep, and a
 //! node past the budget.
 
-use super::flat::{patch_header, put_header_open, put_key, put_tagged_str, ARRAY, FALSE, NULL, NUMBER, OBJECT, TRUE};
+use super::flat::{
+    patch_counted, patch_header, put_header_open, put_key, put_tagged_str, ARRAY, FALSE, NULL, NUMBER, OBJECT, TRUE,
+};
 use crate::contract::MAX_VALUE_DEPTH;
 use serde::ser::{self, Serialize};
 use serde_json::Value;
@@ -94,7 +96,16 @@ impl<'a> Ser<'a> {
         }
         let at = put_header_open(self.out, tag);
         let skip = if self.depth == 0 { self.skip } else { None };
-        Ok(Container { out: self.out, at, count: 0, depth: self.depth + 1, limit: self.limit, skip, skipping: false })
+        Ok(Container {
+            out: self.out,
+            at,
+            count: 0,
+            depth: self.depth + 1,
+            limit: self.limit,
+            skip,
+            skipping: false,
+            keys: [0; KEYS_CHECKED],
+        })
     }
 
     /// `{variant: …}` around what `f` writes.
@@ -119,6 +130,24 @@ struct Container<'a> {
     skip: Option<&'static str>,
     /// The current entry is the skipped one.
     skipping: bool,
+    /// Where the first [`KEYS_CHECKED`] keys were written (their length), each checked against
+    /// those before it as it is written: a `Value` has each key once.
+    keys: [u32; KEYS_CHECKED],
+}
+
+/// Objects with up to this many entries are checked for a key twice as their keys are written,
+/// larger ones by [`patch_header`] at their end (collecting and sorting their keys: an
+/// allocation per object, ~300 instructions for an rmcp result's two small objects).
+const KEYS_CHECKED: usize = 8;
+
+/// Completes the header of a container of `count` items or entries at `at`; false when an object
+/// has a key twice. Objects of up to [`KEYS_CHECKED`] entries were checked as they were written.
+fn close(out: &mut [u8], at: usize, count: usize) -> bool {
+    if count <= KEYS_CHECKED {
+        patch_counted(out, at, count);
+        return true;
+    }
+    patch_header(out, at, count)
 }
 
 impl Container<'_> {
@@ -131,11 +160,24 @@ impl Container<'_> {
             self.skipping = true;
             return Ok(());
         }
-        if put_key(self.out, key, self.limit) {
-            Ok(())
-        } else {
-            Err(GiveUp)
+        let at = self.out.len();
+        if !put_key(self.out, key, self.limit) {
+            return Err(GiveUp);
         }
+        if self.count < KEYS_CHECKED {
+            let out = &self.out[..];
+            let written = &out[at..];
+            for &before in &self.keys[..self.count] {
+                let before = before as usize;
+                // The length prefix, then the bytes.
+                if out.get(before..before + written.len()) == Some(written) {
+                    return Err(GiveUp);
+                }
+            }
+            // Below the limit, itself below u32::MAX.
+            self.keys[self.count] = at as u32;
+        }
+        Ok(())
     }
 
     fn value<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
@@ -148,7 +190,7 @@ impl Container<'_> {
     }
 
     fn end(self) -> Done {
-        if !patch_header(self.out, self.at, self.count) {
+        if !close(self.out, self.at, self.count) {
             // A key twice: serde_json keeps one entry.
             return Err(GiveUp);
         }
@@ -373,13 +415,22 @@ impl<'a> Variant<'a> {
         let at = put_header_open(out, tag);
         Ok(Variant {
             outer_at,
-            inner: Container { out, at, count: 0, depth: depth + 2, limit, skip: None, skipping: false },
+            inner: Container {
+                out,
+                at,
+                count: 0,
+                depth: depth + 2,
+                limit,
+                skip: None,
+                skipping: false,
+                keys: [0; KEYS_CHECKED],
+            },
         })
     }
 
     fn end(self) -> Done {
         let Variant { outer_at, inner: Container { out, at, count, limit, .. } } = self;
-        if !patch_header(out, at, count) || !patch_header(out, outer_at, 1) || out.len() > limit {
+        if !close(out, at, count) || !close(out, outer_at, 1) || out.len() > limit {
             return Err(GiveUp);
         }
         Ok(())
@@ -632,6 +683,57 @@ mod tests {
         assert!(flatten_serialize(&nested, &mut out, usize::MAX, Some("resultType")));
         assert!(flatten(&nested, &mut expected, usize::MAX));
         assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn a_key_twice_gives_up_in_objects_of_any_size() {
+        /// `n` entries `k0`, `k1`…, the one at `twice.1` named as the one at `twice.0`.
+        struct Keys(usize, Option<(usize, usize)>);
+        impl Serialize for Keys {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                use serde::ser::SerializeMap;
+                let mut m = s.serialize_map(None)?;
+                for i in 0..self.0 {
+                    let k = match self.1 {
+                        Some((a, b)) if i == b => a,
+                        _ => i,
+                    };
+                    m.serialize_entry(&format!("k{k}é"), &[i])?;
+                }
+                m.end()
+            }
+        }
+        for n in [0, 1, 2, 3, KEYS_CHECKED - 1, KEYS_CHECKED, KEYS_CHECKED + 1, 30] {
+            let mut pairs = vec![None];
+            if n >= 2 {
+                pairs.extend([Some((0, 1)), Some((0, n - 1)), Some((n - 2, n - 1)), Some((n / 2, n - 1))]);
+            }
+            for twice in pairs.into_iter().filter(|p| p.is_none_or(|(a, b)| a != b)) {
+                for nested in [false, true] {
+                    let mut out = b"keep".to_vec();
+                    let fits = if nested {
+                        flatten_serialize(&[Keys(n, twice)], &mut out, usize::MAX, None)
+                    } else {
+                        flatten_serialize(&Keys(n, twice), &mut out, usize::MAX, Some("k0é"))
+                    };
+                    // A key twice that is the one left out leaves nothing twice.
+                    assert_eq!(fits, twice.is_none_or(|(a, _)| !nested && a == 0), "{n} {twice:?}");
+                    if fits {
+                        let mut v = serde_json::to_value(Keys(n, twice)).unwrap();
+                        if nested {
+                            v = json!([v]);
+                        } else if let Value::Object(m) = &mut v {
+                            m.shift_remove("k0é");
+                        }
+                        let mut via_value = b"keep".to_vec();
+                        assert!(super::super::flat::flatten(&v, &mut via_value, usize::MAX));
+                        assert_eq!(out, via_value, "{n}");
+                    } else {
+                        assert_eq!(out, b"keep");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@ use super::denylist::Denylist;
 use super::prescan::{self, ESCAPES, TRIGGERS};
 use super::redact_flagged;
 use crate::contract::{markers, MAX_VALUE_BYTES, MAX_VALUE_DEPTH};
+use crate::delivery::wire::flat::{Cursor, Flat, Token};
 use crate::delivery::wire::json::{
     is_plain_ascii, needs_escape, string_len_with, write_escaped, write_number, write_plain_in, write_str,
 };
@@ -22,14 +23,35 @@ pub(super) fn write_value<'a, N: Node<'a>>(value: N, denylist: Option<&Denylist>
     let mut w = Walk { denylist, out, measured: 0, skipped: false };
     // The walk stops as soon as the value is known to be over the cap: the rest is only measured.
     if !w.value(value, 0) || w.measured > MAX_VALUE_BYTES {
-        out.truncate(start);
-        out.extend_from_slice(b"{\"[truncated]\":true,\"bytes\":");
-        write_number(out, compact_len(value) as u64);
-        out.push(b'}');
+        truncated(out, start, compact_len(value));
         return true;
     }
     w.skipped
 }
+
+/// [`write_value`] of a flattened value, by a walk of its own: the bytes are read in order by a
+/// cursor, with a stack of the open containers' counts instead of recursion (the generic walk
+/// cost ~130 instructions per key or value, mostly in calls and iterators).
+pub(super) fn write_flat(value: Flat<'_>, denylist: Option<&Denylist>, out: &mut Vec<u8>) -> bool {
+    let start = out.len();
+    let mut w = Walk { denylist, out, measured: 0, skipped: false };
+    if !w.flat(Cursor::new(value)) || w.measured > MAX_VALUE_BYTES {
+        truncated(out, start, compact_len(value));
+        return true;
+    }
+    w.skipped
+}
+
+/// Replaces what was written from `start` by the marker of a value `len` bytes long.
+fn truncated(out: &mut Vec<u8>, start: usize, len: usize) {
+    out.truncate(start);
+    out.extend_from_slice(b"{\"[truncated]\":true,\"bytes\":");
+    write_number(out, len as u64);
+    out.push(b'}');
+}
+
+/// Marks an object in [`Walk::flat`]'s stack of counts.
+const OBJECT: u32 = 1 << 31;
 
 struct Walk<'a> {
     denylist: Option<&'a Denylist>,
@@ -41,6 +63,123 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
+    /// Writes the flat value at `c`; false once the measured length passes the cap (checked at
+    /// each string, where a value grows most; the caller checks the whole).
+    fn flat(&mut self, mut c: Cursor<'_>) -> bool {
+        // Per open container, its items or entries still to come (with [`OBJECT`] for an object).
+        // Flat containers nest less than MAX_VALUE_DEPTH deep, and deeper ones are not opened.
+        let mut open = [0u32; MAX_VALUE_DEPTH];
+        let mut depth = 0;
+        loop {
+            // A value at `c`, at nesting level `depth`.
+            let here = c;
+            let done = match c.next() {
+                Token::Str(s) => {
+                    if !self.string(s) {
+                        return false;
+                    }
+                    true
+                }
+                Token::Number(t) => {
+                    self.out.extend_from_slice(t);
+                    self.measured += t.len();
+                    true
+                }
+                Token::Bool(b) => {
+                    self.out.extend_from_slice(if b { b"true" } else { b"false" });
+                    self.measured += if b { 4 } else { 5 };
+                    true
+                }
+                Token::Null => {
+                    self.out.extend_from_slice(b"null");
+                    self.measured += 4;
+                    true
+                }
+                Token::Array(_) | Token::Object(_) if depth >= MAX_VALUE_DEPTH => {
+                    self.measured += compact_len(here.node());
+                    self.skipped = true;
+                    c = here;
+                    c.skip();
+                    write_str(self.out, markers::TOO_DEEP);
+                    true
+                }
+                Token::Array(0) => {
+                    self.out.extend_from_slice(b"[]");
+                    self.measured += 2;
+                    true
+                }
+                Token::Object(0) => {
+                    self.out.extend_from_slice(b"{}");
+                    self.measured += 2;
+                    true
+                }
+                Token::Array(count) => {
+                    self.measured += count + 1;
+                    self.out.push(b'[');
+                    // Counts are u32 in the flat form.
+                    open[depth] = count as u32;
+                    depth += 1;
+                    false
+                }
+                Token::Object(count) => {
+                    self.measured += 2 * count + 1;
+                    self.out.push(b'{');
+                    open[depth] = count as u32 | OBJECT;
+                    depth += 1;
+                    // A denied entry's value is written with its key.
+                    self.key(&mut c)
+                }
+            };
+            if !done {
+                continue;
+            }
+            // The value is done: close the containers it ended, then start the next item or entry.
+            loop {
+                let Some(top) = depth.checked_sub(1) else { return true };
+                open[top] -= 1;
+                let left = open[top];
+                if left & !OBJECT == 0 {
+                    self.out.push(if left == 0 { b']' } else { b'}' });
+                    depth = top;
+                    continue;
+                }
+                self.out.push(b',');
+                if left & OBJECT == 0 || !self.key(&mut c) {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Writes the key at `c` and its colon; for a denied key, also the marker in place of its
+    /// value (stepped over). Returns whether the entry is done.
+    #[inline]
+    fn key(&mut self, c: &mut Cursor<'_>) -> bool {
+        let Str { text: k, readable } = c.key();
+        let plain = is_plain_ascii(k);
+        let escapes = !plain && needs_escape(k);
+        self.measured += string_len_with(k, escapes);
+        if escapes {
+            write_escaped(self.out, k);
+        } else {
+            write_plain_in(self.out, k, readable);
+        }
+        self.out.push(b':');
+        let denied = match self.denylist {
+            Some(d) if plain => d.contains_ascii(k),
+            Some(d) => d.contains(k),
+            None => false,
+        };
+        if denied {
+            let node = c.node();
+            self.measured += compact_len(node);
+            self.skipped |= node.is_container();
+            c.skip();
+            write_str(self.out, markers::FIELD);
+        }
+        denied
+    }
+
     /// Writes `v` at nesting level `depth`; false once the measured length passes the cap.
     fn value<'n, N: Node<'n>>(&mut self, v: N, depth: usize) -> bool {
         if depth >= MAX_VALUE_DEPTH && v.is_container() {
@@ -114,24 +253,7 @@ impl Walk<'_> {
     #[inline(always)]
     fn scalar<'n, N: Node<'n>>(&mut self, kind: Kind<'n, N>) -> bool {
         match kind {
-            Kind::Str(Str { text: s, readable }) => {
-                // One look for escapes and triggers serves the measure, the redaction and, most
-                // often, the writing.
-                let look = match self.denylist {
-                    Some(_) => prescan::look_in(readable, s.len()),
-                    None => u8::from(needs_escape(s)) * ESCAPES,
-                };
-                let escapes = look & ESCAPES != 0;
-                self.measured += string_len_with(s, escapes);
-                if self.measured > MAX_VALUE_BYTES {
-                    return false;
-                }
-                match (look & TRIGGERS != 0).then(|| redact_flagged(s)) {
-                    Some(Cow::Owned(redacted)) => write_str(self.out, &redacted),
-                    _ if escapes => write_escaped(self.out, s),
-                    _ => write_plain_in(self.out, s, readable),
-                }
-            }
+            Kind::Str(s) => return self.string(s),
             Kind::Null => {
                 self.out.extend_from_slice(b"null");
                 self.measured += 4;
@@ -145,6 +267,28 @@ impl Walk<'_> {
             Kind::Array(..) | Kind::Object(..) => {}
         }
         self.measured <= MAX_VALUE_BYTES
+    }
+
+    /// Writes a string value; false once the measured length passes the cap.
+    #[inline(always)]
+    fn string(&mut self, Str { text: s, readable }: Str<'_>) -> bool {
+        // One look for escapes and triggers serves the measure, the redaction and, most often,
+        // the writing.
+        let look = match self.denylist {
+            Some(_) => prescan::look_in(readable, s.len()),
+            None => u8::from(needs_escape(s)) * ESCAPES,
+        };
+        let escapes = look & ESCAPES != 0;
+        self.measured += string_len_with(s, escapes);
+        if self.measured > MAX_VALUE_BYTES {
+            return false;
+        }
+        match (look & TRIGGERS != 0).then(|| redact_flagged(s)) {
+            Some(Cow::Owned(redacted)) => write_str(self.out, &redacted),
+            _ if escapes => write_escaped(self.out, s),
+            _ => write_plain_in(self.out, s, readable),
+        }
+        true
     }
 }
 

@@ -9,7 +9,8 @@ use super::redact_flagged;
 use crate::contract::{markers, MAX_VALUE_BYTES, MAX_VALUE_DEPTH};
 use crate::delivery::wire::flat::{Cursor, Flat, Token};
 use crate::delivery::wire::json::{
-    is_plain_ascii, needs_escape, string_len_with, write_escaped, write_number, write_plain_in, write_str,
+    is_plain_ascii, needs_escape, string_len_with, write_block, write_escaped, write_number, write_plain,
+    write_plain_in, write_str, BLOCK,
 };
 use crate::delivery::wire::node::{compact_len, Kind, Node, Str};
 use std::borrow::Cow;
@@ -123,11 +124,10 @@ impl Walk<'_> {
                 }
                 Token::Object(count) => {
                     self.measured += 2 * count + 1;
-                    self.out.push(b'{');
                     open[depth] = count as u32 | OBJECT;
                     depth += 1;
                     // A denied entry's value is written with its key.
-                    self.key(&mut c)
+                    self.key(&mut c, b'{')
                 }
             };
             if !done {
@@ -143,28 +143,41 @@ impl Walk<'_> {
                     depth = top;
                     continue;
                 }
-                self.out.push(b',');
-                if left & OBJECT == 0 || !self.key(&mut c) {
+                if left & OBJECT == 0 {
+                    self.out.push(b',');
+                    break;
+                }
+                if !self.key(&mut c, b',') {
                     break;
                 }
             }
         }
     }
 
-    /// Writes the key at `c` and its colon; for a denied key, also the marker in place of its
-    /// value (stepped over). Returns whether the entry is done.
+    /// Writes `lead` (the object's `{` or the comma before the entry), the key at `c` and its
+    /// colon; for a denied key, also the marker in place of its value (stepped over). Returns
+    /// whether the entry is done.
     #[inline]
-    fn key(&mut self, c: &mut Cursor<'_>) -> bool {
+    fn key(&mut self, c: &mut Cursor<'_>, lead: u8) -> bool {
         let Str { text: k, readable } = c.key();
         let plain = is_plain_ascii(k);
         let escapes = !plain && needs_escape(k);
         self.measured += string_len_with(k, escapes);
-        if escapes {
-            write_escaped(self.out, k);
-        } else {
-            write_plain_in(self.out, k, readable);
+        match readable.first_chunk::<BLOCK>() {
+            // Most keys: one write.
+            Some(block) if !escapes && k.len() <= BLOCK => {
+                write_block(self.out, Some(lead), block, k.len(), Some(b':'))
+            }
+            _ => {
+                self.out.push(lead);
+                if escapes {
+                    write_escaped(self.out, k);
+                } else {
+                    write_plain(self.out, k);
+                }
+                self.out.push(b':');
+            }
         }
-        self.out.push(b':');
         let denied = match self.denylist {
             Some(d) if plain => d.contains_ascii(k),
             Some(d) => d.contains(k),

@@ -104,24 +104,45 @@ pub(crate) fn write_plain(out: &mut Vec<u8>, s: &str) {
 }
 
 /// Longest string [`write_plain_in`] copies as one block.
-const BLOCK: usize = 32;
+pub(crate) const BLOCK: usize = 32;
 
 /// [`write_plain`] of `s`, whose bytes `readable` starts with: a string of up to 32 bytes with
 /// as many readable is copied as one fixed-size block then cut back, without a call to memcpy
 /// (most strings are that short, and the call cost more than the copy).
 #[inline]
 pub(crate) fn write_plain_in(out: &mut Vec<u8>, s: &str, readable: &[u8]) {
-    out.reserve(s.len().max(BLOCK) + 2);
-    out.push(b'"');
-    match readable.get(..BLOCK) {
-        Some(block) if s.len() <= BLOCK => {
-            let end = out.len() + s.len();
-            out.extend_from_slice(block);
-            out.truncate(end);
-        }
-        _ => out.extend_from_slice(s.as_bytes()),
+    match readable.first_chunk::<BLOCK>() {
+        Some(block) if s.len() <= BLOCK => write_block(out, None, block, s.len(), None),
+        _ => write_plain(out, s),
     }
-    out.push(b'"');
+}
+
+/// Appends `lead`, then the first `len` bytes of `block` quoted (a string that needs no
+/// escape), then `tail`: all in one reserve, the block copied whole and cut back.
+#[inline(always)]
+pub(crate) fn write_block(out: &mut Vec<u8>, lead: Option<u8>, block: &[u8; BLOCK], len: usize, tail: Option<u8>) {
+    assert!(len <= BLOCK);
+    let (lead_len, tail_len) = (usize::from(lead.is_some()), usize::from(tail.is_some()));
+    out.reserve(lead_len + BLOCK + 2 + tail_len);
+    let at = out.len();
+    // SAFETY: the reserve leaves room for every byte written below (the block is written whole,
+    // the closing quote and `tail` overwrite its bytes from `len` on); `set_len` then covers
+    // only bytes just written: `lead`, the quote, `block[..len]`, the quote, `tail`. Through
+    // `push`/`extend_from_slice`, the capacity checks cost ~20 instructions per key or value.
+    unsafe {
+        let mut p = out.as_mut_ptr().add(at);
+        if let Some(b) = lead {
+            p.write(b);
+            p = p.add(1);
+        }
+        p.write(b'"');
+        std::ptr::copy_nonoverlapping(block.as_ptr(), p.add(1), BLOCK);
+        p.add(1 + len).write(b'"');
+        if let Some(b) = tail {
+            p.add(2 + len).write(b);
+        }
+        out.set_len(at + lead_len + len + 2 + tail_len);
+    }
 }
 
 /// Writes `s` as a JSON string exactly as serde_json does.

@@ -9,8 +9,8 @@ use super::redact_flagged;
 use crate::contract::{markers, MAX_VALUE_BYTES, MAX_VALUE_DEPTH};
 use crate::delivery::wire::flat::{Cursor, Flat, Token};
 use crate::delivery::wire::json::{
-    is_plain_ascii, needs_escape, string_len_with, write_block, write_escaped, write_number, write_plain,
-    write_plain_in, write_str, BLOCK,
+    block_is_plain_ascii, is_plain_ascii, needs_escape, string_len_with, write_block, write_escaped, write_number,
+    write_plain, write_plain_in, write_str, BLOCK,
 };
 use crate::delivery::wire::node::{compact_len, Kind, Node, Str};
 use std::borrow::Cow;
@@ -157,14 +157,28 @@ impl Walk<'_> {
     /// Writes `lead` (the object's `{` or the comma before the entry), the key at `c` and its
     /// colon; for a denied key, also the marker in place of its value (stepped over). Returns
     /// whether the entry is done.
-    #[inline]
+    #[inline(always)]
     fn key(&mut self, c: &mut Cursor<'_>, lead: u8) -> bool {
         let Str { text: k, readable } = c.key();
+        // Most keys: plain ASCII, short, with a block readable; one look and one write.
+        if let Some(block) = readable.first_chunk::<BLOCK>().filter(|_| k.len() <= BLOCK) {
+            if block_is_plain_ascii(block, k.len()) {
+                self.measured += k.len() + 2;
+                write_block(self.out, Some(lead), block, k.len(), Some(b':'));
+                return self.denied(c, self.denylist.is_some_and(|d| d.contains_ascii(k)));
+            }
+        }
+        self.key_slow(c, k, readable, lead)
+    }
+
+    /// [`key`](Self::key) of any other key.
+    #[inline(never)]
+    fn key_slow(&mut self, c: &mut Cursor<'_>, k: &str, readable: &[u8], lead: u8) -> bool {
         let plain = is_plain_ascii(k);
         let escapes = !plain && needs_escape(k);
         self.measured += string_len_with(k, escapes);
         match readable.first_chunk::<BLOCK>() {
-            // Most keys: one write.
+            // Non-ASCII keys without escapes, short ones as one block.
             Some(block) if !escapes && k.len() <= BLOCK => {
                 write_block(self.out, Some(lead), block, k.len(), Some(b':'))
             }
@@ -183,6 +197,13 @@ impl Walk<'_> {
             Some(d) => d.contains(k),
             None => false,
         };
+        self.denied(c, denied)
+    }
+
+    /// For a denied key, writes the marker in place of the value at `c` (stepped over).
+    /// Returns `denied`.
+    #[inline(always)]
+    fn denied(&mut self, c: &mut Cursor<'_>, denied: bool) -> bool {
         if denied {
             let node = c.node();
             self.measured += compact_len(node);
@@ -346,6 +367,151 @@ mod tests {
                     format!("prefix{}", serde_json::to_string(&expected).unwrap()),
                     "enabled={enabled} {v}"
                 );
+            }
+        }
+    }
+
+    /// A small deterministic generator (xorshift) of JSON values: nested containers, keys
+    /// from the denylist in any case, non-ASCII and escaped text, redaction triggers, strings of
+    /// every length around the block size, and sizes around the value cap.
+    struct Gen(u64);
+
+    impl Gen {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> usize {
+            (self.next() % n) as usize
+        }
+        fn text(&mut self) -> String {
+            const PARTS: [&str; 16] = [
+                "a",
+                "query",
+                "é",
+                "界",
+                "🔑",
+                "\"",
+                "\\",
+                "\n",
+                "\u{1}",
+                "\u{7f}",
+                " ",
+                "a@b.com",
+                "4111 1111 1111 1111",
+                "sk-ant-api03-ABCDEFGHIJKLMNOP_qrs",
+                "Bearer abcdef1234567890",
+                "0123456789",
+            ];
+            let mut t = String::new();
+            for _ in 0..self.below(12) {
+                let part = PARTS[self.below(PARTS.len() as u64)];
+                t.push_str(&part.repeat(1 + self.below(3) * self.below(3)));
+            }
+            if self.below(40) == 0 {
+                t.push_str(&"y".repeat(1000 + self.below(34_000)));
+            }
+            t
+        }
+        fn key(&mut self) -> String {
+            const KEYS: [&str; 12] = [
+                "q",
+                "Password",
+                "TOKEN",
+                "api_key",
+                "ssn",
+                "clé",
+                "CLÉ",
+                "status",
+                "k\"\n",
+                "apiKey",
+                "x",
+                "to\u{212A}en",
+            ];
+            match self.below(3) {
+                0 => KEYS[self.below(KEYS.len() as u64)].to_owned(),
+                _ => self.text(),
+            }
+        }
+        fn value(&mut self, depth: usize) -> Value {
+            let container = depth < 8 && self.below(3) == 0;
+            match (container, self.below(2)) {
+                (true, 0) => Value::Array((0..self.below(5)).map(|_| self.value(depth + 1)).collect()),
+                (true, _) => Value::Object((0..self.below(5)).map(|_| (self.key(), self.value(depth + 1))).collect()),
+                _ => match self.below(6) {
+                    0 => Value::Null,
+                    1 => Value::Bool(self.below(2) == 0),
+                    2 => json!(self.next() as i64),
+                    3 => json!(self.below(1000) as f64 / 7.0),
+                    _ => Value::String(self.text()),
+                },
+            }
+        }
+    }
+
+    /// The cursor walk of flat values writes what the generic walk writes, of the flat value and
+    /// of the value itself, on thousands of generated values, for every redactor.
+    #[test]
+    fn flat_walk_writes_what_the_generic_walk_writes() {
+        use crate::delivery::wire::flat::{flatten, Flat};
+        let redactors = [Redactor::new(true, &[]), Redactor::new(true, &["SSN".to_owned(), "Clé".to_owned()])];
+        let no_redaction = Redactor::new(false, &[]);
+        let mut g = Gen(0x9E37_79B9_7F4A_7C15);
+        let mut values: Vec<Value> = (0..3000).map(|_| g.value(0)).collect();
+        // Depth limits, and the cap reached mid-string and mid-container.
+        values.push(nested(62, json!({"token": [1]})));
+        values.push(nested(61, json!({"a": [[]]})));
+        values.push(json!({"a": "y".repeat(32_000), "b": ["z".repeat(700), "w".repeat(100)]}));
+        values.push(json!({"a": "y".repeat(32_700), "b": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]}));
+        values.push(json!(["y".repeat(32_764)]));
+        values.push(json!(["y".repeat(32_765)]));
+        for v in &values {
+            let mut tape = b"x".to_vec();
+            assert!(flatten(v, &mut tape, usize::MAX), "{v}");
+            tape.extend_from_slice(b"\"\\ after the value \n");
+            let flat = Flat::new(&tape[1..]);
+            for r in redactors.iter().chain([&no_redaction]) {
+                let denylist = r.enabled.then_some(&*r.denylist);
+                let (mut new, mut generic_flat, mut generic_value) = (b"p".to_vec(), b"p".to_vec(), b"p".to_vec());
+                let skipped = super::write_flat(flat, denylist, &mut new);
+                assert_eq!(skipped, super::write_value(flat, denylist, &mut generic_flat), "{v}");
+                assert_eq!(skipped, super::write_value(v, denylist, &mut generic_value), "{v}");
+                assert_eq!(String::from_utf8(new.clone()).unwrap(), String::from_utf8(generic_flat).unwrap(), "{v}");
+                assert_eq!(new, generic_value, "{v}");
+            }
+        }
+    }
+
+    /// Flat containers nested deeper than the depth cap (never flattened, built here by hand) are
+    /// replaced as the generic walk replaces them.
+    #[test]
+    fn flat_walk_caps_depth() {
+        use crate::delivery::wire::flat::{Flat, ARRAY, OBJECT};
+        for depth in [63, 64, 65, 70] {
+            let mut node = vec![crate::delivery::wire::flat::TRUE];
+            for level in 0..depth {
+                let mut outer = Vec::new();
+                if level % 2 == 0 {
+                    outer.extend_from_slice(&[ARRAY, 1, 0, 0, 0]);
+                    outer.extend_from_slice(&(node.len() as u32).to_le_bytes());
+                } else {
+                    outer.extend_from_slice(&[OBJECT, 1, 0, 0, 0]);
+                    outer.extend_from_slice(&(node.len() as u32 + 5).to_le_bytes());
+                    outer.extend_from_slice(&[1, 0, 0, 0, b'k']);
+                }
+                outer.extend_from_slice(&node);
+                node = outer;
+            }
+            let flat = Flat::new(&node);
+            for denylist in [None, Some(super::Denylist::default_list())] {
+                let (mut new, mut generic) = (Vec::new(), Vec::new());
+                assert_eq!(
+                    super::write_flat(flat, denylist, &mut new),
+                    super::write_value(flat, denylist, &mut generic)
+                );
+                assert_eq!(String::from_utf8(new).unwrap(), String::from_utf8(generic).unwrap(), "{depth}");
             }
         }
     }

@@ -117,6 +117,44 @@ pub(crate) fn write_plain_in(out: &mut Vec<u8>, s: &str, readable: &[u8]) {
     }
 }
 
+/// [`is_plain_ascii`] of the first `len` bytes of `block` (`len` at most [`BLOCK`]): one look
+/// at the whole block, the bytes past `len` ignored (keys are mostly short, and the word tests
+/// of `is_plain_ascii` cost more to set up than this).
+#[inline(always)]
+pub(crate) fn block_is_plain_ascii(block: &[u8; BLOCK], len: usize) -> bool {
+    block_flags(block) & ((1u64 << len) - 1) == 0
+}
+
+/// A bit per byte of `block` that is not ASCII, below 0x20, `"` or `\\`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn block_flags(block: &[u8; BLOCK]) -> u64 {
+    use std::arch::x86_64::*;
+    let half = |at: usize| {
+        // SAFETY: SSE2 is part of the x86_64 baseline; the 16 bytes at `at` (0 or 16) are in
+        // the block (unaligned load).
+        unsafe {
+            let v = _mm_loadu_si128(block.as_ptr().add(at).cast());
+            // Signed, non-ASCII bytes are negative: one compare flags them and those below 0x20.
+            let low = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+            let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+            let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+            u64::from(_mm_movemask_epi8(_mm_or_si128(low, _mm_or_si128(quote, backslash))) as u16)
+        }
+    };
+    half(0) | half(16) << 16
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn block_flags(block: &[u8; BLOCK]) -> u64 {
+    let mut flags = 0u64;
+    for (i, &b) in block.iter().enumerate() {
+        flags |= u64::from(!(0x20..0x80).contains(&b) || b == b'"' || b == b'\\') << i;
+    }
+    flags
+}
+
 /// Appends `lead`, then the first `len` bytes of `block` quoted (a string that needs no
 /// escape), then `tail`: all in one reserve, the block copied whole and cut back.
 #[inline(always)]
@@ -198,6 +236,26 @@ mod tests {
                         assert_eq!(is_plain_ascii(&s), plain(&s), "{s:?}");
                         assert_eq!(string_len(&s), serde_json::to_string(&s).unwrap().len(), "{s:?}");
                     }
+                }
+            }
+        }
+    }
+
+    /// The block look agrees with `is_plain_ascii` of the block's first bytes, whatever follows.
+    #[test]
+    fn block_is_plain_ascii_is_exact() {
+        let specials = ['"', '\\', '\n', '\u{0}', '\u{1f}', ' ', '\u{7f}', '~', 'é', '\u{80}', '界'];
+        let text: String = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ".into();
+        for len in 0..=BLOCK {
+            for at in 0..=BLOCK {
+                for special in specials {
+                    let mut bytes: Vec<u8> = text.bytes().take(at).collect();
+                    let mut buf = [0; 4];
+                    bytes.extend_from_slice(special.encode_utf8(&mut buf).as_bytes());
+                    bytes.resize(BLOCK + 4, b'"');
+                    let block: &[u8; BLOCK] = bytes.first_chunk().unwrap();
+                    let expected = bytes[..len].iter().all(|&b| (0x20..0x80).contains(&b) && b != b'"' && b != b'\\');
+                    assert_eq!(block_is_plain_ascii(block, len), expected, "{len} {at} {special:?}");
                 }
             }
         }

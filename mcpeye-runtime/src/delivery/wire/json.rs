@@ -183,6 +183,23 @@ pub(crate) fn write_block(out: &mut Vec<u8>, lead: Option<u8>, block: &[u8; BLOC
     }
 }
 
+/// Appends `parts` in order with one capacity check (an event's fixed keys and short fields).
+#[inline(always)]
+pub(crate) fn write_parts<const N: usize>(out: &mut Vec<u8>, parts: [&[u8]; N]) {
+    let len = parts.iter().map(|p| p.len()).sum();
+    out.reserve(len);
+    let mut at = out.len();
+    // SAFETY: the reserve leaves room for the `len` bytes copied; `set_len` covers only them,
+    // once written. Through `extend_from_slice`, each part paid its own capacity check.
+    unsafe {
+        for part in parts {
+            std::ptr::copy_nonoverlapping(part.as_ptr(), out.as_mut_ptr().add(at), part.len());
+            at += part.len();
+        }
+        out.set_len(at);
+    }
+}
+
 /// Writes `s` as a JSON string exactly as serde_json does.
 pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
     write_str_with(out, s, needs_escape(s));

@@ -73,7 +73,6 @@ impl Walk<'_> {
         let mut depth = 0;
         loop {
             // A value at `c`, at nesting level `depth`.
-            let here = c;
             let done = match c.next() {
                 Token::Str(s) => {
                     if !self.string(s) {
@@ -97,9 +96,9 @@ impl Walk<'_> {
                     true
                 }
                 Token::Array(_) | Token::Object(_) if depth >= MAX_VALUE_DEPTH => {
-                    self.measured += compact_len(here.node());
+                    c.back_to_header();
+                    self.measured += compact_len(c.node());
                     self.skipped = true;
-                    c = here;
                     c.skip();
                     write_str(self.out, markers::TOO_DEEP);
                     true
@@ -174,6 +173,16 @@ impl Walk<'_> {
     /// [`key`](Self::key) of any other key.
     #[inline(never)]
     fn key_slow(&mut self, c: &mut Cursor<'_>, k: &str, readable: &[u8], lead: u8) -> bool {
+        if k.len() <= BLOCK {
+            // A short key near the end of the buffer: the block from a copy.
+            let mut block = [0; BLOCK];
+            block[..k.len()].copy_from_slice(k.as_bytes());
+            if block_is_plain_ascii(&block, k.len()) {
+                self.measured += k.len() + 2;
+                write_block(self.out, Some(lead), &block, k.len(), Some(b':'));
+                return self.denied(c, self.denylist.is_some_and(|d| d.contains_ascii(k)));
+            }
+        }
         let plain = is_plain_ascii(k);
         let escapes = !plain && needs_escape(k);
         self.measured += string_len_with(k, escapes);

@@ -514,6 +514,11 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// Back to the start of the container whose header [`next`](Self::next) just read.
+    pub(crate) fn back_to_header(&mut self) {
+        self.at -= 9;
+    }
+
     /// Reads the key of an entry (its value is then here).
     #[inline(always)]
     pub(crate) fn key(&mut self) -> Str<'a> {

@@ -214,7 +214,7 @@ impl Redactor {
 
     /// [`write_value`](Self::write_value) of a value the calling thread flattened.
     pub(crate) fn write_flat(&self, value: Flat<'_>, out: &mut Vec<u8>) {
-        write::write_value(value, self.enabled.then_some(&*self.denylist), out);
+        write::write_flat(value, self.enabled.then_some(&*self.denylist), out);
     }
 
     /// `errorMessage` / `intent`: cut to

@@ -7,8 +7,10 @@ use super::denylist::Denylist;
 use super::prescan::{self, ESCAPES, TRIGGERS};
 use super::redact_flagged;
 use crate::contract::{markers, MAX_VALUE_BYTES, MAX_VALUE_DEPTH};
+use crate::delivery::wire::flat::{Cursor, Flat, Token};
 use crate::delivery::wire::json::{
-    is_plain_ascii, needs_escape, string_len_with, write_escaped, write_number, write_plain_in, write_str,
+    block_is_plain_ascii, is_plain_ascii, needs_escape, string_len_with, write_block, write_escaped, write_number,
+    write_plain, write_plain_in, write_str, BLOCK,
 };
 use crate::delivery::wire::node::{compact_len, Kind, Node, Str};
 use std::borrow::Cow;
@@ -22,14 +24,35 @@ pub(super) fn write_value<'a, N: Node<'a>>(value: N, denylist: Option<&Denylist>
     let mut w = Walk { denylist, out, measured: 0, skipped: false };
     // The walk stops as soon as the value is known to be over the cap: the rest is only measured.
     if !w.value(value, 0) || w.measured > MAX_VALUE_BYTES {
-        out.truncate(start);
-        out.extend_from_slice(b"{\"[truncated]\":true,\"bytes\":");
-        write_number(out, compact_len(value) as u64);
-        out.push(b'}');
+        truncated(out, start, compact_len(value));
         return true;
     }
     w.skipped
 }
+
+/// [`write_value`] of a flattened value, by a walk of its own: the bytes are read in order by a
+/// cursor, with a stack of the open containers' counts instead of recursion (the generic walk
+/// cost ~130 instructions per key or value, mostly in calls and iterators).
+pub(super) fn write_flat(value: Flat<'_>, denylist: Option<&Denylist>, out: &mut Vec<u8>) -> bool {
+    let start = out.len();
+    let mut w = Walk { denylist, out, measured: 0, skipped: false };
+    if !w.flat(Cursor::new(value)) || w.measured > MAX_VALUE_BYTES {
+        truncated(out, start, compact_len(value));
+        return true;
+    }
+    w.skipped
+}
+
+/// Replaces what was written from `start` by the marker of a value `len` bytes long.
+fn truncated(out: &mut Vec<u8>, start: usize, len: usize) {
+    out.truncate(start);
+    out.extend_from_slice(b"{\"[truncated]\":true,\"bytes\":");
+    write_number(out, len as u64);
+    out.push(b'}');
+}
+
+/// Marks an object in [`Walk::flat`]'s stack of counts.
+const OBJECT: u32 = 1 << 31;
 
 struct Walk<'a> {
     denylist: Option<&'a Denylist>,
@@ -41,6 +64,165 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
+    /// Writes the flat value at `c`; false once the measured length passes the cap (checked at
+    /// each string, where a value grows most; the caller checks the whole).
+    fn flat(&mut self, mut c: Cursor<'_>) -> bool {
+        // Per open container, its items or entries still to come (with [`OBJECT`] for an object).
+        // Flat containers nest less than MAX_VALUE_DEPTH deep, and deeper ones are not opened.
+        let mut open = [0u32; MAX_VALUE_DEPTH];
+        let mut depth = 0;
+        loop {
+            // A value at `c`, at nesting level `depth`.
+            let done = match c.next() {
+                Token::Str(s) => {
+                    if !self.string(s) {
+                        return false;
+                    }
+                    true
+                }
+                Token::Number(t) => {
+                    self.out.extend_from_slice(t);
+                    self.measured += t.len();
+                    true
+                }
+                Token::Bool(b) => {
+                    self.out.extend_from_slice(if b { b"true" } else { b"false" });
+                    self.measured += if b { 4 } else { 5 };
+                    true
+                }
+                Token::Null => {
+                    self.out.extend_from_slice(b"null");
+                    self.measured += 4;
+                    true
+                }
+                Token::Array(_) | Token::Object(_) if depth >= MAX_VALUE_DEPTH => {
+                    c.back_to_header();
+                    self.measured += compact_len(c.node());
+                    self.skipped = true;
+                    c.skip();
+                    write_str(self.out, markers::TOO_DEEP);
+                    true
+                }
+                Token::Array(0) => {
+                    self.out.extend_from_slice(b"[]");
+                    self.measured += 2;
+                    true
+                }
+                Token::Object(0) => {
+                    self.out.extend_from_slice(b"{}");
+                    self.measured += 2;
+                    true
+                }
+                Token::Array(count) => {
+                    self.measured += count + 1;
+                    self.out.push(b'[');
+                    // Counts are u32 in the flat form.
+                    open[depth] = count as u32;
+                    depth += 1;
+                    false
+                }
+                Token::Object(count) => {
+                    self.measured += 2 * count + 1;
+                    open[depth] = count as u32 | OBJECT;
+                    depth += 1;
+                    // A denied entry's value is written with its key.
+                    self.key(&mut c, b'{')
+                }
+            };
+            if !done {
+                continue;
+            }
+            // The value is done: close the containers it ended, then start the next item or entry.
+            loop {
+                let Some(top) = depth.checked_sub(1) else { return true };
+                open[top] -= 1;
+                let left = open[top];
+                if left & !OBJECT == 0 {
+                    self.out.push(if left == 0 { b']' } else { b'}' });
+                    depth = top;
+                    continue;
+                }
+                if left & OBJECT == 0 {
+                    self.out.push(b',');
+                    break;
+                }
+                if !self.key(&mut c, b',') {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Writes `lead` (the object's `{` or the comma before the entry), the key at `c` and its
+    /// colon; for a denied key, also the marker in place of its value (stepped over). Returns
+    /// whether the entry is done.
+    #[inline(always)]
+    fn key(&mut self, c: &mut Cursor<'_>, lead: u8) -> bool {
+        let Str { text: k, readable } = c.key();
+        // Most keys: plain ASCII, short, with a block readable; one look and one write.
+        if let Some(block) = readable.first_chunk::<BLOCK>().filter(|_| k.len() <= BLOCK) {
+            if block_is_plain_ascii(block, k.len()) {
+                self.measured += k.len() + 2;
+                write_block(self.out, Some(lead), block, k.len(), Some(b':'));
+                return self.denied(c, self.denylist.is_some_and(|d| d.contains_ascii(k)));
+            }
+        }
+        self.key_slow(c, k, readable, lead)
+    }
+
+    /// [`key`](Self::key) of any other key.
+    #[inline(never)]
+    fn key_slow(&mut self, c: &mut Cursor<'_>, k: &str, readable: &[u8], lead: u8) -> bool {
+        if k.len() <= BLOCK {
+            // A short key near the end of the buffer: the block from a copy.
+            let mut block = [0; BLOCK];
+            block[..k.len()].copy_from_slice(k.as_bytes());
+            if block_is_plain_ascii(&block, k.len()) {
+                self.measured += k.len() + 2;
+                write_block(self.out, Some(lead), &block, k.len(), Some(b':'));
+                return self.denied(c, self.denylist.is_some_and(|d| d.contains_ascii(k)));
+            }
+        }
+        let plain = is_plain_ascii(k);
+        let escapes = !plain && needs_escape(k);
+        self.measured += string_len_with(k, escapes);
+        match readable.first_chunk::<BLOCK>() {
+            // Non-ASCII keys without escapes, short ones as one block.
+            Some(block) if !escapes && k.len() <= BLOCK => {
+                write_block(self.out, Some(lead), block, k.len(), Some(b':'))
+            }
+            _ => {
+                self.out.push(lead);
+                if escapes {
+                    write_escaped(self.out, k);
+                } else {
+                    write_plain(self.out, k);
+                }
+                self.out.push(b':');
+            }
+        }
+        let denied = match self.denylist {
+            Some(d) if plain => d.contains_ascii(k),
+            Some(d) => d.contains(k),
+            None => false,
+        };
+        self.denied(c, denied)
+    }
+
+    /// For a denied key, writes the marker in place of the value at `c` (stepped over).
+    /// Returns `denied`.
+    #[inline(always)]
+    fn denied(&mut self, c: &mut Cursor<'_>, denied: bool) -> bool {
+        if denied {
+            let node = c.node();
+            self.measured += compact_len(node);
+            self.skipped |= node.is_container();
+            c.skip();
+            write_str(self.out, markers::FIELD);
+        }
+        denied
+    }
+
     /// Writes `v` at nesting level `depth`; false once the measured length passes the cap.
     fn value<'n, N: Node<'n>>(&mut self, v: N, depth: usize) -> bool {
         if depth >= MAX_VALUE_DEPTH && v.is_container() {
@@ -114,24 +296,7 @@ impl Walk<'_> {
     #[inline(always)]
     fn scalar<'n, N: Node<'n>>(&mut self, kind: Kind<'n, N>) -> bool {
         match kind {
-            Kind::Str(Str { text: s, readable }) => {
-                // One look for escapes and triggers serves the measure, the redaction and, most
-                // often, the writing.
-                let look = match self.denylist {
-                    Some(_) => prescan::look_in(readable, s.len()),
-                    None => u8::from(needs_escape(s)) * ESCAPES,
-                };
-                let escapes = look & ESCAPES != 0;
-                self.measured += string_len_with(s, escapes);
-                if self.measured > MAX_VALUE_BYTES {
-                    return false;
-                }
-                match (look & TRIGGERS != 0).then(|| redact_flagged(s)) {
-                    Some(Cow::Owned(redacted)) => write_str(self.out, &redacted),
-                    _ if escapes => write_escaped(self.out, s),
-                    _ => write_plain_in(self.out, s, readable),
-                }
-            }
+            Kind::Str(s) => return self.string(s),
             Kind::Null => {
                 self.out.extend_from_slice(b"null");
                 self.measured += 4;
@@ -145,6 +310,28 @@ impl Walk<'_> {
             Kind::Array(..) | Kind::Object(..) => {}
         }
         self.measured <= MAX_VALUE_BYTES
+    }
+
+    /// Writes a string value; false once the measured length passes the cap.
+    #[inline(always)]
+    fn string(&mut self, Str { text: s, readable }: Str<'_>) -> bool {
+        // One look for escapes and triggers serves the measure, the redaction and, most often,
+        // the writing.
+        let look = match self.denylist {
+            Some(_) => prescan::look_in(readable, s.len()),
+            None => u8::from(needs_escape(s)) * ESCAPES,
+        };
+        let escapes = look & ESCAPES != 0;
+        self.measured += string_len_with(s, escapes);
+        if self.measured > MAX_VALUE_BYTES {
+            return false;
+        }
+        match (look & TRIGGERS != 0).then(|| redact_flagged(s)) {
+            Some(Cow::Owned(redacted)) => write_str(self.out, &redacted),
+            _ if escapes => write_escaped(self.out, s),
+            _ => write_plain_in(self.out, s, readable),
+        }
+        true
     }
 }
 
@@ -189,6 +376,151 @@ mod tests {
                     format!("prefix{}", serde_json::to_string(&expected).unwrap()),
                     "enabled={enabled} {v}"
                 );
+            }
+        }
+    }
+
+    /// A small deterministic generator (xorshift) of JSON values: nested containers, keys
+    /// from the denylist in any case, non-ASCII and escaped text, redaction triggers, strings of
+    /// every length around the block size, and sizes around the value cap.
+    struct Gen(u64);
+
+    impl Gen {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> usize {
+            (self.next() % n) as usize
+        }
+        fn text(&mut self) -> String {
+            const PARTS: [&str; 16] = [
+                "a",
+                "query",
+                "é",
+                "界",
+                "🔑",
+                "\"",
+                "\\",
+                "\n",
+                "\u{1}",
+                "\u{7f}",
+                " ",
+                "a@b.com",
+                "4111 1111 1111 1111",
+                "sk-ant-api03-ABCDEFGHIJKLMNOP_qrs",
+                "Bearer abcdef1234567890",
+                "0123456789",
+            ];
+            let mut t = String::new();
+            for _ in 0..self.below(12) {
+                let part = PARTS[self.below(PARTS.len() as u64)];
+                t.push_str(&part.repeat(1 + self.below(3) * self.below(3)));
+            }
+            if self.below(40) == 0 {
+                t.push_str(&"y".repeat(1000 + self.below(34_000)));
+            }
+            t
+        }
+        fn key(&mut self) -> String {
+            const KEYS: [&str; 12] = [
+                "q",
+                "Password",
+                "TOKEN",
+                "api_key",
+                "ssn",
+                "clé",
+                "CLÉ",
+                "status",
+                "k\"\n",
+                "apiKey",
+                "x",
+                "to\u{212A}en",
+            ];
+            match self.below(3) {
+                0 => KEYS[self.below(KEYS.len() as u64)].to_owned(),
+                _ => self.text(),
+            }
+        }
+        fn value(&mut self, depth: usize) -> Value {
+            let container = depth < 8 && self.below(3) == 0;
+            match (container, self.below(2)) {
+                (true, 0) => Value::Array((0..self.below(5)).map(|_| self.value(depth + 1)).collect()),
+                (true, _) => Value::Object((0..self.below(5)).map(|_| (self.key(), self.value(depth + 1))).collect()),
+                _ => match self.below(6) {
+                    0 => Value::Null,
+                    1 => Value::Bool(self.below(2) == 0),
+                    2 => json!(self.next() as i64),
+                    3 => json!(self.below(1000) as f64 / 7.0),
+                    _ => Value::String(self.text()),
+                },
+            }
+        }
+    }
+
+    /// The cursor walk of flat values writes what the generic walk writes, of the flat value and
+    /// of the value itself, on thousands of generated values, for every redactor.
+    #[test]
+    fn flat_walk_writes_what_the_generic_walk_writes() {
+        use crate::delivery::wire::flat::{flatten, Flat};
+        let redactors = [Redactor::new(true, &[]), Redactor::new(true, &["SSN".to_owned(), "Clé".to_owned()])];
+        let no_redaction = Redactor::new(false, &[]);
+        let mut g = Gen(0x9E37_79B9_7F4A_7C15);
+        let mut values: Vec<Value> = (0..3000).map(|_| g.value(0)).collect();
+        // Depth limits, and the cap reached mid-string and mid-container.
+        values.push(nested(62, json!({"token": [1]})));
+        values.push(nested(61, json!({"a": [[]]})));
+        values.push(json!({"a": "y".repeat(32_000), "b": ["z".repeat(700), "w".repeat(100)]}));
+        values.push(json!({"a": "y".repeat(32_700), "b": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]}));
+        values.push(json!(["y".repeat(32_764)]));
+        values.push(json!(["y".repeat(32_765)]));
+        for v in &values {
+            let mut tape = b"x".to_vec();
+            assert!(flatten(v, &mut tape, usize::MAX), "{v}");
+            tape.extend_from_slice(b"\"\\ after the value \n");
+            let flat = Flat::new(&tape[1..]);
+            for r in redactors.iter().chain([&no_redaction]) {
+                let denylist = r.enabled.then_some(&*r.denylist);
+                let (mut new, mut generic_flat, mut generic_value) = (b"p".to_vec(), b"p".to_vec(), b"p".to_vec());
+                let skipped = super::write_flat(flat, denylist, &mut new);
+                assert_eq!(skipped, super::write_value(flat, denylist, &mut generic_flat), "{v}");
+                assert_eq!(skipped, super::write_value(v, denylist, &mut generic_value), "{v}");
+                assert_eq!(String::from_utf8(new.clone()).unwrap(), String::from_utf8(generic_flat).unwrap(), "{v}");
+                assert_eq!(new, generic_value, "{v}");
+            }
+        }
+    }
+
+    /// Flat containers nested deeper than the depth cap (never flattened, built here by hand) are
+    /// replaced as the generic walk replaces them.
+    #[test]
+    fn flat_walk_caps_depth() {
+        use crate::delivery::wire::flat::{Flat, ARRAY, OBJECT};
+        for depth in [63, 64, 65, 70] {
+            let mut node = vec![crate::delivery::wire::flat::TRUE];
+            for level in 0..depth {
+                let mut outer = Vec::new();
+                if level % 2 == 0 {
+                    outer.extend_from_slice(&[ARRAY, 1, 0, 0, 0]);
+                    outer.extend_from_slice(&(node.len() as u32).to_le_bytes());
+                } else {
+                    outer.extend_from_slice(&[OBJECT, 1, 0, 0, 0]);
+                    outer.extend_from_slice(&(node.len() as u32 + 5).to_le_bytes());
+                    outer.extend_from_slice(&[1, 0, 0, 0, b'k']);
+                }
+                outer.extend_from_slice(&node);
+                node = outer;
+            }
+            let flat = Flat::new(&node);
+            for denylist in [None, Some(super::Denylist::default_list())] {
+                let (mut new, mut generic) = (Vec::new(), Vec::new());
+                assert_eq!(
+                    super::write_flat(flat, denylist, &mut new),
+                    super::write_value(flat, denylist, &mut generic)
+                );
+                assert_eq!(String::from_utf8(new).unwrap(), String::from_utf8(generic).unwrap(), "{depth}");
             }
         }
     }

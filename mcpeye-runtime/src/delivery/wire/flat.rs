@@ -615,3 +615,96 @@ mod tests {
         assert!(flatten(&nested(MAX_VALUE_DEPTH, json!(1)), &mut out, usize::MAX));
     }
 }
+
+/// A node read in order by a walk that keeps its own stack (the flusher's writer,
+/// `redact/write.rs`): a scalar whole, a container by its header alone.
+pub(crate) enum Token<'a> {
+    Null,
+    Bool(bool),
+    Number(&'a [u8]),
+    Str(Str<'a>),
+    /// The number of items, which follow.
+    Array(usize),
+    /// The number of entries, which follow.
+    Object(usize),
+}
+
+/// A read position in a flat value: each node is read once, in order, without building
+/// iterators or looking up its size (the generic [`Node`] walk did both for every node).
+#[derive(Clone, Copy)]
+pub(crate) struct Cursor<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    /// A cursor at the start of `node`.
+    pub(crate) fn new(node: Flat<'a>) -> Self {
+        Cursor { b: node.0, at: 0 }
+    }
+
+    /// The node here.
+    #[inline]
+    pub(crate) fn node(self) -> Flat<'a> {
+        Flat(&self.b[self.at..])
+    }
+
+    /// Steps over the node here.
+    #[inline]
+    pub(crate) fn skip(&mut self) {
+        self.at += self.node().size();
+    }
+
+    /// Reads the node here: a scalar whole, a container's header (its first item or entry is
+    /// then here).
+    #[inline(always)]
+    pub(crate) fn next(&mut self) -> Token<'a> {
+        let (b, at) = (self.b, self.at);
+        match b[at] {
+            NULL => {
+                self.at = at + 1;
+                Token::Null
+            }
+            FALSE | TRUE => {
+                self.at = at + 1;
+                Token::Bool(b[at] == TRUE)
+            }
+            NUMBER => {
+                let end = at + 2 + usize::from(b[at + 1]);
+                self.at = end;
+                Token::Number(&b[at + 2..end])
+            }
+            STRING => Token::Str(self.str_at(at + 1)),
+            tag => {
+                self.at = at + 9;
+                let count = u32_at(b, at + 1);
+                if tag == ARRAY {
+                    Token::Array(count)
+                } else {
+                    Token::Object(count)
+                }
+            }
+        }
+    }
+
+    /// Back to the start of the container whose header [`next`](Self::next) just read.
+    pub(crate) fn back_to_header(&mut self) {
+        self.at -= 9;
+    }
+
+    /// Reads the key of an entry (its value is then here).
+    #[inline(always)]
+    pub(crate) fn key(&mut self) -> Str<'a> {
+        self.str_at(self.at)
+    }
+
+    /// The string whose length is at `at`; moves past it.
+    #[inline(always)]
+    fn str_at(&mut self, at: usize) -> Str<'a> {
+        let start = at + 4;
+        let end = start + u32_at(self.b, at);
+        self.at = end;
+        // Read on past the string's end, as `Flat::kind` does.
+        Str { text: text(&self.b[start..end]), readable: &self.b[start..] }
+    }
+}

@@ -104,24 +104,100 @@ pub(crate) fn write_plain(out: &mut Vec<u8>, s: &str) {
 }
 
 /// Longest string [`write_plain_in`] copies as one block.
-const BLOCK: usize = 32;
+pub(crate) const BLOCK: usize = 32;
 
 /// [`write_plain`] of `s`, whose bytes `readable` starts with: a string of up to 32 bytes with
 /// as many readable is copied as one fixed-size block then cut back, without a call to memcpy
 /// (most strings are that short, and the call cost more than the copy).
 #[inline]
 pub(crate) fn write_plain_in(out: &mut Vec<u8>, s: &str, readable: &[u8]) {
-    out.reserve(s.len().max(BLOCK) + 2);
-    out.push(b'"');
-    match readable.get(..BLOCK) {
-        Some(block) if s.len() <= BLOCK => {
-            let end = out.len() + s.len();
-            out.extend_from_slice(block);
-            out.truncate(end);
-        }
-        _ => out.extend_from_slice(s.as_bytes()),
+    match readable.first_chunk::<BLOCK>() {
+        Some(block) if s.len() <= BLOCK => write_block(out, None, block, s.len(), None),
+        _ => write_plain(out, s),
     }
-    out.push(b'"');
+}
+
+/// [`is_plain_ascii`] of the first `len` bytes of `block` (`len` at most [`BLOCK`]): one look
+/// at the whole block, the bytes past `len` ignored (keys are mostly short, and the word tests
+/// of `is_plain_ascii` cost more to set up than this).
+#[inline(always)]
+pub(crate) fn block_is_plain_ascii(block: &[u8; BLOCK], len: usize) -> bool {
+    block_flags(block) & ((1u64 << len) - 1) == 0
+}
+
+/// A bit per byte of `block` that is not ASCII, below 0x20, `"` or `\\`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn block_flags(block: &[u8; BLOCK]) -> u64 {
+    use std::arch::x86_64::*;
+    let half = |at: usize| {
+        // SAFETY: SSE2 is part of the x86_64 baseline; the 16 bytes at `at` (0 or 16) are in
+        // the block (unaligned load).
+        unsafe {
+            let v = _mm_loadu_si128(block.as_ptr().add(at).cast());
+            // Signed, non-ASCII bytes are negative: one compare flags them and those below 0x20.
+            let low = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+            let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+            let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+            u64::from(_mm_movemask_epi8(_mm_or_si128(low, _mm_or_si128(quote, backslash))) as u16)
+        }
+    };
+    half(0) | half(16) << 16
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn block_flags(block: &[u8; BLOCK]) -> u64 {
+    let mut flags = 0u64;
+    for (i, &b) in block.iter().enumerate() {
+        flags |= u64::from(!(0x20..0x80).contains(&b) || b == b'"' || b == b'\\') << i;
+    }
+    flags
+}
+
+/// Appends `lead`, then the first `len` bytes of `block` quoted (a string that needs no
+/// escape), then `tail`: all in one reserve, the block copied whole and cut back.
+#[inline(always)]
+pub(crate) fn write_block(out: &mut Vec<u8>, lead: Option<u8>, block: &[u8; BLOCK], len: usize, tail: Option<u8>) {
+    assert!(len <= BLOCK);
+    let (lead_len, tail_len) = (usize::from(lead.is_some()), usize::from(tail.is_some()));
+    out.reserve(lead_len + BLOCK + 2 + tail_len);
+    let at = out.len();
+    // SAFETY: the reserve leaves room for every byte written below (the block is written whole,
+    // the closing quote and `tail` overwrite its bytes from `len` on); `set_len` then covers
+    // only bytes just written: `lead`, the quote, `block[..len]`, the quote, `tail`. Through
+    // `push`/`extend_from_slice`, the capacity checks cost ~20 instructions per key or value.
+    unsafe {
+        let mut p = out.as_mut_ptr().add(at);
+        if let Some(b) = lead {
+            p.write(b);
+            p = p.add(1);
+        }
+        p.write(b'"');
+        std::ptr::copy_nonoverlapping(block.as_ptr(), p.add(1), BLOCK);
+        p.add(1 + len).write(b'"');
+        if let Some(b) = tail {
+            p.add(2 + len).write(b);
+        }
+        out.set_len(at + lead_len + len + 2 + tail_len);
+    }
+}
+
+/// Appends `parts` in order with one capacity check (an event's fixed keys and short fields).
+#[inline(always)]
+pub(crate) fn write_parts<const N: usize>(out: &mut Vec<u8>, parts: [&[u8]; N]) {
+    let len = parts.iter().map(|p| p.len()).sum();
+    out.reserve(len);
+    let mut at = out.len();
+    // SAFETY: the reserve leaves room for the `len` bytes copied; `set_len` covers only them,
+    // once written. Through `extend_from_slice`, each part paid its own capacity check.
+    unsafe {
+        for part in parts {
+            std::ptr::copy_nonoverlapping(part.as_ptr(), out.as_mut_ptr().add(at), part.len());
+            at += part.len();
+        }
+        out.set_len(at);
+    }
 }
 
 /// Writes `s` as a JSON string exactly as serde_json does.
@@ -177,6 +253,26 @@ mod tests {
                         assert_eq!(is_plain_ascii(&s), plain(&s), "{s:?}");
                         assert_eq!(string_len(&s), serde_json::to_string(&s).unwrap().len(), "{s:?}");
                     }
+                }
+            }
+        }
+    }
+
+    /// The block look agrees with `is_plain_ascii` of the block's first bytes, whatever follows.
+    #[test]
+    fn block_is_plain_ascii_is_exact() {
+        let specials = ['"', '\\', '\n', '\u{0}', '\u{1f}', ' ', '\u{7f}', '~', 'é', '\u{80}', '界'];
+        let text: String = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ".into();
+        for len in 0..=BLOCK {
+            for at in 0..=BLOCK {
+                for special in specials {
+                    let mut bytes: Vec<u8> = text.bytes().take(at).collect();
+                    let mut buf = [0; 4];
+                    bytes.extend_from_slice(special.encode_utf8(&mut buf).as_bytes());
+                    bytes.resize(BLOCK + 4, b'"');
+                    let block: &[u8; BLOCK] = bytes.first_chunk().unwrap();
+                    let expected = bytes[..len].iter().all(|&b| (0x20..0x80).contains(&b) && b != b'"' && b != b'\\');
+                    assert_eq!(block_is_plain_ascii(block, len), expected, "{len} {at} {special:?}");
                 }
             }
         }

@@ -7,7 +7,7 @@ use crate::config::Identity;
 use crate::delivery::before_send::Event;
 use crate::delivery::redact::{drop_flat, Redactor};
 use flat::{flatten, flatten_map, flatten_result, Flat};
-use json::{write_number, write_plain, write_str};
+use json::{needs_escape, write_escaped, write_number, write_parts, write_str};
 use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
@@ -500,16 +500,22 @@ fn encode(parts: Parts<'_>, call_id: uuid::Uuid, redactor: &Redactor, out: &mut 
         return Err(Invalid::EmptyToolName);
     }
     let mut id = uuid::Uuid::encode_buffer();
-    out.extend_from_slice(b"{\"callId\":");
     // Hex digits and hyphens: nothing to escape.
-    write_plain(out, call_id.hyphenated().encode_lower(&mut id));
-    out.extend_from_slice(b",\"toolName\":");
-    write_str(out, tool_name);
-    out.extend_from_slice(b",\"arguments\":");
+    let id = call_id.hyphenated().encode_lower(&mut id).as_bytes();
+    if needs_escape(tool_name) {
+        write_parts(out, [b"{\"callId\":\"", id, b"\",\"toolName\":"]);
+        write_escaped(out, tool_name);
+        out.extend_from_slice(b",\"arguments\":");
+    } else {
+        write_parts(out, [b"{\"callId\":\"", id, b"\",\"toolName\":\"", tool_name.as_bytes(), b"\",\"arguments\":"]);
+    }
     write_body(arguments, true, redactor, out);
     let is_error = matches!(&outcome, Ended::Failed(o) if o.is_error());
-    out.extend_from_slice(if is_error { b",\"isError\":true" } else { b",\"isError\":false" });
-    out.extend_from_slice(b",\"timestamp\":");
+    out.extend_from_slice(if is_error {
+        b",\"isError\":true,\"timestamp\":"
+    } else {
+        b",\"isError\":false,\"timestamp\":"
+    });
     write_number(out, timestamp_ms);
     out.extend_from_slice(b",\"durationMs\":");
     write_number(out, duration_ms);
@@ -534,8 +540,8 @@ fn encode(parts: Parts<'_>, call_id: uuid::Uuid, redactor: &Redactor, out: &mut 
     if let Some((text, source)) = intent {
         out.extend_from_slice(b",\"intent\":");
         redactor.write_text(text, out);
-        out.extend_from_slice(b",\"intentSource\":");
-        write_plain(out, source.as_str());
+        // A fixed word: nothing to escape.
+        write_parts(out, [b",\"intentSource\":\"", source.as_str().as_bytes(), b"\""]);
     }
     if let Some(user_id) = user_id {
         out.extend_from_slice(b",\"userId\":");

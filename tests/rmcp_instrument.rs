@@ -195,3 +195,39 @@ fn disabled_routes_stay_disabled() {
     assert!(router.list_all().iter().all(|t| t.name != "ping"));
     assert!(router.has_route(RESERVED_TOOL_NAME));
 }
+
+#[tokio::test]
+async fn another_intent_description_is_applied_and_the_intent_still_stripped() {
+    const SHORT: &str = "Why the user needs this call; name any capability the tools lack.";
+    let (tracker, records) = recording_tracker();
+    let router = mcpeye::rmcp::Instrument::new().tracker(tracker).intent_description(SHORT).apply(Shop::tool_router());
+    for name in ["search", "keys", "ping"] {
+        let intent = &router.get(name).unwrap().input_schema["properties"][INTENT_PARAM_NAME];
+        assert_eq!(intent["description"], SHORT, "{name}");
+    }
+    // A tool that declares `mcpeyeIntent` keeps its own description; the reserved tool is there.
+    assert_ne!(router.get("note").unwrap().input_schema["properties"][INTENT_PARAM_NAME]["description"], SHORT);
+    assert!(router.has_route(RESERVED_TOOL_NAME));
+    let client = serve_and_connect(Shop { tool_router: router }, "test-client", "2.5.0").await;
+    let out = client.call_tool(call("search", json!({"query": "lamps", INTENT_PARAM_NAME: "a lamp"}))).await.unwrap();
+    assert_eq!(text(&out), "found lamps");
+    let recs = take(&records);
+    assert_eq!(recs[0].intent, Some(("a lamp".to_owned(), IntentSource::Mcpeye)));
+}
+
+#[test]
+fn a_blank_or_overlong_intent_description_is_refused_with_its_rule() {
+    for (description, rule) in [("  ", "missing-description"), (&*"word ".repeat(2_000), "description-too-long")] {
+        let Err(err) = mcpeye::rmcp::Instrument::new()
+            .tracker(Tracker::from_fn(|_| {}))
+            .intent_description(description.to_owned())
+            .try_apply(Shop::tool_router())
+        else {
+            panic!("{rule}: refused")
+        };
+        assert_eq!(err.problems.len(), 1);
+        assert_eq!(err.problems[0].rule, rule);
+        assert_eq!(err.problems[0].location, "Instrument::intent_description");
+        assert!(err.to_string().contains("intent_description"), "{err}");
+    }
+}

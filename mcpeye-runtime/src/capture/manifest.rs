@@ -70,6 +70,26 @@ impl fmt::Display for ManifestError {
 
 impl std::error::Error for ManifestError {}
 
+/// The problem of a replacement description of `mcpeyeIntent` (blank or too long), reported at
+/// `location`, the setter that was given it.
+pub(crate) fn intent_description_problem(description: &str, location: &str) -> Option<ManifestProblem> {
+    let p = tool_description_problem(description)?;
+    Some(ManifestProblem {
+        tool: crate::contract::INTENT_PARAM_NAME.to_owned(),
+        location: location.to_owned(),
+        path: String::new(),
+        rule: p.rule().id(),
+        message: format!(
+            "the description given to `intent_description` is {}; agents read it to fill `mcpeyeIntent` \
+             (leave it unset for the contract's text)",
+            match p {
+                mcpeye_contract::DescriptionProblem::TooLong { chars } => format!("{chars} characters long"),
+                _ => "blank".to_owned(),
+            }
+        ),
+    })
+}
+
 /// Builds a [`Manifest`]: choose the tools, register state, then [`build`](Self::build).
 ///
 /// `mcpeye::tools!()` and `mcpeye::tools![a, b]` are shorthands for the common cases; use the
@@ -251,22 +271,7 @@ impl ManifestBuilder {
             entries.push(Entry { def, schema, output_schema });
         }
         let intent_description = self.intent_description.unwrap_or(Cow::Borrowed(INTENT_PARAM_DESCRIPTION));
-        if let Some(p) = tool_description_problem(&intent_description) {
-            problems.push(ManifestProblem {
-                tool: crate::contract::INTENT_PARAM_NAME.to_owned(),
-                location: "ManifestBuilder::intent_description".to_owned(),
-                path: String::new(),
-                rule: p.rule().id(),
-                message: format!(
-                    "the description given to `intent_description` is {}; agents read it to fill `mcpeyeIntent` \
-                     (leave it unset for the contract's text)",
-                    match p {
-                        mcpeye_contract::DescriptionProblem::TooLong { chars } => format!("{chars} characters long"),
-                        _ => "blank".to_owned(),
-                    }
-                ),
-            });
-        }
+        problems.extend(intent_description_problem(&intent_description, "ManifestBuilder::intent_description"));
         if !problems.is_empty() {
             return Err(ManifestError { problems });
         }

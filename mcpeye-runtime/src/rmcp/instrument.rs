@@ -3,10 +3,10 @@
 
 use super::client::Clients;
 use crate::capture::dispatch::{panic_message, take_intent, CatchUnwind, PANIC};
-use crate::capture::manifest::{reserved_descriptor, Manifest};
+use crate::capture::manifest::{intent_description_problem, reserved_descriptor, Manifest, ManifestError};
 use crate::capture::record::{active_tracker, CallOutcome};
-use crate::capture::schema::inject_intent;
-use crate::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
+use crate::capture::schema::inject_intent_described;
+use crate::contract::{INTENT_PARAM_DESCRIPTION, INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
 use crate::delivery::tracker::{Started, Tracker};
 use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use ::rmcp::handler::server::tool::ToolCallContext;
@@ -14,6 +14,7 @@ use ::rmcp::model::{CallToolResponse, CallToolResult, JsonObject, Tool};
 use ::rmcp::ErrorData;
 use serde_json::{Map, Value};
 use std::any::{Any, TypeId};
+use std::borrow::Cow;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::{Arc, RwLock};
 
@@ -33,12 +34,84 @@ use std::sync::{Arc, RwLock};
 /// Routes keep their names, descriptions, annotations and disabled state. Apply it once, when
 /// the router is built: `Self { tool_router: mcpeye::rmcp::instrument(Self::tool_router()) }`.
 pub fn instrument<S: Send + Sync + 'static>(router: ToolRouter<S>) -> ToolRouter<S> {
-    instrument_router(router, None)
+    instrument_router(router, None, INTENT_PARAM_DESCRIPTION)
 }
 
 /// Like [`instrument`], recording into `tracker` instead of the process-wide tracker.
 pub fn instrument_with<S: Send + Sync + 'static>(router: ToolRouter<S>, tracker: Tracker) -> ToolRouter<S> {
-    instrument_router(router, Some(tracker))
+    instrument_router(router, Some(tracker), INTENT_PARAM_DESCRIPTION)
+}
+
+/// [`instrument`] with options: the tracker to record into, and another description of
+/// `mcpeyeIntent` (as `ManifestBuilder::intent_description` gives a manifest: a shorter text
+/// costs fewer tokens in every `tools/list`).
+///
+/// ```
+/// use rmcp::{tool, tool_router};
+///
+/// struct Clock;
+///
+/// #[tool_router]
+/// impl Clock {
+///     #[tool(description = "Tell the time.")]
+///     fn now(&self) -> String {
+///         "noon".to_owned()
+///     }
+/// }
+///
+/// let router = mcpeye_runtime::rmcp::Instrument::new()
+///     .intent_description("Why the user needs this call; name any capability the tools lack.")
+///     .apply(Clock::tool_router());
+/// let schema = &router.get("now").unwrap().input_schema;
+/// assert!(schema["properties"]["mcpeyeIntent"]["description"].as_str().unwrap().starts_with("Why the user"));
+/// ```
+#[derive(Clone, Default)]
+#[must_use = "an `Instrument` does nothing until it is applied to a router"]
+pub struct Instrument {
+    tracker: Option<Tracker>,
+    intent_description: Option<Cow<'static, str>>,
+}
+
+impl Instrument {
+    /// The options of [`instrument`]: the process-wide tracker and the contract's description.
+    pub fn new() -> Self {
+        Instrument::default()
+    }
+
+    /// Records into `tracker` instead of the process-wide tracker (as [`instrument_with`]).
+    pub fn tracker(mut self, tracker: Tracker) -> Self {
+        self.tracker = Some(tracker);
+        self
+    }
+
+    /// Describes `mcpeyeIntent` with `description` in every instrumented tool's input schema.
+    /// Keep the request for the capability the user missed in it: a terse text tends to get
+    /// terse intents.
+    pub fn intent_description(mut self, description: impl Into<Cow<'static, str>>) -> Self {
+        self.intent_description = Some(description.into());
+        self
+    }
+
+    /// Instruments `router`; a blank or over-long intent description is an error naming the
+    /// rule, and the router is not changed.
+    pub fn try_apply<S: Send + Sync + 'static>(self, router: ToolRouter<S>) -> Result<ToolRouter<S>, ManifestError> {
+        let description = self.intent_description.unwrap_or(Cow::Borrowed(INTENT_PARAM_DESCRIPTION));
+        if let Some(problem) = intent_description_problem(&description, "Instrument::intent_description") {
+            return Err(ManifestError { problems: vec![problem] });
+        }
+        Ok(instrument_router(router, self.tracker, &description))
+    }
+
+    /// Instruments `router`; panics with the problem when the intent description is blank or
+    /// over-long (a server should refuse to start with a schema clients would reject), as
+    /// `ManifestBuilder::build` does.
+    #[track_caller]
+    pub fn apply<S: Send + Sync + 'static>(self, router: ToolRouter<S>) -> ToolRouter<S> {
+        match self.try_apply(router) {
+            Ok(router) => router,
+            Err(e) => panic!("{e}"),
+        }
+    }
 }
 
 /// The router made by `make`, [instrumented](instrument) once and kept for the life of the
@@ -84,7 +157,7 @@ where
         return r;
     }
     // Built outside the lock: `make` is the user's code.
-    let built = instrument(make());
+    let built = instrument_router(make(), None, INTENT_PARAM_DESCRIPTION);
     let mut cache = CACHE.write().unwrap_or_else(|e| e.into_inner());
     if let Some(r) = find(&cache) {
         return r;
@@ -107,12 +180,16 @@ impl Instrumented {
     }
 }
 
-fn instrument_router<S: Send + Sync + 'static>(mut router: ToolRouter<S>, tracker: Option<Tracker>) -> ToolRouter<S> {
+fn instrument_router<S: Send + Sync + 'static>(
+    mut router: ToolRouter<S>,
+    tracker: Option<Tracker>,
+    intent_description: &str,
+) -> ToolRouter<S> {
     let reserved = active_tracker(tracker.as_ref()).is_none_or(|t| t.capture_missing_capabilities());
     let shared = Arc::new(Instrumented { tracker, clients: Clients::default() });
     for route in router.map.values_mut() {
         let mut attr = route.attr.clone();
-        let strip = inject(&mut attr.input_schema);
+        let strip = inject(&mut attr.input_schema, intent_description);
         *route = wrap(attr, route.call.clone(), strip, shared.clone());
     }
     if reserved && !router.map.contains_key(RESERVED_TOOL_NAME) {
@@ -121,8 +198,9 @@ fn instrument_router<S: Send + Sync + 'static>(mut router: ToolRouter<S>, tracke
     router
 }
 
-/// Adds `mcpeyeIntent` to an object schema that does not declare it; tells whether it did.
-fn inject(schema: &mut Arc<JsonObject>) -> bool {
+/// Adds `mcpeyeIntent`, described by `description`, to an object schema that does not declare
+/// it; tells whether it did.
+fn inject(schema: &mut Arc<JsonObject>, description: &str) -> bool {
     let props = schema.get("properties");
     let is_object = schema.get("type").and_then(Value::as_str) == Some("object");
     if !is_object || props.is_some_and(|p| !p.is_object() || p.get(INTENT_PARAM_NAME).is_some()) {
@@ -131,7 +209,7 @@ fn inject(schema: &mut Arc<JsonObject>) -> bool {
     let obj = Arc::make_mut(schema);
     obj.entry("properties").or_insert_with(|| Value::Object(Map::new()));
     let mut value = Value::Object(std::mem::take(obj));
-    inject_intent(&mut value);
+    inject_intent_described(&mut value, description);
     if let Value::Object(m) = value {
         *obj = m;
     }
@@ -310,13 +388,13 @@ mod tests {
         let obj = |v: Value| Arc::new(v.as_object().cloned().unwrap());
         let mut owned = obj(serde_json::json!({"type": "object", "properties": {"mcpeyeIntent": {"type": "integer"}}}));
         let before = owned.clone();
-        assert!(!inject(&mut owned));
+        assert!(!inject(&mut owned, INTENT_PARAM_DESCRIPTION));
         assert_eq!(owned, before);
         let mut not_object = obj(serde_json::json!({"type": "string"}));
-        assert!(!inject(&mut not_object));
+        assert!(!inject(&mut not_object, INTENT_PARAM_DESCRIPTION));
         assert!(not_object.get("properties").is_none());
         let mut bare = obj(serde_json::json!({"type": "object"}));
-        assert!(inject(&mut bare));
+        assert!(inject(&mut bare, INTENT_PARAM_DESCRIPTION));
         assert_eq!(bare["properties"][INTENT_PARAM_NAME]["type"], "string");
     }
 }

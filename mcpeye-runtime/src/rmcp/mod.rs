@@ -113,7 +113,7 @@ mod instrument;
 mod serve;
 mod session;
 
-pub use instrument::{instrument, instrument_with, instrumented};
+pub use instrument::{instrument, instrument_with, instrumented, Instrument};
 pub use serve::{set_log_level, tool_router, ManifestServer};
 
 use crate::capture::result::{CallToolResult as McpeyeResult, Content};

@@ -83,24 +83,8 @@ impl Queued {
     ) -> Queued {
         let CallRecord { tool_name, arguments, outcome, intent, client, session_id, timestamp_ms, duration } = record;
         let arguments = flat_arguments(arguments, &mut bytes);
-        let outcome = match outcome {
-            CallOutcome::Success { result } => Outcome::Success(field(result, &mut bytes)),
-            failed => Outcome::Failed(failed),
-        };
-        let intent = intent.map(|(t, source)| (text(t, &mut bytes), source));
-        Queued {
-            tool_name,
-            client,
-            session_id,
-            timestamp_ms,
-            duration,
-            user_id,
-            user_email,
-            bytes,
-            arguments,
-            outcome,
-            intent,
-        }
+        let start = FlatStart::of(tool_name, client, session_id, (user_id, user_email), bytes, arguments, intent);
+        start.ended(outcome, timestamp_ms, duration)
     }
 
     /// A successful call that ends now, its result flattened straight from the handler's
@@ -115,26 +99,8 @@ impl Queued {
     ) -> Queued {
         let InFlight { tool_name, arguments, intent, client, session_id, .. } = call;
         let arguments = flat_arguments(arguments, &mut bytes);
-        let start = bytes.len();
-        let result = if flatten_result(result, &mut bytes, FLAT_VALUE_BUDGET) {
-            Field::Flat(start)
-        } else {
-            Field::Value(result.to_json())
-        };
-        let intent = intent.map(|(t, source)| (text(t, &mut bytes), source));
-        Queued {
-            tool_name,
-            client,
-            session_id,
-            timestamp_ms: now_epoch_ms(),
-            duration,
-            user_id,
-            user_email,
-            bytes,
-            arguments,
-            outcome: Outcome::Success(result),
-            intent,
-        }
+        FlatStart::of(tool_name, client, session_id, (user_id, user_email), bytes, arguments, intent)
+            .finish_result(result, duration)
     }
 
     /// The reason code of a failure (see [`CallOutcome::error_type`]).
@@ -200,17 +166,39 @@ pub(crate) struct FlatStart {
     user_id: Option<String>,
     user_email: Option<String>,
     bytes: Vec<u8>,
-    arguments: Field,
+    /// `None`: the arguments were not an object (sent as `{}`).
+    arguments: Option<Field>,
     intent: Option<(Text, IntentSource)>,
 }
 
 impl FlatStart {
+    /// The one place a record's parts are gathered before its outcome: `arguments` already in
+    /// `bytes`, the intent copied after them.
+    fn of(
+        tool_name: Cow<'static, str>,
+        client: Option<Arc<ClientInfo>>,
+        session_id: Option<Arc<str>>,
+        (user_id, user_email): (Option<String>, Option<String>),
+        mut bytes: Vec<u8>,
+        arguments: Option<Field>,
+        intent: Option<(String, IntentSource)>,
+    ) -> FlatStart {
+        let intent = intent.map(|(t, source)| (text(t, &mut bytes), source));
+        FlatStart { tool_name, client, session_id, user_id, user_email, bytes, arguments, intent }
+    }
+
+    /// The same for a call still in flight: its intent is taken, the rest copied.
+    fn of_call(call: &mut InFlight, user: (Option<String>, Option<String>), bytes: Vec<u8>, arguments: Field) -> Self {
+        let (tool_name, client, session_id) = (call.tool_name.clone(), call.client.clone(), call.session_id.clone());
+        FlatStart::of(tool_name, client, session_id, user, bytes, Some(arguments), call.intent.take())
+    }
+
     /// `arguments`: the call's arguments object (`None`, as MCP allows, is `{}`).
     #[cfg(feature = "rmcp")]
     pub(crate) fn new(
         call: &mut InFlight,
         arguments: Option<&serde_json::Map<String, Value>>,
-        (user_id, user_email): (Option<String>, Option<String>),
+        user: (Option<String>, Option<String>),
         mut bytes: Vec<u8>,
     ) -> FlatStart {
         let empty = serde_json::Map::new();
@@ -221,17 +209,7 @@ impl FlatStart {
         } else {
             Field::Value(Value::Object(map.clone()))
         };
-        let intent = call.intent.take().map(|(t, source)| (text(t, &mut bytes), source));
-        FlatStart {
-            tool_name: call.tool_name.clone(),
-            client: call.client.clone(),
-            session_id: call.session_id.clone(),
-            user_id,
-            user_email,
-            bytes,
-            arguments,
-            intent,
-        }
+        FlatStart::of_call(call, user, bytes, arguments)
     }
 
     /// Like [`new`](Self::new) for a call whose arguments fit the budget; `Err` gives `bytes`
@@ -245,80 +223,77 @@ impl FlatStart {
         if !flatten_map(arguments, &mut bytes, FLAT_VALUE_BUDGET) {
             return Err(bytes);
         }
-        let intent = call.intent.take().map(|(t, source)| (text(t, &mut bytes), source));
-        Ok(FlatStart {
-            tool_name: call.tool_name.clone(),
-            client: call.client.clone(),
-            session_id: call.session_id.clone(),
-            user_id: None,
-            user_email: None,
-            bytes,
-            arguments: Field::Flat(start),
-            intent,
-        })
+        Ok(FlatStart::of_call(call, (None, None), bytes, Field::Flat(start)))
     }
 
     /// The arguments as they were when the call started, rebuilt from their flat copy (to
     /// describe arguments the handler could not read, after it took them).
     pub(crate) fn arguments(&self) -> Value {
         match &self.arguments {
-            Field::Flat(start) => flat::to_value(Flat::new(&self.bytes[*start..])),
-            Field::Value(v) => v.clone(),
+            Some(Field::Flat(start)) => flat::to_value(Flat::new(&self.bytes[*start..])),
+            Some(Field::Value(v)) => v.clone(),
+            None => Value::Object(serde_json::Map::new()),
         }
     }
 
     /// The queued record of a call that succeeded with `result`, a manifest handler's result of
     /// text items: flattened straight from it, like [`Queued::of_result`].
-    pub(crate) fn finish_result(self, result: &CallToolResult, duration: Duration) -> Queued {
-        let mut queued = self.finish(CallOutcome::Error { message: None, reason: None }, duration);
-        let start = queued.bytes.len();
-        let field = if flatten_result(result, &mut queued.bytes, FLAT_VALUE_BUDGET) {
+    pub(crate) fn finish_result(mut self, result: &CallToolResult, duration: Duration) -> Queued {
+        let start = self.bytes.len();
+        let field = if flatten_result(result, &mut self.bytes, FLAT_VALUE_BUDGET) {
             Field::Flat(start)
         } else {
             Field::Value(result.to_json())
         };
-        queued.outcome = Outcome::Success(field);
-        queued
+        self.queued(Outcome::Success(field), now_epoch_ms(), duration)
     }
 
     /// The queued record of a call that succeeded with `result` serialised, without the root
     /// object's `skip_root_key` entry: flattened straight from it (`to_json` only if that gives up).
     #[cfg(feature = "rmcp")]
     pub(crate) fn finish_serialized<T: serde::Serialize + ?Sized>(
-        self,
+        mut self,
         result: &T,
         skip_root_key: &'static str,
         to_json: impl FnOnce(&T) -> Value,
         duration: Duration,
     ) -> Queued {
-        let mut queued = self.finish(CallOutcome::Error { message: None, reason: None }, duration);
-        let start = queued.bytes.len();
-        let field = if flat_ser::flatten_serialize(result, &mut queued.bytes, FLAT_VALUE_BUDGET, Some(skip_root_key)) {
+        let start = self.bytes.len();
+        let field = if flat_ser::flatten_serialize(result, &mut self.bytes, FLAT_VALUE_BUDGET, Some(skip_root_key)) {
             Field::Flat(start)
         } else {
             Field::Value(to_json(result))
         };
-        queued.outcome = Outcome::Success(field);
-        queued
+        self.queued(Outcome::Success(field), now_epoch_ms(), duration)
     }
 
     /// The queued record of the call, ended now after `duration`.
     pub(crate) fn finish(self, outcome: CallOutcome, duration: Duration) -> Queued {
-        let FlatStart { tool_name, client, session_id, user_id, user_email, mut bytes, arguments, intent } = self;
+        self.ended(outcome, now_epoch_ms(), duration)
+    }
+
+    /// The queued record with `outcome` (a success's result flattened into the bytes).
+    fn ended(mut self, outcome: CallOutcome, timestamp_ms: u64, duration: Duration) -> Queued {
         let outcome = match outcome {
-            CallOutcome::Success { result } => Outcome::Success(field(result, &mut bytes)),
+            CallOutcome::Success { result } => Outcome::Success(field(result, &mut self.bytes)),
             failed => Outcome::Failed(failed),
         };
+        self.queued(outcome, timestamp_ms, duration)
+    }
+
+    /// The one place a [`Queued`] is made.
+    fn queued(self, outcome: Outcome, timestamp_ms: u64, duration: Duration) -> Queued {
+        let FlatStart { tool_name, client, session_id, user_id, user_email, bytes, arguments, intent } = self;
         Queued {
             tool_name,
             client,
             session_id,
-            timestamp_ms: now_epoch_ms(),
+            timestamp_ms,
             duration,
             user_id,
             user_email,
             bytes,
-            arguments: Some(arguments),
+            arguments,
             outcome,
             intent,
         }

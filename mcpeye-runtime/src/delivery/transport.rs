@@ -4,6 +4,9 @@ use crate::config::Resolved;
 use crate::contract::SECRET_HEADER;
 use crate::delivery::wire::Payload;
 use std::time::Duration;
+use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
+use ureq::unversioned::transport::time::Duration as TimeoutAfter;
+use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 
 /// Longest `Retry-After` honoured; a larger value is treated as this.
 pub(crate) const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
@@ -41,17 +44,39 @@ const USER_AGENT: &str = concat!("mcpeye-rs/", env!("CARGO_PKG_VERSION"));
 impl HttpTransport {
     pub(crate) fn new(resolved: &Resolved, connect_timeout: Duration, request_timeout: Duration) -> Self {
         // ureq 3 sets no timeout by default; a blackholed ingest must never hang the flusher.
-        let agent = ureq::Agent::config_builder()
+        let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .max_redirects(0)
             .timeout_resolve(Some(connect_timeout))
             .timeout_connect(Some(connect_timeout))
             .timeout_global(Some(request_timeout))
             .user_agent(USER_AGENT)
-            .build()
-            .new_agent();
+            .build();
+        let agent = ureq::Agent::with_parts(config, DefaultConnector::default(), AddressResolver::default());
         let host = host_header(&resolved.endpoint);
         HttpTransport { agent, endpoint: resolved.endpoint.clone(), secret: resolved.secret.clone(), host }
+    }
+}
+
+/// ureq's resolver, except that an IP address is parsed without a thread. ureq resolves the
+/// endpoint before every request, a pooled connection or not, and with a timeout set it does so
+/// on a thread spawned for it: a thread created and joined per POST. Parsing an address cannot
+/// block, so the timeout has nothing to bound; a host name still goes through the thread.
+#[derive(Debug, Default)]
+struct AddressResolver(DefaultResolver);
+
+impl Resolver for AddressResolver {
+    fn resolve(
+        &self,
+        uri: &ureq::http::Uri,
+        config: &ureq::config::Config,
+        timeout: NextTimeout,
+    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        let host = uri.host().unwrap_or_default();
+        let literal = host.trim_start_matches('[').trim_end_matches(']').parse::<std::net::IpAddr>().is_ok();
+        // Without a deadline, ureq's resolver looks up on the calling thread.
+        let timeout = if literal { NextTimeout { after: TimeoutAfter::NotHappening, ..timeout } } else { timeout };
+        self.0.resolve(uri, config, timeout)
     }
 }
 
@@ -272,6 +297,27 @@ mod tests {
             assert_eq!(new_head, old_head);
             assert!(new_body == old_body, "the bodies differ");
         }
+    }
+
+    #[test]
+    fn addresses_resolve_as_ureq_resolves_them() {
+        let config = ureq::config::Config::default();
+        let timeout = NextTimeout {
+            after: TimeoutAfter::Exact(Duration::from_secs(5)),
+            reason: ureq::Timeout::Resolve,
+            per_read: None,
+            per_write: None,
+        };
+        for url in
+            ["http://127.0.0.1:8787/ingest", "https://[::1]/ingest", "https://10.1.2.3:8443/", "http://localhost:9/"]
+        {
+            let uri = url.parse().unwrap();
+            let ours = AddressResolver::default().resolve(&uri, &config, timeout).unwrap();
+            let ureqs = DefaultResolver::default().resolve(&uri, &config, timeout).unwrap();
+            assert_eq!(ours.iter().collect::<Vec<_>>(), ureqs.iter().collect::<Vec<_>>(), "{url}");
+        }
+        let bad = "http://no-such-host.invalid/".parse().unwrap();
+        assert!(AddressResolver::default().resolve(&bad, &config, timeout).is_err());
     }
 
     #[test]

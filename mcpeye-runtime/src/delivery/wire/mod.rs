@@ -7,7 +7,7 @@ use crate::config::Identity;
 use crate::delivery::before_send::Event;
 use crate::delivery::redact::{drop_flat, Redactor};
 use flat::{flatten, flatten_map, flatten_result, Flat};
-use json::{needs_escape, write_escaped, write_number, write_parts, write_str};
+use json::{hyphenated_lower, needs_escape, write_escaped, write_number, write_parts, write_str};
 use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
@@ -474,9 +474,8 @@ fn encode(parts: Parts<'_>, call_id: uuid::Uuid, redactor: &Redactor, out: &mut 
     if tool_name.trim_start().is_empty() {
         return Err(Invalid::EmptyToolName);
     }
-    let mut id = uuid::Uuid::encode_buffer();
     // Hex digits and hyphens: nothing to escape.
-    let id = call_id.hyphenated().encode_lower(&mut id).as_bytes();
+    let id = &hyphenated_lower(&call_id);
     if needs_escape(tool_name) {
         write_parts(out, [b"{\"callId\":\"", id, b"\",\"toolName\":"]);
         write_escaped(out, tool_name);

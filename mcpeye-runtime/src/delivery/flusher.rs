@@ -20,7 +20,7 @@ use crate::delivery::redact::Redactor;
 use crate::delivery::stats::Counters;
 use crate::delivery::transport::{backoff, Answer, Transport};
 use crate::delivery::wire::{
-    encode_edited, encode_event, payload, payload_head, BufferPool, Invalid, Queued, PAYLOAD_TAIL,
+    encode_edited, encode_event, payload_head, BufferPool, Invalid, Payload, Queued, PAYLOAD_TAIL,
 };
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use std::collections::VecDeque;
@@ -450,7 +450,7 @@ impl Flusher {
         let head = payload_head(&self.settings.project_id, &self.settings.identity, client.as_deref());
         let picked = self.pick(head.len(), client.as_deref().and_then(ClientInfo::label));
         let n = picked.len();
-        let body = payload(&head, picked.iter().map(|&i| self.buffer[i].bytes.as_slice()));
+        let body = Payload::new(&head, picked.iter().map(|&i| self.buffer[i].bytes.as_slice()));
         let outcome = self.transport.send(body, timeout);
         let shared = self.shared.clone();
         let diagnostics = &shared.diagnostics;

@@ -2,7 +2,11 @@
 
 use crate::config::Resolved;
 use crate::contract::SECRET_HEADER;
+use crate::delivery::wire::Payload;
 use std::time::Duration;
+use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
+use ureq::unversioned::transport::time::Duration as TimeoutAfter;
+use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 
 /// Longest `Retry-After` honoured; a larger value is treated as this.
 pub(crate) const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
@@ -22,7 +26,7 @@ pub(crate) enum Answer {
 
 /// Where payloads go. The flusher owns it; it may block up to `timeout`.
 pub(crate) trait Transport: Send {
-    fn send(&mut self, body: Vec<u8>, timeout: Duration) -> Answer;
+    fn send(&mut self, body: Payload<'_>, timeout: Duration) -> Answer;
 }
 
 /// POSTs to the ingest with ureq.
@@ -30,37 +34,102 @@ pub(crate) struct HttpTransport {
     agent: ureq::Agent,
     endpoint: String,
     secret: Option<String>,
+    /// The `host` header ureq derives from the endpoint; `None` when it would add more (credentials
+    /// in the URL) or the URL does not parse: the payload is then joined and sent as a slice.
+    host: Option<String>,
 }
+
+const USER_AGENT: &str = concat!("mcpeye-rs/", env!("CARGO_PKG_VERSION"));
 
 impl HttpTransport {
     pub(crate) fn new(resolved: &Resolved, connect_timeout: Duration, request_timeout: Duration) -> Self {
         // ureq 3 sets no timeout by default; a blackholed ingest must never hang the flusher.
-        let agent = ureq::Agent::config_builder()
+        let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .max_redirects(0)
             .timeout_resolve(Some(connect_timeout))
             .timeout_connect(Some(connect_timeout))
             .timeout_global(Some(request_timeout))
-            .user_agent(concat!("mcpeye-rs/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .new_agent();
-        HttpTransport { agent, endpoint: resolved.endpoint.clone(), secret: resolved.secret.clone() }
+            .user_agent(USER_AGENT)
+            .build();
+        let agent = ureq::Agent::with_parts(config, DefaultConnector::default(), AddressResolver::default());
+        let host = host_header(&resolved.endpoint);
+        HttpTransport { agent, endpoint: resolved.endpoint.clone(), secret: resolved.secret.clone(), host }
     }
 }
 
+/// ureq's resolver, except that an IP address is parsed without a thread. ureq resolves the
+/// endpoint before every request, a pooled connection or not, and with a timeout set it does so
+/// on a thread spawned for it: a thread created and joined per POST. Parsing an address cannot
+/// block, so the timeout has nothing to bound; a host name still goes through the thread.
+#[derive(Debug, Default)]
+struct AddressResolver(DefaultResolver);
+
+impl Resolver for AddressResolver {
+    fn resolve(
+        &self,
+        uri: &ureq::http::Uri,
+        config: &ureq::config::Config,
+        timeout: NextTimeout,
+    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        let host = uri.host().unwrap_or_default();
+        let literal = host.trim_start_matches('[').trim_end_matches(']').parse::<std::net::IpAddr>().is_ok();
+        // Without a deadline, ureq's resolver looks up on the calling thread.
+        let timeout = if literal { NextTimeout { after: TimeoutAfter::NotHappening, ..timeout } } else { timeout };
+        self.0.resolve(uri, config, timeout)
+    }
+}
+
+/// The `host` header ureq (ureq-proto) sends for `endpoint`: its host, and its port unless the
+/// scheme's default.
+fn host_header(endpoint: &str) -> Option<String> {
+    let uri: ureq::http::Uri = endpoint.parse().ok()?;
+    let authority = uri.authority()?;
+    if authority.as_str().contains('@') {
+        return None;
+    }
+    let default = match uri.scheme_str() {
+        Some("https") => Some(443),
+        Some("http") => Some(80),
+        _ => None,
+    };
+    Some(match (uri.port_u16(), default) {
+        (Some(port), Some(default)) if port != default => format!("{}:{port}", authority.host()),
+        _ => authority.host().to_string(),
+    })
+}
+
 impl Transport for HttpTransport {
-    fn send(&mut self, body: Vec<u8>, timeout: Duration) -> Answer {
-        let mut request = self
-            .agent
-            .post(&self.endpoint)
-            .config()
-            .timeout_global(Some(timeout))
-            .build()
-            .header("content-type", "application/json");
-        if let Some(secret) = &self.secret {
-            request = request.header(SECRET_HEADER, secret);
-        }
-        match request.send(&body[..]) {
+    fn send(&mut self, mut body: Payload<'_>, timeout: Duration) -> Answer {
+        let request = self.agent.post(&self.endpoint).config().timeout_global(Some(timeout)).build();
+        let sent = match &self.host {
+            // Streamed from its parts: one copy of the payload (into ureq's send buffer) instead
+            // of two and a payload-sized allocation. A reader's body is chunked unless its length
+            // is given, and ureq writes the headers it adds before the request's own: all of them
+            // are given here, in ureq's order, so that the request stays byte for byte what ureq
+            // writes for the joined payload.
+            Some(host) => {
+                let mut request = request
+                    .header("accept-encoding", "gzip")
+                    .header("content-length", body.len())
+                    .header("user-agent", USER_AGENT)
+                    .header("accept", "*/*")
+                    .header("host", host)
+                    .header("content-type", "application/json");
+                if let Some(secret) = &self.secret {
+                    request = request.header(SECRET_HEADER, secret);
+                }
+                request.send(ureq::SendBody::from_reader(&mut body))
+            }
+            None => {
+                let mut request = request.header("content-type", "application/json");
+                if let Some(secret) = &self.secret {
+                    request = request.header(SECRET_HEADER, secret);
+                }
+                request.send(&body.to_vec()[..])
+            }
+        };
+        match sent {
             Ok(mut response) => {
                 let status = response.status().as_u16();
                 let retry_after =
@@ -151,6 +220,117 @@ fn describe(e: &ureq::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Reads one HTTP/1.1 request (headers and a `content-length` body) off `stream` and answers 200.
+    fn take_request(stream: &mut std::net::TcpStream) -> Vec<u8> {
+        use std::io::{Read, Write};
+        let mut request = Vec::new();
+        let mut byte = [0u8; 1];
+        while !request.ends_with(b"\r\n\r\n") {
+            assert_eq!(stream.read(&mut byte).unwrap(), 1, "the request ended early");
+            request.push(byte[0]);
+        }
+        let head = String::from_utf8(request.clone()).unwrap();
+        let length: usize = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length: "))
+            .expect("a content-length header")
+            .parse()
+            .unwrap();
+        let mut body = vec![0; length];
+        stream.read_exact(&mut body).unwrap();
+        request.extend_from_slice(&body);
+        stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n").unwrap();
+        request
+    }
+
+    #[test]
+    fn a_streamed_payload_is_sent_as_ureq_sends_the_joined_one() {
+        use crate::delivery::wire::{payload_head, PAYLOAD_TAIL};
+        let cases = [(Some("s3cret"), "127.0.0.1"), (None, "localhost")];
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = std::thread::spawn(move || {
+            // Each sender makes its request on a connection of its own (one agent each).
+            (0..2 * cases.len()).map(|_| take_request(&mut listener.accept().unwrap().0)).collect::<Vec<_>>()
+        });
+        let head = payload_head("proj", &crate::config::Identity::new(), None);
+        // Larger than ureq's 128 KiB send buffer: the body goes out in several writes.
+        let events: Vec<Vec<u8>> =
+            (0..600).map(|i| format!("{{\"i\":{i},\"t\":\"{}\"}}", "x".repeat(i)).into_bytes()).collect();
+        let mut joined = head.clone();
+        joined.extend_from_slice(&events.join(&b","[..]));
+        joined.extend_from_slice(PAYLOAD_TAIL);
+        let timeout = Duration::from_secs(10);
+        for (secret, host) in cases {
+            let resolved = Resolved {
+                endpoint: format!("http://{host}:{}/ingest", addr.port()),
+                secret: secret.map(String::from),
+                url_defaulted: false,
+                insecure: false,
+            };
+            // As the payload was sent before it was streamed: joined, then sent as a slice.
+            let old = HttpTransport::new(&resolved, timeout, timeout);
+            let mut request = old
+                .agent
+                .post(&old.endpoint)
+                .config()
+                .timeout_global(Some(timeout))
+                .build()
+                .header("content-type", "application/json");
+            if let Some(secret) = secret {
+                request = request.header(SECRET_HEADER, secret);
+            }
+            assert_eq!(request.send(&joined[..]).unwrap().status(), 200);
+            let mut new = HttpTransport::new(&resolved, timeout, timeout);
+            assert!(new.host.is_some());
+            assert_eq!(new.send(Payload::new(&head, events.iter().map(Vec::as_slice)), timeout), Answer::Sent);
+        }
+        let requests = server.join().unwrap();
+        let split = |r: &[u8]| {
+            let end = r.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+            (String::from_utf8(r[..end].to_vec()).unwrap(), r[end..].to_vec())
+        };
+        for pair in requests.chunks(2) {
+            let ((old_head, old_body), (new_head, new_body)) = (split(&pair[0]), split(&pair[1]));
+            assert!(old_body.ends_with(&joined));
+            assert_eq!(new_head, old_head);
+            assert!(new_body == old_body, "the bodies differ");
+        }
+    }
+
+    #[test]
+    fn addresses_resolve_as_ureq_resolves_them() {
+        let config = ureq::config::Config::default();
+        let timeout = NextTimeout {
+            after: TimeoutAfter::Exact(Duration::from_secs(5)),
+            reason: ureq::Timeout::Resolve,
+            per_read: None,
+            per_write: None,
+        };
+        for url in
+            ["http://127.0.0.1:8787/ingest", "https://[::1]/ingest", "https://10.1.2.3:8443/", "http://localhost:9/"]
+        {
+            let uri = url.parse().unwrap();
+            let ours = AddressResolver::default().resolve(&uri, &config, timeout).unwrap();
+            let ureqs = DefaultResolver::default().resolve(&uri, &config, timeout).unwrap();
+            assert_eq!(ours.iter().collect::<Vec<_>>(), ureqs.iter().collect::<Vec<_>>(), "{url}");
+        }
+        let bad = "http://no-such-host.invalid/".parse().unwrap();
+        assert!(AddressResolver::default().resolve(&bad, &config, timeout).is_err());
+    }
+
+    #[test]
+    fn the_host_header_is_the_one_ureq_derives() {
+        assert_eq!(host_header("https://x.test/ingest").as_deref(), Some("x.test"));
+        assert_eq!(host_header("https://x.test:443/ingest").as_deref(), Some("x.test"));
+        assert_eq!(host_header("https://x.test:80/ingest").as_deref(), Some("x.test:80"));
+        assert_eq!(host_header("http://x.test:80/ingest").as_deref(), Some("x.test"));
+        assert_eq!(host_header("http://127.0.0.1:8787/ingest").as_deref(), Some("127.0.0.1:8787"));
+        assert_eq!(host_header("http://[::1]:8787/ingest").as_deref(), Some("[::1]:8787"));
+        // ureq would add an authorization header too: sent joined, as ureq frames it.
+        assert_eq!(host_header("https://user:pass@x.test/ingest"), None);
+    }
 
     #[test]
     fn statuses_are_classified_per_contract() {

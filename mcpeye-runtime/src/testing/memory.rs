@@ -2,6 +2,7 @@
 
 use crate::config::Config;
 use crate::delivery::transport::{Answer, Transport};
+use crate::delivery::wire::Payload;
 use crate::{ConfigError, Tracker};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
@@ -17,8 +18,8 @@ pub struct MemorySink {
 struct MemoryTransport(MemorySink);
 
 impl Transport for MemoryTransport {
-    fn send(&mut self, body: Vec<u8>, _timeout: Duration) -> Answer {
-        self.0.bodies.lock().unwrap_or_else(|e| e.into_inner()).push(body);
+    fn send(&mut self, body: Payload<'_>, _timeout: Duration) -> Answer {
+        self.0.bodies.lock().unwrap_or_else(|e| e.into_inner()).push(body.to_vec());
         Answer::Sent
     }
 }

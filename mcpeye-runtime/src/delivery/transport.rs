@@ -52,31 +52,65 @@ impl HttpTransport {
             .timeout_global(Some(request_timeout))
             .user_agent(USER_AGENT)
             .build();
-        let agent = ureq::Agent::with_parts(config, DefaultConnector::default(), AddressResolver::default());
+        let agent =
+            ureq::Agent::with_parts(config, DefaultConnector::default(), AddressResolver::<DefaultResolver>::default());
         let host = host_header(&resolved.endpoint);
         HttpTransport { agent, endpoint: resolved.endpoint.clone(), secret: resolved.secret.clone(), host }
     }
 }
 
-/// ureq's resolver, except that an IP address is parsed without a thread. ureq resolves the
-/// endpoint before every request, a pooled connection or not, and with a timeout set it does so
-/// on a thread spawned for it: a thread created and joined per POST. Parsing an address cannot
-/// block, so the timeout has nothing to bound; a host name still goes through the thread.
+/// ureq's resolver, except that an IP address is parsed without a thread and a host name's
+/// addresses are kept for [`RESOLVED_FOR`]. ureq resolves the endpoint before every request, a
+/// pooled connection or not, and with a timeout set it does so on a thread spawned for it: a
+/// thread created and joined per POST. Parsing an address cannot block, so the timeout has
+/// nothing to bound; a host name is looked up on that thread at most once per [`RESOLVED_FOR`].
 #[derive(Debug, Default)]
-struct AddressResolver(DefaultResolver);
+struct AddressResolver<R = DefaultResolver> {
+    inner: R,
+    /// The last host name looked up (`scheme://authority`), when, and its addresses.
+    cached: std::sync::Mutex<Option<(String, std::time::Instant, ResolvedSocketAddrs)>>,
+}
 
-impl Resolver for AddressResolver {
+/// How long a host name's addresses are reused: as the JVM's default positive DNS cache, short
+/// enough that an ingest moved behind its name is followed within a batch interval or two.
+const RESOLVED_FOR: Duration = Duration::from_secs(30);
+
+impl<R: Resolver> Resolver for AddressResolver<R> {
     fn resolve(
         &self,
         uri: &ureq::http::Uri,
         config: &ureq::config::Config,
         timeout: NextTimeout,
     ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        self.resolve_at(uri, config, timeout, std::time::Instant::now())
+    }
+}
+
+impl<R: Resolver> AddressResolver<R> {
+    fn resolve_at(
+        &self,
+        uri: &ureq::http::Uri,
+        config: &ureq::config::Config,
+        timeout: NextTimeout,
+        now: std::time::Instant,
+    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
         let host = uri.host().unwrap_or_default();
-        let literal = host.trim_start_matches('[').trim_end_matches(']').parse::<std::net::IpAddr>().is_ok();
-        // Without a deadline, ureq's resolver looks up on the calling thread.
-        let timeout = if literal { NextTimeout { after: TimeoutAfter::NotHappening, ..timeout } } else { timeout };
-        self.0.resolve(uri, config, timeout)
+        if host.trim_start_matches('[').trim_end_matches(']').parse::<std::net::IpAddr>().is_ok() {
+            // Without a deadline, ureq's resolver parses on the calling thread.
+            return self.inner.resolve(uri, config, NextTimeout { after: TimeoutAfter::NotHappening, ..timeout });
+        }
+        let key = (uri.scheme_str().unwrap_or_default(), uri.authority().map(|a| a.as_str()).unwrap_or_default());
+        let mut cached = self.cached.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((k, at, addrs)) = &*cached {
+            let same = k.len() == key.0.len() + 3 + key.1.len() && k.starts_with(key.0) && k.ends_with(key.1);
+            if same && now.saturating_duration_since(*at) < RESOLVED_FOR {
+                return Ok(addrs.clone());
+            }
+        }
+        // A failure is not kept: the next POST looks up again.
+        let addrs = self.inner.resolve(uri, config, timeout)?;
+        *cached = Some((format!("{}://{}", key.0, key.1), now, addrs.clone()));
+        Ok(addrs)
     }
 }
 
@@ -312,12 +346,69 @@ mod tests {
             ["http://127.0.0.1:8787/ingest", "https://[::1]/ingest", "https://10.1.2.3:8443/", "http://localhost:9/"]
         {
             let uri = url.parse().unwrap();
-            let ours = AddressResolver::default().resolve(&uri, &config, timeout).unwrap();
+            let ours = AddressResolver::<DefaultResolver>::default().resolve(&uri, &config, timeout).unwrap();
             let ureqs = DefaultResolver::default().resolve(&uri, &config, timeout).unwrap();
             assert_eq!(ours.iter().collect::<Vec<_>>(), ureqs.iter().collect::<Vec<_>>(), "{url}");
         }
         let bad = "http://no-such-host.invalid/".parse().unwrap();
-        assert!(AddressResolver::default().resolve(&bad, &config, timeout).is_err());
+        assert!(AddressResolver::<DefaultResolver>::default().resolve(&bad, &config, timeout).is_err());
+    }
+
+    /// Counts lookups, answering one address per host name, or failing for `fail.test`.
+    #[derive(Debug, Default)]
+    struct Counting(std::sync::atomic::AtomicUsize);
+
+    impl Resolver for Counting {
+        fn resolve(
+            &self,
+            uri: &ureq::http::Uri,
+            _config: &ureq::config::Config,
+            _timeout: NextTimeout,
+        ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+            let n = self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if uri.host() == Some("fail.test") {
+                return Err(ureq::Error::HostNotFound);
+            }
+            let mut addrs = self.empty();
+            addrs.push(std::net::SocketAddr::from(([10, 0, 0, n as u8], uri.port_u16().unwrap_or(80))));
+            Ok(addrs)
+        }
+    }
+
+    #[test]
+    fn a_host_name_is_looked_up_once_per_period_and_a_failure_is_not_kept() {
+        let config = ureq::config::Config::default();
+        let timeout = NextTimeout {
+            after: TimeoutAfter::Exact(Duration::from_secs(5)),
+            reason: ureq::Timeout::Resolve,
+            per_read: None,
+            per_write: None,
+        };
+        let r = AddressResolver::<Counting>::default();
+        let lookups = || r.inner.0.load(std::sync::atomic::Ordering::SeqCst);
+        let at = |url: &str, t: std::time::Instant| {
+            r.resolve_at(&url.parse().unwrap(), &config, timeout, t).map(|a| a.iter().copied().collect::<Vec<_>>())
+        };
+        let t0 = std::time::Instant::now();
+        let first = at("https://ingest.test/v1", t0).unwrap();
+        assert_eq!(at("https://ingest.test/other", t0 + RESOLVED_FOR / 2).unwrap(), first);
+        assert_eq!(lookups(), 1, "reused within the period, whatever the path");
+        // Another port, scheme or host is another lookup.
+        at("https://ingest.test:8443/v1", t0).unwrap();
+        at("http://ingest.test:8443/v1", t0).unwrap();
+        at("https://other.test/v1", t0).unwrap();
+        assert_eq!(lookups(), 4);
+        let again = at("https://other.test/v1", t0 + RESOLVED_FOR).unwrap();
+        assert_eq!(lookups(), 5, "looked up again once the period is over");
+        assert_ne!(again[0], first[0]);
+        assert!(at("https://fail.test/", t0).is_err());
+        assert!(at("https://fail.test/", t0).is_err());
+        assert_eq!(lookups(), 7, "a failed lookup is tried again");
+        // An address does not replace the kept host name.
+        at("http://127.0.0.1:9/", t0).unwrap();
+        assert_eq!(lookups(), 8);
+        assert_eq!(at("https://other.test/v1", t0 + RESOLVED_FOR).unwrap(), again);
+        assert_eq!(lookups(), 8);
     }
 
     #[test]

@@ -99,8 +99,8 @@ pub struct Origin {
     /// connection), when there is one. Sampling keeps or drops a session whole
     /// ([`Config::sample_rate`](crate::Config::sample_rate)); it is the span's `mcp.session.id`.
     pub session_id: Option<Arc<str>>,
-    /// The JSON-RPC request id, as a string (the span's `jsonrpc.request.id`).
-    pub request_id: Option<String>,
+    /// The JSON-RPC request id (the span's `jsonrpc.request.id`).
+    pub request_id: Option<RequestId>,
     /// How the request arrived (the span's `network.transport`, `network.protocol.*`).
     pub transport: Option<Transport>,
     /// The W3C trace context of the request's `params._meta`: the server span's parent.
@@ -175,6 +175,49 @@ impl Origin {
     pub fn with_channel(mut self, channel: Arc<dyn ClientChannel>) -> Self {
         self.channel = Some(channel);
         self
+    }
+}
+
+/// A JSON-RPC request id, as the client sent it: kept as is, and written out as text only where
+/// it is shown (a span), not on every call.
+///
+/// ```
+/// use mcpeye_runtime::RequestId;
+/// assert_eq!(RequestId::from(7).to_string(), "7");
+/// assert_eq!(RequestId::from("req-1").to_string(), "req-1");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum RequestId {
+    /// A numeric id.
+    Number(i64),
+    /// A string id.
+    String(Arc<str>),
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestId::Number(n) => fmt::Display::fmt(n, f),
+            RequestId::String(s) => f.write_str(s),
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(n: i64) -> Self {
+        RequestId::Number(n)
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(s: &str) -> Self {
+        RequestId::String(s.into())
+    }
+}
+
+impl From<String> for RequestId {
+    fn from(s: String) -> Self {
+        RequestId::String(s.into())
     }
 }
 

@@ -11,7 +11,7 @@
 // which clients speak, and are what handlers ask for.
 #![allow(deprecated)]
 
-use super::client::Clients;
+use super::client::{Clients, MetaKeys, META_CLIENT_CAPABILITIES, META_LOG_LEVEL};
 use super::session;
 use crate::capture::cancel::Cancellation;
 use crate::capture::context::{ClientChannel, ClientError, ClientFuture, LogLevel};
@@ -32,10 +32,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Poll, Waker};
 use tokio::sync::{mpsc, oneshot};
 
-/// `_meta` key of the per-request log level (MCP 2026-07-28, SEP-2575).
-const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
-/// `_meta` key of the client's capabilities (MCP 2026-07-28).
-const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 
 enum Msg {
     Notify(Box<ServerNotification>),
@@ -272,13 +268,18 @@ where
     F: FnOnce(Origin) -> Fut,
     Fut: Future<Output = T>,
 {
-    let log_level = context.meta.get(META_LOG_LEVEL).and_then(Value::as_str).and_then(LogLevel::parse);
+    let keys = MetaKeys::of(&context.meta);
+    let log_level = match keys.log_level {
+        true => context.meta.get(META_LOG_LEVEL).and_then(Value::as_str).and_then(LogLevel::parse),
+        false => None,
+    };
     // Read once for the channel, the session and the origin: rmcp hands it out from behind a lock.
     let info = context.peer.peer_info();
-    let session = session::key_with(context, info.as_ref());
+    let session = session::key_with(context, info.as_ref(), keys.client_info);
     let source = match &info {
         Some(info) if session.is_some() => Capabilities::Session(info.clone()),
-        _ => Capabilities::Meta(context.meta.get(META_CLIENT_CAPABILITIES).cloned()),
+        _ if keys.client_capabilities => Capabilities::Meta(context.meta.get(META_CLIENT_CAPABILITIES).cloned()),
+        _ => Capabilities::Meta(None),
     };
     let channel = Arc::new(RmcpChannel {
         peer: context.peer.clone(),
@@ -290,7 +291,7 @@ where
     let ct = context.ct.clone();
     let cancellation = Cancellation::with_probe(move || ct.is_cancelled());
     let mut origin =
-        clients.origin_with(context, info).with_cancellation(cancellation.clone()).with_channel(channel.clone());
+        clients.origin_with(context, info, keys).with_cancellation(cancellation.clone()).with_channel(channel.clone());
     if !context.meta.is_empty() {
         // `_meta` serialises as the map it is, so the map is its JSON: taken, not copied (the
         // context is the handler's, and nothing below reads its `_meta`).

@@ -511,7 +511,7 @@ impl InFlight {
         InFlight::with_span(tool_name, Value::Object(serde_json::Map::new()), None, origin, span)
     }
 
-    fn with_span(
+    pub(crate) fn with_span(
         tool_name: Cow<'static, str>,
         arguments: Value,
         intent: Option<(String, IntentSource)>,

@@ -32,7 +32,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Poll, Waker};
 use tokio::sync::{mpsc, oneshot};
 
-
 enum Msg {
     Notify(Box<ServerNotification>),
     /// Answered once every message queued before it is sent.
@@ -260,14 +259,12 @@ async fn pump_messages(peer: Peer<RoleServer>, mut rx: mpsc::UnboundedReceiver<M
     }
 }
 
-/// Runs `call` with the [`Origin`] of this rmcp request, in this task: the call's notifications
-/// are pumped beside it and drained before it returns, and the client's cancellation (rmcp's
-/// request token) cancels the origin's signal. The context's `_meta` moves into the origin.
-pub(crate) async fn with_origin<F, Fut, T>(clients: &Clients, context: &mut RequestContext<RoleServer>, call: F) -> T
-where
-    F: FnOnce(Origin) -> Fut,
-    Fut: Future<Output = T>,
-{
+/// The [`Origin`] of this rmcp request, with its channel back to the client and its
+/// cancellation (rmcp's request token, probed). The context's `_meta` moves into the origin.
+fn request_origin(
+    clients: &Clients,
+    context: &mut RequestContext<RoleServer>,
+) -> (Origin, Arc<RmcpChannel>, Cancellation) {
     let keys = MetaKeys::of(&context.meta);
     let log_level = match keys.log_level {
         true => context.meta.get(META_LOG_LEVEL).and_then(Value::as_str).and_then(LogLevel::parse),
@@ -298,6 +295,36 @@ where
         origin = origin.with_meta(std::mem::take(&mut context.meta.0 .0));
     }
     origin.log_level = log_level;
+    (origin, channel, cancellation)
+}
+
+/// Like [`with_origin`] for a call that ends without awaiting (a manifest without async
+/// tools): it runs at once, then the notifications it queued are sent, before its answer. The
+/// request's future holds none of the machinery of a call in progress (no cancellation to
+/// watch: the call ends before the request could be cancelled, and its signal probes rmcp's).
+pub(crate) async fn with_origin_now<F, T>(clients: &Clients, context: &mut RequestContext<RoleServer>, call: F) -> T
+where
+    F: FnOnce(Origin) -> T,
+{
+    let (origin, channel, _) = request_origin(clients, context);
+    let out = call(origin);
+    channel.close();
+    if let Some(rx) = channel.receiver(None) {
+        // Boxed: most calls send nothing, and the pump's state is large.
+        Box::pin(pump_messages(channel.peer.clone(), rx)).await;
+    }
+    out
+}
+
+/// Runs `call` with the [`Origin`] of this rmcp request, in this task: the call's notifications
+/// are pumped beside it and drained before it returns, and the client's cancellation (rmcp's
+/// request token) cancels the origin's signal. The context's `_meta` moves into the origin.
+pub(crate) async fn with_origin<F, Fut, T>(clients: &Clients, context: &mut RequestContext<RoleServer>, call: F) -> T
+where
+    F: FnOnce(Origin) -> Fut,
+    Fut: Future<Output = T>,
+{
+    let (origin, channel, cancellation) = request_origin(clients, context);
 
     let mut call = pin!(async {
         let out = call(origin).await;

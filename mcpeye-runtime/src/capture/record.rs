@@ -140,7 +140,7 @@ impl Origin {
 
     /// With the request's `_meta`; its `progressToken` becomes the progress token.
     pub fn with_meta(mut self, meta: Map<String, Value>) -> Self {
-        if let Some(token) = meta.get("progressToken").and_then(ProgressToken::from_json) {
+        if let Some(token) = small_map_get(&meta, "progressToken").and_then(ProgressToken::from_json) {
             self.progress_token = Some(token);
         }
         self.meta = Some(Arc::new(meta));
@@ -218,6 +218,16 @@ impl From<&str> for RequestId {
 impl From<String> for RequestId {
     fn from(s: String) -> Self {
         RequestId::String(s.into())
+    }
+}
+
+/// `map.get(key)`, by comparing the keys of a small map (a request's `_meta` has one or two)
+/// rather than hashing `key`.
+fn small_map_get<'m>(map: &'m Map<String, Value>, key: &str) -> Option<&'m Value> {
+    const SCANNED: usize = 8;
+    match map.len() <= SCANNED {
+        true => map.iter().find_map(|(k, v)| (k == key).then_some(v)),
+        false => map.get(key),
     }
 }
 
@@ -583,4 +593,24 @@ pub(crate) fn active_tracker(own: Option<&Tracker>) -> Option<Cow<'_, Tracker>> 
 /// Milliseconds since the Unix epoch now (0 if the clock is before 1970).
 pub(crate) fn now_epoch_ms() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The progress token is read from a `_meta` of any size (small ones are scanned).
+    #[test]
+    fn the_progress_token_is_read_from_any_meta() {
+        for extra in [0, 1, 7, 8, 20] {
+            let mut meta = Map::new();
+            for i in 0..extra {
+                meta.insert(format!("k{i}"), Value::from(i));
+            }
+            assert_eq!(Origin::default().with_meta(meta.clone()).progress_token, None, "{extra}");
+            meta.insert("progressToken".into(), Value::from(7));
+            let origin = Origin::default().with_meta(meta);
+            assert_eq!(origin.progress_token, Some(ProgressToken::Number(7)), "{extra}");
+        }
+    }
 }

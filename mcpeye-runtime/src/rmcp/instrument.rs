@@ -256,7 +256,7 @@ fn wrap<S: Send + Sync + 'static>(
 /// whose state would hold the call, the tool's future and its response side by side.
 struct Recorded<'a, C> {
     future: Running<'a>,
-    /// Taken by [`conclude`].
+    /// Taken by [`conclude`] (always there until then).
     call: Option<Started>,
     tracker: Tracker,
     /// Whether the client cancelled the request.
@@ -267,6 +267,7 @@ enum Running<'a> {
     Tool(BoxFuture<'a, Response>),
     /// Calling the route panicked: the payload, until it is concluded.
     Panicked(Box<dyn Any + Send>),
+    /// Concluded (or being polled).
     Done,
 }
 
@@ -275,25 +276,29 @@ impl<C: Fn() -> bool + Unpin> Future for Recorded<'_, C> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Response> {
         let this = &mut *self;
-        let Some(call) = &this.call else { panic!("an instrumented call polled after it ended") };
-        let response = match &mut this.future {
-            Running::Tool(future) => {
-                match call.span().in_scope(|| catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx)))) {
-                    Ok(Poll::Pending) => return Poll::Pending,
+        let response = match std::mem::replace(&mut this.future, Running::Done) {
+            Running::Tool(mut future) => {
+                let mut poll = || catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx)));
+                let polled = match &this.call {
+                    Some(call) => call.span().in_scope(poll),
+                    None => poll(),
+                };
+                match polled {
+                    Ok(Poll::Pending) => {
+                        this.future = Running::Tool(future);
+                        return Poll::Pending;
+                    }
                     Ok(Poll::Ready(response)) => Ok(response),
                     Err(payload) => Err(payload),
                 }
             }
-            Running::Panicked(_) => match std::mem::replace(&mut this.future, Running::Done) {
-                Running::Panicked(payload) => Err(payload),
-                _ => unreachable!(),
-            },
-            Running::Done => unreachable!(),
+            Running::Panicked(payload) => Err(payload),
+            Running::Done => panic!("an instrumented call polled after it ended"),
         };
-        // The tool's future goes before the record is made, as it would end an `async` block.
-        this.future = Running::Done;
-        let call = this.call.take().expect("checked above");
-        conclude(call, &this.tracker, &response, (this.cancelled)());
+        // The tool's future is gone before the record is made, as it would be in an `async` block.
+        if let Some(call) = this.call.take() {
+            conclude(call, &this.tracker, &response, (this.cancelled)());
+        }
         Poll::Ready(response.unwrap_or_else(|p| resume_unwind(p)))
     }
 }

@@ -16,7 +16,9 @@ pub use mcpeye_runtime::{
     ElicitationResponse, LogLevel, ProgressToken, SamplingRequest, SamplingResponse,
 };
 // What a call records, and what the serving layer knows of its request.
-pub use mcpeye_runtime::{CallOutcome, CallRecord, ClientInfo, IntentSource, Origin, TraceContext, Transport};
+pub use mcpeye_runtime::{
+    CallOutcome, CallRecord, ClientInfo, IntentSource, Origin, RequestId, TraceContext, Transport,
+};
 // Configuring and running the pipeline.
 pub use mcpeye_runtime::{contract, redact, schema};
 // What the tool list costs a model (feature `tokens`) and the Intent Gap of captured events.

@@ -26,7 +26,9 @@ pub use capture::context::{
 };
 pub use capture::dispatch::CallError;
 pub use capture::manifest::{Manifest, ManifestBuilder, ManifestError, ManifestProblem, OUTPUT_SCHEMA_PATH};
-pub use capture::record::{CallOutcome, CallRecord, ClientInfo, IntentSource, Origin, TraceContext, Transport};
+pub use capture::record::{
+    CallOutcome, CallRecord, ClientInfo, IntentSource, Origin, RequestId, TraceContext, Transport,
+};
 pub use capture::result::{
     CallToolResult, Content, EmbeddedResource, ErrorReason, ResourceBody, ResourceLink, ToolError, ToolValue,
 };

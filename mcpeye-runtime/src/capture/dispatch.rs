@@ -505,6 +505,36 @@ mod tests {
     use serde_json::json;
     use std::sync::{Arc, Mutex};
 
+    /// The intent is taken out at any position, the other keys kept in order.
+    #[test]
+    fn the_intent_is_taken_at_any_position() {
+        for len in [1, 2, 3, 16, 17, 40] {
+            for at in 0..len {
+                let mut map = Map::new();
+                for i in 0..len {
+                    match i == at {
+                        true => map.insert(INTENT_PARAM_NAME.to_owned(), json!("why")),
+                        false => map.insert(format!("k{i}"), json!(i)),
+                    };
+                }
+                let others: Vec<String> = map.keys().filter(|k| *k != INTENT_PARAM_NAME).cloned().collect();
+                assert_eq!(take_intent(&mut map), Some(("why".to_owned(), IntentSource::Mcpeye)), "{len} {at}");
+                assert_eq!(map.keys().cloned().collect::<Vec<_>>(), others, "{len} {at}");
+                for k in &others {
+                    assert!(map.get(k).is_some(), "{k} still found after the removal");
+                }
+                assert_eq!(take_intent(&mut map), None);
+            }
+        }
+        let mut blank = Map::new();
+        blank.insert("a".into(), json!(1));
+        blank.insert(INTENT_PARAM_NAME.into(), json!("  "));
+        assert_eq!(take_intent(&mut blank), None);
+        assert!(!blank.contains_key(INTENT_PARAM_NAME) && blank.contains_key("a"));
+        let mut empty = Map::new();
+        assert_eq!(take_intent(&mut empty), None);
+    }
+
     // What `#[mcpeye::tool]` generates, written by hand so the dispatcher is tested on its own.
     #[derive(serde::Deserialize, schemars::JsonSchema)]
     #[serde(deny_unknown_fields)]

@@ -458,6 +458,12 @@ impl Manifest {
     pub(crate) fn lookup(&self, name: &str) -> Option<&Entry> {
         self.index.get(name).map(|&i| &self.entries[i])
     }
+
+    /// Whether any tool's handler is async (else every call can be answered without awaiting).
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+    pub(crate) fn has_async_tools(&self) -> bool {
+        self.entries.iter().any(|e| matches!(e.def.handler, crate::capture::tool::Handler::Async(_)))
+    }
 }
 
 #[cfg(test)]

@@ -99,8 +99,8 @@ pub struct Origin {
     /// connection), when there is one. Sampling keeps or drops a session whole
     /// ([`Config::sample_rate`](crate::Config::sample_rate)); it is the span's `mcp.session.id`.
     pub session_id: Option<Arc<str>>,
-    /// The JSON-RPC request id, as a string (the span's `jsonrpc.request.id`).
-    pub request_id: Option<String>,
+    /// The JSON-RPC request id (the span's `jsonrpc.request.id`).
+    pub request_id: Option<RequestId>,
     /// How the request arrived (the span's `network.transport`, `network.protocol.*`).
     pub transport: Option<Transport>,
     /// The W3C trace context of the request's `params._meta`: the server span's parent.
@@ -140,7 +140,7 @@ impl Origin {
 
     /// With the request's `_meta`; its `progressToken` becomes the progress token.
     pub fn with_meta(mut self, meta: Map<String, Value>) -> Self {
-        if let Some(token) = meta.get("progressToken").and_then(ProgressToken::from_json) {
+        if let Some(token) = small_map_get(&meta, "progressToken").and_then(ProgressToken::from_json) {
             self.progress_token = Some(token);
         }
         self.meta = Some(Arc::new(meta));
@@ -175,6 +175,59 @@ impl Origin {
     pub fn with_channel(mut self, channel: Arc<dyn ClientChannel>) -> Self {
         self.channel = Some(channel);
         self
+    }
+}
+
+/// A JSON-RPC request id, as the client sent it: kept as is, and written out as text only where
+/// it is shown (a span), not on every call.
+///
+/// ```
+/// use mcpeye_runtime::RequestId;
+/// assert_eq!(RequestId::from(7).to_string(), "7");
+/// assert_eq!(RequestId::from("req-1").to_string(), "req-1");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum RequestId {
+    /// A numeric id.
+    Number(i64),
+    /// A string id.
+    String(Arc<str>),
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestId::Number(n) => fmt::Display::fmt(n, f),
+            RequestId::String(s) => f.write_str(s),
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(n: i64) -> Self {
+        RequestId::Number(n)
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(s: &str) -> Self {
+        RequestId::String(s.into())
+    }
+}
+
+impl From<String> for RequestId {
+    fn from(s: String) -> Self {
+        RequestId::String(s.into())
+    }
+}
+
+/// `map.get(key)`, by comparing the keys of a small map (a request's `_meta` has one or two)
+/// rather than hashing `key`.
+fn small_map_get<'m>(map: &'m Map<String, Value>, key: &str) -> Option<&'m Value> {
+    const SCANNED: usize = 8;
+    match map.len() <= SCANNED {
+        true => map.iter().find_map(|(k, v)| (k == key).then_some(v)),
+        false => map.get(key),
     }
 }
 
@@ -468,7 +521,7 @@ impl InFlight {
         InFlight::with_span(tool_name, Value::Object(serde_json::Map::new()), None, origin, span)
     }
 
-    fn with_span(
+    pub(crate) fn with_span(
         tool_name: Cow<'static, str>,
         arguments: Value,
         intent: Option<(String, IntentSource)>,
@@ -540,4 +593,24 @@ pub(crate) fn active_tracker(own: Option<&Tracker>) -> Option<Cow<'_, Tracker>> 
 /// Milliseconds since the Unix epoch now (0 if the clock is before 1970).
 pub(crate) fn now_epoch_ms() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The progress token is read from a `_meta` of any size (small ones are scanned).
+    #[test]
+    fn the_progress_token_is_read_from_any_meta() {
+        for extra in [0, 1, 7, 8, 20] {
+            let mut meta = Map::new();
+            for i in 0..extra {
+                meta.insert(format!("k{i}"), Value::from(i));
+            }
+            assert_eq!(Origin::default().with_meta(meta.clone()).progress_token, None, "{extra}");
+            meta.insert("progressToken".into(), Value::from(7));
+            let origin = Origin::default().with_meta(meta);
+            assert_eq!(origin.progress_token, Some(ProgressToken::Number(7)), "{extra}");
+        }
+    }
 }

@@ -9,6 +9,8 @@
 
 use crate::capture::record::{CallOutcome, CallRecord, InFlight};
 use crate::capture::result::CallToolResult;
+#[cfg(feature = "rmcp")]
+use crate::capture::telemetry::CallSpan;
 use crate::config::{Config, ConfigError, IdentifyFn, Resolved};
 use crate::delivery::diagnostics::{DiagnosticKind, Diagnostics};
 use crate::delivery::flusher::{Control, Flusher, Handoff};
@@ -251,22 +253,21 @@ impl Tracker {
         origin: &crate::Origin,
     ) -> Started {
         let copy = || Value::Object(arguments.cloned().unwrap_or_default());
-        let mut call = InFlight::start(tool_name, Value::Null, intent, origin);
+        let span = CallSpan::start(&tool_name, true, origin);
         match &*self.inner {
             // A span that puts the arguments on itself when it ends needs them: copied then.
-            Inner::Pipeline(p) if !call.span.reads_values(self) => {
+            Inner::Pipeline(p) if !span.reads_values(self) => {
+                let started = Instant::now();
                 // `identify` reads the arguments as a JSON value: built only for it.
                 let user = match &p.identify {
                     None => (None, None),
-                    Some(_) => p.identify(&call.tool_name, &copy()),
+                    Some(_) => p.identify(&tool_name, &copy()),
                 };
-                let flat = FlatStart::new(&mut call, arguments, user, p.pool.take());
-                Started { call, flat: Some(flat) }
+                let (client, session_id) = (origin.client.clone(), origin.session_id.clone());
+                let flat = FlatStart::new(tool_name, client, session_id, intent, arguments, user, p.pool.take());
+                Started::Flat { flat, started, span }
             }
-            _ => {
-                call.arguments = copy();
-                Started { call, flat: None }
-            }
+            _ => Started::Call(InFlight::with_span(tool_name, copy(), intent, origin, span)),
         }
     }
 
@@ -423,29 +424,61 @@ impl Pipeline {
     }
 }
 
-/// A call being recorded from its start ([`Tracker::start`]).
+/// A call being recorded from its start ([`Tracker::start`]). Kept small: it lives in the
+/// route's future, which rmcp moves.
 #[cfg(feature = "rmcp")]
-pub(crate) struct Started {
-    /// The call (its span, start time, identity).
-    pub(crate) call: InFlight,
-    /// For a pipeline: the record so far, the arguments already flattened.
-    flat: Option<FlatStart>,
+pub(crate) enum Started {
+    /// A pipeline's record so far, the arguments already flattened (the record's parts are in
+    /// it: not kept twice).
+    Flat { flat: FlatStart, started: Instant, span: CallSpan },
+    /// Any other: the call, its arguments copied.
+    Call(InFlight),
 }
 
 #[cfg(feature = "rmcp")]
 impl Started {
+    /// The call's span(s).
+    pub(crate) fn span(&self) -> &CallSpan {
+        match self {
+            Started::Flat { span, .. } => span,
+            Started::Call(call) => &call.span,
+        }
+    }
+
+    /// The time since the call started.
+    pub(crate) fn elapsed(&self) -> Duration {
+        match self {
+            Started::Flat { started, .. } => started.elapsed(),
+            Started::Call(call) => call.started.elapsed(),
+        }
+    }
+
+    /// Ends the span (see [`InFlight::end_span`]), without recording.
+    pub(crate) fn end_span(
+        &mut self,
+        tracker: Option<&Tracker>,
+        outcome: &CallOutcome,
+        rpc_code: Option<i64>,
+        duration: Duration,
+    ) {
+        match self {
+            // The span reads no value (see `Tracker::start`).
+            Started::Flat { span, .. } => {
+                std::mem::take(span).end(&Value::Null, outcome, rpc_code, duration, tracker);
+            }
+            Started::Call(call) => call.end_span(tracker, outcome, rpc_code, duration),
+        }
+    }
+
     /// Records the call's outcome into `tracker` (the one that started it), timed from its start.
     pub(crate) fn finish(self, tracker: &Tracker, outcome: CallOutcome) {
-        let Started { mut call, flat } = self;
-        match (flat, &*tracker.inner) {
-            (Some(flat), Inner::Pipeline(p)) => {
-                let duration = call.started.elapsed();
-                call.end_span(Some(tracker), &outcome, None, duration);
-                if p.admit_count() {
-                    p.send(flat.finish(outcome, duration));
-                }
+        match self {
+            Started::Flat { flat, started, span } => {
+                let duration = started.elapsed();
+                span.end(&Value::Null, &outcome, None, duration, Some(tracker));
+                tracker.record_flat(flat, Err(outcome), duration);
             }
-            _ => call.finish(Some(tracker), outcome),
+            Started::Call(call) => call.finish(Some(tracker), outcome),
         }
     }
 
@@ -459,17 +492,26 @@ impl Started {
         skip_root_key: &'static str,
         to_json: impl FnOnce(&T) -> Value,
     ) {
-        let Started { mut call, flat } = self;
-        match (flat, &*tracker.inner) {
-            (Some(flat), Inner::Pipeline(p)) => {
-                let duration = call.started.elapsed();
+        match self {
+            Started::Flat { flat, started, span } => {
+                let duration = started.elapsed();
                 // The span reads no result (see `Tracker::start`).
-                call.end_span(Some(tracker), &CallOutcome::Success { result: Value::Null }, None, duration);
-                if p.admit_count() {
-                    p.send(flat.finish_serialized(result, skip_root_key, to_json, duration));
+                span.end(&Value::Null, &CallOutcome::Success { result: Value::Null }, None, duration, Some(tracker));
+                match &*tracker.inner {
+                    Inner::Pipeline(p) => {
+                        if p.admit_count() {
+                            p.send(flat.finish_serialized(result, skip_root_key, to_json, duration));
+                        }
+                    }
+                    // Not made by `start` (a pipeline's tracker stays one): rebuilt, not lost.
+                    Inner::Callback(f) => {
+                        let (record, _, _) =
+                            flat.finish_serialized(result, skip_root_key, to_json, duration).into_record();
+                        let _ = catch_unwind(AssertUnwindSafe(|| f(record)));
+                    }
                 }
             }
-            _ => call.finish(Some(tracker), CallOutcome::Success { result: to_json(result) }),
+            Started::Call(call) => call.finish(Some(tracker), CallOutcome::Success { result: to_json(result) }),
         }
     }
 }

@@ -11,7 +11,7 @@
 // which clients speak, and are what handlers ask for.
 #![allow(deprecated)]
 
-use super::client::Clients;
+use super::client::{Clients, MetaKeys, META_CLIENT_CAPABILITIES, META_LOG_LEVEL};
 use super::session;
 use crate::capture::cancel::Cancellation;
 use crate::capture::context::{ClientChannel, ClientError, ClientFuture, LogLevel};
@@ -31,11 +31,6 @@ use std::pin::{pin, Pin};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Poll, Waker};
 use tokio::sync::{mpsc, oneshot};
-
-/// `_meta` key of the per-request log level (MCP 2026-07-28, SEP-2575).
-const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
-/// `_meta` key of the client's capabilities (MCP 2026-07-28).
-const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 
 enum Msg {
     Notify(Box<ServerNotification>),
@@ -264,21 +259,24 @@ async fn pump_messages(peer: Peer<RoleServer>, mut rx: mpsc::UnboundedReceiver<M
     }
 }
 
-/// Runs `call` with the [`Origin`] of this rmcp request, in this task: the call's notifications
-/// are pumped beside it and drained before it returns, and the client's cancellation (rmcp's
-/// request token) cancels the origin's signal. The context's `_meta` moves into the origin.
-pub(crate) async fn with_origin<F, Fut, T>(clients: &Clients, context: &mut RequestContext<RoleServer>, call: F) -> T
-where
-    F: FnOnce(Origin) -> Fut,
-    Fut: Future<Output = T>,
-{
-    let log_level = context.meta.get(META_LOG_LEVEL).and_then(Value::as_str).and_then(LogLevel::parse);
+/// The [`Origin`] of this rmcp request, with its channel back to the client and its
+/// cancellation (rmcp's request token, probed). The context's `_meta` moves into the origin.
+fn request_origin(
+    clients: &Clients,
+    context: &mut RequestContext<RoleServer>,
+) -> (Origin, Arc<RmcpChannel>, Cancellation) {
+    let keys = MetaKeys::of(&context.meta);
+    let log_level = match keys.log_level {
+        true => context.meta.get(META_LOG_LEVEL).and_then(Value::as_str).and_then(LogLevel::parse),
+        false => None,
+    };
     // Read once for the channel, the session and the origin: rmcp hands it out from behind a lock.
     let info = context.peer.peer_info();
-    let session = session::key_with(context, info.as_ref());
+    let session = session::key_with(context, info.as_ref(), keys.client_info);
     let source = match &info {
         Some(info) if session.is_some() => Capabilities::Session(info.clone()),
-        _ => Capabilities::Meta(context.meta.get(META_CLIENT_CAPABILITIES).cloned()),
+        _ if keys.client_capabilities => Capabilities::Meta(context.meta.get(META_CLIENT_CAPABILITIES).cloned()),
+        _ => Capabilities::Meta(None),
     };
     let channel = Arc::new(RmcpChannel {
         peer: context.peer.clone(),
@@ -290,13 +288,43 @@ where
     let ct = context.ct.clone();
     let cancellation = Cancellation::with_probe(move || ct.is_cancelled());
     let mut origin =
-        clients.origin_with(context, info).with_cancellation(cancellation.clone()).with_channel(channel.clone());
+        clients.origin_with(context, info, keys).with_cancellation(cancellation.clone()).with_channel(channel.clone());
     if !context.meta.is_empty() {
         // `_meta` serialises as the map it is, so the map is its JSON: taken, not copied (the
         // context is the handler's, and nothing below reads its `_meta`).
         origin = origin.with_meta(std::mem::take(&mut context.meta.0 .0));
     }
     origin.log_level = log_level;
+    (origin, channel, cancellation)
+}
+
+/// Like [`with_origin`] for a call that ends without awaiting (a manifest without async
+/// tools): it runs at once, then the notifications it queued are sent, before its answer. The
+/// request's future holds none of the machinery of a call in progress (no cancellation to
+/// watch: the call ends before the request could be cancelled, and its signal probes rmcp's).
+pub(crate) async fn with_origin_now<F, T>(clients: &Clients, context: &mut RequestContext<RoleServer>, call: F) -> T
+where
+    F: FnOnce(Origin) -> T,
+{
+    let (origin, channel, _) = request_origin(clients, context);
+    let out = call(origin);
+    channel.close();
+    if let Some(rx) = channel.receiver(None) {
+        // Boxed: most calls send nothing, and the pump's state is large.
+        Box::pin(pump_messages(channel.peer.clone(), rx)).await;
+    }
+    out
+}
+
+/// Runs `call` with the [`Origin`] of this rmcp request, in this task: the call's notifications
+/// are pumped beside it and drained before it returns, and the client's cancellation (rmcp's
+/// request token) cancels the origin's signal. The context's `_meta` moves into the origin.
+pub(crate) async fn with_origin<F, Fut, T>(clients: &Clients, context: &mut RequestContext<RoleServer>, call: F) -> T
+where
+    F: FnOnce(Origin) -> Fut,
+    Fut: Future<Output = T>,
+{
+    let (origin, channel, cancellation) = request_origin(clients, context);
 
     let mut call = pin!(async {
         let out = call(origin).await;

@@ -2,11 +2,11 @@
 //! recorded with its own client, whatever the protocol era and however many sessions share the
 //! server), its session, id, transport and trace context.
 
-use crate::capture::record::{ClientInfo, Origin, TraceContext, Transport};
+use crate::capture::record::{ClientInfo, Origin, RequestId, TraceContext, Transport};
 use ::rmcp::model::{ClientCapabilities, Implementation, InitializeRequestParams, NumberOrString};
 use ::rmcp::service::RequestContext;
 use ::rmcp::RoleServer;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -44,19 +44,64 @@ struct Seen {
 /// The `_meta` keys of MCP 2026-07-28 that name a request's client and protocol version.
 const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key of the per-request log level (MCP 2026-07-28, SEP-2575).
+pub(crate) const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// `_meta` key of the client's capabilities (MCP 2026-07-28).
+pub(crate) const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+
+/// The `_meta` keys mcpeye reads that a request's `_meta` has, found in one pass over its keys:
+/// most requests carry none of them (rmcp's client sends only `progressToken`), and each
+/// lookup hashes its key.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct MetaKeys {
+    /// `traceparent`, `tracestate` or `baggage`.
+    pub(crate) trace: bool,
+    pub(crate) client_info: bool,
+    pub(crate) protocol_version: bool,
+    pub(crate) log_level: bool,
+    pub(crate) client_capabilities: bool,
+}
+
+/// Past this many keys a `_meta` is not scanned: every key counts as present (looked up).
+const MAX_SCANNED_META_KEYS: usize = 8;
+
+impl MetaKeys {
+    const ALL: MetaKeys =
+        MetaKeys { trace: true, client_info: true, protocol_version: true, log_level: true, client_capabilities: true };
+
+    pub(crate) fn of(meta: &Map<String, Value>) -> MetaKeys {
+        if meta.len() > MAX_SCANNED_META_KEYS {
+            return MetaKeys::ALL;
+        }
+        let mut keys = MetaKeys::default();
+        for key in meta.keys() {
+            match key.as_str() {
+                "traceparent" | "tracestate" | "baggage" => keys.trace = true,
+                META_CLIENT_INFO => keys.client_info = true,
+                META_PROTOCOL_VERSION => keys.protocol_version = true,
+                META_LOG_LEVEL => keys.log_level = true,
+                META_CLIENT_CAPABILITIES => keys.client_capabilities = true,
+                _ => {}
+            }
+        }
+        keys
+    }
+}
 
 impl Clients {
     /// What the serving layer knows of this request.
     pub(crate) fn origin(&self, context: &RequestContext<RoleServer>) -> Origin {
-        self.origin_with(context, context.peer.peer_info())
+        self.origin_with(context, context.peer.peer_info(), MetaKeys::of(&context.meta))
     }
 
     /// Like [`origin`](Self::origin), with the session's `initialize` already read
-    /// (`Peer::peer_info`: a lock and a reference count, read once per request).
+    /// (`Peer::peer_info`: a lock and a reference count, read once per request) and the
+    /// request's `_meta` keys scanned.
     pub(crate) fn origin_with(
         &self,
         context: &RequestContext<RoleServer>,
         info: Option<Arc<InitializeRequestParams>>,
+        keys: MetaKeys,
     ) -> Origin {
         let parts = context.extensions.get::<http::request::Parts>();
         let transport = match parts {
@@ -64,17 +109,18 @@ impl Clients {
             // rmcp tells a handler nothing of other transports; stdio is the one MCP names.
             None => Transport::Stdio,
         };
+        // Kept as sent: spans write it out, only when there is one.
         let request_id = match &context.id {
-            NumberOrString::Number(n) => n.to_string(),
-            NumberOrString::String(s) => s.to_string(),
+            NumberOrString::Number(n) => RequestId::Number(*n),
+            NumberOrString::String(s) => RequestId::String(s.clone()),
         };
         Origin {
-            client: self.of(context, info.as_ref()),
-            session_id: self.session(context, parts, info),
+            client: self.of(context, info.as_ref(), keys),
+            session_id: self.session(context, parts, info, keys),
             request_id: Some(request_id),
             transport: Some(transport),
-            // Most requests carry no `_meta`: its three lookups skipped then.
-            trace_context: if context.meta.is_empty() { None } else { TraceContext::from_meta(&context.meta) },
+            // Most requests carry no trace context: its three lookups skipped then.
+            trace_context: if keys.trace { TraceContext::from_meta(&context.meta) } else { None },
             ..Origin::default()
         }
     }
@@ -86,11 +132,12 @@ impl Clients {
         context: &RequestContext<RoleServer>,
         parts: Option<&http::request::Parts>,
         info: Option<Arc<InitializeRequestParams>>,
+        keys: MetaKeys,
     ) -> Option<Arc<str>> {
         if let Some(parts) = parts {
             return parts.headers.get("mcp-session-id").and_then(|v| v.to_str().ok()).map(Arc::from);
         }
-        if context.meta.protocol_version().is_some_and(|v| !v.has_initialize()) {
+        if keys.protocol_version && context.meta.protocol_version().is_some_and(|v| !v.has_initialize()) {
             return None;
         }
         let info = info?;
@@ -117,8 +164,9 @@ impl Clients {
         &self,
         context: &RequestContext<RoleServer>,
         info: Option<&Arc<InitializeRequestParams>>,
+        keys: MetaKeys,
     ) -> Option<Arc<ClientInfo>> {
-        if context.meta.is_empty() {
+        if !keys.client_info && !keys.protocol_version {
             // A handshake-era request: its session's client.
             return self.of_session(info);
         }
@@ -209,4 +257,34 @@ fn is_stateless_placeholder(params: &InitializeRequestParams) -> bool {
     params.meta.is_none()
         && params.client_info == Implementation::default()
         && params.capabilities == ClientCapabilities::default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(meta: Value) -> MetaKeys {
+        MetaKeys::of(meta.as_object().unwrap())
+    }
+
+    #[test]
+    fn meta_keys_name_what_a_meta_has() {
+        assert_eq!(keys(serde_json::json!({})), MetaKeys::default());
+        assert_eq!(keys(serde_json::json!({"progressToken": 1, "other": 2})), MetaKeys::default());
+        let all = serde_json::json!({
+            "tracestate": "x",
+            META_CLIENT_INFO: {},
+            META_PROTOCOL_VERSION: "2026-07-28",
+            META_LOG_LEVEL: "info",
+            META_CLIENT_CAPABILITIES: {},
+        });
+        assert_eq!(keys(all), MetaKeys::ALL);
+        assert!(keys(serde_json::json!({"baggage": "b"})).trace);
+        assert_eq!(keys(serde_json::json!({META_PROTOCOL_VERSION: "v"})), {
+            MetaKeys { protocol_version: true, ..MetaKeys::default() }
+        });
+        // A large `_meta` is not scanned: everything is looked up.
+        let many: Map<String, Value> = (0..=MAX_SCANNED_META_KEYS).map(|i| (format!("k{i}"), Value::Null)).collect();
+        assert_eq!(MetaKeys::of(&many), MetaKeys::ALL);
+    }
 }

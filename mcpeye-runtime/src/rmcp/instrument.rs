@@ -2,7 +2,7 @@
 //! record per call, its tools untouched.
 
 use super::client::Clients;
-use crate::capture::dispatch::{panic_message, take_intent, CatchUnwind, PANIC};
+use crate::capture::dispatch::{panic_message, take_intent, PANIC};
 use crate::capture::manifest::{intent_description_problem, reserved_descriptor, Manifest, ManifestError};
 use crate::capture::record::{active_tracker, CallOutcome};
 use crate::capture::schema::inject_intent_described;
@@ -15,8 +15,13 @@ use ::rmcp::ErrorData;
 use serde_json::{Map, Value};
 use std::any::{Any, TypeId};
 use std::borrow::Cow;
+use std::future::Future;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::pin::Pin;
 use std::sync::{Arc, RwLock};
+use std::task::{Context, Poll};
+
+type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Instruments the tools of an rmcp `ToolRouter`, recording into the process-wide tracker
 /// installed by `mcpeye::init` (looked up at each call; nothing is recorded while there is
@@ -235,27 +240,74 @@ fn wrap<S: Send + Sync + 'static>(
         // The arguments go to the tool: the record takes them now (flattened, not cloned).
         let origin = shared.clients.origin(&ctx.request_context);
         let call = tracker.start(name.clone(), ctx.arguments.as_ref(), intent, &origin);
-        let cancelled = ctx.request_context.ct.clone();
-        let called = call.call.span.in_scope(|| catch_unwind(AssertUnwindSafe(|| inner(ctx))));
-        Box::pin(async move {
-            let response = match called {
-                Ok(future) => CatchUnwind(call.call.span.instrument(future)).await,
-                Err(payload) => Err(payload),
-            };
-            conclude(call, &tracker, response, cancelled.is_cancelled())
-        })
+        drop(origin);
+        let ct = ctx.request_context.ct.clone();
+        let cancelled = move || ct.is_cancelled();
+        let future = match call.span().in_scope(|| catch_unwind(AssertUnwindSafe(|| inner(ctx)))) {
+            Ok(future) => Running::Tool(future),
+            Err(payload) => Running::Panicked(payload),
+        };
+        Box::pin(Recorded { future, call: Some(call), tracker, cancelled })
     })
 }
 
-/// Records what the route answered (see the [module docs](super)), then returns it or resumes
-/// the panic. A call that ends after the client cancelled it is recorded as cancelled.
-fn conclude(
-    mut call: Started,
-    tracker: &Tracker,
-    response: Result<Response, Box<dyn Any + Send>>,
-    cancelled: bool,
-) -> Response {
-    let outcome = match &response {
+/// An instrumented call: the tool's future, polled with the call's span current and its panic
+/// caught, then the record ([`conclude`]). Written by hand rather than as an `async` block,
+/// whose state would hold the call, the tool's future and its response side by side.
+struct Recorded<'a, C> {
+    future: Running<'a>,
+    /// Taken by [`conclude`] (always there until then).
+    call: Option<Started>,
+    tracker: Tracker,
+    /// Whether the client cancelled the request.
+    cancelled: C,
+}
+
+enum Running<'a> {
+    Tool(BoxFuture<'a, Response>),
+    /// Calling the route panicked: the payload, until it is concluded.
+    Panicked(Box<dyn Any + Send>),
+    /// Concluded (or being polled).
+    Done,
+}
+
+impl<C: Fn() -> bool + Unpin> Future for Recorded<'_, C> {
+    type Output = Response;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Response> {
+        let this = &mut *self;
+        let response = match std::mem::replace(&mut this.future, Running::Done) {
+            Running::Tool(mut future) => {
+                let mut poll = || catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx)));
+                let polled = match &this.call {
+                    Some(call) => call.span().in_scope(poll),
+                    None => poll(),
+                };
+                match polled {
+                    Ok(Poll::Pending) => {
+                        this.future = Running::Tool(future);
+                        return Poll::Pending;
+                    }
+                    Ok(Poll::Ready(response)) => Ok(response),
+                    Err(payload) => Err(payload),
+                }
+            }
+            Running::Panicked(payload) => Err(payload),
+            Running::Done => panic!("an instrumented call polled after it ended"),
+        };
+        // The tool's future is gone before the record is made, as it would be in an `async` block.
+        if let Some(call) = this.call.take() {
+            conclude(call, &this.tracker, &response, (this.cancelled)());
+        }
+        Poll::Ready(response.unwrap_or_else(|p| resume_unwind(p)))
+    }
+}
+
+/// Records what the route answered (see the [module docs](super)); the caller then returns it
+/// or resumes the panic. A call that ends after the client cancelled it is recorded as cancelled.
+fn conclude(mut call: Started, tracker: &Tracker, response: &Result<Response, Box<dyn Any + Send>>, cancelled: bool) {
+    // The response is borrowed: it is large, and the caller returns it as it is.
+    let outcome = match response {
         Ok(_) if cancelled => CallOutcome::cancelled(None),
         Ok(Ok(CallToolResponse::Complete(r))) if r.is_error == Some(true) => {
             CallOutcome::Error { message: joined_text(r), reason: None }
@@ -263,25 +315,24 @@ fn conclude(
         Ok(Ok(CallToolResponse::Complete(r))) => {
             // The record is the result as `result_json` makes it, flattened without that JSON.
             call.finish_serialized(tracker, r, RESULT_TYPE, result_json);
-            return response.unwrap_or_else(|p| resume_unwind(p));
+            return;
         }
         Ok(Ok(CallToolResponse::Task(t))) => {
             CallOutcome::Success { result: serde_json::to_value(t).unwrap_or(Value::Null) }
         }
         // An `input_required` round (or a kind of response rmcp adds later) is not the end of
         // the call: the round that completes it is recorded.
-        Ok(Ok(_)) => return response.unwrap_or_else(|p| resume_unwind(p)),
+        Ok(Ok(_)) => return,
         // The JSON-RPC error code is the reason (and, on the span, `rpc.response.status_code`).
         Ok(Err(e)) => {
             let code = i64::from(e.code.0);
-            let elapsed = call.call.started.elapsed();
-            call.call.end_span(Some(tracker), &CallOutcome::error(e.message.to_string()), Some(code), elapsed);
+            let elapsed = call.elapsed();
+            call.end_span(Some(tracker), &CallOutcome::error(e.message.to_string()), Some(code), elapsed);
             CallOutcome::error_with_reason(e.message.to_string(), code.to_string())
         }
         Err(p) => CallOutcome::error_with_reason(panic_message(&**p), PANIC),
     };
     call.finish(tracker, outcome);
-    response.unwrap_or_else(|p| resume_unwind(p))
 }
 
 /// The result as sent, without rmcp's `resultType` discriminator (absent for most peers, and
@@ -333,7 +384,7 @@ mod tests {
     use std::future::Future;
     use std::pin::Pin;
     use std::sync::Mutex;
-    use std::task::{Context, Poll};
+    use std::task::Context;
 
     // A panicking tool cannot be driven end to end: rmcp never answers the request.
     #[test]
@@ -344,14 +395,11 @@ mod tests {
         let args = serde_json::json!({"q": "x"});
         let intent = Some(("why".into(), crate::IntentSource::Mcpeye));
         let call = tracker.start("search".into(), args.as_object(), intent, &Origin::default());
-        let future = Box::pin(async { panic!("search exploded") });
-        let mut caught = CatchUnwind::<Pin<Box<dyn Future<Output = Response> + Send>>>(future);
+        let future: BoxFuture<'_, Response> = Box::pin(async { panic!("search exploded") });
+        let mut recorded = Recorded { future: Running::Tool(future), call: Some(call), tracker, cancelled: || false };
         let waker = std::task::Waker::noop();
-        let Poll::Ready(Err(payload)) = Pin::new(&mut caught).poll(&mut Context::from_waker(waker)) else {
-            panic!("the panic was not caught");
-        };
-        let resumed = catch_unwind(AssertUnwindSafe(|| conclude(call, &tracker, Err(payload), false)));
-        let payload = resumed.expect_err("the panic is resumed");
+        let polled = catch_unwind(AssertUnwindSafe(|| Pin::new(&mut recorded).poll(&mut Context::from_waker(waker))));
+        let payload = polled.expect_err("the panic is resumed");
         assert_eq!(payload.downcast_ref::<&str>(), Some(&"search exploded"));
         let recs = records.lock().unwrap();
         assert_eq!(recs.len(), 1);

@@ -126,13 +126,18 @@ use ::rmcp::ErrorData;
 /// 2026-07-28 clients require; rmcp removes it for peers that negotiated an older version.
 fn complete_response(result: McpeyeResult) -> Result<CallToolResponse, ErrorData> {
     let McpeyeResult { content, structured_content, is_error, .. } = result;
+    // At its exact size: collecting through `Result` would start at four blocks (over 1 KiB).
+    let mut blocks = Vec::with_capacity(content.len());
     let content = content
         .into_iter()
-        .map(|c| match c {
-            Content::Text(t) => Ok(ContentBlock::text(t)),
-            other => serde_json::from_value::<ContentBlock>(other.into_json()),
+        .try_for_each(|c| {
+            blocks.push(match c {
+                Content::Text(t) => ContentBlock::text(t),
+                other => serde_json::from_value::<ContentBlock>(other.into_json())?,
+            });
+            Ok::<_, serde_json::Error>(())
         })
-        .collect::<Result<Vec<_>, _>>();
+        .map(|()| blocks);
     match content {
         Ok(content) => {
             let mut r = CallToolResult::default();

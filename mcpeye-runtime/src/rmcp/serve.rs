@@ -1,11 +1,13 @@
 //! [`ManifestServer`]: a [`Manifest`] served as an rmcp `ServerHandler`.
 
-use super::channel::with_origin;
+use super::channel::{with_origin, with_origin_now};
 use super::client::Clients;
 use super::session;
 use crate::capture::context::LogLevel;
+use crate::capture::dispatch::CallError;
 use crate::capture::manifest::Manifest;
 use crate::capture::record::{CallOutcome, InFlight, Origin};
+use crate::capture::result::CallToolResult as McpeyeResult;
 use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use ::rmcp::handler::server::tool::ToolCallContext;
 #[allow(deprecated)] // MCP logging: deprecated by rmcp ahead of SEP-2577, still in MCP 2025-11-25
@@ -18,6 +20,8 @@ use ::rmcp::service::RequestContext;
 use ::rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 /// An rmcp `ServerHandler` that lists and calls the tools of a [`Manifest`].
@@ -52,6 +56,8 @@ pub struct ManifestServer {
     tools: Arc<[Tool]>,
     config: ServerConfig,
     clients: Arc<Clients>,
+    /// The manifest has no async tool (see [`call_manifest`]).
+    sync: bool,
 }
 
 impl fmt::Debug for ManifestServer {
@@ -71,7 +77,8 @@ impl ManifestServer {
         #[allow(deprecated)] // MCP's logging capability: deprecated by rmcp ahead of SEP-2577, still in MCP
         let capabilities = ServerCapabilities::builder().enable_logging().enable_tools().build();
         let config = ServerConfig::new(capabilities).with_server_info(Implementation::new("mcpeye-server", "0.0.0"));
-        ManifestServer { manifest, tools: tools.into(), config, clients: Arc::default() }
+        let sync = !manifest.has_async_tools();
+        ManifestServer { manifest, tools: tools.into(), config, clients: Arc::default(), sync }
     }
 
     /// Sets the `serverInfo` name and version answered to `initialize`.
@@ -139,9 +146,7 @@ impl ServerHandler for ManifestServer {
         request: CallToolRequestParams,
         mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        // Boxed: rmcp moves the request's future by value several times while spawning its task,
-        // so a call's whole state machine inline would be copied each time.
-        Box::pin(call_manifest(&self.manifest, &self.clients, &mut context, &request.name, request.arguments)).await
+        call_manifest(&self.manifest, self.sync, &self.clients, &mut context, &request.name, request.arguments).await
     }
 
     #[allow(deprecated)] // `logging/setLevel`: deprecated by rmcp ahead of SEP-2577, still in MCP
@@ -205,23 +210,43 @@ impl From<LoggingLevel> for LogLevel {
 /// One `tools/call` of a manifest served through rmcp, by [`ManifestServer`] or by a router of
 /// [`tool_router`]: the call runs with the request's context (client, `_meta`, cancellation, the
 /// channel back to the client), is recorded, and is answered as rmcp expects.
-async fn call_manifest(
-    manifest: &Manifest,
-    clients: &Clients,
-    context: &mut RequestContext<RoleServer>,
-    name: &str,
+///
+/// Boxed: rmcp moves the request's future by value several times while spawning its task, so a
+/// call's whole state machine inline would be copied each time. `sync`: the manifest has no
+/// async tool, so the call is answered without awaiting and its state holds no async handler's
+/// future (a smaller allocation, less to copy).
+fn call_manifest<'a>(
+    manifest: &'a Manifest,
+    sync: bool,
+    clients: &'a Clients,
+    context: &'a mut RequestContext<RoleServer>,
+    name: &'a str,
     arguments: Option<JsonObject>,
-) -> Result<CallToolResponse, ErrorData> {
+) -> Pin<Box<dyn Future<Output = Result<CallToolResponse, ErrorData>> + Send + 'a>> {
     let arguments = arguments.map(Value::Object).unwrap_or(Value::Null);
-    let called = with_origin(clients, context, |origin| async move {
+    if sync {
+        return Box::pin(answer(with_origin_now(clients, context, move |origin| {
+            let result = manifest.try_call_result(&origin, name, arguments);
+            unanswered(&origin, name, result)
+        })));
+    }
+    Box::pin(answer(with_origin(clients, context, move |origin| async move {
         let result = manifest.try_call_async_result(&origin, name, arguments).await;
-        // MCP answers an unknown tool with invalid params (`CallError::code`): its span says so,
-        // and the call is not recorded (`try_call`'s rule).
-        if let Err(e) = &result {
-            unanswered_span(&origin, name, &e.to_string(), e.code());
-        }
-        result
-    });
+        unanswered(&origin, name, result)
+    })))
+}
+
+/// MCP answers an unknown tool with invalid params (`CallError::code`): its span says so, and
+/// the call is not recorded (`try_call`'s rule).
+fn unanswered(origin: &Origin, name: &str, result: Result<McpeyeResult, CallError>) -> Result<McpeyeResult, CallError> {
+    if let Err(e) = &result {
+        unanswered_span(origin, name, &e.to_string(), e.code());
+    }
+    result
+}
+
+/// The manifest's answer as rmcp's.
+async fn answer(called: impl Future<Output = Result<McpeyeResult, CallError>>) -> Result<CallToolResponse, ErrorData> {
     match called.await {
         Ok(result) => super::complete_response(result),
         Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
@@ -271,13 +296,14 @@ fn unanswered_span(origin: &Origin, name: &str, message: &str, code: i64) {
 /// recorded too, not after, or the manifest's calls would be recorded twice.
 pub fn tool_router<S: Send + Sync + 'static>(manifest: Arc<Manifest>) -> ToolRouter<S> {
     let clients = Arc::new(Clients::default());
+    let sync = !manifest.has_async_tools();
     let mut router = ToolRouter::new();
     for tool in to_tools(&manifest.tools_list()) {
         let (manifest, clients) = (manifest.clone(), clients.clone());
         router.add_route(ToolRoute::new_dyn(tool, move |mut ctx: ToolCallContext<'_, S>| {
             let (manifest, clients) = (manifest.clone(), clients.clone());
             Box::pin(async move {
-                call_manifest(&manifest, &clients, &mut ctx.request_context, &ctx.name, ctx.arguments).await
+                call_manifest(&manifest, sync, &clients, &mut ctx.request_context, &ctx.name, ctx.arguments).await
             })
         }));
     }

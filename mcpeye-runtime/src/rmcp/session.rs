@@ -18,17 +18,20 @@ static LEVELS: Mutex<Vec<(Weak<InitializeRequestParams>, LogLevel)>> = Mutex::ne
 
 /// The session of this request; `None` without a handshake (stateless, MCP 2026-07-28).
 pub(crate) fn key(context: &RequestContext<RoleServer>) -> Option<Key> {
-    key_with(context, context.peer.peer_info().as_ref())
+    key_with(context, context.peer.peer_info().as_ref(), true)
 }
 
-/// Like [`key`], with the session's `initialize` already read (`Peer::peer_info`).
+/// Like [`key`], with the session's `initialize` already read (`Peer::peer_info`);
+/// `meta_client_info`: whether the request's `_meta` may name its client (false skips the
+/// lookup).
 pub(crate) fn key_with(
     context: &RequestContext<RoleServer>,
     info: Option<&Arc<InitializeRequestParams>>,
+    meta_client_info: bool,
 ) -> Option<Key> {
     // rmcp's stateless path hands every request a placeholder naming rmcp itself, not a session.
     let info = info?;
-    (context.meta.client_info().is_none()).then(|| Key(Arc::downgrade(info)))
+    (!meta_client_info || context.meta.client_info().is_none()).then(|| Key(Arc::downgrade(info)))
 }
 
 /// Sets the level of the session of `context`.

@@ -197,6 +197,7 @@ impl CallSpan {
     }
 
     /// Runs `f` with the span(s) current: spans the handler makes are children of the call's.
+    #[inline]
     pub(crate) fn in_scope<R>(&self, f: impl FnOnce() -> R) -> R {
         #[cfg(feature = "opentelemetry")]
         let _otel = self.otel.as_ref().and_then(|o| o.attach());

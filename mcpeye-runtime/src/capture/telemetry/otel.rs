@@ -167,7 +167,7 @@ impl OtelCall {
                 attributes.push(KeyValue::new("gen_ai.tool.name", request.tool.to_string()));
             }
             if let Some(id) = &request.origin.request_id {
-                attributes.push(KeyValue::new("jsonrpc.request.id", id.clone()));
+                attributes.push(KeyValue::new("jsonrpc.request.id", id.to_string()));
             }
             if let Some(session) = &request.origin.session_id {
                 attributes.push(KeyValue::new("mcp.session.id", session.clone()));

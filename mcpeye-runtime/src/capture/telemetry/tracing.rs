@@ -3,6 +3,7 @@
 //! `otel.kind` and `otel.status_code` that `tracing-opentelemetry` maps onto the span it exports.
 
 use super::{network, Content, Ending, Request, METHOD};
+use crate::capture::record::RequestId;
 use tracing::field::Empty;
 use tracing::Span;
 
@@ -34,7 +35,10 @@ pub(super) fn start(request: &Request<'_>) -> Option<Span> {
     span.record("otel.name", &*request.span_name());
     let origin = request.origin;
     if let Some(id) = &origin.request_id {
-        span.record("jsonrpc.request.id", id.as_str());
+        match id {
+            RequestId::String(s) => span.record("jsonrpc.request.id", &**s),
+            RequestId::Number(n) => span.record("jsonrpc.request.id", n.to_string().as_str()),
+        };
     }
     if let Some(session) = &origin.session_id {
         span.record("mcp.session.id", &**session);

@@ -193,10 +193,14 @@ impl FlatStart {
         FlatStart::of(tool_name, client, session_id, user, bytes, Some(arguments), call.intent.take())
     }
 
-    /// `arguments`: the call's arguments object (`None`, as MCP allows, is `{}`).
+    /// A call's record from its parts; `arguments`: the call's arguments object (`None`, as MCP
+    /// allows, is `{}`).
     #[cfg(feature = "rmcp")]
     pub(crate) fn new(
-        call: &mut InFlight,
+        tool_name: Cow<'static, str>,
+        client: Option<Arc<ClientInfo>>,
+        session_id: Option<Arc<str>>,
+        intent: Option<(String, IntentSource)>,
         arguments: Option<&serde_json::Map<String, Value>>,
         user: (Option<String>, Option<String>),
         mut bytes: Vec<u8>,
@@ -209,7 +213,7 @@ impl FlatStart {
         } else {
             Field::Value(Value::Object(map.clone()))
         };
-        FlatStart::of_call(call, user, bytes, arguments)
+        FlatStart::of(tool_name, client, session_id, user, bytes, Some(arguments), intent)
     }
 
     /// Like [`new`](Self::new) for a call whose arguments fit the budget; `Err` gives `bytes`

@@ -3,12 +3,13 @@
 //!
 //! It wakes on a short tick and drains the channel with `try_recv`, rather than blocking on
 //! `recv`: a blocked receiver makes every sender after an idle gap pay a thread wake-up. The
-//! calling threads only nudge it (once per drain) when the channel fills up (a quarter of it, or
-//! the flush threshold if larger); the tick applies the threshold. Flush and shutdown arrive on
+//! calling threads only nudge it (once per drain) when the channel fills up (a quarter of it, at
+//! most 2 000 records, or the flush threshold if larger); the tick applies the threshold. Flush and shutdown arrive on
 //! the same small control channel (the OpenTelemetry batch-processor shape).
 //!
-//! A drain takes only what the channel held when it started, and between two POSTs about one
-//! batch: callers faster than the delivery must not keep the flusher encoding events only to
+//! A drain takes only what the channel held when it started, at most two batches before the
+//! first POST (unless an outbox needs every event written at once), and between two POSTs about
+//! one batch: callers faster than the delivery must not keep the flusher encoding events only to
 //! drop them as the oldest, or draining without ever sending.
 
 use crate::capture::record::ClientInfo;
@@ -217,12 +218,13 @@ impl Flusher {
         loop {
             match self.control.recv_timeout(TICK) {
                 Ok(Control::Nudge) | Err(RecvTimeoutError::Timeout) => {
-                    self.drain();
+                    self.drain_up_to(self.ahead());
                     self.send_due();
+                    // What the sends left queued (a backoff, or less than a threshold) is buffered.
+                    self.drain();
                 }
                 Ok(Control::Flush { deadline, reply }) => {
-                    self.drain();
-                    let done = self.send_until(deadline);
+                    let done = self.flush_until(deadline);
                     let _ = reply.send(done);
                 }
                 Ok(Control::Shutdown { deadline, reply }) => {
@@ -236,6 +238,35 @@ impl Flusher {
                     self.finish(Instant::now() + self.settings.shutdown_timeout);
                     return;
                 }
+            }
+        }
+    }
+
+    /// How many events to encode before sending. Encoding a whole burst first (hundreds of
+    /// thousands of records when callers outpace delivery) put every event in a fresh buffer of
+    /// fresh pages, out of cache by the time it was sent; a few batches ahead, sent events'
+    /// buffers are reused while they are still cached. With an outbox everything is encoded at
+    /// once: an event is on disk only once encoded.
+    fn ahead(&self) -> usize {
+        match self.outbox {
+            Some(_) => usize::MAX,
+            None => AHEAD_BATCHES * self.settings.max_batch_events.max(1),
+        }
+    }
+
+    /// Sends every event queued when the flush was asked, a few batches at a time; true when
+    /// all of them left the buffer before `deadline`.
+    fn flush_until(&mut self, deadline: Instant) -> bool {
+        let mut left = self.data.len();
+        loop {
+            let take = left.min(self.ahead());
+            self.drain_up_to(take);
+            left -= take;
+            if !self.send_until(deadline) {
+                return false;
+            }
+            if left == 0 {
+                return true;
             }
         }
     }
@@ -543,6 +574,9 @@ impl Flusher {
         self.commit_outbox();
     }
 }
+
+/// Batches encoded ahead of sending when the channel holds more (see `Flusher::ahead`).
+const AHEAD_BATCHES: usize = 2;
 
 /// Most buffers of sent events kept for reuse: as many as a burst buffers (`drain` takes the
 /// whole channel), else those beyond a batch were freed at the burst's end. At most 2 MiB.

@@ -36,11 +36,16 @@ const MIN_CHANNEL_CAPACITY: usize = 1024;
 /// this fraction full; otherwise its tick (100 ms) picks the events up and applies the threshold.
 const NUDGE_FRACTION: usize = 4;
 
-/// The channel length at which a call nudges the flusher: a quarter of the channel, or the flush
-/// threshold if that is larger.
+/// The channel length at which a call nudges the flusher: a quarter of the channel, at most
+/// [`NUDGE_MAX`], or the flush threshold if that is larger.
 fn nudge_at(flush_threshold: usize, capacity: usize) -> usize {
-    flush_threshold.max(capacity / NUDGE_FRACTION).max(1)
+    flush_threshold.max((capacity / NUDGE_FRACTION).min(NUDGE_MAX)).max(1)
 }
+
+/// The most records a burst queues before the flusher is woken: records read back within a few
+/// MiB of being written are still in cache (a quarter of a large channel was not), and their
+/// buffers come back to the pool while warm. One wake-up per this many calls.
+const NUDGE_MAX: usize = 2_000;
 
 /// How long past its timeout a flush or shutdown waits for the flusher's answer (the flusher
 /// checks its deadline between steps, so it may answer a little late).
@@ -593,8 +598,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn calls_nudge_at_a_quarter_of_the_channel_or_the_threshold() {
-        assert_eq!(nudge_at(20, 10_000), 2_500);
+    fn calls_nudge_at_a_quarter_of_the_channel_at_most_nudge_max_or_the_threshold() {
+        assert_eq!(nudge_at(20, 10_000), 2_000);
+        assert_eq!(nudge_at(20, 4_000), 1_000);
         assert_eq!(nudge_at(20, 1024), 256);
         assert_eq!(nudge_at(5_000, 10_000), 5_000);
         assert_eq!(nudge_at(0, 2), 1);

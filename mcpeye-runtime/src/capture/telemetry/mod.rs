@@ -164,8 +164,10 @@ impl CallSpan {
         tracker.span_content().is_some() && self.is_observed()
     }
 
-    /// Whether a span is open.
-    fn is_observed(&self) -> bool {
+    /// Whether a span is open (none is without `tracing` or OpenTelemetry configured: the
+    /// call paths then skip making it current).
+    #[inline]
+    pub(crate) fn is_observed(&self) -> bool {
         #[allow(unused_mut)]
         let mut observed = false;
         #[cfg(feature = "opentelemetry")]
@@ -199,6 +201,10 @@ impl CallSpan {
     /// Runs `f` with the span(s) current: spans the handler makes are children of the call's.
     #[inline]
     pub(crate) fn in_scope<R>(&self, f: impl FnOnce() -> R) -> R {
+        // Most calls have no span: then not even the guards' drops are paid for.
+        if !self.is_observed() {
+            return f();
+        }
         #[cfg(feature = "opentelemetry")]
         let _otel = self.otel.as_ref().and_then(|o| o.attach());
         #[cfg(feature = "tracing")]
@@ -220,8 +226,25 @@ impl CallSpan {
     /// Ends the span(s) and records the duration histogram: `outcome` and the JSON-RPC error code
     /// the request was answered with, if any, give `error.type`, `rpc.response.status_code`
     /// and the status; the tracker says whether arguments and results go on the span.
-    #[allow(unused_variables)]
+    #[inline]
     pub(crate) fn end(
+        self,
+        arguments: &Value,
+        outcome: &CallOutcome,
+        rpc_code: Option<i64>,
+        duration: Duration,
+        tracker: Option<&Tracker>,
+    ) {
+        // Checked here, inlined: most calls have no span, and then nothing else is paid for.
+        if self.is_observed() {
+            self.end_observed(arguments, outcome, rpc_code, duration, tracker);
+        }
+    }
+
+    /// [`end`](Self::end) of a span that is open.
+    #[allow(unused_variables)]
+    #[inline(never)]
+    fn end_observed(
         self,
         arguments: &Value,
         outcome: &CallOutcome,
@@ -231,18 +254,6 @@ impl CallSpan {
     ) {
         #[cfg(any(feature = "opentelemetry", feature = "tracing"))]
         {
-            let mut observed = false;
-            #[cfg(feature = "opentelemetry")]
-            {
-                observed |= self.otel.is_some();
-            }
-            #[cfg(feature = "tracing")]
-            {
-                observed |= self.tracing.is_some();
-            }
-            if !observed {
-                return;
-            }
             let ending = Ending::of(outcome, rpc_code);
             #[allow(unused_mut)]
             let mut wants_content = false;

@@ -299,3 +299,26 @@ impl<F: Future + Unpin> Future for Observed<F> {
         Pin::new(&mut this.future).poll(cx)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Without a span, `in_scope` only runs its closure and `end` does nothing (no tracker is
+    /// read, nothing is recorded).
+    #[test]
+    fn a_call_without_a_span_pays_for_none() {
+        let span = CallSpan::none();
+        assert!(!span.is_observed());
+        let mut ran = 0;
+        assert_eq!(
+            span.in_scope(|| {
+                ran += 1;
+                7
+            }),
+            7
+        );
+        assert_eq!(ran, 1);
+        span.end(&Value::Null, &CallOutcome::error("x"), Some(-32602), Duration::from_millis(1), None);
+    }
+}

@@ -164,8 +164,10 @@ impl CallSpan {
         tracker.span_content().is_some() && self.is_observed()
     }
 
-    /// Whether a span is open.
-    fn is_observed(&self) -> bool {
+    /// Whether a span is open (none is without `tracing` or OpenTelemetry configured: the
+    /// call paths then skip making it current).
+    #[inline]
+    pub(crate) fn is_observed(&self) -> bool {
         #[allow(unused_mut)]
         let mut observed = false;
         #[cfg(feature = "opentelemetry")]
@@ -199,6 +201,10 @@ impl CallSpan {
     /// Runs `f` with the span(s) current: spans the handler makes are children of the call's.
     #[inline]
     pub(crate) fn in_scope<R>(&self, f: impl FnOnce() -> R) -> R {
+        // Most calls have no span: then not even the guards' drops are paid for.
+        if !self.is_observed() {
+            return f();
+        }
         #[cfg(feature = "opentelemetry")]
         let _otel = self.otel.as_ref().and_then(|o| o.attach());
         #[cfg(feature = "tracing")]
@@ -220,8 +226,25 @@ impl CallSpan {
     /// Ends the span(s) and records the duration histogram: `outcome` and the JSON-RPC error code
     /// the request was answered with, if any, give `error.type`, `rpc.response.status_code`
     /// and the status; the tracker says whether arguments and results go on the span.
-    #[allow(unused_variables)]
+    #[inline]
     pub(crate) fn end(
+        self,
+        arguments: &Value,
+        outcome: &CallOutcome,
+        rpc_code: Option<i64>,
+        duration: Duration,
+        tracker: Option<&Tracker>,
+    ) {
+        // Checked here, inlined: most calls have no span, and then nothing else is paid for.
+        if self.is_observed() {
+            self.end_observed(arguments, outcome, rpc_code, duration, tracker);
+        }
+    }
+
+    /// [`end`](Self::end) of a span that is open.
+    #[allow(unused_variables)]
+    #[inline(never)]
+    fn end_observed(
         self,
         arguments: &Value,
         outcome: &CallOutcome,
@@ -231,18 +254,6 @@ impl CallSpan {
     ) {
         #[cfg(any(feature = "opentelemetry", feature = "tracing"))]
         {
-            let mut observed = false;
-            #[cfg(feature = "opentelemetry")]
-            {
-                observed |= self.otel.is_some();
-            }
-            #[cfg(feature = "tracing")]
-            {
-                observed |= self.tracing.is_some();
-            }
-            if !observed {
-                return;
-            }
             let ending = Ending::of(outcome, rpc_code);
             #[allow(unused_mut)]
             let mut wants_content = false;
@@ -286,5 +297,28 @@ impl<F: Future + Unpin> Future for Observed<F> {
         #[cfg(feature = "tracing")]
         let _tracing = this.tracing.as_ref().map(|s| s.enter());
         Pin::new(&mut this.future).poll(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Without a span, `in_scope` only runs its closure and `end` does nothing (no tracker is
+    /// read, nothing is recorded).
+    #[test]
+    fn a_call_without_a_span_pays_for_none() {
+        let span = CallSpan::none();
+        assert!(!span.is_observed());
+        let mut ran = 0;
+        assert_eq!(
+            span.in_scope(|| {
+                ran += 1;
+                7
+            }),
+            7
+        );
+        assert_eq!(ran, 1);
+        span.end(&Value::Null, &CallOutcome::error("x"), Some(-32602), Duration::from_millis(1), None);
     }
 }

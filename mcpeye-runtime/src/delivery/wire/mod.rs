@@ -342,8 +342,11 @@ pub(crate) struct BufferPool {
     rx: crossbeam_channel::Receiver<Vec<u8>>,
 }
 
-/// Buffers kept for reuse.
-const POOL_BUFFERS: usize = 1024;
+/// Buffers kept for reuse: more than the records a burst queues before the flusher is nudged
+/// (2 000, `tracker::NUDGE_MAX`), so that at a steady rate every record's buffer comes back;
+/// with fewer, the surplus was freed on the flusher into the calling thread's arena and
+/// allocated there again (1 KiB, glibc's slow path). At most 2.5 MiB stays allocated.
+const POOL_BUFFERS: usize = 2560;
 /// A buffer that grew past this is freed rather than kept.
 const POOL_MAX_CAPACITY: usize = 16 * 1024;
 /// Capacity of a new buffer: a record of a few hundred bytes fits without growing it.

@@ -221,11 +221,13 @@ impl From<String> for RequestId {
     }
 }
 
-/// `map.get(key)`, by comparing the keys of a small map (a request's `_meta` has one or two)
-/// rather than hashing `key`.
+/// The most keys of a request's `_meta` compared one by one rather than looked up by hash (it
+/// usually has one or two).
+pub(crate) const SCANNED_META_KEYS: usize = 8;
+
+/// `map.get(key)`, by comparing the keys of a small map rather than hashing `key`.
 fn small_map_get<'m>(map: &'m Map<String, Value>, key: &str) -> Option<&'m Value> {
-    const SCANNED: usize = 8;
-    match map.len() <= SCANNED {
+    match map.len() <= SCANNED_META_KEYS {
         true => map.iter().find_map(|(k, v)| (k == key).then_some(v)),
         false => map.get(key),
     }

@@ -228,10 +228,14 @@ impl Tracker {
     /// Records a call started with [`flatten_arguments`](Self::flatten_arguments): its outcome,
     /// or, for a success of text items, its result as the handler gave it.
     pub(crate) fn record_flat(&self, flat: FlatStart, ended: Result<&CallToolResult, CallOutcome>, duration: Duration) {
-        let queued = move || match ended {
+        self.deliver(move || match ended {
             Ok(result) => flat.finish_result(result, duration),
             Err(outcome) => flat.finish(outcome, duration),
-        };
+        });
+    }
+
+    /// Hands over the record `queued` makes (made only once admitted) of a call started flat.
+    fn deliver(&self, queued: impl FnOnce() -> Queued) {
         match &*self.inner {
             Inner::Pipeline(p) => {
                 if p.admit_count() {
@@ -502,19 +506,7 @@ impl Started {
                 let duration = started.elapsed();
                 // The span reads no result (see `Tracker::start`).
                 span.end(&Value::Null, &CallOutcome::Success { result: Value::Null }, None, duration, Some(tracker));
-                match &*tracker.inner {
-                    Inner::Pipeline(p) => {
-                        if p.admit_count() {
-                            p.send(flat.finish_serialized(result, skip_root_key, to_json, duration));
-                        }
-                    }
-                    // Not made by `start` (a pipeline's tracker stays one): rebuilt, not lost.
-                    Inner::Callback(f) => {
-                        let (record, _, _) =
-                            flat.finish_serialized(result, skip_root_key, to_json, duration).into_record();
-                        let _ = catch_unwind(AssertUnwindSafe(|| f(record)));
-                    }
-                }
+                tracker.deliver(|| flat.finish_serialized(result, skip_root_key, to_json, duration));
             }
             Started::Call(call) => call.finish(Some(tracker), CallOutcome::Success { result: to_json(result) }),
         }

@@ -333,15 +333,20 @@ mod tests {
         }
     }
 
-    #[test]
-    fn addresses_resolve_as_ureq_resolves_them() {
-        let config = ureq::config::Config::default();
-        let timeout = NextTimeout {
+    /// A lookup's deadline as ureq passes it (set: its resolver would use a thread).
+    fn resolve_timeout() -> NextTimeout {
+        NextTimeout {
             after: TimeoutAfter::Exact(Duration::from_secs(5)),
             reason: ureq::Timeout::Resolve,
             per_read: None,
             per_write: None,
-        };
+        }
+    }
+
+    #[test]
+    fn addresses_resolve_as_ureq_resolves_them() {
+        let config = ureq::config::Config::default();
+        let timeout = resolve_timeout();
         for url in
             ["http://127.0.0.1:8787/ingest", "https://[::1]/ingest", "https://10.1.2.3:8443/", "http://localhost:9/"]
         {
@@ -378,12 +383,7 @@ mod tests {
     #[test]
     fn a_host_name_is_looked_up_once_per_period_and_a_failure_is_not_kept() {
         let config = ureq::config::Config::default();
-        let timeout = NextTimeout {
-            after: TimeoutAfter::Exact(Duration::from_secs(5)),
-            reason: ureq::Timeout::Resolve,
-            per_read: None,
-            per_write: None,
-        };
+        let timeout = resolve_timeout();
         let r = AddressResolver::<Counting>::default();
         let lookups = || r.inner.0.load(std::sync::atomic::Ordering::SeqCst);
         let at = |url: &str, t: std::time::Instant| {

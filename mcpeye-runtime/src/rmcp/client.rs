@@ -2,7 +2,7 @@
 //! recorded with its own client, whatever the protocol era and however many sessions share the
 //! server), its session, id, transport and trace context.
 
-use crate::capture::record::{ClientInfo, Origin, RequestId, TraceContext, Transport};
+use crate::capture::record::{ClientInfo, Origin, RequestId, TraceContext, Transport, SCANNED_META_KEYS};
 use ::rmcp::model::{ClientCapabilities, Implementation, InitializeRequestParams, NumberOrString};
 use ::rmcp::service::RequestContext;
 use ::rmcp::RoleServer;
@@ -62,15 +62,13 @@ pub(crate) struct MetaKeys {
     pub(crate) client_capabilities: bool,
 }
 
-/// Past this many keys a `_meta` is not scanned: every key counts as present (looked up).
-const MAX_SCANNED_META_KEYS: usize = 8;
-
 impl MetaKeys {
     const ALL: MetaKeys =
         MetaKeys { trace: true, client_info: true, protocol_version: true, log_level: true, client_capabilities: true };
 
     pub(crate) fn of(meta: &Map<String, Value>) -> MetaKeys {
-        if meta.len() > MAX_SCANNED_META_KEYS {
+        // Past this, not scanned: every key counts as present (looked up).
+        if meta.len() > SCANNED_META_KEYS {
             return MetaKeys::ALL;
         }
         let mut keys = MetaKeys::default();
@@ -284,7 +282,7 @@ mod tests {
             MetaKeys { protocol_version: true, ..MetaKeys::default() }
         });
         // A large `_meta` is not scanned: everything is looked up.
-        let many: Map<String, Value> = (0..=MAX_SCANNED_META_KEYS).map(|i| (format!("k{i}"), Value::Null)).collect();
+        let many: Map<String, Value> = (0..=SCANNED_META_KEYS).map(|i| (format!("k{i}"), Value::Null)).collect();
         assert_eq!(MetaKeys::of(&many), MetaKeys::ALL);
     }
 }

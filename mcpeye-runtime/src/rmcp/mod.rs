@@ -120,25 +120,26 @@ use crate::capture::result::{CallToolResult as McpeyeResult, Content};
 use ::rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, ResultType};
 use ::rmcp::ErrorData;
 
+/// mcpeye's content as rmcp's blocks, at its exact size: collecting through `Result` would
+/// start at four blocks (over 1 KiB).
+fn content_blocks(content: Vec<Content>) -> Result<Vec<ContentBlock>, serde_json::Error> {
+    let mut blocks = Vec::with_capacity(content.len());
+    for c in content {
+        blocks.push(match c {
+            Content::Text(t) => ContentBlock::text(t),
+            other => serde_json::from_value(other.into_json())?,
+        });
+    }
+    Ok(blocks)
+}
+
 /// A manifest's answer as rmcp's response: what reading its JSON (`into_json`) back as rmcp's
 /// `CallToolResult` gives, built without that JSON (text items, the common case, are moved
 /// across; other items go through their JSON). It carries `resultType: "complete"`, which MCP
 /// 2026-07-28 clients require; rmcp removes it for peers that negotiated an older version.
 fn complete_response(result: McpeyeResult) -> Result<CallToolResponse, ErrorData> {
     let McpeyeResult { content, structured_content, is_error, .. } = result;
-    // At its exact size: collecting through `Result` would start at four blocks (over 1 KiB).
-    let mut blocks = Vec::with_capacity(content.len());
-    let content = content
-        .into_iter()
-        .try_for_each(|c| {
-            blocks.push(match c {
-                Content::Text(t) => ContentBlock::text(t),
-                other => serde_json::from_value::<ContentBlock>(other.into_json())?,
-            });
-            Ok::<_, serde_json::Error>(())
-        })
-        .map(|()| blocks);
-    match content {
+    match content_blocks(content) {
         Ok(content) => {
             let mut r = CallToolResult::default();
             r.result_type = Some(ResultType::COMPLETE);

@@ -8,6 +8,7 @@ use crate::delivery::before_send::Event;
 use crate::delivery::redact::{drop_flat, Redactor};
 use flat::{flatten, flatten_map, flatten_result, Flat};
 use json::{hyphenated_lower, needs_escape, write_escaped, write_number, write_parts, write_str};
+use node::Str;
 use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
@@ -136,6 +137,14 @@ impl Queued {
         let mut bytes = std::mem::take(&mut self.bytes);
         bytes.clear();
         bytes
+    }
+}
+
+/// [`text_of`] with the bytes readable after it (the rest of the record's buffer).
+fn str_of<'s>(bytes: &'s [u8], t: &'s Text) -> Str<'s> {
+    match t {
+        Text::Flat(start, _) => Str { text: text_of(bytes, t), readable: &bytes[*start..] },
+        Text::Moved(s) => Str::of(s),
     }
 }
 
@@ -418,7 +427,7 @@ pub(crate) fn encode_event(
         outcome,
         timestamp_ms: queued.timestamp_ms,
         duration_ms: u64::try_from(queued.duration.as_millis()).unwrap_or(u64::MAX),
-        intent: intent.as_ref().map(|(t, source)| (text_of(&bytes, t), *source)),
+        intent: intent.as_ref().map(|(t, source)| (str_of(&bytes, t), *source)),
         user_id: queued.user_id.as_deref(),
         user_email: queued.user_email.as_deref(),
     };
@@ -444,7 +453,7 @@ pub(crate) fn encode_edited(event: Event, call_id: uuid::Uuid, out: &mut Vec<u8>
         outcome,
         timestamp_ms: event.timestamp_ms,
         duration_ms: event.duration_ms,
-        intent: event.intent.as_ref().map(|(t, source)| (t.as_str(), *source)),
+        intent: event.intent.as_ref().map(|(t, source)| (Str::of(t), *source)),
         user_id: event.user_id.as_deref(),
         user_email: event.user_email.as_deref(),
     };
@@ -470,7 +479,7 @@ struct Parts<'a> {
     outcome: Ended<'a>,
     timestamp_ms: u64,
     duration_ms: u64,
-    intent: Option<(&'a str, IntentSource)>,
+    intent: Option<(Str<'a>, IntentSource)>,
     user_id: Option<&'a str>,
     user_email: Option<&'a str>,
 }

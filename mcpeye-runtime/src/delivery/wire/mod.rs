@@ -140,6 +140,23 @@ impl Queued {
         (record, user_id, user_email)
     }
 
+    /// Asks the CPU to start loading the first cache lines of the record's buffer (a hint: on
+    /// other targets, nothing).
+    #[inline]
+    pub(crate) fn prefetch(&self) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            /// Lines asked for: a typical record (a few hundred bytes) whole.
+            const LINES: usize = 8;
+            for line in 0..self.bytes.len().div_ceil(64).min(LINES) {
+                // SAFETY: a prefetch reads nothing and cannot fault; `line * 64` is below the
+                // buffer's length, so the address is within it.
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(self.bytes.as_ptr().add(line * 64).cast()) }
+            }
+        }
+    }
+
     /// How long the call took.
     pub(crate) fn duration(&self) -> Duration {
         Duration::new(self.duration_secs, self.duration_nanos)

@@ -282,10 +282,26 @@ impl Flusher {
         let mut invalid = 0;
         let mut overflow = 0;
         let present = self.data.len().min(limit);
-        for _ in 0..present {
-            let Ok(mut queued) = self.data.try_recv() else { break };
+        // One record taken ahead, its buffer prefetched while the one before it is encoded: on a
+        // tick, the records were written on another core long ago and are out of this one's
+        // caches. Two slots, used in turn: a record is encoded where it was received, not moved.
+        let mut ahead: [Option<Queued>; 2] = [None, None];
+        if present > 0 {
+            ahead[0] = self.data.try_recv().ok();
+        }
+        for i in 0..present {
+            if i + 1 < present {
+                let next = &mut ahead[(i + 1) % 2];
+                match self.data.try_recv() {
+                    Ok(q) => next.insert(q).prefetch(),
+                    Err(_) => *next = None,
+                }
+            }
+            let slot = &mut ahead[i % 2];
+            let Some(queued) = slot.as_mut() else { break };
             self.scratch.clear();
-            if !self.screen.passes(&queued, &self.shared) {
+            if !self.screen.passes(queued, &self.shared) {
+                *slot = None;
                 continue;
             }
             // Encoded straight into a sent event's buffer when there is one, else into `scratch`
@@ -293,7 +309,8 @@ impl Flusher {
             let mut spare = self.spare.pop();
             let out = spare.as_mut().unwrap_or(&mut self.scratch);
             let (client, encoded) = if self.screen.edits() {
-                let Some(mut e) = self.screen.edit(queued, &self.redactor, &self.shared) else {
+                // The record leaves its slot (`queued` was the slot's).
+                let Some(mut e) = slot.take().and_then(|q| self.screen.edit(q, &self.redactor, &self.shared)) else {
                     self.spare.extend(spare);
                     continue;
                 };
@@ -301,8 +318,9 @@ impl Flusher {
             } else {
                 // Encoded where it lies: a record is large to move.
                 let client = queued.client.take();
-                let encoded = encode_event(&mut queued, uuid::Uuid::new_v4(), &self.redactor, out);
+                let encoded = encode_event(queued, uuid::Uuid::new_v4(), &self.redactor, out);
                 self.pool.give(queued.take_buffer());
+                *slot = None;
                 (client, encoded)
             };
             match encoded {

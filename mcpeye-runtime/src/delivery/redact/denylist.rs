@@ -14,6 +14,8 @@ pub(crate) struct Denylist {
     /// Per ASCII first letter (folded, `& 31`), a bit per length (63: 63 or longer) of the ASCII
     /// entries: most keys are told apart from every entry by this one lookup.
     quick: [u64; 32],
+    /// The same per last letter: `status` passes `quick` (as `secret` does) but not this.
+    quick_last: [u64; 32],
     /// The ASCII entries by the same slot: a key that passes `quick` (`status` and `secret`) is
     /// compared with the few entries of its slot, not with the whole list (~130 instructions).
     slots: [Box<[Box<str>]>; 32],
@@ -22,8 +24,14 @@ pub(crate) struct Denylist {
 /// The slot and bit of an ASCII key or entry in [`Denylist::quick`].
 #[inline]
 fn quick_slot(key: &[u8]) -> (usize, u64) {
-    let first = key.first().map_or(0, |b| usize::from((b | 0x20) & 31));
-    (first, 1 << key.len().min(63))
+    (fold(key.first()), 1 << key.len().min(63))
+}
+
+/// The slot of a byte (first or last): its ASCII letter case folded, `& 31`. Keys equal but for
+/// ASCII case have their bytes in the same slots.
+#[inline(always)]
+fn fold(b: Option<&u8>) -> usize {
+    b.map_or(0, |b| usize::from((b | 0x20) & 31))
 }
 
 static DEFAULT: LazyLock<Denylist> = LazyLock::new(|| Denylist::new(&[] as &[&str]));
@@ -38,14 +46,15 @@ impl Denylist {
             .collect();
         lowered.sort();
         lowered.dedup();
-        let mut quick = [0; 32];
+        let (mut quick, mut quick_last) = ([0; 32], [0; 32]);
         let mut slots: [Vec<Box<str>>; 32] = Default::default();
         for e in lowered.iter().filter(|e| e.is_ascii()) {
             let (slot, bit) = quick_slot(e.as_bytes());
             quick[slot] |= bit;
+            quick_last[fold(e.as_bytes().last())] |= bit;
             slots[slot].push(e.as_str().into());
         }
-        Denylist { lowered, quick, slots: slots.map(Vec::into_boxed_slice) }
+        Denylist { lowered, quick, quick_last, slots: slots.map(Vec::into_boxed_slice) }
     }
 
     /// The default list, compiled once per process.
@@ -70,6 +79,7 @@ impl Denylist {
         let (slot, bit) = quick_slot(key.as_bytes());
         // An ASCII key lowercases to ASCII, so a non-ASCII entry can never equal it.
         self.quick[slot] & bit != 0
+            && self.quick_last[fold(key.as_bytes().last())] & bit != 0
             && self.slots[slot].iter().any(|e| e.len() == key.len() && e.eq_ignore_ascii_case(key))
     }
 }
@@ -88,6 +98,12 @@ mod tests {
         for first in (b'0'..=b'z').map(char::from) {
             for len in 0..16 {
                 keys.push(std::iter::once(first).chain(std::iter::repeat_n('t', len)).collect());
+            }
+        }
+        // Every entry with its last byte replaced (the second filter is by the last letter).
+        for e in d.lowered.iter().filter(|e| e.is_ascii() && !e.is_empty()) {
+            for last in (b' '..=b'~').map(char::from) {
+                keys.push(format!("{}{last}", &e[..e.len() - 1]));
             }
         }
         keys.extend(

@@ -36,6 +36,7 @@ pub use caps::{
 use crate::contract::{markers, MAX_TEXT_BYTES, MAX_TEXT_PRE_REDACT_BYTES, MAX_VALUE_BYTES, MAX_VALUE_DEPTH};
 use crate::delivery::wire::flat::Flat;
 use crate::delivery::wire::json::{needs_escape, write_str, write_str_with};
+use crate::delivery::wire::node::Str;
 pub(crate) use caps::drop_flat;
 #[cfg(test)]
 pub(crate) use caps::is_cap_marker;
@@ -238,10 +239,14 @@ impl Redactor {
 
     /// Writes [`text_ref`](Self::text_ref)`(text)` as a JSON string: with one look at the text
     /// when it holds no trigger (the common case).
-    pub(crate) fn write_text(&self, text: &str, out: &mut Vec<u8>) {
+    /// The bytes readable after the text are read on by the look rather than copied.
+    pub(crate) fn write_text(&self, Str { text, readable }: Str<'_>, out: &mut Vec<u8>) {
         let cut = cut_at_char_boundary(text, MAX_TEXT_PRE_REDACT_BYTES);
-        let look =
-            if self.enabled { prescan::look(cut.as_bytes()) } else { u8::from(needs_escape(cut)) * prescan::ESCAPES };
+        let look = if self.enabled {
+            prescan::look_in(readable, cut.len())
+        } else {
+            u8::from(needs_escape(cut)) * prescan::ESCAPES
+        };
         if look & prescan::TRIGGERS == 0 && cut.len() <= MAX_TEXT_BYTES {
             write_str_with(out, cut, look & prescan::ESCAPES != 0);
         } else {

@@ -37,7 +37,9 @@ pub(crate) fn look(s: &[u8]) -> u8 {
 }
 
 /// [`look`] of `bytes[..len]`, reading what follows it as needed (fewer copies).
-#[inline]
+// Always: called per string of every value, its short path and dispatch cost less inline than
+// the call (and the saving of registers its rare paths need).
+#[inline(always)]
 pub(crate) fn look_in(bytes: &[u8], len: usize) -> u8 {
     if len < SHORTEST_MATCH {
         // Too short to hold a match: the escape test alone, on a word (many values are this short).
@@ -142,9 +144,17 @@ macro_rules! simd_look {
 mod x86 {
     use std::arch::x86_64::*;
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn look_in(bytes: &[u8], len: usize) -> u8 {
         if std::arch::is_x86_feature_detected!("avx2") {
+            // Most strings fit one chunk with the bytes after them readable: one window, without
+            // the loop, the lane masks and the digit sums of the general path.
+            if let Some(window) = bytes.first_chunk::<{ 32 + super::LOOKAHEAD }>().filter(|_| len <= 32) {
+                if std::arch::is_x86_feature_detected!("popcnt") {
+                    // SAFETY: the CPU has AVX2 and POPCNT (just checked).
+                    return unsafe { look_one_avx2(window, len) };
+                }
+            }
             // SAFETY: the CPU has AVX2 (just checked).
             unsafe { look_avx2(bytes, len) }
         } else {
@@ -165,6 +175,45 @@ mod x86 {
         subs: _mm256_subs_epu8, sub: _mm256_sub_epi8, adds: _mm256_adds_epu8, movemask: _mm256_movemask_epi8,
         sum: sum_256
     );
+
+    /// [`look_avx2`] of `window[..len]`, `len` from 1 to 32: the chunk's tests once, their lanes
+    /// as bit masks (the digits counted by `popcnt`).
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and POPCNT.
+    #[target_feature(enable = "avx2,popcnt")]
+    unsafe fn look_one_avx2(window: &[u8; 32 + super::LOOKAHEAD], len: usize) -> u8 {
+        debug_assert!((1..=32).contains(&len));
+        // SAFETY (each load): 32 bytes at 0 to 3 are within the window's 35; unaligned loads.
+        let (a, b, c, d) = unsafe {
+            let p = window.as_ptr();
+            (
+                _mm256_loadu_si256(p.cast()),
+                _mm256_loadu_si256(p.add(1).cast()),
+                _mm256_loadu_si256(p.add(2).cast()),
+                _mm256_loadu_si256(p.add(3).cast()),
+            )
+        };
+        let splat = |b: u8| _mm256_set1_epi8(b as i8);
+        let eq = |v: __m256i, b: u8| _mm256_cmpeq_epi8(v, splat(b));
+        let at_most = |v: __m256i, max: u8| _mm256_cmpeq_epi8(_mm256_subs_epu8(v, splat(max)), _mm256_setzero_si256());
+        let or = |x, y| _mm256_or_si256(x, y);
+        let and = |x, y| _mm256_and_si256(x, y);
+        let case = splat(0x20);
+        let bea = and(and(eq(or(a, case), b'b'), eq(or(b, case), b'e')), eq(or(c, case), b'a'));
+        let words = or(
+            or(and(eq(b, b'k'), eq(c, b'-')), and(eq(b, b'h'), eq(d, b'_'))),
+            or(or(and(eq(a, b'A'), eq(b, b'K')), and(eq(b, b'y'), eq(c, b'J'))), bea),
+        );
+        let triggers = or(words, eq(a, b'@'));
+        let escapes = or(at_most(a, 0x1F), or(eq(a, b'"'), eq(a, b'\\')));
+        let digits = at_most(_mm256_sub_epi8(a, splat(b'0')), 9);
+        // The string's positions: the first `len` lanes.
+        let mine = u32::MAX >> (32 - len);
+        let bits = |v: __m256i| _mm256_movemask_epi8(v) as u32 & mine;
+        let triggers = bits(triggers) != 0 || bits(digits).count_ones() >= super::MIN_DIGITS;
+        u8::from(bits(escapes) != 0) * super::ESCAPES + u8::from(triggers) * super::TRIGGERS
+    }
 
     /// Sum of the lanes' digit counts (each at most 255: no overflow).
     #[target_feature(enable = "sse2")]

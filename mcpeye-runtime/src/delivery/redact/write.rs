@@ -10,7 +10,7 @@ use crate::contract::{markers, MAX_VALUE_BYTES, MAX_VALUE_DEPTH};
 use crate::delivery::wire::flat::{Cursor, Flat, Token};
 use crate::delivery::wire::json::{
     block_is_plain_ascii, is_plain_ascii, needs_escape, string_len_with, write_block, write_escaped, write_number,
-    write_plain, write_plain_in, write_str, BLOCK,
+    write_plain, write_plain_in, write_raw_in, write_str, BLOCK,
 };
 use crate::delivery::wire::node::{compact_len, Kind, Node, Str};
 use std::borrow::Cow;
@@ -34,9 +34,16 @@ pub(super) fn write_value<'a, N: Node<'a>>(value: N, denylist: Option<&Denylist>
 /// cursor, with a stack of the open containers' counts instead of recursion (the generic walk
 /// cost ~130 instructions per key or value, mostly in calls and iterators).
 pub(super) fn write_flat(value: Flat<'_>, denylist: Option<&Denylist>, out: &mut Vec<u8>) -> bool {
-    let start = out.len();
     let mut w = Walk { denylist, out, measured: 0, skipped: false };
-    if !w.flat(Cursor::new(value)) || w.measured > MAX_VALUE_BYTES {
+    // Every node's compact JSON, with the comma after it, takes at most 7 bytes per byte of its
+    // flat form (`false,` of a 1-byte node is the worst; a string's 6-byte escapes come with its
+    // 5-byte header): a small flat value can never pass the cap, and is not measured at all.
+    if value.size().saturating_mul(FLAT_GROWTH) <= MAX_VALUE_BYTES {
+        w.flat::<false>(Cursor::new(value));
+        return w.skipped;
+    }
+    let start = w.out.len();
+    if !w.flat::<true>(Cursor::new(value)) || w.measured > MAX_VALUE_BYTES {
         truncated(out, start, compact_len(value));
         return true;
     }
@@ -50,6 +57,9 @@ fn truncated(out: &mut Vec<u8>, start: usize, len: usize) {
     write_number(out, len as u64);
     out.push(b'}');
 }
+
+/// Most bytes of compact JSON per byte of a flat node (see [`write_flat`]).
+const FLAT_GROWTH: usize = 7;
 
 /// Marks an object in [`Walk::flat`]'s stack of counts.
 const OBJECT: u32 = 1 << 31;
@@ -65,8 +75,9 @@ struct Walk<'a> {
 
 impl Walk<'_> {
     /// Writes the flat value at `c`; false once the measured length passes the cap (checked at
-    /// each string, where a value grows most; the caller checks the whole).
-    fn flat(&mut self, mut c: Cursor<'_>) -> bool {
+    /// each string, where a value grows most; the caller checks the whole). Without `MEASURE`,
+    /// nothing is measured (a value too small to reach the cap) and the walk always completes.
+    fn flat<const MEASURE: bool>(&mut self, mut c: Cursor<'_>) -> bool {
         // Per open container, its items or entries still to come (with [`OBJECT`] for an object).
         // Flat containers nest less than MAX_VALUE_DEPTH deep, and deeper ones are not opened.
         let mut open = [0u32; MAX_VALUE_DEPTH];
@@ -75,29 +86,37 @@ impl Walk<'_> {
             // A value at `c`, at nesting level `depth`.
             let done = match c.next() {
                 Token::Str(s) => {
-                    if !self.string(s) {
+                    if !self.string::<MEASURE>(s) {
                         return false;
                     }
                     true
                 }
-                Token::Number(t) => {
-                    self.out.extend_from_slice(t);
-                    self.measured += t.len();
+                Token::Number(t, readable) => {
+                    write_raw_in(self.out, t, readable);
+                    if MEASURE {
+                        self.measured += t.len();
+                    }
                     true
                 }
                 Token::Bool(b) => {
                     self.out.extend_from_slice(if b { b"true" } else { b"false" });
-                    self.measured += if b { 4 } else { 5 };
+                    if MEASURE {
+                        self.measured += if b { 4 } else { 5 };
+                    }
                     true
                 }
                 Token::Null => {
                     self.out.extend_from_slice(b"null");
-                    self.measured += 4;
+                    if MEASURE {
+                        self.measured += 4;
+                    }
                     true
                 }
                 Token::Array(_) | Token::Object(_) if depth >= MAX_VALUE_DEPTH => {
                     c.back_to_header();
-                    self.measured += compact_len(c.node());
+                    if MEASURE {
+                        self.measured += compact_len(c.node());
+                    }
                     self.skipped = true;
                     c.skip();
                     write_str(self.out, markers::TOO_DEEP);
@@ -105,16 +124,22 @@ impl Walk<'_> {
                 }
                 Token::Array(0) => {
                     self.out.extend_from_slice(b"[]");
-                    self.measured += 2;
+                    if MEASURE {
+                        self.measured += 2;
+                    }
                     true
                 }
                 Token::Object(0) => {
                     self.out.extend_from_slice(b"{}");
-                    self.measured += 2;
+                    if MEASURE {
+                        self.measured += 2;
+                    }
                     true
                 }
                 Token::Array(count) => {
-                    self.measured += count + 1;
+                    if MEASURE {
+                        self.measured += count + 1;
+                    }
                     self.out.push(b'[');
                     // Counts are u32 in the flat form.
                     open[depth] = count as u32;
@@ -122,11 +147,13 @@ impl Walk<'_> {
                     false
                 }
                 Token::Object(count) => {
-                    self.measured += 2 * count + 1;
+                    if MEASURE {
+                        self.measured += 2 * count + 1;
+                    }
                     open[depth] = count as u32 | OBJECT;
                     depth += 1;
                     // A denied entry's value is written with its key.
-                    self.key(&mut c, b'{')
+                    self.key::<MEASURE>(&mut c, b'{')
                 }
             };
             if !done {
@@ -146,7 +173,7 @@ impl Walk<'_> {
                     self.out.push(b',');
                     break;
                 }
-                if !self.key(&mut c, b',') {
+                if !self.key::<MEASURE>(&mut c, b',') {
                     break;
                 }
             }
@@ -157,35 +184,42 @@ impl Walk<'_> {
     /// colon; for a denied key, also the marker in place of its value (stepped over). Returns
     /// whether the entry is done.
     #[inline(always)]
-    fn key(&mut self, c: &mut Cursor<'_>, lead: u8) -> bool {
-        let Str { text: k, readable } = c.key();
+    fn key<const MEASURE: bool>(&mut self, c: &mut Cursor<'_>, lead: u8) -> bool {
         // Most keys: plain ASCII, short, with a block readable; one look and one write.
-        if let Some(block) = readable.first_chunk::<BLOCK>().filter(|_| k.len() <= BLOCK) {
+        if let Some((k, block)) = c.short_key() {
             if block_is_plain_ascii(block, k.len()) {
-                self.measured += k.len() + 2;
+                if MEASURE {
+                    self.measured += k.len() + 2;
+                }
                 write_block(self.out, Some(lead), block, k.len(), Some(b':'));
-                return self.denied(c, self.denylist.is_some_and(|d| d.contains_ascii(k)));
+                return self.denied::<MEASURE>(c, self.denylist.is_some_and(|d| d.contains_ascii(k)));
             }
+            return self.key_slow::<MEASURE>(c, k, block, lead);
         }
-        self.key_slow(c, k, readable, lead)
+        let Str { text: k, readable } = c.key();
+        self.key_slow::<MEASURE>(c, k, readable, lead)
     }
 
     /// [`key`](Self::key) of any other key.
     #[inline(never)]
-    fn key_slow(&mut self, c: &mut Cursor<'_>, k: &str, readable: &[u8], lead: u8) -> bool {
+    fn key_slow<const MEASURE: bool>(&mut self, c: &mut Cursor<'_>, k: &str, readable: &[u8], lead: u8) -> bool {
         if k.len() <= BLOCK {
             // A short key near the end of the buffer: the block from a copy.
             let mut block = [0; BLOCK];
             block[..k.len()].copy_from_slice(k.as_bytes());
             if block_is_plain_ascii(&block, k.len()) {
-                self.measured += k.len() + 2;
+                if MEASURE {
+                    self.measured += k.len() + 2;
+                }
                 write_block(self.out, Some(lead), &block, k.len(), Some(b':'));
-                return self.denied(c, self.denylist.is_some_and(|d| d.contains_ascii(k)));
+                return self.denied::<MEASURE>(c, self.denylist.is_some_and(|d| d.contains_ascii(k)));
             }
         }
         let plain = is_plain_ascii(k);
         let escapes = !plain && needs_escape(k);
-        self.measured += string_len_with(k, escapes);
+        if MEASURE {
+            self.measured += string_len_with(k, escapes);
+        }
         match readable.first_chunk::<BLOCK>() {
             // Non-ASCII keys without escapes, short ones as one block.
             Some(block) if !escapes && k.len() <= BLOCK => {
@@ -206,16 +240,18 @@ impl Walk<'_> {
             Some(d) => d.contains(k),
             None => false,
         };
-        self.denied(c, denied)
+        self.denied::<MEASURE>(c, denied)
     }
 
     /// For a denied key, writes the marker in place of the value at `c` (stepped over).
     /// Returns `denied`.
     #[inline(always)]
-    fn denied(&mut self, c: &mut Cursor<'_>, denied: bool) -> bool {
+    fn denied<const MEASURE: bool>(&mut self, c: &mut Cursor<'_>, denied: bool) -> bool {
         if denied {
             let node = c.node();
-            self.measured += compact_len(node);
+            if MEASURE {
+                self.measured += compact_len(node);
+            }
             self.skipped |= node.is_container();
             c.skip();
             write_str(self.out, markers::FIELD);
@@ -296,7 +332,7 @@ impl Walk<'_> {
     #[inline(always)]
     fn scalar<'n, N: Node<'n>>(&mut self, kind: Kind<'n, N>) -> bool {
         match kind {
-            Kind::Str(s) => return self.string(s),
+            Kind::Str(s) => return self.string::<true>(s),
             Kind::Null => {
                 self.out.extend_from_slice(b"null");
                 self.measured += 4;
@@ -314,7 +350,7 @@ impl Walk<'_> {
 
     /// Writes a string value; false once the measured length passes the cap.
     #[inline(always)]
-    fn string(&mut self, Str { text: s, readable }: Str<'_>) -> bool {
+    fn string<const MEASURE: bool>(&mut self, Str { text: s, readable }: Str<'_>) -> bool {
         // One look for escapes and triggers serves the measure, the redaction and, most often,
         // the writing.
         let look = match self.denylist {
@@ -322,9 +358,11 @@ impl Walk<'_> {
             None => u8::from(needs_escape(s)) * ESCAPES,
         };
         let escapes = look & ESCAPES != 0;
-        self.measured += string_len_with(s, escapes);
-        if self.measured > MAX_VALUE_BYTES {
-            return false;
+        if MEASURE {
+            self.measured += string_len_with(s, escapes);
+            if self.measured > MAX_VALUE_BYTES {
+                return false;
+            }
         }
         match (look & TRIGGERS != 0).then(|| redact_flagged(s)) {
             Some(Cow::Owned(redacted)) => write_str(self.out, &redacted),

@@ -20,6 +20,7 @@
 //! would lengthen the call, and deep ones are capped by the flusher anyway): they cross as the
 //! `Value` they are, as before.
 
+use super::json::BLOCK;
 use super::node::{Kind, Node, Num, Str};
 use crate::capture::result::{CallToolResult, Content};
 use crate::contract::MAX_VALUE_DEPTH;
@@ -303,7 +304,7 @@ impl<'a> Flat<'a> {
 
     /// Bytes this node takes.
     #[inline]
-    fn size(self) -> usize {
+    pub(crate) fn size(self) -> usize {
         match self.0[0] {
             NUMBER => 2 + usize::from(self.0[1]),
             STRING => 5 + u32_at(self.0, 1),
@@ -586,6 +587,35 @@ mod tests {
         }
     }
 
+    /// A node's compact JSON takes at most 7 bytes per byte of its flat form (the flusher's
+    /// writer does not measure a value below the cap by that bound: `redact/write.rs`), for the
+    /// worst cases and many generated values.
+    #[test]
+    fn compact_json_is_at_most_seven_bytes_per_flat_byte() {
+        let mut seed = 0x2545_F491_4F6C_DD1D;
+        let mut values: Vec<Value> = (0..3000).map(|_| generated(&mut seed, 0)).collect();
+        values.extend([
+            json!(false),
+            json!(null),
+            json!([false, false, false, null, true]),
+            json!({"": false, "\u{1}": null, "\u{2}\u{3}": "\u{4}"}),
+            json!(["\u{1}\u{1f}", "", "\"\\"]),
+            json!([[], [[]], {}, [{}]]),
+            json!([0, 1, -2, 1e300]),
+            nested(MAX_VALUE_DEPTH, json!(false)),
+        ]);
+        for v in &values {
+            let mut out = Vec::new();
+            if !flatten(v, &mut out, usize::MAX) {
+                continue;
+            }
+            let node = Flat::new(&out);
+            let json = serde_json::to_vec(v).unwrap().len();
+            assert_eq!(super::super::node::compact_len(node), json, "{v}");
+            assert!(json <= 7 * node.size(), "{v}: {json} bytes from {}", node.size());
+        }
+    }
+
     /// A key twice is found in small and large objects alike.
     #[test]
     fn a_key_twice_is_found() {
@@ -621,7 +651,8 @@ mod tests {
 pub(crate) enum Token<'a> {
     Null,
     Bool(bool),
-    Number(&'a [u8]),
+    /// The number's text, then the bytes readable from its start (the text and more).
+    Number(&'a [u8], &'a [u8]),
     Str(Str<'a>),
     /// The number of items, which follow.
     Array(usize),
@@ -672,7 +703,7 @@ impl<'a> Cursor<'a> {
             NUMBER => {
                 let end = at + 2 + usize::from(b[at + 1]);
                 self.at = end;
-                Token::Number(&b[at + 2..end])
+                Token::Number(&b[at + 2..end], &b[at + 2..])
             }
             STRING => Token::Str(self.str_at(at + 1)),
             tag => {
@@ -696,6 +727,20 @@ impl<'a> Cursor<'a> {
     #[inline(always)]
     pub(crate) fn key(&mut self) -> Str<'a> {
         self.str_at(self.at)
+    }
+
+    /// The key of an entry when it is at most [`BLOCK`] bytes long with a whole block readable
+    /// from its start: its text and that block (its value is then here). Else `None`, and the
+    /// cursor is where it was. One bounds check where [`key`](Self::key) and a block take four.
+    #[inline(always)]
+    pub(crate) fn short_key(&mut self) -> Option<(&'a str, &'a [u8; BLOCK])> {
+        let at = self.at;
+        let (len, block) = self.b.get(at..)?.first_chunk::<{ 4 + BLOCK }>()?.split_first_chunk::<4>()?;
+        let len = u32::from_le_bytes(*len) as usize;
+        let block: &[u8; BLOCK] = block.try_into().ok()?;
+        let key = block.get(..len)?;
+        self.at = at + 4 + len;
+        Some((text(key), block))
     }
 
     /// The string whose length is at `at`; moves past it.

@@ -117,39 +117,68 @@ pub(crate) fn write_plain_in(out: &mut Vec<u8>, s: &str, readable: &[u8]) {
     }
 }
 
+/// Appends `bytes`, which `readable` starts with: up to [`BLOCK`] bytes with as many readable
+/// are copied as one fixed-size block then cut back, without a call to memcpy (numbers).
+#[inline(always)]
+pub(crate) fn write_raw_in(out: &mut Vec<u8>, bytes: &[u8], readable: &[u8]) {
+    match readable.first_chunk::<BLOCK>() {
+        Some(block) if bytes.len() <= BLOCK => {
+            out.reserve(BLOCK);
+            let at = out.len();
+            // SAFETY: the reserve leaves room for the whole block; `set_len` then covers only its
+            // first `bytes.len()` bytes, which are `bytes` (`readable` starts with them).
+            unsafe {
+                std::ptr::copy_nonoverlapping(block.as_ptr(), out.as_mut_ptr().add(at), BLOCK);
+                out.set_len(at + bytes.len());
+            }
+        }
+        _ => out.extend_from_slice(bytes),
+    }
+}
+
 /// [`is_plain_ascii`] of the first `len` bytes of `block` (`len` at most [`BLOCK`]): one look
 /// at the whole block, the bytes past `len` ignored (keys are mostly short, and the word tests
 /// of `is_plain_ascii` cost more to set up than this).
 #[inline(always)]
 pub(crate) fn block_is_plain_ascii(block: &[u8; BLOCK], len: usize) -> bool {
-    block_flags(block) & ((1u64 << len) - 1) == 0
+    let mine = (1u64 << len) - 1;
+    // Most keys fit the first half: one look at it.
+    match block.first_chunk::<{ BLOCK / 2 }>() {
+        Some(half) if len <= BLOCK / 2 => half_flags(half) & mine == 0,
+        _ => block_flags(block) & mine == 0,
+    }
 }
 
 /// A bit per byte of `block` that is not ASCII, below 0x20, `"` or `\\`.
-#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn block_flags(block: &[u8; BLOCK]) -> u64 {
+    let (low, high) = block.split_at(BLOCK / 2);
+    let half = |h: &[u8]| half_flags(h.try_into().expect("half a block"));
+    half(low) | half(high) << (BLOCK / 2)
+}
+
+/// [`block_flags`] of 16 bytes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn half_flags(half: &[u8; BLOCK / 2]) -> u64 {
     use std::arch::x86_64::*;
-    let half = |at: usize| {
-        // SAFETY: SSE2 is part of the x86_64 baseline; the 16 bytes at `at` (0 or 16) are in
-        // the block (unaligned load).
-        unsafe {
-            let v = _mm_loadu_si128(block.as_ptr().add(at).cast());
-            // Signed, non-ASCII bytes are negative: one compare flags them and those below 0x20.
-            let low = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
-            let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
-            let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
-            u64::from(_mm_movemask_epi8(_mm_or_si128(low, _mm_or_si128(quote, backslash))) as u16)
-        }
-    };
-    half(0) | half(16) << 16
+    // SAFETY: SSE2 is part of the x86_64 baseline; the 16 bytes loaded are `half` (unaligned
+    // load).
+    unsafe {
+        let v = _mm_loadu_si128(half.as_ptr().cast());
+        // Signed, non-ASCII bytes are negative: one compare flags them and those below 0x20.
+        let low = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+        u64::from(_mm_movemask_epi8(_mm_or_si128(low, _mm_or_si128(quote, backslash))) as u16)
+    }
 }
 
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
-fn block_flags(block: &[u8; BLOCK]) -> u64 {
+fn half_flags(half: &[u8; BLOCK / 2]) -> u64 {
     let mut flags = 0u64;
-    for (i, &b) in block.iter().enumerate() {
+    for (i, &b) in half.iter().enumerate() {
         flags |= u64::from(!(0x20..0x80).contains(&b) || b == b'"' || b == b'\\') << i;
     }
     flags

@@ -8,6 +8,7 @@ use crate::delivery::before_send::Event;
 use crate::delivery::redact::{drop_flat, Redactor};
 use flat::{flatten, flatten_map, flatten_result, Flat};
 use json::{hyphenated_lower, needs_escape, write_escaped, write_number, write_parts, write_str};
+use node::Str;
 use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
@@ -37,7 +38,11 @@ pub(crate) struct Queued {
     /// The MCP session of the call: sampling keeps or drops it whole.
     pub session_id: Option<Arc<str>>,
     pub timestamp_ms: u64,
-    pub duration: Duration,
+    /// The call's duration as its seconds and nanoseconds (a `Duration`'s padding, and the
+    /// intent's source apart from its text, would make the record 8 bytes longer than the 256
+    /// that are moved without memcpy's long path; it is moved 4 times on each thread).
+    duration_secs: u64,
+    duration_nanos: u32,
     pub user_id: Option<String>,
     pub user_email: Option<String>,
     /// The flattened values and texts the fields below point into.
@@ -45,7 +50,9 @@ pub(crate) struct Queued {
     /// `None`: the arguments were not an object (sent as `{}`).
     arguments: Option<Field>,
     outcome: Outcome,
-    intent: Option<(Text, IntentSource)>,
+    intent: Option<Text>,
+    /// The intent's source (meaningless without an intent).
+    intent_source: IntentSource,
 }
 
 /// A value of a queued record.
@@ -53,7 +60,8 @@ pub(crate) struct Queued {
 enum Field {
     /// Flattened, from this offset of the record's bytes.
     Flat(usize),
-    Value(Value),
+    /// Boxed: rare (a value over the budget), and a record is moved several times on its way.
+    Value(Box<Value>),
 }
 
 /// A text of a queued record.
@@ -115,9 +123,10 @@ impl Queued {
     pub(crate) fn into_record(self) -> (CallRecord, Option<String>, Option<String>) {
         let value = |f: Field, bytes: &[u8]| match f {
             Field::Flat(start) => flat::to_value(Flat::new(&bytes[start..])),
-            Field::Value(v) => v,
+            Field::Value(v) => *v,
         };
-        let Queued { tool_name, client, session_id, timestamp_ms, duration, user_id, user_email, bytes, .. } = self;
+        let duration = self.duration();
+        let Queued { tool_name, client, session_id, timestamp_ms, user_id, user_email, bytes, .. } = self;
         let arguments = match self.arguments {
             Some(f) => value(f, &bytes),
             None => Value::Object(serde_json::Map::new()),
@@ -126,9 +135,31 @@ impl Queued {
             Outcome::Success(f) => CallOutcome::Success { result: value(f, &bytes) },
             Outcome::Failed(o) => o,
         };
-        let intent = self.intent.map(|(t, source)| (text_of(&bytes, &t).to_owned(), source));
+        let intent = self.intent.map(|t| (text_of(&bytes, &t).to_owned(), self.intent_source));
         let record = CallRecord { tool_name, arguments, outcome, intent, client, session_id, timestamp_ms, duration };
         (record, user_id, user_email)
+    }
+
+    /// Asks the CPU to start loading the first cache lines of the record's buffer (a hint: on
+    /// other targets, nothing).
+    #[inline]
+    pub(crate) fn prefetch(&self) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            /// Lines asked for: a typical record (a few hundred bytes) whole.
+            const LINES: usize = 8;
+            for line in 0..self.bytes.len().div_ceil(64).min(LINES) {
+                // SAFETY: a prefetch reads nothing and cannot fault; `line * 64` is below the
+                // buffer's length, so the address is within it.
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(self.bytes.as_ptr().add(line * 64).cast()) }
+            }
+        }
+    }
+
+    /// How long the call took.
+    pub(crate) fn duration(&self) -> Duration {
+        Duration::new(self.duration_secs, self.duration_nanos)
     }
 
     /// The record's buffer, emptied, for the next record once this one is encoded.
@@ -136,6 +167,14 @@ impl Queued {
         let mut bytes = std::mem::take(&mut self.bytes);
         bytes.clear();
         bytes
+    }
+}
+
+/// [`text_of`] with the bytes readable after it (the rest of the record's buffer).
+fn str_of<'s>(bytes: &'s [u8], t: &'s Text) -> Str<'s> {
+    match t {
+        Text::Flat(start, _) => Str { text: text_of(bytes, t), readable: &bytes[*start..] },
+        Text::Moved(s) => Str::of(s),
     }
 }
 
@@ -211,7 +250,7 @@ impl FlatStart {
         let arguments = if flatten_map(map, &mut bytes, FLAT_VALUE_BUDGET) {
             Field::Flat(start)
         } else {
-            Field::Value(Value::Object(map.clone()))
+            Field::Value(Box::new(Value::Object(map.clone())))
         };
         FlatStart::of(tool_name, client, session_id, user, bytes, Some(arguments), intent)
     }
@@ -235,7 +274,7 @@ impl FlatStart {
     pub(crate) fn arguments(&self) -> Value {
         match &self.arguments {
             Some(Field::Flat(start)) => flat::to_value(Flat::new(&self.bytes[*start..])),
-            Some(Field::Value(v)) => v.clone(),
+            Some(Field::Value(v)) => (**v).clone(),
             None => Value::Object(serde_json::Map::new()),
         }
     }
@@ -247,7 +286,7 @@ impl FlatStart {
         let field = if flatten_result(result, &mut self.bytes, FLAT_VALUE_BUDGET) {
             Field::Flat(start)
         } else {
-            Field::Value(result.to_json())
+            Field::Value(Box::new(result.to_json()))
         };
         self.queued(Outcome::Success(field), now_epoch_ms(), duration)
     }
@@ -266,7 +305,7 @@ impl FlatStart {
         let field = if flat_ser::flatten_serialize(result, &mut self.bytes, FLAT_VALUE_BUDGET, Some(skip_root_key)) {
             Field::Flat(start)
         } else {
-            Field::Value(to_json(result))
+            Field::Value(Box::new(to_json(result)))
         };
         self.queued(Outcome::Success(field), now_epoch_ms(), duration)
     }
@@ -288,18 +327,24 @@ impl FlatStart {
     /// The one place a [`Queued`] is made.
     fn queued(self, outcome: Outcome, timestamp_ms: u64, duration: Duration) -> Queued {
         let FlatStart { tool_name, client, session_id, user_id, user_email, bytes, arguments, intent } = self;
+        let (intent, intent_source) = match intent {
+            Some((text, source)) => (Some(text), source),
+            None => (None, IntentSource::Mcpeye),
+        };
         Queued {
             tool_name,
             client,
             session_id,
             timestamp_ms,
-            duration,
+            duration_secs: duration.as_secs(),
+            duration_nanos: duration.subsec_nanos(),
             user_id,
             user_email,
             bytes,
             arguments,
             outcome,
             intent,
+            intent_source,
         }
     }
 }
@@ -321,7 +366,7 @@ fn field(v: Value, bytes: &mut Vec<u8>) -> Field {
     if flatten(&v, bytes, FLAT_VALUE_BUDGET) {
         Field::Flat(start)
     } else {
-        Field::Value(v)
+        Field::Value(Box::new(v))
     }
 }
 
@@ -402,7 +447,7 @@ pub(crate) fn encode_event(
     }
     let body = |f: Field| match f {
         Field::Flat(start) => Body::Flat(Flat::new(&bytes[start..])),
-        Field::Value(v) => Body::Value(v),
+        Field::Value(v) => Body::Value(*v),
     };
     let outcome = match std::mem::replace(
         &mut queued.outcome,
@@ -417,8 +462,8 @@ pub(crate) fn encode_event(
         arguments: queued.arguments.take().map_or(Body::Empty, body),
         outcome,
         timestamp_ms: queued.timestamp_ms,
-        duration_ms: u64::try_from(queued.duration.as_millis()).unwrap_or(u64::MAX),
-        intent: intent.as_ref().map(|(t, source)| (text_of(&bytes, t), *source)),
+        duration_ms: u64::try_from(queued.duration().as_millis()).unwrap_or(u64::MAX),
+        intent: intent.as_ref().map(|t| (str_of(&bytes, t), queued.intent_source)),
         user_id: queued.user_id.as_deref(),
         user_email: queued.user_email.as_deref(),
     };
@@ -444,7 +489,7 @@ pub(crate) fn encode_edited(event: Event, call_id: uuid::Uuid, out: &mut Vec<u8>
         outcome,
         timestamp_ms: event.timestamp_ms,
         duration_ms: event.duration_ms,
-        intent: event.intent.as_ref().map(|(t, source)| (t.as_str(), *source)),
+        intent: event.intent.as_ref().map(|(t, source)| (Str::of(t), *source)),
         user_id: event.user_id.as_deref(),
         user_email: event.user_email.as_deref(),
     };
@@ -470,7 +515,7 @@ struct Parts<'a> {
     outcome: Ended<'a>,
     timestamp_ms: u64,
     duration_ms: u64,
-    intent: Option<(&'a str, IntentSource)>,
+    intent: Option<(Str<'a>, IntentSource)>,
     user_id: Option<&'a str>,
     user_email: Option<&'a str>,
 }
@@ -764,6 +809,15 @@ mod tests {
         let mut r = record();
         r.arguments = json!({"a": [[{"b": [1]}]]});
         assert!(encode(r).unwrap().contains("\"arguments\":{\"a\":[[{\"b\":[1]}]]}"));
+    }
+
+    /// A record crosses to the flusher by value (moved about 4 times on each thread): at most 256
+    /// bytes are copied without memcpy's loop (callgrind: ~40 instructions less per move).
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn records_are_moved_in_256_bytes() {
+        assert!(std::mem::size_of::<Queued>() <= 256, "{}", std::mem::size_of::<Queued>());
+        assert!(std::mem::size_of::<Result<Queued, crossbeam_channel::TryRecvError>>() <= 256);
     }
 
     #[test]

@@ -139,8 +139,11 @@ impl Ran {
     /// A call that ended (well or not) after the client cancelled it is recorded as cancelled:
     /// the client no longer waits for its answer. A panic stays a panic.
     fn unless_cancelled(self, origin: &Origin) -> Ran {
-        match (&self, &origin.cancellation) {
-            (Ran::Done(_) | Ran::Invalid(_), Some(c)) if c.is_cancelled() => Ran::Cancelled(c.reason()),
+        match &self {
+            Ran::Done(_) | Ran::Invalid(_) => match origin.cancelled() {
+                Some(reason) => Ran::Cancelled(reason),
+                None => self,
+            },
             _ => self,
         }
     }

@@ -366,6 +366,8 @@ impl Manifest {
     /// The one guard chain of `try_call` and `try_call_async`: the reserved tool, unknown
     /// names, the intent taken out, and arguments that are not an object refused (arguments
     /// nested too deep are refused before the handler runs, once flattening them failed).
+    // Inlined: the call it returns (a few hundred bytes) is then built where it is used, not copied.
+    #[inline(always)]
     fn route(&self, origin: &Origin, name: &str, arguments: Value) -> Result<Routed<'_>, CallError> {
         if self.reserved && name == RESERVED_TOOL_NAME {
             return Ok(Routed::Answered(self.answer_reserved(origin, arguments)));
@@ -487,6 +489,7 @@ impl Manifest {
 
 /// Starts a call of `tool_name`: the arguments as the handler will see them, with the intent
 /// taken out when the tool has one; and whether the arguments were an object.
+#[inline(always)]
 fn start(origin: &Origin, tool_name: &'static str, strip: bool, arguments: Value) -> (InFlight, bool) {
     let (mut map, is_object) = split_arguments(arguments);
     let intent = if strip { take_intent(&mut map) } else { None };

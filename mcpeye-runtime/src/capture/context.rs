@@ -464,13 +464,14 @@ impl fmt::Debug for Context {
 impl Context {
     /// The context of a call of `tool` from `origin`, cancelled with `cancellation` (the
     /// origin's own, or one that also ends with the tool's timeout).
-    pub(crate) fn new(tool: Cow<'static, str>, origin: &Origin, cancellation: Cancellation) -> Self {
-        Context { inner: Arc::new(Inner { tool, origin: origin.clone(), cancellation }) }
+    pub(crate) fn new(tool: Cow<'static, str>, origin: Origin, cancellation: Cancellation) -> Self {
+        Context { inner: Arc::new(Inner { tool, origin, cancellation }) }
     }
 
     /// The context of a call from `origin`, as a test or a serving layer of its own would make
     /// it for calling a handler directly.
     pub fn for_origin(origin: &Origin) -> Self {
+        let origin = origin.resolved();
         let cancellation = origin.cancellation.clone().unwrap_or_default();
         Context::new(Cow::Borrowed(""), origin, cancellation)
     }

@@ -28,6 +28,8 @@ const MAX_UNKNOWN_NAME_CHARS: usize = mcpeye_contract::MAX_TOOL_NAME_CHARS;
 /// refused. Deeper values can only be built in code, and deserialising them (into a `Value`
 /// parameter, say) recurses once per level and can overflow the calling thread's stack.
 const MAX_ARGUMENT_DEPTH: usize = 127;
+// Arguments that flattening accepted are never too deep (see `Manifest::flatten_arguments`).
+const _: () = assert!(crate::contract::MAX_VALUE_DEPTH <= MAX_ARGUMENT_DEPTH);
 
 /// The reason of a call whose arguments mcpeye refused before the handler ran.
 pub(crate) const INVALID_ARGUMENTS: &str = "invalid_arguments";
@@ -139,8 +141,11 @@ impl Ran {
     /// A call that ended (well or not) after the client cancelled it is recorded as cancelled:
     /// the client no longer waits for its answer. A panic stays a panic.
     fn unless_cancelled(self, origin: &Origin) -> Ran {
-        match (&self, &origin.cancellation) {
-            (Ran::Done(_) | Ran::Invalid(_), Some(c)) if c.is_cancelled() => Ran::Cancelled(c.reason()),
+        match &self {
+            Ran::Done(_) | Ran::Invalid(_) => match origin.cancelled() {
+                Some(reason) => Ran::Cancelled(reason),
+                None => self,
+            },
             _ => self,
         }
     }
@@ -242,6 +247,7 @@ impl Manifest {
             Routed::Refused(call, e) => self.conclude(call, Ran::Invalid(e)),
             Routed::Ready(call, entry) => match entry.def.handler {
                 Handler::Sync(run) => self.run_sync(origin, call, entry, run),
+                Handler::Async(_) if nests_too_deep(&call.arguments) => self.conclude(call, Ran::Invalid(too_deep())),
                 Handler::Async(_) => {
                     let e = ArgsError {
                         problems: vec![format!(
@@ -293,6 +299,10 @@ impl Manifest {
             Routed::Ready(mut call, entry) => match entry.def.handler {
                 Handler::Sync(run) => self.run_sync(origin, call, entry, run),
                 Handler::Async(run) => {
+                    let recorded = self.flatten_arguments(&mut call);
+                    if recorded.is_none() && nests_too_deep(&call.arguments) {
+                        return Ok(self.conclude(call, Ran::Invalid(too_deep())));
+                    }
                     let timeout = entry.def.timeout;
                     // The call's own signal: the client's, or a child of it that the timeout
                     // cancels (so that the client's signal stays the client's).
@@ -302,7 +312,6 @@ impl Manifest {
                         (Some(c), Some(_)) => Some(c.child()),
                         (None, Some(_)) => Some(Cancellation::new()),
                     };
-                    let recorded = self.flatten_arguments(&mut call);
                     let inv =
                         Invocation { recorded: recorded.as_ref(), ..self.invocation(origin, entry, own.as_ref()) };
                     // Parsing and state lookup happen here, before the future exists: the future
@@ -333,12 +342,17 @@ impl Manifest {
 
     /// The call's record started with its arguments flattened, so that the handler may take
     /// them (see [`Tracker::flatten_arguments`]); `None` when the record needs them as they are.
+    /// Flattened arguments nest less than [`MAX_VALUE_DEPTH`](crate::contract::MAX_VALUE_DEPTH)
+    /// (64) deep, so only arguments it did not flatten are checked against [`MAX_ARGUMENT_DEPTH`].
     fn flatten_arguments(&self, call: &mut InFlight) -> Option<FlatStart> {
         self.active_tracker().and_then(|t| t.flatten_arguments(call))
     }
 
     fn run_sync(&self, origin: &Origin, mut call: InFlight, entry: &Entry, run: SyncHandler) -> CallToolResult {
         let recorded = self.flatten_arguments(&mut call);
+        if recorded.is_none() && nests_too_deep(&call.arguments) {
+            return self.conclude(call, Ran::Invalid(too_deep()));
+        }
         let inv = Invocation { recorded: recorded.as_ref(), ..self.invocation(origin, entry, None) };
         let ran = match call.span.in_scope(|| catch_unwind(AssertUnwindSafe(|| run(&inv, &mut call.arguments)))) {
             Ok(Ok(r)) => Ran::Done(r),
@@ -350,20 +364,19 @@ impl Manifest {
     }
 
     /// The one guard chain of `try_call` and `try_call_async`: the reserved tool, unknown
-    /// names, the intent taken out, and arguments refused before any handler sees them.
+    /// names, the intent taken out, and arguments that are not an object refused (arguments
+    /// nested too deep are refused before the handler runs, once flattening them failed).
+    // Inlined: the call it returns (a few hundred bytes) is then built where it is used, not copied.
+    #[inline(always)]
     fn route(&self, origin: &Origin, name: &str, arguments: Value) -> Result<Routed<'_>, CallError> {
         if self.reserved && name == RESERVED_TOOL_NAME {
             return Ok(Routed::Answered(self.answer_reserved(origin, arguments)));
         }
         let entry = self.lookup(name).ok_or_else(|| CallError::UnknownTool(name.to_owned()))?;
         let (call, is_object) = start(origin, entry.def.name, entry.def.intent, arguments);
-        Ok(if !is_object {
-            Routed::Refused(call, not_an_object())
-        } else if nests_too_deep(&call.arguments) {
-            Routed::Refused(call, too_deep())
-        } else {
-            Routed::Ready(call, entry)
-        })
+        // Arguments nested too deep are refused once flattening them failed (see
+        // `flatten_arguments`): a flattened value nests less deep.
+        Ok(if !is_object { Routed::Refused(call, not_an_object()) } else { Routed::Ready(call, entry) })
     }
 
     /// Turns what ran into the client's result, records it, and resumes a panic.
@@ -476,6 +489,7 @@ impl Manifest {
 
 /// Starts a call of `tool_name`: the arguments as the handler will see them, with the intent
 /// taken out when the tool has one; and whether the arguments were an object.
+#[inline(always)]
 fn start(origin: &Origin, tool_name: &'static str, strip: bool, arguments: Value) -> (InFlight, bool) {
     let (mut map, is_object) = split_arguments(arguments);
     let intent = if strip { take_intent(&mut map) } else { None };

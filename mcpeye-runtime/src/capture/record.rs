@@ -113,6 +113,10 @@ pub struct Origin {
     pub cancellation: Option<Cancellation>,
     /// The way back to the client (progress, logs, sampling, elicitation).
     pub channel: Option<Arc<dyn ClientChannel>>,
+    /// The channel, cancellation and `_meta` of an rmcp request, not built yet: most handlers
+    /// never ask for their context (see [`resolved`](Self::resolved)).
+    #[cfg(feature = "rmcp")]
+    pub(crate) deferred: Option<crate::rmcp::Deferred>,
 }
 
 impl fmt::Debug for Origin {
@@ -145,6 +149,46 @@ impl Origin {
         }
         self.meta = Some(Arc::new(meta));
         self
+    }
+
+    /// The progress token of a request's `_meta` (what [`with_meta`](Self::with_meta) reads).
+    #[cfg(feature = "rmcp")]
+    pub(crate) fn progress_token_of(meta: &Map<String, Value>) -> Option<ProgressToken> {
+        small_map_get(meta, "progressToken").and_then(ProgressToken::from_json)
+    }
+
+    /// This origin as a handler's context sees it: with the parts its serving layer deferred
+    /// (rmcp's channel, cancellation and `_meta`) built, once, and shared by every clone.
+    pub(crate) fn resolved(&self) -> Origin {
+        #[cfg(feature = "rmcp")]
+        if let Some(d) = &self.deferred {
+            return Origin {
+                client: self.client.clone(),
+                meta: d.meta(),
+                session_id: self.session_id.clone(),
+                request_id: self.request_id.clone(),
+                transport: self.transport,
+                trace_context: self.trace_context.clone(),
+                progress_token: self.progress_token.clone(),
+                log_level: self.log_level,
+                cancellation: Some(d.cancellation()),
+                channel: Some(d.channel()),
+                deferred: None,
+            };
+        }
+        self.clone()
+    }
+
+    /// Whether the request was cancelled, and why (`Some(None)`: without a reason).
+    pub(crate) fn cancelled(&self) -> Option<Option<String>> {
+        if let Some(c) = &self.cancellation {
+            return c.is_cancelled().then(|| c.reason());
+        }
+        #[cfg(feature = "rmcp")]
+        if let Some(d) = &self.deferred {
+            return d.cancelled();
+        }
+        None
     }
 
     /// With the transport's session id.

@@ -259,8 +259,9 @@ pub struct Invocation<'a> {
 impl Invocation<'_> {
     /// The [`Context`] of this call, for a `Context` parameter.
     pub fn context(&self) -> Context {
-        let cancellation = self.cancellation.or(self.origin.cancellation.as_ref()).cloned().unwrap_or_default();
-        Context::new(std::borrow::Cow::Borrowed(self.tool), self.origin, cancellation)
+        let origin = self.origin.resolved();
+        let cancellation = self.cancellation.or(origin.cancellation.as_ref()).cloned().unwrap_or_default();
+        Context::new(std::borrow::Cow::Borrowed(self.tool), origin, cancellation)
     }
 
     /// The registered state of type `T`. The manifest checks at build time that every state a

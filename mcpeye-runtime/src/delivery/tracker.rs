@@ -492,13 +492,13 @@ impl Started {
     }
 
     /// Records a call that succeeded with `result`, whose record is `to_json(result)`: a pipeline
-    /// flattens it straight from `result` (leaving out the root object's `skip_root_key`, which
-    /// `to_json` removes too), without building that JSON.
-    pub(crate) fn finish_serialized<T: serde::Serialize + ?Sized>(
+    /// flattens it straight from `result` with `flatten` (see `FlatStart::finish_serialized`),
+    /// without building that JSON.
+    pub(crate) fn finish_serialized<T: ?Sized>(
         self,
         tracker: &Tracker,
         result: &T,
-        skip_root_key: &'static str,
+        flatten: impl FnOnce(&T, &mut Vec<u8>, usize) -> bool,
         to_json: impl FnOnce(&T) -> Value,
     ) {
         match self {
@@ -506,7 +506,7 @@ impl Started {
                 let duration = started.elapsed();
                 // The span reads no result (see `Tracker::start`).
                 span.end(&Value::Null, &CallOutcome::Success { result: Value::Null }, None, duration, Some(tracker));
-                tracker.deliver(|| flat.finish_serialized(result, skip_root_key, to_json, duration));
+                tracker.deliver(|| flat.finish_serialized(result, flatten, to_json, duration));
             }
             Started::Call(call) => call.finish(Some(tracker), CallOutcome::Success { result: to_json(result) }),
         }

@@ -25,12 +25,13 @@ use ::rmcp::model::{
 use ::rmcp::service::{Peer, RequestContext, ServiceError};
 use ::rmcp::RoleServer;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::future::Future;
 use std::pin::{pin, Pin};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Poll, Waker};
 use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
 
 enum Msg {
     Notify(Box<ServerNotification>),
@@ -61,6 +62,7 @@ enum Queue {
 }
 
 /// Where the client's capabilities are read from.
+#[derive(Clone)]
 enum Capabilities {
     /// The session's `initialize`.
     Session(Arc<InitializeRequestParams>),
@@ -259,12 +261,116 @@ async fn pump_messages(peer: Peer<RoleServer>, mut rx: mpsc::UnboundedReceiver<M
     }
 }
 
-/// The [`Origin`] of this rmcp request, with its channel back to the client and its
-/// cancellation (rmcp's request token, probed). The context's `_meta` moves into the origin.
-fn request_origin(
-    clients: &Clients,
-    context: &mut RequestContext<RoleServer>,
-) -> (Origin, Arc<RmcpChannel>, Cancellation) {
+/// The parts of an rmcp request's [`Origin`] that only a handler asking for its
+/// [`Context`](crate::Context) uses: the channel back to the client, the cancellation signal
+/// (probing rmcp's request token) and the `_meta` object. They are kept as what makes them and
+/// built once, when first asked for ([`Origin::resolved`]): most handlers never ask, and building
+/// them cost three allocations per call.
+pub(crate) struct Deferred {
+    ct: CancellationToken,
+    state: Mutex<State>,
+}
+
+// Not boxed: boxing the pending parts would cost the allocation that deferring saves.
+#[allow(clippy::large_enum_variant)]
+enum State {
+    /// Not asked for yet: what makes the parts.
+    Pending(Pending),
+    Made(Made),
+}
+
+struct Pending {
+    peer: Peer<RoleServer>,
+    session: Option<session::Key>,
+    source: Capabilities,
+    meta: Option<Map<String, Value>>,
+}
+
+#[derive(Clone)]
+struct Made {
+    channel: Arc<RmcpChannel>,
+    cancellation: Cancellation,
+    meta: Option<Arc<Map<String, Value>>>,
+}
+
+impl Pending {
+    /// The parts; the `_meta` moves into them.
+    fn make(&mut self, ct: &CancellationToken) -> Made {
+        let ct = ct.clone();
+        let channel = Arc::new(RmcpChannel {
+            peer: self.peer.clone(),
+            queue: Mutex::new(Queue::Unopened(None)),
+            session: self.session.clone(),
+            capabilities: OnceLock::new(),
+            source: self.source.clone(),
+        });
+        Made {
+            channel,
+            cancellation: Cancellation::with_probe(move || ct.is_cancelled()),
+            meta: self.meta.take().map(Arc::new),
+        }
+    }
+}
+
+impl Deferred {
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn made(&self) -> Made {
+        let mut state = self.state();
+        let made = match &mut *state {
+            State::Made(m) => return m.clone(),
+            State::Pending(p) => p.make(&self.ct),
+        };
+        *state = State::Made(made.clone());
+        made
+    }
+
+    /// The channel, if a handler asked for it.
+    fn made_channel(&self) -> Option<Arc<RmcpChannel>> {
+        match &*self.state() {
+            State::Made(m) => Some(m.channel.clone()),
+            State::Pending(_) => None,
+        }
+    }
+
+    /// The channel back to the client.
+    pub(crate) fn channel(&self) -> Arc<dyn ClientChannel> {
+        self.made().channel
+    }
+
+    /// The request's cancellation signal.
+    pub(crate) fn cancellation(&self) -> Cancellation {
+        self.made().cancellation
+    }
+
+    /// The request's `_meta`, when it has one.
+    pub(crate) fn meta(&self) -> Option<Arc<Map<String, Value>>> {
+        self.made().meta
+    }
+
+    /// Whether the request was cancelled, and why; without building the signal.
+    pub(crate) fn cancelled(&self) -> Option<Option<String>> {
+        let made = match &*self.state() {
+            State::Made(m) => m.cancellation.clone(),
+            // What the signal would say: cancelled by its probe, without a reason.
+            State::Pending(_) => return self.ct.is_cancelled().then_some(None),
+        };
+        made.is_cancelled().then(|| made.reason())
+    }
+}
+
+/// A clone shares the parts, made for it.
+impl Clone for Deferred {
+    fn clone(&self) -> Self {
+        Deferred { ct: self.ct.clone(), state: Mutex::new(State::Made(self.made())) }
+    }
+}
+
+/// The [`Origin`] of this rmcp request without its channel, cancellation and `_meta`, and what
+/// makes those. The context's `_meta` moves into the latter.
+fn origin_parts(clients: &Clients, context: &mut RequestContext<RoleServer>) -> (Origin, Pending) {
     let keys = MetaKeys::of(&context.meta);
     let log_level = match keys.log_level {
         true => context.meta.get(META_LOG_LEVEL).and_then(Value::as_str).and_then(LogLevel::parse),
@@ -278,42 +384,55 @@ fn request_origin(
         _ if keys.client_capabilities => Capabilities::Meta(context.meta.get(META_CLIENT_CAPABILITIES).cloned()),
         _ => Capabilities::Meta(None),
     };
-    let channel = Arc::new(RmcpChannel {
-        peer: context.peer.clone(),
-        queue: Mutex::new(Queue::Unopened(None)),
-        session,
-        capabilities: OnceLock::new(),
-        source,
-    });
-    let ct = context.ct.clone();
-    let cancellation = Cancellation::with_probe(move || ct.is_cancelled());
-    let mut origin =
-        clients.origin_with(context, info, keys).with_cancellation(cancellation.clone()).with_channel(channel.clone());
-    if !context.meta.is_empty() {
-        // `_meta` serialises as the map it is, so the map is its JSON: taken, not copied (the
-        // context is the handler's, and nothing below reads its `_meta`).
-        origin = origin.with_meta(std::mem::take(&mut context.meta.0 .0));
-    }
+    let mut origin = clients.origin_with(context, info, keys);
+    // `_meta` serialises as the map it is, so the map is its JSON: taken, not copied (the context
+    // is the handler's, and nothing below reads its `_meta`).
+    let meta = match context.meta.is_empty() {
+        true => None,
+        false => Some(std::mem::take(&mut context.meta.0 .0)),
+    };
+    origin.progress_token = meta.as_ref().and_then(Origin::progress_token_of);
     origin.log_level = log_level;
+    (origin, Pending { peer: context.peer.clone(), session, source, meta })
+}
+
+/// The [`Origin`] of this rmcp request, with its channel back to the client and its
+/// cancellation (rmcp's request token, probed). The context's `_meta` moves into the origin.
+fn request_origin(
+    clients: &Clients,
+    context: &mut RequestContext<RoleServer>,
+) -> (Origin, Arc<RmcpChannel>, Cancellation) {
+    let (mut origin, mut pending) = origin_parts(clients, context);
+    let Made { channel, cancellation, meta } = pending.make(&context.ct);
+    origin.meta = meta;
+    origin.cancellation = Some(cancellation.clone());
+    origin.channel = Some(channel.clone());
     (origin, channel, cancellation)
 }
 
 /// Like [`with_origin`] for a call that ends without awaiting (a manifest without async
-/// tools): it runs at once, then the notifications it queued are sent, before its answer. The
-/// request's future holds none of the machinery of a call in progress (no cancellation to
-/// watch: the call ends before the request could be cancelled, and its signal probes rmcp's).
-pub(crate) async fn with_origin_now<F, T>(clients: &Clients, context: &mut RequestContext<RoleServer>, call: F) -> T
+/// tools): it runs at once, and what it gives is returned with, when it queued notifications,
+/// the future that sends them (await it before answering). No cancellation is watched: the
+/// call ends before the request could be cancelled, and its signal probes rmcp's. The channel,
+/// cancellation and `_meta` are built only if the call asks for its context.
+pub(crate) fn with_origin_now<F, T>(
+    clients: &Clients,
+    context: &mut RequestContext<RoleServer>,
+    call: F,
+) -> (T, Option<impl Future<Output = ()> + Send + 'static>)
 where
-    F: FnOnce(Origin) -> T,
+    F: FnOnce(&Origin) -> T,
 {
-    let (origin, channel, _) = request_origin(clients, context);
-    let out = call(origin);
-    channel.close();
-    if let Some(rx) = channel.receiver(None) {
-        // Boxed: most calls send nothing, and the pump's state is large.
-        Box::pin(pump_messages(channel.peer.clone(), rx)).await;
-    }
-    out
+    let (mut origin, pending) = origin_parts(clients, context);
+    origin.deferred = Some(Deferred { ct: context.ct.clone(), state: Mutex::new(State::Pending(pending)) });
+    let out = call(&origin);
+    let channel = origin.deferred.as_ref().and_then(Deferred::made_channel);
+    drop(origin);
+    let pump = channel.and_then(|channel| {
+        channel.close();
+        channel.receiver(None).map(|rx| pump_messages(channel.peer.clone(), rx))
+    });
+    (out, pump)
 }
 
 /// Runs `call` with the [`Origin`] of this rmcp request, in this task: the call's notifications

@@ -8,9 +8,10 @@ use crate::capture::record::{active_tracker, CallOutcome};
 use crate::capture::schema::inject_intent_described;
 use crate::contract::{INTENT_PARAM_DESCRIPTION, INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
 use crate::delivery::tracker::{Started, Tracker};
+use crate::delivery::wire::{flat::flatten_texts, flat_ser::flatten_serialize};
 use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use ::rmcp::handler::server::tool::ToolCallContext;
-use ::rmcp::model::{CallToolResponse, CallToolResult, JsonObject, Tool};
+use ::rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, Tool};
 use ::rmcp::ErrorData;
 use serde_json::{Map, Value};
 use std::any::{Any, TypeId};
@@ -314,7 +315,7 @@ fn conclude(mut call: Started, tracker: &Tracker, response: &Result<Response, Bo
         }
         Ok(Ok(CallToolResponse::Complete(r))) => {
             // The record is the result as `result_json` makes it, flattened without that JSON.
-            call.finish_serialized(tracker, r, RESULT_TYPE, result_json);
+            call.finish_serialized(tracker, r, flatten_result, result_json);
             return;
         }
         Ok(Ok(CallToolResponse::Task(t))) => {
@@ -343,6 +344,23 @@ fn result_json(r: &CallToolResult) -> Value {
         m.shift_remove(RESULT_TYPE);
     }
     v
+}
+
+/// Appends the node of [`result_json`]`(r)` to `out` within `budget`, without building that JSON;
+/// false, with `out` as it was, when it does not fit (or cannot be flattened).
+fn flatten_result(r: &CallToolResult, out: &mut Vec<u8>, budget: usize) -> bool {
+    // Text items without `_meta` or annotations, and nothing else: the common result, written
+    // directly (serialising it through serde cost ~4x as many instructions).
+    let plain_text =
+        |c: &ContentBlock| matches!(c, ContentBlock::Text(t) if t.meta.is_none() && t.annotations.is_none());
+    if r.structured_content.is_none() && r.meta.is_none() && r.content.iter().all(plain_text) {
+        let texts = r.content.iter().map(|c| match c {
+            ContentBlock::Text(t) => t.text.as_str(),
+            _ => "",
+        });
+        return flatten_texts(texts, r.is_error, out, budget);
+    }
+    flatten_serialize(r, out, budget, Some(RESULT_TYPE))
 }
 
 /// rmcp's discriminator key in a serialised `CallToolResult`.
@@ -412,12 +430,30 @@ mod tests {
     /// `result_json` makes of it.
     #[test]
     fn results_flatten_as_their_json() {
-        use crate::delivery::wire::{flat::flatten, flat_ser::flatten_serialize};
-        use ::rmcp::model::{ContentBlock, ResultType};
+        use crate::delivery::wire::flat::flatten;
+        use ::rmcp::model::{Annotations, MetaObject, ResultType, TextContent};
         let mut complete = CallToolResult::success(vec![ContentBlock::text("3 invoices found")]);
         complete.result_type = Some(ResultType::COMPLETE);
+        let mut not_error = CallToolResult::success(vec![ContentBlock::text("a"), ContentBlock::text("")]);
+        not_error.is_error = Some(false);
+        let mut with_meta = CallToolResult::success(vec![ContentBlock::text("x\u{1}é")]);
+        with_meta.meta = Some(MetaObject(serde_json::json!({"k": 1}).as_object().cloned().unwrap()));
+        let text_meta =
+            TextContent::new("t").with_meta(MetaObject(serde_json::json!({"a": [1]}).as_object().cloned().unwrap()));
+        let mut annotations = Annotations::default();
+        annotations.priority = Some(0.5);
+        let annotated = TextContent::new("t").with_annotations(annotations);
         let results = [
-            complete,
+            complete.clone(),
+            not_error,
+            with_meta,
+            CallToolResult::success(vec![ContentBlock::Text(text_meta), ContentBlock::text("u")]),
+            CallToolResult::success(vec![ContentBlock::text("u"), ContentBlock::Text(annotated)]),
+            CallToolResult::success(vec![
+                ContentBlock::text("a \"b\"\n"),
+                ContentBlock::text("界🔑"),
+                ContentBlock::text(""),
+            ]),
             CallToolResult::success(vec![ContentBlock::text("a \"b\"\n"), ContentBlock::image("AAAA", "image/png")]),
             CallToolResult::structured(serde_json::json!({"n": [1, 2.5, null], "s": "x"})),
             CallToolResult::error(vec![ContentBlock::text("no")]),
@@ -428,6 +464,14 @@ mod tests {
             assert!(flatten_serialize(r, &mut direct, usize::MAX, Some(RESULT_TYPE)), "{r:?}");
             assert!(flatten(&result_json(r), &mut via_json, usize::MAX));
             assert_eq!(direct, via_json, "{r:?}");
+            let mut written = b"prefix".to_vec();
+            assert!(flatten_result(r, &mut written, usize::MAX), "{r:?}");
+            assert_eq!(written[6..], via_json[..], "{r:?}");
+            for budget in [via_json.len(), via_json.len() - 1, 8] {
+                let mut cut = b"prefix".to_vec();
+                assert_eq!(flatten_result(r, &mut cut, budget), budget >= via_json.len(), "{r:?} {budget}");
+                assert_eq!(cut.len(), if budget >= via_json.len() { 6 + via_json.len() } else { 6 }, "{r:?} {budget}");
+            }
         }
     }
 

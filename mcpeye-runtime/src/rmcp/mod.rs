@@ -113,6 +113,7 @@ mod instrument;
 mod serve;
 mod session;
 
+pub(crate) use channel::Deferred;
 pub use instrument::{instrument, instrument_with, instrumented, Instrument};
 pub use serve::{set_log_level, tool_router, ManifestServer};
 

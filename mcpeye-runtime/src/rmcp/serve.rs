@@ -211,10 +211,10 @@ impl From<LoggingLevel> for LogLevel {
 /// [`tool_router`]: the call runs with the request's context (client, `_meta`, cancellation, the
 /// channel back to the client), is recorded, and is answered as rmcp expects.
 ///
-/// Boxed: rmcp moves the request's future by value several times while spawning its task, so a
-/// call's whole state machine inline would be copied each time. `sync`: the manifest has no
-/// async tool, so the call is answered without awaiting and its state holds no async handler's
-/// future (a smaller allocation, less to copy).
+/// `sync`: the manifest has no async tool, so the call runs here, before the future exists, and
+/// the future is its answer, ready (or, when the call queued notifications, the boxed sending of
+/// those before it). Otherwise boxed: rmcp moves the request's future by value several times
+/// while spawning its task, so a call's whole state machine inline would be copied each time.
 fn call_manifest<'a>(
     manifest: &'a Manifest,
     sync: bool,
@@ -222,18 +222,47 @@ fn call_manifest<'a>(
     context: &'a mut RequestContext<RoleServer>,
     name: &'a str,
     arguments: Option<JsonObject>,
-) -> Pin<Box<dyn Future<Output = Result<CallToolResponse, ErrorData>> + Send + 'a>> {
+) -> Answer<'a> {
     let arguments = arguments.map(Value::Object).unwrap_or(Value::Null);
     if sync {
-        return Box::pin(answer(with_origin_now(clients, context, move |origin| {
-            let result = manifest.try_call_result(&origin, name, arguments);
-            unanswered(&origin, name, result)
-        })));
+        let (result, pump) = with_origin_now(clients, context, move |origin| {
+            let result = manifest.try_call_result(origin, name, arguments);
+            unanswered(origin, name, result)
+        });
+        return match pump {
+            None => Answer::Now(std::future::ready(answer_of(result))),
+            Some(pump) => Answer::Later(Box::pin(async move {
+                // Boxed with the call's answer: most calls send nothing.
+                pump.await;
+                answer_of(result)
+            })),
+        };
     }
-    Box::pin(answer(with_origin(clients, context, move |origin| async move {
+    Answer::Later(Box::pin(answer(with_origin(clients, context, move |origin| async move {
         let result = manifest.try_call_async_result(&origin, name, arguments).await;
         unanswered(&origin, name, result)
-    })))
+    }))))
+}
+
+/// The answer to one `tools/call` ([`call_manifest`]).
+// Not boxed: boxing a ready answer would cost the allocation it saves.
+#[allow(clippy::large_enum_variant)]
+enum Answer<'a> {
+    /// Known already.
+    Now(std::future::Ready<Result<CallToolResponse, ErrorData>>),
+    /// Still to come.
+    Later(Pin<Box<dyn Future<Output = Result<CallToolResponse, ErrorData>> + Send + 'a>>),
+}
+
+impl Future for Answer<'_> {
+    type Output = Result<CallToolResponse, ErrorData>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+        match self.get_mut() {
+            Answer::Now(ready) => Pin::new(ready).poll(cx),
+            Answer::Later(later) => later.as_mut().poll(cx),
+        }
+    }
 }
 
 /// MCP answers an unknown tool with invalid params (`CallError::code`): its span says so, and
@@ -247,7 +276,12 @@ fn unanswered(origin: &Origin, name: &str, result: Result<McpeyeResult, CallErro
 
 /// The manifest's answer as rmcp's.
 async fn answer(called: impl Future<Output = Result<McpeyeResult, CallError>>) -> Result<CallToolResponse, ErrorData> {
-    match called.await {
+    answer_of(called.await)
+}
+
+/// The manifest's answer as rmcp's.
+fn answer_of(called: Result<McpeyeResult, CallError>) -> Result<CallToolResponse, ErrorData> {
+    match called {
         Ok(result) => super::complete_response(result),
         Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
     }

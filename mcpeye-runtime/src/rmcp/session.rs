@@ -12,6 +12,7 @@ use ::rmcp::RoleServer;
 use std::sync::{Arc, Mutex, Weak};
 
 /// A session, by its handshake.
+#[derive(Clone)]
 pub(crate) struct Key(Weak<InitializeRequestParams>);
 
 static LEVELS: Mutex<Vec<(Weak<InitializeRequestParams>, LogLevel)>> = Mutex::new(Vec::new());

@@ -79,6 +79,58 @@ pub(crate) fn flatten_result(r: &CallToolResult, out: &mut Vec<u8>, budget: usiz
     fits
 }
 
+/// Appends the node of `{"content": [{"type": "text", "text": t}, …]}`, one item per text of
+/// `texts`, followed by `"isError": e` when `is_error` is `Some(e)`: the record of a result of
+/// plain text items only. Returns false, with `out` as it was, like [`flatten`].
+#[cfg(feature = "rmcp")]
+pub(crate) fn flatten_texts<'t>(
+    texts: impl ExactSizeIterator<Item = &'t str>,
+    is_error: Option<bool>,
+    out: &mut Vec<u8>,
+    budget: usize,
+) -> bool {
+    let start = out.len();
+    let fits = put_texts(texts, is_error, out, start.saturating_add(budget).min(u32::MAX as usize));
+    if !fits {
+        out.truncate(start);
+    }
+    fits
+}
+
+#[cfg(feature = "rmcp")]
+fn put_texts<'t>(
+    texts: impl ExactSizeIterator<Item = &'t str>,
+    is_error: Option<bool>,
+    out: &mut Vec<u8>,
+    limit: usize,
+) -> bool {
+    let size_at = put_header(out, OBJECT, 1 + usize::from(is_error.is_some()));
+    if !put_str(out, "content", limit) {
+        return false;
+    }
+    let items_at = put_header(out, ARRAY, texts.len());
+    for t in texts {
+        let at = put_header(out, OBJECT, 2);
+        let fits = put_str(out, "type", limit)
+            && put_tagged_str(out, "text", limit)
+            && put_str(out, "text", limit)
+            && put_tagged_str(out, t, limit);
+        if !fits {
+            return false;
+        }
+        patch_size(out, at);
+    }
+    patch_size(out, items_at);
+    if let Some(e) = is_error {
+        if !put_str(out, "isError", limit) {
+            return false;
+        }
+        out.push(if e { TRUE } else { FALSE });
+    }
+    patch_size(out, size_at);
+    out.len() <= limit
+}
+
 fn put_result(r: &CallToolResult, out: &mut Vec<u8>, limit: usize) -> bool {
     let size_at = put_header(out, OBJECT, 1 + usize::from(r.structured_content.is_some()) + usize::from(r.is_error));
     if !put_str(out, "content", limit) {

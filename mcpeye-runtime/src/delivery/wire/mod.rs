@@ -291,18 +291,19 @@ impl FlatStart {
         self.queued(Outcome::Success(field), now_epoch_ms(), duration)
     }
 
-    /// The queued record of a call that succeeded with `result` serialised, without the root
-    /// object's `skip_root_key` entry: flattened straight from it (`to_json` only if that gives up).
+    /// The queued record of a call that succeeded with `result`: flattened straight from it by
+    /// `flatten` (which appends its node within a budget, or gives up leaving the buffer as it
+    /// was), `to_json` only if that gives up.
     #[cfg(feature = "rmcp")]
-    pub(crate) fn finish_serialized<T: serde::Serialize + ?Sized>(
+    pub(crate) fn finish_serialized<T: ?Sized>(
         mut self,
         result: &T,
-        skip_root_key: &'static str,
+        flatten: impl FnOnce(&T, &mut Vec<u8>, usize) -> bool,
         to_json: impl FnOnce(&T) -> Value,
         duration: Duration,
     ) -> Queued {
         let start = self.bytes.len();
-        let field = if flat_ser::flatten_serialize(result, &mut self.bytes, FLAT_VALUE_BUDGET, Some(skip_root_key)) {
+        let field = if flatten(result, &mut self.bytes, FLAT_VALUE_BUDGET) {
             Field::Flat(start)
         } else {
             Field::Value(Box::new(to_json(result)))

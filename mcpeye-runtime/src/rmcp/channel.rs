@@ -464,14 +464,18 @@ pub(crate) fn with_origin_now<F, T>(
 where
     F: FnOnce(&Origin) -> T,
 {
-    let (mut origin, parts) = origin_parts(clients, context);
-    let context: &RequestContext<RoleServer> = context;
-    // SAFETY: `context` stays borrowed until `origin` is dropped below; `call` sees the origin
-    // only by reference, and a clone it makes has its parts made.
-    origin.deferred = Some(unsafe { Deferred::pending(context, parts) });
-    let out = call(&origin);
-    let channel = origin.deferred.as_ref().and_then(Deferred::made_channel);
-    drop(origin);
+    // The origin is dropped at the end of this block, where it is (`drop(origin)` would copy it
+    // first).
+    let (out, channel) = {
+        let (mut origin, parts) = origin_parts(clients, context);
+        let context: &RequestContext<RoleServer> = context;
+        // SAFETY: `context` stays borrowed until `origin` is dropped, at the end of this block;
+        // `call` sees the origin only by reference, and a clone it makes has its parts made.
+        origin.deferred = Some(unsafe { Deferred::pending(context, parts) });
+        let out = call(&origin);
+        let channel = origin.deferred.as_ref().and_then(Deferred::made_channel);
+        (out, channel)
+    };
     let pump = channel.and_then(|channel| {
         channel.close();
         channel.receiver(None).map(|rx| Pump { channel, rx })

@@ -246,13 +246,14 @@ fn wrap<S: Send + Sync + 'static>(
         };
         let ct = ctx.request_context.ct.clone();
         let cancelled = move || ct.is_cancelled();
-        // The context reaches the route through a borrowed slot: captured by value, it would be
-        // copied into each closure on the way.
-        let mut ctx = Some(ctx);
-        let mut run = || catch_unwind(AssertUnwindSafe(|| ctx.take().map(|ctx| inner(ctx))));
-        let future = match call.span().in_scope(&mut run) {
-            Ok(Some(future)) => Running::Tool(future),
-            Ok(None) => unreachable!("the route is called once"),
+        // The span entered by a guard rather than `in_scope`: the context is then moved into one
+        // closure, not copied into each closure on the way.
+        let entered = call.span().enter();
+        let inner = &inner;
+        let ran = catch_unwind(AssertUnwindSafe(move || inner(ctx)));
+        drop(entered);
+        let future = match ran {
+            Ok(future) => Running::Tool(future),
             Err(payload) => Running::Panicked(payload),
         };
         Box::pin(Recorded { future, call: Some(call), tracker, cancelled })

@@ -28,10 +28,10 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::future::Future;
 use std::pin::{pin, Pin};
+use std::ptr::NonNull;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Poll, Waker};
 use tokio::sync::{mpsc, oneshot};
-use tokio_util::sync::CancellationToken;
 
 enum Msg {
     Notify(Box<ServerNotification>),
@@ -267,7 +267,6 @@ async fn pump_messages(peer: Peer<RoleServer>, mut rx: mpsc::UnboundedReceiver<M
 /// built once, when first asked for ([`Origin::resolved`]): most handlers never ask, and building
 /// them cost three allocations per call.
 pub(crate) struct Deferred {
-    ct: CancellationToken,
     state: Mutex<State>,
 }
 
@@ -279,8 +278,26 @@ enum State {
     Made(Made),
 }
 
+/// What makes the deferred parts: the request's context, borrowed rather than its `Peer` and
+/// token cloned (an origin moved several times per call would carry them, and most calls never
+/// use them), and what was read from it.
 struct Pending {
-    peer: Peer<RoleServer>,
+    /// The request's context, which [`with_origin_now`] borrows for as long as the state can be
+    /// pending (a clone of the origin makes the parts; see [`Deferred::pending`]).
+    context: NonNull<RequestContext<RoleServer>>,
+    parts: Parts,
+}
+
+// SAFETY: `Pending::context` is only read, through a shared reference, while the
+// `RequestContext` it points to is borrowed by `with_origin_now` (the one place a pending state is
+// made, and it does not outlive that call); a `RequestContext<RoleServer>` is `Send + Sync`, so a
+// shared reference to it may be used from any thread.
+unsafe impl Send for Pending {}
+// SAFETY: as for `Send`: only shared access to a `Sync` value.
+unsafe impl Sync for Pending {}
+
+/// What [`origin_parts`] read from the context for the deferred parts.
+struct Parts {
     session: Option<session::Key>,
     source: Capabilities,
     meta: Option<Map<String, Value>>,
@@ -293,12 +310,12 @@ struct Made {
     meta: Option<Arc<Map<String, Value>>>,
 }
 
-impl Pending {
-    /// The parts; the `_meta` moves into them.
-    fn make(&mut self, ct: &CancellationToken) -> Made {
-        let ct = ct.clone();
+impl Parts {
+    /// The parts for the request of `context`; the `_meta` moves into them.
+    fn make(&mut self, context: &RequestContext<RoleServer>) -> Made {
+        let ct = context.ct.clone();
         let channel = Arc::new(RmcpChannel {
-            peer: self.peer.clone(),
+            peer: context.peer.clone(),
             queue: Mutex::new(Queue::Unopened(None)),
             session: self.session.clone(),
             capabilities: OnceLock::new(),
@@ -312,7 +329,26 @@ impl Pending {
     }
 }
 
+impl Pending {
+    /// The request's context.
+    fn context(&self) -> &RequestContext<RoleServer> {
+        // SAFETY: a pending state exists only inside `with_origin_now`, which holds the borrow
+        // the pointer was made from until the origin (and so this state) is dropped.
+        unsafe { self.context.as_ref() }
+    }
+}
+
 impl Deferred {
+    /// Parts to be made from `context` when first asked for.
+    ///
+    /// # Safety
+    ///
+    /// `context` must stay borrowed (not moved, dropped or mutated) for as long as the returned
+    /// value lives, unless its parts were made before (as a clone does).
+    unsafe fn pending(context: &RequestContext<RoleServer>, parts: Parts) -> Self {
+        Deferred { state: Mutex::new(State::Pending(Pending { context: NonNull::from(context), parts })) }
+    }
+
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -321,7 +357,11 @@ impl Deferred {
         let mut state = self.state();
         let made = match &mut *state {
             State::Made(m) => return m.clone(),
-            State::Pending(p) => p.make(&self.ct),
+            State::Pending(p) => {
+                let context = p.context;
+                // SAFETY: as `Pending::context`.
+                p.parts.make(unsafe { context.as_ref() })
+            }
         };
         *state = State::Made(made.clone());
         made
@@ -355,7 +395,7 @@ impl Deferred {
         let made = match &*self.state() {
             State::Made(m) => m.cancellation.clone(),
             // What the signal would say: cancelled by its probe, without a reason.
-            State::Pending(_) => return self.ct.is_cancelled().then_some(None),
+            State::Pending(p) => return p.context().ct.is_cancelled().then_some(None),
         };
         made.is_cancelled().then(|| made.reason())
     }
@@ -364,13 +404,13 @@ impl Deferred {
 /// A clone shares the parts, made for it.
 impl Clone for Deferred {
     fn clone(&self) -> Self {
-        Deferred { ct: self.ct.clone(), state: Mutex::new(State::Made(self.made())) }
+        Deferred { state: Mutex::new(State::Made(self.made())) }
     }
 }
 
 /// The [`Origin`] of this rmcp request without its channel, cancellation and `_meta`, and what
 /// makes those. The context's `_meta` moves into the latter.
-fn origin_parts(clients: &Clients, context: &mut RequestContext<RoleServer>) -> (Origin, Pending) {
+fn origin_parts(clients: &Clients, context: &mut RequestContext<RoleServer>) -> (Origin, Parts) {
     let keys = MetaKeys::of(&context.meta);
     let log_level = match keys.log_level {
         true => context.meta.get(META_LOG_LEVEL).and_then(Value::as_str).and_then(LogLevel::parse),
@@ -393,7 +433,7 @@ fn origin_parts(clients: &Clients, context: &mut RequestContext<RoleServer>) -> 
     };
     origin.progress_token = meta.as_ref().and_then(Origin::progress_token_of);
     origin.log_level = log_level;
-    (origin, Pending { peer: context.peer.clone(), session, source, meta })
+    (origin, Parts { session, source, meta })
 }
 
 /// The [`Origin`] of this rmcp request, with its channel back to the client and its
@@ -402,8 +442,8 @@ fn request_origin(
     clients: &Clients,
     context: &mut RequestContext<RoleServer>,
 ) -> (Origin, Arc<RmcpChannel>, Cancellation) {
-    let (mut origin, mut pending) = origin_parts(clients, context);
-    let Made { channel, cancellation, meta } = pending.make(&context.ct);
+    let (mut origin, mut parts) = origin_parts(clients, context);
+    let Made { channel, cancellation, meta } = parts.make(context);
     origin.meta = meta;
     origin.cancellation = Some(cancellation.clone());
     origin.channel = Some(channel.clone());
@@ -412,27 +452,50 @@ fn request_origin(
 
 /// Like [`with_origin`] for a call that ends without awaiting (a manifest without async
 /// tools): it runs at once, and what it gives is returned with, when it queued notifications,
-/// the future that sends them (await it before answering). No cancellation is watched: the
-/// call ends before the request could be cancelled, and its signal probes rmcp's. The channel,
-/// cancellation and `_meta` are built only if the call asks for its context.
+/// the [`Pump`] that sends them (await its [`send`](Pump::send) before answering). No
+/// cancellation is watched: the call ends before the request could be cancelled, and its signal
+/// probes rmcp's. The channel, cancellation and `_meta` are built only if the call asks for its
+/// context.
 pub(crate) fn with_origin_now<F, T>(
     clients: &Clients,
     context: &mut RequestContext<RoleServer>,
     call: F,
-) -> (T, Option<impl Future<Output = ()> + Send + 'static>)
+) -> (T, Option<Pump>)
 where
     F: FnOnce(&Origin) -> T,
 {
-    let (mut origin, pending) = origin_parts(clients, context);
-    origin.deferred = Some(Deferred { ct: context.ct.clone(), state: Mutex::new(State::Pending(pending)) });
-    let out = call(&origin);
-    let channel = origin.deferred.as_ref().and_then(Deferred::made_channel);
-    drop(origin);
+    // The origin is dropped at the end of this block, where it is (`drop(origin)` would copy it
+    // first).
+    let (out, channel) = {
+        let (mut origin, parts) = origin_parts(clients, context);
+        let context: &RequestContext<RoleServer> = context;
+        // SAFETY: `context` stays borrowed until `origin` is dropped, at the end of this block;
+        // `call` sees the origin only by reference, and a clone it makes has its parts made.
+        origin.deferred = Some(unsafe { Deferred::pending(context, parts) });
+        let out = call(&origin);
+        let channel = origin.deferred.as_ref().and_then(Deferred::made_channel);
+        (out, channel)
+    };
     let pump = channel.and_then(|channel| {
         channel.close();
-        channel.receiver(None).map(|rx| pump_messages(channel.peer.clone(), rx))
+        channel.receiver(None).map(|rx| Pump { channel, rx })
     });
     (out, pump)
+}
+
+/// The notifications a call of [`with_origin_now`] queued, to send. Two pointers: the future
+/// that sends them (over a kilobyte) is made only when there are some, not moved with every
+/// answer.
+pub(crate) struct Pump {
+    channel: Arc<RmcpChannel>,
+    rx: mpsc::UnboundedReceiver<Msg>,
+}
+
+impl Pump {
+    /// Sends the notifications, in order.
+    pub(crate) async fn send(self) {
+        pump_messages(self.channel.peer.clone(), self.rx).await
+    }
 }
 
 /// Runs `call` with the [`Origin`] of this rmcp request, in this task: the call's notifications

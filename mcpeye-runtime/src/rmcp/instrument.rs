@@ -239,12 +239,20 @@ fn wrap<S: Send + Sync + 'static>(
             return inner(ctx);
         };
         // The arguments go to the tool: the record takes them now (flattened, not cloned).
-        let origin = shared.clients.origin(&ctx.request_context);
-        let call = tracker.start(name.clone(), ctx.arguments.as_ref(), intent, &origin);
-        drop(origin);
+        // The origin is dropped where it is (`drop(origin)` would copy it first).
+        let call = {
+            let origin = shared.clients.origin(&ctx.request_context);
+            tracker.start(name.clone(), ctx.arguments.as_ref(), intent, &origin)
+        };
         let ct = ctx.request_context.ct.clone();
         let cancelled = move || ct.is_cancelled();
-        let future = match call.span().in_scope(|| catch_unwind(AssertUnwindSafe(|| inner(ctx)))) {
+        // The span entered by a guard rather than `in_scope`: the context is then moved into one
+        // closure, not copied into each closure on the way.
+        let entered = call.span().enter();
+        let inner = &inner;
+        let ran = catch_unwind(AssertUnwindSafe(move || inner(ctx)));
+        drop(entered);
+        let future = match ran {
             Ok(future) => Running::Tool(future),
             Err(payload) => Running::Panicked(payload),
         };
@@ -277,7 +285,7 @@ impl<C: Fn() -> bool + Unpin> Future for Recorded<'_, C> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Response> {
         let this = &mut *self;
-        let response = match std::mem::replace(&mut this.future, Running::Done) {
+        let payload = match std::mem::replace(&mut this.future, Running::Done) {
             Running::Tool(mut future) => {
                 let mut poll = || catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx)));
                 let polled = match &this.call {
@@ -289,24 +297,40 @@ impl<C: Fn() -> bool + Unpin> Future for Recorded<'_, C> {
                         this.future = Running::Tool(future);
                         return Poll::Pending;
                     }
-                    Ok(Poll::Ready(response)) => Ok(response),
-                    Err(payload) => Err(payload),
+                    // The tool's future is gone before the record is made, as it would be in an
+                    // `async` block; the response is returned from where it was polled (each
+                    // move of it copies a couple of hundred bytes).
+                    Ok(Poll::Ready(response)) => {
+                        drop(future);
+                        this.conclude(Ok(&response));
+                        return Poll::Ready(response);
+                    }
+                    Err(payload) => {
+                        drop(future);
+                        payload
+                    }
                 }
             }
-            Running::Panicked(payload) => Err(payload),
+            Running::Panicked(payload) => payload,
             Running::Done => panic!("an instrumented call polled after it ended"),
         };
-        // The tool's future is gone before the record is made, as it would be in an `async` block.
-        if let Some(call) = this.call.take() {
-            conclude(call, &this.tracker, &response, (this.cancelled)());
+        this.conclude(Err(&*payload));
+        resume_unwind(payload)
+    }
+}
+
+impl<C: Fn() -> bool> Recorded<'_, C> {
+    /// Records the call, once.
+    fn conclude(&mut self, response: Result<&Response, &(dyn Any + Send)>) {
+        if let Some(call) = self.call.take() {
+            conclude(call, &self.tracker, response, (self.cancelled)());
         }
-        Poll::Ready(response.unwrap_or_else(|p| resume_unwind(p)))
     }
 }
 
 /// Records what the route answered (see the [module docs](super)); the caller then returns it
 /// or resumes the panic. A call that ends after the client cancelled it is recorded as cancelled.
-fn conclude(mut call: Started, tracker: &Tracker, response: &Result<Response, Box<dyn Any + Send>>, cancelled: bool) {
+fn conclude(mut call: Started, tracker: &Tracker, response: Result<&Response, &(dyn Any + Send)>, cancelled: bool) {
     // The response is borrowed: it is large, and the caller returns it as it is.
     let outcome = match response {
         Ok(_) if cancelled => CallOutcome::cancelled(None),
@@ -331,7 +355,7 @@ fn conclude(mut call: Started, tracker: &Tracker, response: &Result<Response, Bo
             call.end_span(Some(tracker), &CallOutcome::error(e.message.to_string()), Some(code), elapsed);
             CallOutcome::error_with_reason(e.message.to_string(), code.to_string())
         }
-        Err(p) => CallOutcome::error_with_reason(panic_message(&**p), PANIC),
+        Err(p) => CallOutcome::error_with_reason(panic_message(p), PANIC),
     };
     call.finish(tracker, outcome);
 }

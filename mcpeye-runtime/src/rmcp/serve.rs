@@ -233,7 +233,7 @@ fn call_manifest<'a>(
             None => Answer::Now(std::future::ready(answer_of(result))),
             Some(pump) => Answer::Later(Box::pin(async move {
                 // Boxed with the call's answer: most calls send nothing.
-                pump.await;
+                pump.send().await;
                 answer_of(result)
             })),
         };

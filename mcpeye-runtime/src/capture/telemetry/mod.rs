@@ -56,6 +56,19 @@ pub(crate) struct CallSpan {
     tracing: Option<::tracing::Span>,
 }
 
+/// The guards of [`CallSpan::enter`]; the `tracing` span is exited before the OpenTelemetry
+/// context is detached, as in [`CallSpan::in_scope`].
+#[derive(Default)]
+#[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+pub(crate) struct Entered<'a> {
+    #[cfg(feature = "tracing")]
+    _tracing: Option<::tracing::span::Entered<'a>>,
+    #[cfg(feature = "opentelemetry")]
+    _otel: Option<::opentelemetry::ContextGuard>,
+    #[cfg(not(feature = "tracing"))]
+    _span: std::marker::PhantomData<&'a ()>,
+}
+
 /// What the conventions record of a request, read once at the start of a call.
 struct Request<'a> {
     tool: &'a Cow<'static, str>,
@@ -210,6 +223,25 @@ impl CallSpan {
         #[cfg(feature = "tracing")]
         let _tracing = self.tracing.as_ref().map(|s| s.enter());
         f()
+    }
+
+    /// The span(s) current until the guard is dropped, as [`in_scope`](Self::in_scope) makes them
+    /// (for a call whose closure would otherwise have to capture a large value by move).
+    #[inline]
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+    pub(crate) fn enter(&self) -> Entered<'_> {
+        if !self.is_observed() {
+            return Entered::default();
+        }
+        // Attached, then entered, as `in_scope` does (fields are built in the order written).
+        Entered {
+            #[cfg(feature = "opentelemetry")]
+            _otel: self.otel.as_ref().and_then(|o| o.attach()),
+            #[cfg(feature = "tracing")]
+            _tracing: self.tracing.as_ref().map(|s| s.enter()),
+            #[cfg(not(feature = "tracing"))]
+            _span: std::marker::PhantomData,
+        }
     }
 
     /// `future` with the span(s) current at each poll (see [`in_scope`](Self::in_scope)).

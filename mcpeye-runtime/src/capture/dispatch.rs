@@ -197,12 +197,10 @@ async fn drive<F: Future<Output = CallToolResult> + Unpin>(
     }
 }
 
-/// Where routing sent a call.
+/// Where routing sent a call of `try_call_async_result`.
 enum Routed<'m> {
-    /// Answered without a handler (the reserved tool), already recorded.
+    /// Answered without a handler (the reserved tool, or arguments refused), already recorded.
     Answered(CallToolResult),
-    /// Refused before the handler: the arguments are not an object, or nest too deep.
-    Refused(InFlight, ArgsError),
     /// Ready for the tool's handler.
     Ready(InFlight, &'m Entry),
 }
@@ -242,17 +240,7 @@ impl Manifest {
         name: &str,
         arguments: Value,
     ) -> Result<CallToolResult, CallError> {
-        // `route`'s chain, written out: the call goes from where it is built to its handler
-        // without being moved through a `Routed` (a few hundred bytes copied each time).
-        if self.reserved && name == RESERVED_TOOL_NAME {
-            return Ok(self.answer_reserved(origin, arguments));
-        }
-        let entry = self.lookup(name).ok_or_else(|| CallError::UnknownTool(name.to_owned()))?;
-        let (call, is_object) = start(origin, entry.def.name, entry.def.intent, arguments);
-        if !is_object {
-            return Ok(self.conclude(call, Ran::Invalid(not_an_object())));
-        }
-        Ok(match entry.def.handler {
+        let ready = |call: InFlight, entry: &Entry| match entry.def.handler {
             Handler::Sync(run) => self.run_sync(origin, call, entry, run),
             Handler::Async(_) if nests_too_deep(&call.arguments) => self.conclude(call, Ran::Invalid(too_deep())),
             Handler::Async(_) => {
@@ -263,7 +251,8 @@ impl Manifest {
                 };
                 self.conclude(call, Ran::Invalid(e))
             }
-        })
+        };
+        self.route(origin, name, arguments, ready, |answered| answered)
     }
 
     /// Calls a tool, sync or async, and returns the `CallToolResult` JSON; see
@@ -299,9 +288,8 @@ impl Manifest {
         name: &str,
         arguments: Value,
     ) -> Result<CallToolResult, CallError> {
-        Ok(match self.route(origin, name, arguments)? {
+        Ok(match self.route(origin, name, arguments, Routed::Ready, Routed::Answered)? {
             Routed::Answered(v) => v,
-            Routed::Refused(call, e) => self.conclude(call, Ran::Invalid(e)),
             Routed::Ready(mut call, entry) => match entry.def.handler {
                 Handler::Sync(run) => self.run_sync(origin, call, entry, run),
                 Handler::Async(run) => {
@@ -369,21 +357,31 @@ impl Manifest {
         self.conclude_after(call, ran.unless_cancelled(origin), duration, recorded)
     }
 
-    /// The guard chain of `try_call_async` (`try_call_result` writes the same out): the reserved
-    /// tool, unknown names, the intent taken out, and arguments that are not an object refused
-    /// (arguments nested too deep are refused before the handler runs, once flattening them
-    /// failed).
-    // Inlined: the call it returns (a few hundred bytes) is then built where it is used, not copied.
+    /// The one guard chain of `try_call` and `try_call_async`: the reserved tool, unknown
+    /// names, the intent taken out, and arguments that are not an object refused (arguments
+    /// nested too deep are refused before the handler runs, once flattening them failed: see
+    /// `flatten_arguments`). A call ready for its handler goes to `ready`, an answered one to
+    /// `answered`.
+    // Inlined, with the call handed to a closure: the call (a few hundred bytes) is then built
+    // where it is used rather than moved through a return value.
     #[inline(always)]
-    fn route(&self, origin: &Origin, name: &str, arguments: Value) -> Result<Routed<'_>, CallError> {
+    fn route<'m, R>(
+        &'m self,
+        origin: &Origin,
+        name: &str,
+        arguments: Value,
+        ready: impl FnOnce(InFlight, &'m Entry) -> R,
+        answered: impl FnOnce(CallToolResult) -> R,
+    ) -> Result<R, CallError> {
         if self.reserved && name == RESERVED_TOOL_NAME {
-            return Ok(Routed::Answered(self.answer_reserved(origin, arguments)));
+            return Ok(answered(self.answer_reserved(origin, arguments)));
         }
         let entry = self.lookup(name).ok_or_else(|| CallError::UnknownTool(name.to_owned()))?;
         let (call, is_object) = start(origin, entry.def.name, entry.def.intent, arguments);
-        // Arguments nested too deep are refused once flattening them failed (see
-        // `flatten_arguments`): a flattened value nests less deep.
-        Ok(if !is_object { Routed::Refused(call, not_an_object()) } else { Routed::Ready(call, entry) })
+        if !is_object {
+            return Ok(answered(self.conclude(call, Ran::Invalid(not_an_object()))));
+        }
+        Ok(ready(call, entry))
     }
 
     /// Turns what ran into the client's result, records it, and resumes a panic.

@@ -110,15 +110,9 @@ fn put_texts<'t>(
     }
     let items_at = put_header(out, ARRAY, texts.len());
     for t in texts {
-        let at = put_header(out, OBJECT, 2);
-        let fits = put_str(out, "type", limit)
-            && put_tagged_str(out, "text", limit)
-            && put_str(out, "text", limit)
-            && put_tagged_str(out, t, limit);
-        if !fits {
+        if !put_text_item(out, t, limit) {
             return false;
         }
-        patch_size(out, at);
     }
     patch_size(out, items_at);
     if let Some(e) = is_error {
@@ -131,6 +125,17 @@ fn put_texts<'t>(
     out.len() <= limit
 }
 
+/// Appends the node of a text item, `{"type": "text", "text": t}`; false when it passes `limit`.
+fn put_text_item(out: &mut Vec<u8>, t: &str, limit: usize) -> bool {
+    let at = put_header(out, OBJECT, 2);
+    let fits = put_str(out, "type", limit)
+        && put_tagged_str(out, "text", limit)
+        && put_str(out, "text", limit)
+        && put_tagged_str(out, t, limit);
+    patch_size(out, at);
+    fits
+}
+
 fn put_result(r: &CallToolResult, out: &mut Vec<u8>, limit: usize) -> bool {
     let size_at = put_header(out, OBJECT, 1 + usize::from(r.structured_content.is_some()) + usize::from(r.is_error));
     if !put_str(out, "content", limit) {
@@ -139,15 +144,7 @@ fn put_result(r: &CallToolResult, out: &mut Vec<u8>, limit: usize) -> bool {
     let items_at = put_header(out, ARRAY, r.content.len());
     for c in &r.content {
         let fits = match c {
-            Content::Text(t) => {
-                let at = put_header(out, OBJECT, 2);
-                let fits = put_str(out, "type", limit)
-                    && put_tagged_str(out, "text", limit)
-                    && put_str(out, "text", limit)
-                    && put_tagged_str(out, t, limit);
-                patch_size(out, at);
-                fits
-            }
+            Content::Text(t) => put_text_item(out, t, limit),
             // Other items are recorded otherwise than sent (binary data replaced by markers): the
             // caller records those through `CallToolResult::into_record_json`.
             _ => false,

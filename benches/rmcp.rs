@@ -14,7 +14,9 @@
 
 mod common;
 
-use common::{arguments_with_intent, manifest, process_cpu_ns, quantile, result, ChildIngest, InvoiceQuery};
+use common::{
+    arguments_with_intent, flusher_cpu_ns, manifest, process_cpu_ns, quantile, result, ChildIngest, InvoiceQuery,
+};
 use mcpeye::rmcp::ManifestServer;
 use mcpeye::{Config, Tracker};
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
@@ -50,6 +52,8 @@ const SERVERS: [&str; 3] = ["plain", "instrument", "manifest_server"];
 struct Run {
     median_ns: u64,
     cpu_ns: f64,
+    /// Of `cpu_ns`, the flusher thread's.
+    flusher_ns: f64,
 }
 
 fn run(server: &str, ingest: &ChildIngest, n: usize, warm_up: usize) -> Run {
@@ -79,7 +83,7 @@ fn run(server: &str, ingest: &ChildIngest, n: usize, warm_up: usize) -> Run {
             assert!(t.flush(Duration::from_secs(30)).completed);
         }
         let mut samples = Vec::with_capacity(n);
-        let p0 = process_cpu_ns();
+        let (p0, f0) = (process_cpu_ns(), flusher_cpu_ns());
         for _ in 0..n {
             let r = request.clone();
             let t = Instant::now();
@@ -90,10 +94,10 @@ fn run(server: &str, ingest: &ChildIngest, n: usize, warm_up: usize) -> Run {
         if let Some(t) = &tracker {
             assert!(t.flush(Duration::from_secs(60)).completed);
         }
-        let cpu = process_cpu_ns() - p0;
+        let (cpu, flusher) = (process_cpu_ns() - p0, flusher_cpu_ns() - f0);
         let _ = client.cancel().await;
         samples.sort_unstable();
-        Run { median_ns: quantile(&samples, 0.5), cpu_ns: cpu as f64 / n as f64 }
+        Run { median_ns: quantile(&samples, 0.5), cpu_ns: cpu as f64 / n as f64, flusher_ns: flusher as f64 / n as f64 }
     });
     if let Some(t) = tracker {
         let s = t.shutdown(Duration::from_secs(5)).stats;
@@ -133,20 +137,28 @@ fn main() {
     if let Some(only) = only {
         for round in 0..rounds {
             let r = run(&only, &ingest, n, warm_up);
-            eprintln!("round {round} {only:<16} median {:>6} ns  cpu {:>7.0} ns/call", r.median_ns, r.cpu_ns);
+            eprintln!(
+                "round {round} {only:<16} median {:>6} ns  cpu {:>7.0} ns/call (flusher {:>5.0})",
+                r.median_ns, r.cpu_ns, r.flusher_ns
+            );
         }
         return;
     }
     // [server][round]
     let mut lat = vec![vec![]; SERVERS.len()];
     let mut cpu = vec![vec![]; SERVERS.len()];
+    let mut flusher = vec![vec![]; SERVERS.len()];
     for round in 0..rounds {
         let before = ingest.events();
         for (i, server) in SERVERS.iter().enumerate() {
             let r = run(server, &ingest, n, warm_up);
-            eprintln!("round {round} {server:<16} median {:>6} ns  cpu {:>7.0} ns/call", r.median_ns, r.cpu_ns);
+            eprintln!(
+                "round {round} {server:<16} median {:>6} ns  cpu {:>7.0} ns/call (flusher {:>5.0})",
+                r.median_ns, r.cpu_ns, r.flusher_ns
+            );
             lat[i].push(r.median_ns as f64);
             cpu[i].push(r.cpu_ns);
+            flusher[i].push(r.flusher_ns);
         }
         assert_eq!(ingest.events() - before, 2 * (n + warm_up) as u64, "events that reached the receiver");
     }
@@ -167,6 +179,7 @@ fn main() {
             result(&format!("rmcp.{server}.added_cpu_ns"), format!("{c:.0}"));
             result(&format!("rmcp.{server}.added_cpu_min_ns"), format!("{clo:.0}"));
             result(&format!("rmcp.{server}.added_cpu_max_ns"), format!("{chi:.0}"));
+            result(&format!("rmcp.{server}.flusher_cpu_ns"), format!("{:.0}", median(&mut flusher[i].clone())));
         }
     }
 }

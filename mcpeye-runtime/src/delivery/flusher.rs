@@ -5,7 +5,9 @@
 //! `recv`: a blocked receiver makes every sender after an idle gap pay a thread wake-up. The
 //! calling threads only nudge it (once per drain) when the channel fills up (a quarter of it, at
 //! most 2 000 records, or the flush threshold if larger); the tick applies the threshold. Flush and shutdown arrive on
-//! the same small control channel (the OpenTelemetry batch-processor shape).
+//! the same small control channel (the OpenTelemetry batch-processor shape). After the first
+//! POST of a round, only full batches go: the rest waits for the next round, so that a POST's
+//! fixed cost is shared by a full batch when calls keep coming.
 //!
 //! A drain takes only what the channel held when it started, at most two batches before the
 //! first POST (unless an outbox needs every event written at once), and between two POSTs about
@@ -25,7 +27,7 @@ use crate::delivery::wire::{
 };
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -52,6 +54,38 @@ pub(crate) struct Handoff {
     pub closed: AtomicBool,
     /// The identify callback panicked (reported by the flusher, off the calling thread).
     pub identify_panicked: AtomicBool,
+    /// About how many records the data channel holds: what calling threads see of its length.
+    pub backlog: Backlog,
+}
+
+/// The data channel's length as the calling threads see it, on a cache line of its own.
+///
+/// The channel's own length reads its head, which the flusher writes on every receive: asking
+/// it on every call moves that line between the cores twice per event. This count is written
+/// by the calling threads on every call and by the flusher once per drain. It runs ahead of the
+/// channel by the records received and not yet taken off, and may dip below zero for a moment
+/// (a record taken off before its sender added it).
+#[derive(Debug, Default)]
+#[repr(align(128))]
+pub(crate) struct Backlog(AtomicIsize);
+
+impl Backlog {
+    /// Counts one record sent; the count after it.
+    pub(crate) fn add_one(&self) -> isize {
+        self.0.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Counts `n` records received.
+    pub(crate) fn take_off(&self, n: usize) {
+        if n > 0 {
+            self.0.fetch_sub(n as isize, Ordering::Relaxed);
+        }
+    }
+
+    /// The count now.
+    pub(crate) fn get(&self) -> isize {
+        self.0.load(Ordering::Relaxed)
+    }
 }
 
 /// The flusher's settings, copied out of the [`Config`].
@@ -217,12 +251,7 @@ impl Flusher {
     pub(crate) fn run(mut self) {
         loop {
             match self.control.recv_timeout(TICK) {
-                Ok(Control::Nudge) | Err(RecvTimeoutError::Timeout) => {
-                    self.drain_up_to(self.ahead());
-                    self.send_due();
-                    // What the sends left queued (a backoff, or less than a threshold) is buffered.
-                    self.drain();
-                }
+                Ok(Control::Nudge) | Err(RecvTimeoutError::Timeout) => self.wake(),
                 Ok(Control::Flush { deadline, reply }) => {
                     let done = self.flush_until(deadline);
                     let _ = reply.send(done);
@@ -240,6 +269,14 @@ impl Flusher {
                 }
             }
         }
+    }
+
+    /// One round on a tick or a nudge: encode a few batches, send what is due, buffer the rest.
+    fn wake(&mut self) {
+        self.drain_up_to(self.ahead());
+        self.send_due();
+        // What the sends left queued (a backoff, or less than a batch) is buffered.
+        self.drain();
     }
 
     /// How many events to encode before sending. Encoding a whole burst first (hundreds of
@@ -286,14 +323,19 @@ impl Flusher {
         // tick, the records were written on another core long ago and are out of this one's
         // caches. Two slots, used in turn: a record is encoded where it was received, not moved.
         let mut ahead: [Option<Queued>; 2] = [None, None];
+        let mut received = 0;
         if present > 0 {
             ahead[0] = self.data.try_recv().ok();
+            received += usize::from(ahead[0].is_some());
         }
         for i in 0..present {
             if i + 1 < present {
                 let next = &mut ahead[(i + 1) % 2];
                 match self.data.try_recv() {
-                    Ok(q) => next.insert(q).prefetch(),
+                    Ok(q) => {
+                        received += 1;
+                        next.insert(q).prefetch();
+                    }
                     Err(_) => *next = None,
                 }
             }
@@ -348,6 +390,7 @@ impl Flusher {
                 overflow += 1;
             }
         }
+        self.shared.backlog.take_off(received);
         self.commit_outbox();
         if invalid > 0 {
             Counters::add(&self.shared.counters.invalid, invalid);
@@ -385,17 +428,26 @@ impl Flusher {
         }
     }
 
-    /// Sends while a batch is due: the threshold is reached or the oldest event waited long enough.
+    /// Sends while a batch is due: on waking, the threshold is reached or the oldest event waited
+    /// long enough; after a send in the same round, only while a full batch is buffered.
+    ///
+    /// Without the second rule, when calls come without pause the flusher sent whatever had
+    /// arrived during its last POST (about 60 events) and each POST's fixed cost (a request, a
+    /// response, the thread blocking on it) was spread over so few events that it made a third
+    /// of the flusher's CPU per event. What is left waits for the next wake-up: the tick, or a
+    /// nudge when the channel fills.
     fn send_due(&mut self) {
+        let mut due = self.settings.flush_threshold;
         loop {
             let now = Instant::now();
             if self.buffer.is_empty() || self.next_attempt.is_some_and(|t| now < t) {
                 return;
             }
             let waited = self.oldest_at.is_some_and(|t| now.duration_since(t) >= self.settings.flush_interval);
-            if self.buffer.len() < self.settings.flush_threshold && !waited {
+            if self.buffer.len() < due && !waited {
                 return;
             }
+            due = self.settings.flush_threshold.max(self.settings.max_batch_events);
             if let Round::Wait = self.send_batch(self.settings.request_timeout) {
                 return;
             }
@@ -456,9 +508,12 @@ impl Flusher {
         // Records that slipped in while closing are unsent too: nothing will read them later.
         let mut unsent = self.buffer.len();
         self.buffer.clear();
+        let mut received = 0;
         while self.data.try_recv().is_ok() {
-            unsent += 1;
+            received += 1;
         }
+        self.shared.backlog.take_off(received);
+        unsent += received;
         if unsent > 0 {
             Counters::add(&self.shared.counters.unsent, unsent);
             self.shared.diagnostics.report(DiagnosticKind::ShutdownTimeout, || {
@@ -614,5 +669,81 @@ struct Buffered {
 impl Buffered {
     fn label(&self) -> Option<&str> {
         self.client.as_deref().and_then(ClientInfo::label)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::record::{CallOutcome, CallRecord};
+    use serde_json::json;
+    use std::sync::Mutex;
+
+    /// Accepts every payload and keeps how many events each one carried.
+    struct Batches(Arc<Mutex<Vec<usize>>>);
+
+    impl Transport for Batches {
+        fn send(&mut self, body: Payload<'_>, _timeout: Duration) -> Answer {
+            let payload: serde_json::Value = serde_json::from_slice(&body.to_vec()).unwrap();
+            self.0.lock().unwrap().push(payload["events"].as_array().unwrap().len());
+            Answer::Sent
+        }
+    }
+
+    fn flusher(config: &Config) -> (Flusher, crossbeam_channel::Sender<Queued>, BufferPool, Arc<Mutex<Vec<usize>>>) {
+        let (data_tx, data_rx) = crossbeam_channel::bounded(1024);
+        let (_control_tx, control_rx) = crossbeam_channel::bounded(1);
+        let shared = Arc::new(Handoff {
+            counters: Counters::default(),
+            diagnostics: Diagnostics::new(None),
+            nudged: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+            identify_panicked: AtomicBool::new(false),
+            backlog: Backlog::default(),
+        });
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let pool = BufferPool::new();
+        let transport = Box::new(Batches(sent.clone()));
+        (Flusher::new(config, data_rx, control_rx, shared, transport, None, pool.clone()), data_tx, pool, sent)
+    }
+
+    fn queue(data: &crossbeam_channel::Sender<Queued>, pool: &BufferPool, n: usize) {
+        for i in 0..n {
+            let record = CallRecord::new("search", json!({ "i": i }), CallOutcome::Success { result: json!({}) });
+            data.send(Queued::new(record, None, None, pool.take())).unwrap();
+        }
+    }
+
+    /// A round sends the first batch once the threshold is reached, then only full batches:
+    /// calls that keep coming are not sent a few at a time, one POST each. The rest goes on the
+    /// next round, which applies the threshold again.
+    #[test]
+    fn a_round_sends_a_due_batch_then_only_full_ones() {
+        let (mut f, data, pool, sent) = flusher(&Config::new("p").flush_threshold(5).max_batch_events(10));
+        queue(&data, &pool, 25);
+        f.wake();
+        assert_eq!(*sent.lock().unwrap(), [10, 10]);
+        assert_eq!(f.buffer.len(), 5);
+        f.wake();
+        assert_eq!(*sent.lock().unwrap(), [10, 10, 5]);
+        assert!(f.buffer.is_empty());
+        // Below the threshold nothing is due.
+        queue(&data, &pool, 4);
+        f.wake();
+        assert_eq!(sent.lock().unwrap().len(), 3);
+        assert_eq!(f.buffer.len(), 4);
+    }
+
+    /// The calling threads' count of the channel follows what the flusher takes off.
+    #[test]
+    fn the_backlog_is_taken_off_as_records_are_received() {
+        let (mut f, data, pool, _sent) = flusher(&Config::new("p").flush_threshold(1000));
+        queue(&data, &pool, 7);
+        for _ in 0..7 {
+            f.shared.backlog.add_one();
+        }
+        f.wake();
+        assert_eq!(f.shared.backlog.get(), 0);
+        assert_eq!(f.buffer.len(), 7);
     }
 }

@@ -13,7 +13,7 @@ use crate::capture::result::CallToolResult;
 use crate::capture::telemetry::CallSpan;
 use crate::config::{Config, ConfigError, IdentifyFn, Resolved};
 use crate::delivery::diagnostics::{DiagnosticKind, Diagnostics};
-use crate::delivery::flusher::{Control, Flusher, Handoff};
+use crate::delivery::flusher::{Backlog, Control, Flusher, Handoff};
 use crate::delivery::outbox::Outbox;
 use crate::delivery::redact::Redactor;
 use crate::delivery::stats::{Counters, FlushReport, Stats};
@@ -78,6 +78,8 @@ struct Pipeline {
     span_content: Option<Redactor>,
     /// Channel length at which a call wakes the flusher before its next tick.
     nudge_at: usize,
+    /// The data channel's capacity.
+    capacity: usize,
     /// Empty record buffers, recycled by the flusher.
     pool: BufferPool,
     flusher: Mutex<Option<JoinHandle<()>>>,
@@ -135,6 +137,7 @@ impl Tracker {
             nudged: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             identify_panicked: AtomicBool::new(false),
+            backlog: Backlog::default(),
         });
         // The channel only bridges to the next drain; it is not the place where a small
         // `max_buffer` should bite (the flusher's buffer drops the oldest there instead).
@@ -163,6 +166,7 @@ impl Tracker {
                 capture_missing_capabilities: config.capture_missing_capabilities,
                 span_content: config.span_content.then(|| Redactor::new(config.redact, &config.denylist_fields)),
                 nudge_at: nudge_at(config.flush_threshold, capacity),
+                capacity,
                 pool,
                 flusher: Mutex::new(Some(handle)),
             })),
@@ -376,7 +380,9 @@ impl Pipeline {
             self.after_shutdown();
             return false;
         }
-        if self.data.is_full() {
+        // The exact test reads the channel's head, written by the flusher: only when the count
+        // says the channel may be full.
+        if self.shared.backlog.get() >= self.capacity as isize && self.data.is_full() {
             Counters::add(&counters.channel_full, 1);
             return false;
         }
@@ -401,7 +407,10 @@ impl Pipeline {
     fn send(&self, queued: Queued) {
         match self.data.try_send(queued) {
             Ok(()) => {
-                if self.data.len() >= self.nudge_at && !self.shared.nudged.swap(true, Ordering::SeqCst) {
+                if self.shared.backlog.add_one() >= self.nudge_at as isize
+                    && !self.shared.nudged.load(Ordering::Relaxed)
+                    && !self.shared.nudged.swap(true, Ordering::SeqCst)
+                {
                     let _ = self.control.try_send(Control::Nudge);
                 }
             }

@@ -48,7 +48,7 @@ pub(crate) enum Control {
 pub(crate) struct Handoff {
     pub counters: Counters,
     pub diagnostics: Diagnostics,
-    /// A nudge is on its way; cleared by each drain.
+    /// A nudge is on its way; cleared by each drain once it has taken its records off the backlog.
     pub nudged: AtomicBool,
     /// Shut down: new records are dropped.
     pub closed: AtomicBool,
@@ -315,7 +315,6 @@ impl Flusher {
 
     /// Like [`drain`](Self::drain), taking at most `limit` events.
     fn drain_up_to(&mut self, limit: usize) {
-        self.shared.nudged.store(false, Ordering::SeqCst);
         let mut invalid = 0;
         let mut overflow = 0;
         let present = self.data.len().min(limit);
@@ -391,6 +390,9 @@ impl Flusher {
             }
         }
         self.shared.backlog.take_off(received);
+        // Cleared once the backlog is taken off: cleared before, calls during the drain saw the
+        // records being drained still counted and nudged again for them.
+        self.shared.nudged.store(false, Ordering::SeqCst);
         self.commit_outbox();
         if invalid > 0 {
             Counters::add(&self.shared.counters.invalid, invalid);

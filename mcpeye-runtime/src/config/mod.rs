@@ -186,8 +186,9 @@ impl Config {
     /// Number of buffered events that triggers a send without waiting for the interval
     /// (default 20). The flusher checks it on its 100 ms tick, so calls never pay a thread
     /// wake-up for it; a hand-off channel a quarter full wakes the flusher at once. Once a round
-    /// has sent, it goes on only while a full batch ([`max_batch_events`](Self::max_batch_events))
-    /// is buffered; the rest goes on the next tick.
+    /// has sent, it goes on only while a full batch ([`max_batch_events`](Self::max_batch_events),
+    /// or [`max_buffer`](Self::max_buffer) events if fewer) is buffered; the rest goes on the next
+    /// tick.
     pub fn flush_threshold(mut self, events: usize) -> Self {
         self.flush_threshold = events;
         self

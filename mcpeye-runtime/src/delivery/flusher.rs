@@ -449,7 +449,8 @@ impl Flusher {
             if self.buffer.len() < due && !waited {
                 return;
             }
-            due = self.settings.flush_threshold.max(self.settings.max_batch_events);
+            // A full batch, or as full as the buffer can hold when `max_buffer` is smaller.
+            due = self.settings.flush_threshold.max(self.settings.max_batch_events.min(self.settings.max_buffer));
             if let Round::Wait = self.send_batch(self.settings.request_timeout) {
                 return;
             }
@@ -734,6 +735,17 @@ mod tests {
         f.wake();
         assert_eq!(sent.lock().unwrap().len(), 3);
         assert_eq!(f.buffer.len(), 4);
+    }
+
+    /// With a buffer smaller than a batch, a round goes on while the buffer is full: waiting for
+    /// a batch it cannot hold would leave the rest to the channel until the next tick.
+    #[test]
+    fn a_round_goes_on_while_a_buffer_smaller_than_a_batch_is_full() {
+        let config = Config::new("p").flush_threshold(2).max_batch_events(10).max_buffer(6);
+        let (mut f, data, pool, sent) = flusher(&config);
+        queue(&data, &pool, 40);
+        f.wake();
+        assert_eq!(*sent.lock().unwrap(), [6, 6, 6]);
     }
 
     /// The calling threads' count of the channel follows what the flusher takes off.

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Times a change: the total-CPU and rmcp benches of an earlier commit and of HEAD, run
+# alternately in one session, so that both builds see the same machine (this VM's speed moves
+# by 2-3x between sessions and within one; figures from different sessions do not compare).
+#   scripts/ab_bench.sh <base-commit> [runs]    # runs: pairs of runs per bench (default 3)
+#   AB_BENCHES="cpu rmcp" scripts/ab_bench.sh 4656ce0
+# Each run is the bench's full `--bench` size (cpu: 3 rounds of 300 000 calls back to back and
+# 30 000 paced; rmcp: 3 rounds of 20 000 calls per server), so 3 runs give 9 rounds per build.
+# Prints min, median and max per figure and build; raw logs stay in target/ab-run/.
+# Builds the base in a worktree under target/ (its own target directory, seeded from this one).
+# Not part of CI: timings need a quiet machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BASE=${1:?usage: scripts/ab_bench.sh <base-commit> [runs]}
+RUNS=${2:-3}
+BENCHES=${AB_BENCHES:-cpu cpu_mimalloc rmcp}
+TARGET=$(realpath -m "${CARGO_TARGET_DIR:-target}")
+OUT=$TARGET/ab-run
+WT=$TARGET/ab-base-src
+BASE_TARGET=$TARGET/ab-base-target
+rm -rf "$OUT"
+mkdir -p "$OUT/base" "$OUT/head"
+log() { echo "== $*" >&2; }
+
+# Copies the bench executables cargo just built (named in its JSON messages) into $1.
+build_into() {
+  local dest=$1
+  shift
+  local args=()
+  for b in $BENCHES; do args+=(--bench "$b"); done
+  cargo bench --no-run --message-format=json "${args[@]}" "$@" 2>/dev/null |
+    python3 -c '
+import json, shutil, sys
+dest = sys.argv[1]
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and "bench" in m["target"]["kind"]:
+        name = m["target"]["name"]
+        shutil.copy(m["executable"], dest + "/" + name)
+' "$dest"
+}
+
+log "building HEAD ($(git rev-parse --short HEAD))"
+build_into "$OUT/head"
+log "building $BASE in $WT"
+if [ ! -d "$WT" ]; then
+  git worktree add --detach "$WT" "$BASE" >/dev/null
+else
+  git -C "$WT" checkout --quiet --detach "$BASE"
+fi
+if [ ! -d "$BASE_TARGET/release" ] && [ -d "$TARGET/release" ]; then
+  mkdir -p "$BASE_TARGET" && cp -a "$TARGET/release" "$BASE_TARGET/"
+fi
+(cd "$WT" && export CARGO_TARGET_DIR=$BASE_TARGET && build_into "$OUT/base")
+for b in $BENCHES; do
+  for side in base head; do
+    [ -x "$OUT/$side/$b" ] || { echo "no $b bench built for $side" >&2; exit 1; }
+  done
+done
+
+for i in $(seq "$RUNS"); do
+  for side in base head; do
+    for b in $BENCHES; do
+      log "run $i/$RUNS: $b, $side (load $(cut -d' ' -f1 /proc/loadavg))"
+      echo "=== $b $side $i" >> "$OUT/log.txt"
+      "$OUT/$side/$b" --bench >> "$OUT/log.txt" 2>&1
+    done
+  done
+done
+
+python3 - "$OUT/log.txt" "$BASE" "$(git rev-parse --short HEAD)" <<'EOF'
+import re, statistics, sys
+log, base, head = sys.argv[1:]
+figures = {}
+side = None
+for line in open(log):
+    m = re.match(r"=== (\S+) (base|head) \d+", line)
+    if m:
+        side = m.group(2)
+        continue
+    m = re.match(r"(cpu\S*) (back_to_back|paced)\s+no tracker\s+(\d+) ns/call \| tracker\s+\d+ ns/call "
+                 r"\(calling thread\s+(\d+), other threads\s+(\d+)\) \| added\s+(-?\d+)", line)
+    if m:
+        bench, mode, bare, calling, other, added = m.groups()
+        key = f"{bench} {mode}"
+        figures.setdefault((key, "total CPU added per call"), {}).setdefault(side, []).append(int(added))
+        figures.setdefault((key, "flusher's threads per event"), {}).setdefault(side, []).append(int(other))
+        figures.setdefault((key, "calling thread added"), {}).setdefault(side, []).append(int(calling) - int(bare))
+        continue
+    m = re.match(r"round \d+ (\S+)\s+median\s+(\d+) ns\s+cpu\s+(\d+)", line)
+    if m:
+        figures.setdefault(("rmcp " + m.group(1), "latency"), {}).setdefault(side, []).append(int(m.group(2)))
+        figures.setdefault(("rmcp " + m.group(1), "cpu"), {}).setdefault(side, []).append(int(m.group(3)))
+# rmcp: added over plain, round by round (each round runs plain first, then the others).
+for (key, what) in list(figures):
+    if key.startswith("rmcp ") and key != "rmcp plain":
+        for s, v in figures[(key, what)].items():
+            plain = figures[("rmcp plain", what)][s]
+            figures.setdefault((key, f"added {what}"), {})[s] = [x - p for x, p in zip(v, plain)]
+fmt = lambda v: f"{min(v)/1000:.2f}–{max(v)/1000:.2f} (median {statistics.median(v)/1000:.2f})" if v else "-"
+print(f"| µs | {base} | HEAD {head} |")
+print("|---|---|---|")
+for (key, what), sides in sorted(figures.items()):
+    print(f"| {key}: {what} | {fmt(sides.get('base', []))} | {fmt(sides.get('head', []))} |")
+EOF

@@ -44,7 +44,9 @@ log "building HEAD ($(git rev-parse --short HEAD))"
 build_into "$OUT/head"
 log "building $BASE in $WT"
 if [ ! -d "$WT" ]; then
-  git worktree add --detach "$WT" "$BASE" >/dev/null
+  # A worktree deleted with target/ (cargo clean) is still registered until pruned.
+  git worktree prune
+  git worktree add --detach "$WT" "$BASE" >/dev/null 2>&1
 else
   git -C "$WT" checkout --quiet --detach "$BASE"
 fi

@@ -78,8 +78,6 @@ struct Pipeline {
     span_content: Option<Redactor>,
     /// Channel length at which a call wakes the flusher before its next tick.
     nudge_at: usize,
-    /// The data channel's capacity.
-    capacity: usize,
     /// Empty record buffers, recycled by the flusher.
     pool: BufferPool,
     flusher: Mutex<Option<JoinHandle<()>>>,
@@ -166,7 +164,6 @@ impl Tracker {
                 capture_missing_capabilities: config.capture_missing_capabilities,
                 span_content: config.span_content.then(|| Redactor::new(config.redact, &config.denylist_fields)),
                 nudge_at: nudge_at(config.flush_threshold, capacity),
-                capacity,
                 pool,
                 flusher: Mutex::new(Some(handle)),
             })),
@@ -382,7 +379,8 @@ impl Pipeline {
         }
         // The exact test reads the channel's head, written by the flusher: only when the count
         // says the channel may be full.
-        if self.shared.backlog.get() >= self.capacity as isize && self.data.is_full() {
+        let may_be_full = self.data.capacity().is_none_or(|cap| self.shared.backlog.get() >= cap as isize);
+        if may_be_full && self.data.is_full() {
             Counters::add(&counters.channel_full, 1);
             return false;
         }

@@ -74,6 +74,14 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
+    /// Counts `n` bytes of output, when measuring.
+    #[inline(always)]
+    fn add<const MEASURE: bool>(&mut self, n: usize) {
+        if MEASURE {
+            self.measured += n;
+        }
+    }
+
     /// Writes the flat value at `c`; false once the measured length passes the cap (checked at
     /// each string, where a value grows most; the caller checks the whole). Without `MEASURE`,
     /// nothing is measured (a value too small to reach the cap) and the walk always completes.
@@ -93,23 +101,17 @@ impl Walk<'_> {
                 }
                 Token::Number(t, readable) => {
                     write_raw_in(self.out, t, readable);
-                    if MEASURE {
-                        self.measured += t.len();
-                    }
+                    self.add::<MEASURE>(t.len());
                     true
                 }
                 Token::Bool(b) => {
                     self.out.extend_from_slice(if b { b"true" } else { b"false" });
-                    if MEASURE {
-                        self.measured += if b { 4 } else { 5 };
-                    }
+                    self.add::<MEASURE>(if b { 4 } else { 5 });
                     true
                 }
                 Token::Null => {
                     self.out.extend_from_slice(b"null");
-                    if MEASURE {
-                        self.measured += 4;
-                    }
+                    self.add::<MEASURE>(4);
                     true
                 }
                 Token::Array(_) | Token::Object(_) if depth >= MAX_VALUE_DEPTH => {
@@ -124,22 +126,16 @@ impl Walk<'_> {
                 }
                 Token::Array(0) => {
                     self.out.extend_from_slice(b"[]");
-                    if MEASURE {
-                        self.measured += 2;
-                    }
+                    self.add::<MEASURE>(2);
                     true
                 }
                 Token::Object(0) => {
                     self.out.extend_from_slice(b"{}");
-                    if MEASURE {
-                        self.measured += 2;
-                    }
+                    self.add::<MEASURE>(2);
                     true
                 }
                 Token::Array(count) => {
-                    if MEASURE {
-                        self.measured += count + 1;
-                    }
+                    self.add::<MEASURE>(count + 1);
                     self.out.push(b'[');
                     // Counts are u32 in the flat form.
                     open[depth] = count as u32;
@@ -147,9 +143,7 @@ impl Walk<'_> {
                     false
                 }
                 Token::Object(count) => {
-                    if MEASURE {
-                        self.measured += 2 * count + 1;
-                    }
+                    self.add::<MEASURE>(2 * count + 1);
                     open[depth] = count as u32 | OBJECT;
                     depth += 1;
                     // A denied entry's value is written with its key.
@@ -188,33 +182,40 @@ impl Walk<'_> {
         // Most keys: plain ASCII, short, with a block readable; one look and one write.
         if let Some((k, block)) = c.short_key() {
             if block_is_plain_ascii(block, k.len()) {
-                if MEASURE {
-                    self.measured += k.len() + 2;
-                }
-                write_block(self.out, Some(lead), block, k.len(), Some(b':'));
-                return self.denied::<MEASURE>(c, self.denylist.is_some_and(|d| d.contains_ascii(k)));
+                return self.plain_key::<MEASURE>(c, k, block, lead);
             }
             return self.key_slow::<MEASURE>(c, k, block, lead);
         }
-        let Str { text: k, readable } = c.key();
-        self.key_slow::<MEASURE>(c, k, readable, lead)
+        self.key_near_end::<MEASURE>(c, lead)
     }
 
-    /// [`key`](Self::key) of any other key.
+    /// [`key`](Self::key) of a plain ASCII key of at most [`BLOCK`] bytes, the block starting
+    /// with it.
+    #[inline(always)]
+    fn plain_key<const MEASURE: bool>(&mut self, c: &mut Cursor<'_>, k: &str, block: &[u8; BLOCK], lead: u8) -> bool {
+        self.add::<MEASURE>(k.len() + 2);
+        write_block(self.out, Some(lead), block, k.len(), Some(b':'));
+        self.denied::<MEASURE>(c, self.denylist.is_some_and(|d| d.contains_ascii(k)))
+    }
+
+    /// [`key`](Self::key) of a key without a whole block readable from its start (near the end
+    /// of the buffer, or long): a short one is looked at in a copy.
     #[inline(never)]
-    fn key_slow<const MEASURE: bool>(&mut self, c: &mut Cursor<'_>, k: &str, readable: &[u8], lead: u8) -> bool {
+    fn key_near_end<const MEASURE: bool>(&mut self, c: &mut Cursor<'_>, lead: u8) -> bool {
+        let Str { text: k, readable } = c.key();
         if k.len() <= BLOCK {
-            // A short key near the end of the buffer: the block from a copy.
             let mut block = [0; BLOCK];
             block[..k.len()].copy_from_slice(k.as_bytes());
             if block_is_plain_ascii(&block, k.len()) {
-                if MEASURE {
-                    self.measured += k.len() + 2;
-                }
-                write_block(self.out, Some(lead), &block, k.len(), Some(b':'));
-                return self.denied::<MEASURE>(c, self.denylist.is_some_and(|d| d.contains_ascii(k)));
+                return self.plain_key::<MEASURE>(c, k, &block, lead);
             }
         }
+        self.key_slow::<MEASURE>(c, k, readable, lead)
+    }
+
+    /// [`key`](Self::key) of any other key: not plain ASCII, or long.
+    #[inline(never)]
+    fn key_slow<const MEASURE: bool>(&mut self, c: &mut Cursor<'_>, k: &str, readable: &[u8], lead: u8) -> bool {
         let plain = is_plain_ascii(k);
         let escapes = !plain && needs_escape(k);
         if MEASURE {

@@ -19,6 +19,7 @@ use ::rmcp::model::{
 use ::rmcp::service::RequestContext;
 use ::rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -141,12 +142,14 @@ impl ServerHandler for ManifestServer {
         self.tools.iter().find(|t| t.name == name).cloned()
     }
 
-    async fn call_tool(
+    // Not `async`: the future rmcp gets is the answer alone, not the request and its context
+    // beside it (rmcp copies a request's future several times into fresh memory as it spawns it).
+    fn call_tool(
         &self,
         request: CallToolRequestParams,
-        mut context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        call_manifest(&self.manifest, self.sync, &self.clients, &mut context, &request.name, request.arguments).await
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + Send + '_ {
+        call_manifest(&self.manifest, self.sync, &self.clients, context, request.name, request.arguments)
     }
 
     #[allow(deprecated)] // `logging/setLevel`: deprecated by rmcp ahead of SEP-2577, still in MCP
@@ -215,19 +218,21 @@ impl From<LoggingLevel> for LogLevel {
 /// the future is its answer, ready (or, when the call queued notifications, the boxed sending of
 /// those before it). Otherwise boxed: rmcp moves the request's future by value several times
 /// while spawning its task, so a call's whole state machine inline would be copied each time.
+/// The request's context and name are taken by value for the same reason: the future holds
+/// neither once the answer is known.
 fn call_manifest<'a>(
     manifest: &'a Manifest,
     sync: bool,
     clients: &'a Clients,
-    context: &'a mut RequestContext<RoleServer>,
-    name: &'a str,
+    mut context: RequestContext<RoleServer>,
+    name: Cow<'static, str>,
     arguments: Option<JsonObject>,
 ) -> Answer<'a> {
     let arguments = arguments.map(Value::Object).unwrap_or(Value::Null);
     if sync {
-        let (result, pump) = with_origin_now(clients, context, move |origin| {
-            let result = manifest.try_call_result(origin, name, arguments);
-            unanswered(origin, name, result)
+        let (result, pump) = with_origin_now(clients, &mut context, |origin| {
+            let result = manifest.try_call_result(origin, &name, arguments);
+            unanswered(origin, &name, result)
         });
         return match pump {
             None => Answer::Now(std::future::ready(answer_of(result))),
@@ -238,10 +243,14 @@ fn call_manifest<'a>(
             })),
         };
     }
-    Answer::Later(Box::pin(answer(with_origin(clients, context, move |origin| async move {
-        let result = manifest.try_call_async_result(&origin, name, arguments).await;
-        unanswered(&origin, name, result)
-    }))))
+    Answer::Later(Box::pin(async move {
+        let name = &name;
+        answer(with_origin(clients, &mut context, move |origin| async move {
+            let result = manifest.try_call_async_result(&origin, name, arguments).await;
+            unanswered(&origin, name, result)
+        }))
+        .await
+    }))
 }
 
 /// The answer to one `tools/call` ([`call_manifest`]).
@@ -334,10 +343,10 @@ pub fn tool_router<S: Send + Sync + 'static>(manifest: Arc<Manifest>) -> ToolRou
     let mut router = ToolRouter::new();
     for tool in to_tools(&manifest.tools_list()) {
         let (manifest, clients) = (manifest.clone(), clients.clone());
-        router.add_route(ToolRoute::new_dyn(tool, move |mut ctx: ToolCallContext<'_, S>| {
+        router.add_route(ToolRoute::new_dyn(tool, move |ctx: ToolCallContext<'_, S>| {
             let (manifest, clients) = (manifest.clone(), clients.clone());
             Box::pin(async move {
-                call_manifest(&manifest, sync, &clients, &mut ctx.request_context, &ctx.name, ctx.arguments).await
+                call_manifest(&manifest, sync, &clients, ctx.request_context, ctx.name, ctx.arguments).await
             })
         }));
     }

@@ -124,10 +124,8 @@ fn main() {
     let n_paced = args.get(1).copied().unwrap_or(if smoke { 200 } else { 30_000 });
     let rate = args.get(2).copied().unwrap_or(10_000);
     let rounds = args.get(3).copied().unwrap_or(if smoke { 1 } else { 3 });
-    // `cpu` or `cpu_mimalloc`: the bench's own name, from its executable (`cpu-<hash>`).
-    let exe = std::env::current_exe().unwrap();
-    let name = exe.file_name().unwrap().to_string_lossy();
-    let prefix = name.rsplit_once('-').map_or(&*name, |(n, _)| n).to_owned();
+    // `cpu` or `cpu_mimalloc`.
+    let prefix = common::bench_name();
     eprintln!("{prefix}: {n_back} calls back to back, {n_paced} calls at {rate}/s, {rounds} rounds");
     result(&format!("{prefix}.rate_per_s"), rate);
     let mut ingest = ChildIngest::start();

@@ -1,21 +1,30 @@
-//! What mcpeye adds to a `tools/call` served through rmcp, measured through rmcp's own client over
-//! an in-process duplex pipe on a current-thread runtime: the same tool (arguments as one struct)
-//! served by a plain rmcp `#[tool]` router, by the same router instrumented with
-//! `mcpeye::rmcp::instrument_with`, and as a `#[mcpeye::tool]` by `ManifestServer`. Every server
-//! gets the same request bytes (the arguments and a `mcpeyeIntent`, which the plain tool ignores).
-//! Reported per server: the median latency of a call (timed one by one) and the process CPU per
-//! call (all threads), every event delivered to an ingest in another process.
-//!
-//! `cargo bench --bench rmcp [-- N_CALLS WARM_UP ROUNDS]`
-//!
-//! `RMCP_ONLY=plain|instrument|manifest` runs one server alone (no comparison), so that it can be
-//! profiled by itself, e.g. instructions per call under callgrind against `plain`:
-//! `RMCP_ONLY=instrument valgrind --tool=callgrind --separate-threads=yes <bench binary> --bench 2000 200 1`.
+// What mcpeye adds to a `tools/call` served through rmcp, measured through rmcp's own client over
+// an in-process duplex pipe on a current-thread runtime: the same tool (arguments as one struct)
+// served by a plain rmcp `#[tool]` router, by the same router instrumented with
+// `mcpeye::rmcp::instrument_with`, and as a `#[mcpeye::tool]` by `ManifestServer`. Every server
+// gets the same request bytes (the arguments and a `mcpeyeIntent`, which the plain tool ignores).
+// Reported per server: the median latency of a call (timed one by one) and the process CPU per
+// call (all threads), every event delivered to an ingest in another process.
+//
+// Then the same calls interleaved (`run_paired`): the three servers side by side in one runtime,
+// called in turn, each call paired with a plain one made a moment before or after it. Reported
+// as `interleaved.*`: the median of the paired latency differences, and the paired thread-CPU
+// difference plus the flushers' CPU per event. Blocks of calls drift by several µs on a noisy
+// machine; paired calls do not, so these figures resolve a few hundred ns from one run to the next.
+// `RMCP_INTERLEAVED_ONLY=1` runs only these (a quick A/B).
+//
+// `cargo bench --bench rmcp [-- N_CALLS WARM_UP ROUNDS]`
+// (`cargo bench --bench rmcp_mimalloc` runs the same with mimalloc as the global allocator.)
+//
+// `RMCP_ONLY=plain|instrument|manifest` runs one server alone (no comparison), so that it can be
+// profiled by itself, e.g. instructions per call under callgrind against `plain`:
+// `RMCP_ONLY=instrument valgrind --tool=callgrind --separate-threads=yes <bench binary> --bench 2000 200 1`.
 
 mod common;
 
 use common::{
-    arguments_with_intent, flusher_cpu_ns, manifest, process_cpu_ns, quantile, result, ChildIngest, InvoiceQuery,
+    arguments_with_intent, flusher_cpu_ns, manifest, process_cpu_ns, quantile, result, thread_cpu_ns, ChildIngest,
+    InvoiceQuery,
 };
 use mcpeye::rmcp::ManifestServer;
 use mcpeye::{Config, Tracker};
@@ -107,6 +116,89 @@ fn run(server: &str, ingest: &ChildIngest, n: usize, warm_up: usize) -> Run {
     run
 }
 
+/// What each server adds to a call, from calls interleaved one by one in one runtime: `[server]`
+/// (plain first) of the median over calls of (its latency − plain's) and the mean of (its
+/// thread CPU − plain's), and the flushers' CPU per event. Interleaving pairs each call with a
+/// plain one made a moment before or after it, so that the machine's drift over seconds (which
+/// moves whole blocks of calls by several µs here) cancels out.
+struct Paired {
+    latency_ns: [f64; 3],
+    thread_cpu_ns: [f64; 3],
+    flusher_ns: f64,
+}
+
+fn run_paired(ingest: &ChildIngest, n: usize, warm_up: usize) -> Paired {
+    let tracker = || {
+        Tracker::new(Config::new("bench").ingest_url(ingest.url()).max_buffer(n + warm_up + 1_000).on_error(|_| {}))
+            .unwrap()
+    };
+    let trackers = [tracker(), tracker()];
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let Value::Object(arguments) = arguments_with_intent() else { unreachable!() };
+    let request = CallToolRequestParams::new("search_invoices").with_arguments(arguments);
+    let paired = rt.block_on(async {
+        let mut clients = Vec::new();
+        for server in SERVERS {
+            let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+            match server {
+                "plain" => serve(Plain { tool_router: Plain::tool_router() }, server_io),
+                "instrument" => serve(
+                    Plain { tool_router: mcpeye::rmcp::instrument_with(Plain::tool_router(), trackers[0].clone()) },
+                    server_io,
+                ),
+                _ => serve(ManifestServer::new(Arc::new(manifest(Some(trackers[1].clone())))), server_io),
+            }
+            let config = ClientConfig::new(ClientCapabilities::default(), Implementation::new("bench-client", "1.0.0"));
+            clients.push(config.serve(client_io).await.expect("the client connects"));
+        }
+        for _ in 0..warm_up {
+            for client in &clients {
+                client.call_tool(request.clone()).await.unwrap();
+            }
+        }
+        for t in &trackers {
+            assert!(t.flush(Duration::from_secs(30)).completed);
+        }
+        // [server][call]
+        let mut latency: Vec<Vec<f64>> = (0..3).map(|_| Vec::with_capacity(n)).collect();
+        let mut thread_cpu: Vec<Vec<f64>> = (0..3).map(|_| Vec::with_capacity(n)).collect();
+        let f0 = flusher_cpu_ns();
+        for i in 0..n {
+            // Each server goes first in turn: none is always the one right after another's call.
+            for k in 0..3 {
+                let s = (i + k) % 3;
+                let r = request.clone();
+                let (c, t) = (thread_cpu_ns(), Instant::now());
+                let out = clients[s].call_tool(r).await.unwrap();
+                latency[s].push(t.elapsed().as_nanos() as f64);
+                thread_cpu[s].push((thread_cpu_ns() - c) as f64);
+                assert_ne!(out.is_error, Some(true));
+            }
+        }
+        for t in &trackers {
+            assert!(t.flush(Duration::from_secs(60)).completed);
+        }
+        let flusher = (flusher_cpu_ns() - f0) as f64 / (2 * n) as f64;
+        for client in clients {
+            let _ = client.cancel().await;
+        }
+        let mut paired = Paired { latency_ns: [0.0; 3], thread_cpu_ns: [0.0; 3], flusher_ns: flusher };
+        for s in 1..3 {
+            let mut d: Vec<f64> = latency[s].iter().zip(&latency[0]).map(|(x, p)| x - p).collect();
+            paired.latency_ns[s] = median(&mut d);
+            paired.thread_cpu_ns[s] =
+                thread_cpu[s].iter().zip(&thread_cpu[0]).map(|(x, p)| x - p).sum::<f64>() / n as f64;
+        }
+        paired
+    });
+    for t in trackers {
+        let s = t.shutdown(Duration::from_secs(5)).stats;
+        let expected = (n + warm_up) as u64;
+        assert_eq!((s.captured, s.sent, s.dropped.total()), (expected, expected, 0), "{s:?}");
+    }
+    paired
+}
+
 fn serve<S: ServerHandler>(server: S, io: tokio::io::DuplexStream) {
     tokio::spawn(async move {
         if let Ok(running) = server.serve(io).await {
@@ -127,13 +219,16 @@ fn main() {
     let n = args.first().copied().unwrap_or(if smoke { 200 } else { 20_000 });
     let warm_up = args.get(1).copied().unwrap_or(if smoke { 20 } else { 2_000 });
     let rounds = args.get(2).copied().unwrap_or(if smoke { 1 } else { 3 });
-    eprintln!("rmcp: {n} calls after {warm_up} warm-up, per server, {rounds} rounds");
+    // `rmcp` or `rmcp_mimalloc`.
+    let prefix = common::bench_name();
+    eprintln!("{prefix}: {n} calls after {warm_up} warm-up, per server, {rounds} rounds");
     // The manifest server answers to "manifest" as well as to its full name.
     let only = std::env::var("RMCP_ONLY").ok().map(|s| if s == "manifest" { "manifest_server".to_string() } else { s });
     if let Some(only) = &only {
         assert!(SERVERS.contains(&only.as_str()), "RMCP_ONLY: one of plain, instrument, manifest");
     }
     let mut ingest = ChildIngest::start();
+    let interleaved_only = std::env::var_os("RMCP_INTERLEAVED_ONLY").is_some();
     if let Some(only) = only {
         for round in 0..rounds {
             let r = run(&only, &ingest, n, warm_up);
@@ -144,6 +239,14 @@ fn main() {
         }
         return;
     }
+    if !interleaved_only {
+        blocks(&prefix, &mut ingest, n, warm_up, rounds);
+    }
+    interleaved(&prefix, &mut ingest, n, warm_up, rounds);
+}
+
+/// The servers one after the other, in blocks of `n` calls: latency and process CPU per call.
+fn blocks(prefix: &str, ingest: &mut ChildIngest, n: usize, warm_up: usize, rounds: usize) {
     // [server][round]
     let mut lat = vec![vec![]; SERVERS.len()];
     let mut cpu = vec![vec![]; SERVERS.len()];
@@ -151,7 +254,7 @@ fn main() {
     for round in 0..rounds {
         let before = ingest.events();
         for (i, server) in SERVERS.iter().enumerate() {
-            let r = run(server, &ingest, n, warm_up);
+            let r = run(server, ingest, n, warm_up);
             eprintln!(
                 "round {round} {server:<16} median {:>6} ns  cpu {:>7.0} ns/call (flusher {:>5.0})",
                 r.median_ns, r.cpu_ns, r.flusher_ns
@@ -168,18 +271,48 @@ fn main() {
             let (lo, hi) = d.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
             (median(&mut d), lo, hi)
         };
-        result(&format!("rmcp.{server}.latency_p50_ns"), format!("{:.0}", median(&mut lat[i].clone())));
-        result(&format!("rmcp.{server}.cpu_ns"), format!("{:.0}", median(&mut cpu[i].clone())));
+        result(&format!("{prefix}.{server}.latency_p50_ns"), format!("{:.0}", median(&mut lat[i].clone())));
+        result(&format!("{prefix}.{server}.cpu_ns"), format!("{:.0}", median(&mut cpu[i].clone())));
         if i > 0 {
             let (l, llo, lhi) = added(&lat);
             let (c, clo, chi) = added(&cpu);
-            result(&format!("rmcp.{server}.added_latency_ns"), format!("{l:.0}"));
-            result(&format!("rmcp.{server}.added_latency_min_ns"), format!("{llo:.0}"));
-            result(&format!("rmcp.{server}.added_latency_max_ns"), format!("{lhi:.0}"));
-            result(&format!("rmcp.{server}.added_cpu_ns"), format!("{c:.0}"));
-            result(&format!("rmcp.{server}.added_cpu_min_ns"), format!("{clo:.0}"));
-            result(&format!("rmcp.{server}.added_cpu_max_ns"), format!("{chi:.0}"));
-            result(&format!("rmcp.{server}.flusher_cpu_ns"), format!("{:.0}", median(&mut flusher[i].clone())));
+            result(&format!("{prefix}.{server}.added_latency_ns"), format!("{l:.0}"));
+            result(&format!("{prefix}.{server}.added_latency_min_ns"), format!("{llo:.0}"));
+            result(&format!("{prefix}.{server}.added_latency_max_ns"), format!("{lhi:.0}"));
+            result(&format!("{prefix}.{server}.added_cpu_ns"), format!("{c:.0}"));
+            result(&format!("{prefix}.{server}.added_cpu_min_ns"), format!("{clo:.0}"));
+            result(&format!("{prefix}.{server}.added_cpu_max_ns"), format!("{chi:.0}"));
+            result(&format!("{prefix}.{server}.flusher_cpu_ns"), format!("{:.0}", median(&mut flusher[i].clone())));
         }
+    }
+}
+
+/// The servers' calls interleaved ([`run_paired`]).
+fn interleaved(prefix: &str, ingest: &mut ChildIngest, n: usize, warm_up: usize, rounds: usize) {
+    let mut paired = Vec::new();
+    for round in 0..rounds {
+        let before = ingest.events();
+        let p = run_paired(ingest, n, warm_up);
+        eprintln!(
+            "round {round} interleaved: instrument +{:.0} ns latency, +{:.0} ns thread CPU; \
+             manifest_server +{:.0} ns latency, +{:.0} ns thread CPU; flushers {:.0} ns/event",
+            p.latency_ns[1], p.thread_cpu_ns[1], p.latency_ns[2], p.thread_cpu_ns[2], p.flusher_ns
+        );
+        assert_eq!(ingest.events() - before, 2 * (n + warm_up) as u64, "events that reached the receiver");
+        paired.push(p);
+    }
+    let flusher = median(&mut paired.iter().map(|p| p.flusher_ns).collect::<Vec<_>>());
+    result(&format!("{prefix}.interleaved.flusher_cpu_ns"), format!("{flusher:.0}"));
+    for (i, server) in SERVERS.iter().enumerate().skip(1) {
+        let lat: Vec<f64> = paired.iter().map(|p| p.latency_ns[i]).collect();
+        let cpu: Vec<f64> = paired.iter().map(|p| p.thread_cpu_ns[i] + p.flusher_ns).collect();
+        let range = |v: &[f64]| v.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        let ((llo, lhi), (clo, chi)) = (range(&lat), range(&cpu));
+        result(&format!("{prefix}.interleaved.{server}.added_latency_ns"), format!("{:.0}", median(&mut lat.clone())));
+        result(&format!("{prefix}.interleaved.{server}.added_latency_min_ns"), format!("{llo:.0}"));
+        result(&format!("{prefix}.interleaved.{server}.added_latency_max_ns"), format!("{lhi:.0}"));
+        result(&format!("{prefix}.interleaved.{server}.added_cpu_ns"), format!("{:.0}", median(&mut cpu.clone())));
+        result(&format!("{prefix}.interleaved.{server}.added_cpu_min_ns"), format!("{clo:.0}"));
+        result(&format!("{prefix}.interleaved.{server}.added_cpu_max_ns"), format!("{chi:.0}"));
     }
 }

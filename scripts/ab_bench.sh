@@ -89,13 +89,21 @@ for line in open(log):
         figures.setdefault((key, "flusher's threads per event"), {}).setdefault(side, []).append(int(other))
         figures.setdefault((key, "calling thread added"), {}).setdefault(side, []).append(int(calling) - int(bare))
         continue
+    m = re.match(r"round \d+ interleaved: instrument \+(-?\d+) ns latency, \+(-?\d+) ns thread CPU; "
+                 r"manifest_server \+(-?\d+) ns latency, \+(-?\d+) ns thread CPU; flushers (\d+)", line)
+    if m:
+        il, ic, ml, mc, fl = map(int, m.groups())
+        for server, lat, cpu in (("instrument", il, ic), ("manifest_server", ml, mc)):
+            figures.setdefault((f"rmcp interleaved {server}", "added latency"), {}).setdefault(side, []).append(lat)
+            figures.setdefault((f"rmcp interleaved {server}", "added CPU"), {}).setdefault(side, []).append(cpu + fl)
+        continue
     m = re.match(r"round \d+ (\S+)\s+median\s+(\d+) ns\s+cpu\s+(\d+)", line)
     if m:
         figures.setdefault(("rmcp " + m.group(1), "latency"), {}).setdefault(side, []).append(int(m.group(2)))
         figures.setdefault(("rmcp " + m.group(1), "cpu"), {}).setdefault(side, []).append(int(m.group(3)))
 # rmcp: added over plain, round by round (each round runs plain first, then the others).
 for (key, what) in list(figures):
-    if key.startswith("rmcp ") and key != "rmcp plain":
+    if key.startswith("rmcp ") and key != "rmcp plain" and not key.startswith("rmcp interleaved"):
         for s, v in figures[(key, what)].items():
             plain = figures[("rmcp plain", what)][s]
             figures.setdefault((key, f"added {what}"), {})[s] = [x - p for x, p in zip(v, plain)]

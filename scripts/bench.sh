@@ -59,7 +59,11 @@ peer() {
 }
 
 machine() {
-  echo "- Machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores visible, $(awk '/MemTotal/ {printf "%.0f GiB RAM", $2/1048576}' /proc/meminfo), $(uname -sr)"
+  # The CPU family and model as the VM reports them: "AMD EPYC" alone names several generations,
+  # and figures bound by memory latency differ between them by 2-3x.
+  local cpuid
+  cpuid="family $(grep -m1 '^cpu family' /proc/cpuinfo | cut -d: -f2 | xargs) model $(grep -m1 '^model[[:space:]]' /proc/cpuinfo | cut -d: -f2 | xargs), $(grep -m1 '^cpu MHz' /proc/cpuinfo | cut -d: -f2 | xargs | cut -d. -f1) MHz"
+  echo "- Machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs) ($cpuid), $(nproc) cores visible, $(awk '/MemTotal/ {printf "%.0f GiB RAM", $2/1048576}' /proc/meminfo), $(uname -sr)"
   echo "- Toolchain: $(rustc -V); Python peer: mcpeye 0.1.5 on $({ [ -x "$PEER_PY" ] && "$PEER_PY" -V 2>&1; } || echo 'the venv, made later in this run')"
   echo "- Load average $1: $(cut -d' ' -f1-3 /proc/loadavg)"
 }

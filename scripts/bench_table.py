@@ -145,6 +145,13 @@ for server, what in (("instrument", "rmcp router + `instrument`"), ("manifest_se
         f"{fmt_ns(r(k + '.added_latency_ns'))} / {fmt_ns(r(k + '.added_cpu_ns'))}",
         f"plain rmcp `#[tool]` {fmt_ns(r('rmcp.plain.latency_p50_ns'))} / {fmt_ns(r('rmcp.plain.cpu_ns'))} CPU",
         "", "", "≤ 1 µs / ≤ 3 µs")
+    k = f"rmcp.interleaved.{server}"
+    if r(k + ".added_latency_ns") is not None:
+        row(f"rmcp path, {what}, calls interleaved with plain ones: added latency (median of pairs) / added CPU",
+            f"{fmt_ns(r(k + '.added_latency_ns'))} ({fmt_ns(r(k + '.added_latency_min_ns'))}–"
+            f"{fmt_ns(r(k + '.added_latency_max_ns'))}) / {fmt_ns(r(k + '.added_cpu_ns'))}",
+            f"flushers {fmt_ns(r('rmcp.interleaved.flusher_cpu_ns'))} per event",
+            "", "", "≤ 1 µs / ≤ 3 µs")
 
 # 2. Percentiles (one-by-one timing, interleaved).
 py_p99 = get(P_OVER, "with_flush", "p99_ns")

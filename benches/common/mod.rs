@@ -375,6 +375,14 @@ pub fn full_run() -> bool {
     std::env::args().any(|a| a == "--bench")
 }
 
+/// The bench's own name, from its executable (`cpu-<hash>`): `cpu`, `cpu_mimalloc`, `rmcp`…, so
+/// that a bench included by another (`cpu_mimalloc` includes `cpu`) reports under its own name.
+pub fn bench_name() -> String {
+    let exe = std::env::current_exe().unwrap();
+    let name = exe.file_name().unwrap().to_string_lossy().into_owned();
+    name.rsplit_once('-').map_or(name.clone(), |(n, _)| n.to_owned())
+}
+
 /// A line the bench script collects: `RESULT key value`.
 pub fn result(key: &str, value: impl std::fmt::Display) {
     println!("RESULT {key} {value}");

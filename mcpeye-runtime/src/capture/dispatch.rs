@@ -71,9 +71,25 @@ impl std::error::Error for CallError {}
 /// removed and ignored (docs/wire-format.md#intent).
 pub(crate) fn take_intent(arguments: &mut Map<String, Value>) -> Option<(String, IntentSource)> {
     match arguments.shift_remove(INTENT_PARAM_NAME)? {
-        Value::String(s) if !s.trim().is_empty() => Some((s, IntentSource::Mcpeye)),
+        Value::String(s) if !is_blank(&s) => Some((s, IntentSource::Mcpeye)),
         _ => None,
     }
+}
+
+/// Whether `s` is empty or only whitespace (`str::trim`'s). An intent almost always starts
+/// with a printable ASCII character, which settles it without `trim`'s Unicode tables: their
+/// code, on every call, is what it would cost.
+fn is_blank(s: &str) -> bool {
+    match s.as_bytes().first() {
+        // ASCII and not one of `char::is_whitespace`'s ASCII characters (vertical tab included).
+        Some(&b) if b.is_ascii() && !matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ') => false,
+        _ => is_blank_slow(s),
+    }
+}
+
+#[inline(never)]
+fn is_blank_slow(s: &str) -> bool {
+    s.trim().is_empty()
 }
 
 /// The arguments as the handler will see them. MCP lets a client omit `arguments`: `null`
@@ -552,6 +568,21 @@ mod tests {
         assert!(!blank.contains_key(INTENT_PARAM_NAME) && blank.contains_key("a"));
         let mut empty = Map::new();
         assert_eq!(take_intent(&mut empty), None);
+    }
+
+    #[test]
+    fn blank_means_what_trim_says() {
+        let cases = [
+            "", " ", "\t\n\r", "\u{0B}", "\u{0C}", "\u{3000}", "\u{A0} \u{2029}", "x", " x", "\u{0B}x", "\u{1F}",
+            "\u{85}", "\u{85}é", "é", "\u{3000}why", "0", "\u{0}",
+        ];
+        for s in cases {
+            assert_eq!(is_blank(s), s.trim().is_empty(), "{s:?}");
+        }
+        for b in 0u8..128 {
+            let s = (b as char).to_string();
+            assert_eq!(is_blank(&s), s.trim().is_empty(), "byte {b}");
+        }
     }
 
     // What `#[mcpeye::tool]` generates, written by hand so the dispatcher is tested on its own.

@@ -573,8 +573,23 @@ mod tests {
     #[test]
     fn blank_means_what_trim_says() {
         let cases = [
-            "", " ", "\t\n\r", "\u{0B}", "\u{0C}", "\u{3000}", "\u{A0} \u{2029}", "x", " x", "\u{0B}x", "\u{1F}",
-            "\u{85}", "\u{85}é", "é", "\u{3000}why", "0", "\u{0}",
+            "",
+            " ",
+            "\t\n\r",
+            "\u{0B}",
+            "\u{0C}",
+            "\u{3000}",
+            "\u{A0} \u{2029}",
+            "x",
+            " x",
+            "\u{0B}x",
+            "\u{1F}",
+            "\u{85}",
+            "\u{85}é",
+            "é",
+            "\u{3000}why",
+            "0",
+            "\u{0}",
         ];
         for s in cases {
             assert_eq!(is_blank(s), s.trim().is_empty(), "{s:?}");

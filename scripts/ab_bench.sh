@@ -5,7 +5,10 @@
 #   scripts/ab_bench.sh <base-commit> [runs]    # runs: pairs of runs per bench (default 3)
 #   AB_BENCHES="cpu rmcp" scripts/ab_bench.sh 4656ce0
 # Each run is the bench's full `--bench` size (cpu: 3 rounds of 300 000 calls back to back and
-# 30 000 paced; rmcp: 3 rounds of 20 000 calls per server), so 3 runs give 9 rounds per build.
+# 30 000 paced; rmcp: 3 rounds of 20 000 calls per server in blocks, then 3 rounds of the servers
+# interleaved), so 3 runs give 9 rounds per build. The rmcp `interleaved` rows resolve a few
+# hundred ns (each call paired with a plain one); a base older than cb469d0 has none.
+# Remove the base's worktree afterwards: git worktree remove --force target/ab-base-src
 # Prints min, median and max per figure and build; raw logs stay in target/ab-run/.
 # Builds the base in a worktree under target/ (its own target directory, seeded from this one).
 # Not part of CI: timings need a quiet machine.

@@ -30,6 +30,7 @@ use mcpeye::rmcp::ManifestServer;
 use mcpeye::{Config, Tracker};
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
 use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::{RoleClient, RunningService};
 use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
 use serde_json::Value;
 use std::hint::black_box;
@@ -65,26 +66,47 @@ struct Run {
     flusher_ns: f64,
 }
 
-fn run(server: &str, ingest: &ChildIngest, n: usize, warm_up: usize) -> Run {
-    let tracker = (server != "plain").then(|| {
-        Tracker::new(Config::new("bench").ingest_url(ingest.url()).max_buffer(n + warm_up + 1_000).on_error(|_| {}))
-            .unwrap()
-    });
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+/// A tracker whose buffer holds a whole run (nothing is dropped when calls outpace the flusher).
+fn tracker(ingest: &ChildIngest, n: usize, warm_up: usize) -> Tracker {
+    Tracker::new(Config::new("bench").ingest_url(ingest.url()).max_buffer(n + warm_up + 1_000).on_error(|_| {}))
+        .unwrap()
+}
+
+/// The bench's request: the tool's arguments and a `mcpeyeIntent`.
+fn request() -> CallToolRequestParams {
     let Value::Object(arguments) = arguments_with_intent() else { unreachable!() };
-    let request = CallToolRequestParams::new("search_invoices").with_arguments(arguments);
+    CallToolRequestParams::new("search_invoices").with_arguments(arguments)
+}
+
+/// Serves `server` (one of [`SERVERS`]; recorded by `tracker` unless plain) on a task of the
+/// current runtime, and connects rmcp's client to it.
+async fn connect(server: &str, tracker: Option<&Tracker>) -> RunningService<RoleClient, ClientConfig> {
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    match server {
+        "plain" => serve(Plain { tool_router: Plain::tool_router() }, server_io),
+        "instrument" => serve(
+            Plain { tool_router: mcpeye::rmcp::instrument_with(Plain::tool_router(), tracker.unwrap().clone()) },
+            server_io,
+        ),
+        _ => serve(ManifestServer::new(Arc::new(manifest(tracker.cloned()))), server_io),
+    }
+    let config = ClientConfig::new(ClientCapabilities::default(), Implementation::new("bench-client", "1.0.0"));
+    config.serve(client_io).await.expect("the client connects")
+}
+
+/// Shuts `tracker` down, asserting that each of `expected` events was sent and none dropped.
+fn assert_delivered(tracker: Tracker, expected: usize, server: &str) {
+    let s = tracker.shutdown(Duration::from_secs(5)).stats;
+    let expected = expected as u64;
+    assert_eq!((s.captured, s.sent, s.dropped.total()), (expected, expected, 0), "{server}: {s:?}");
+}
+
+fn run(server: &str, ingest: &ChildIngest, n: usize, warm_up: usize) -> Run {
+    let tracker = (server != "plain").then(|| tracker(ingest, n, warm_up));
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let request = request();
     let run = rt.block_on(async {
-        let (server_io, client_io) = tokio::io::duplex(64 * 1024);
-        match server {
-            "plain" => serve(Plain { tool_router: Plain::tool_router() }, server_io),
-            "instrument" => serve(
-                Plain { tool_router: mcpeye::rmcp::instrument_with(Plain::tool_router(), tracker.clone().unwrap()) },
-                server_io,
-            ),
-            _ => serve(ManifestServer::new(Arc::new(manifest(tracker.clone()))), server_io),
-        }
-        let config = ClientConfig::new(ClientCapabilities::default(), Implementation::new("bench-client", "1.0.0"));
-        let client = config.serve(client_io).await.expect("the client connects");
+        let client = connect(server, tracker.as_ref()).await;
         for _ in 0..warm_up {
             client.call_tool(request.clone()).await.unwrap();
         }
@@ -109,16 +131,14 @@ fn run(server: &str, ingest: &ChildIngest, n: usize, warm_up: usize) -> Run {
         Run { median_ns: quantile(&samples, 0.5), cpu_ns: cpu as f64 / n as f64, flusher_ns: flusher as f64 / n as f64 }
     });
     if let Some(t) = tracker {
-        let s = t.shutdown(Duration::from_secs(5)).stats;
-        let expected = (n + warm_up) as u64;
-        assert_eq!((s.captured, s.sent, s.dropped.total()), (expected, expected, 0), "{server}: {s:?}");
+        assert_delivered(t, n + warm_up, server);
     }
     run
 }
 
-/// What each server adds to a call, from calls interleaved one by one in one runtime: `[server]`
-/// (plain first) of the median over calls of (its latency − plain's) and the mean of (its
-/// thread CPU − plain's), and the flushers' CPU per event. Interleaving pairs each call with a
+/// What each server adds to a call, from calls interleaved one by one in one runtime, indexed as
+/// [`SERVERS`] (plain's own entries stay 0): the median over calls of (its latency − plain's),
+/// the mean of (its thread CPU − plain's), and the flushers' CPU per event. Interleaving pairs each call with a
 /// plain one made a moment before or after it, so that the machine's drift over seconds (which
 /// moves whole blocks of calls by several µs here) cancels out.
 struct Paired {
@@ -128,28 +148,14 @@ struct Paired {
 }
 
 fn run_paired(ingest: &ChildIngest, n: usize, warm_up: usize) -> Paired {
-    let tracker = || {
-        Tracker::new(Config::new("bench").ingest_url(ingest.url()).max_buffer(n + warm_up + 1_000).on_error(|_| {}))
-            .unwrap()
-    };
-    let trackers = [tracker(), tracker()];
+    // [instrument, manifest_server]
+    let trackers = [tracker(ingest, n, warm_up), tracker(ingest, n, warm_up)];
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let Value::Object(arguments) = arguments_with_intent() else { unreachable!() };
-    let request = CallToolRequestParams::new("search_invoices").with_arguments(arguments);
+    let request = request();
     let paired = rt.block_on(async {
-        let mut clients = Vec::new();
-        for server in SERVERS {
-            let (server_io, client_io) = tokio::io::duplex(64 * 1024);
-            match server {
-                "plain" => serve(Plain { tool_router: Plain::tool_router() }, server_io),
-                "instrument" => serve(
-                    Plain { tool_router: mcpeye::rmcp::instrument_with(Plain::tool_router(), trackers[0].clone()) },
-                    server_io,
-                ),
-                _ => serve(ManifestServer::new(Arc::new(manifest(Some(trackers[1].clone())))), server_io),
-            }
-            let config = ClientConfig::new(ClientCapabilities::default(), Implementation::new("bench-client", "1.0.0"));
-            clients.push(config.serve(client_io).await.expect("the client connects"));
+        let mut clients = vec![connect(SERVERS[0], None).await];
+        for (server, tracker) in SERVERS[1..].iter().zip(&trackers) {
+            clients.push(connect(server, Some(tracker)).await);
         }
         for _ in 0..warm_up {
             for client in &clients {
@@ -191,10 +197,8 @@ fn run_paired(ingest: &ChildIngest, n: usize, warm_up: usize) -> Paired {
         }
         paired
     });
-    for t in trackers {
-        let s = t.shutdown(Duration::from_secs(5)).stats;
-        let expected = (n + warm_up) as u64;
-        assert_eq!((s.captured, s.sent, s.dropped.total()), (expected, expected, 0), "{s:?}");
+    for (server, tracker) in SERVERS[1..].iter().zip(trackers) {
+        assert_delivered(tracker, n + warm_up, server);
     }
     paired
 }
@@ -205,6 +209,11 @@ fn serve<S: ServerHandler>(server: S, io: tokio::io::DuplexStream) {
             let _ = running.waiting().await;
         }
     });
+}
+
+/// The smallest and largest of `v`.
+fn range(v: &[f64]) -> (f64, f64) {
+    v.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)))
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -268,7 +277,7 @@ fn blocks(prefix: &str, ingest: &mut ChildIngest, n: usize, warm_up: usize, roun
     for (i, server) in SERVERS.iter().enumerate() {
         let added = |v: &[Vec<f64>]| -> (f64, f64, f64) {
             let mut d: Vec<f64> = v[i].iter().zip(&v[0]).map(|(x, p)| x - p).collect();
-            let (lo, hi) = d.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+            let (lo, hi) = range(&d);
             (median(&mut d), lo, hi)
         };
         result(&format!("{prefix}.{server}.latency_p50_ns"), format!("{:.0}", median(&mut lat[i].clone())));
@@ -306,7 +315,6 @@ fn interleaved(prefix: &str, ingest: &mut ChildIngest, n: usize, warm_up: usize,
     for (i, server) in SERVERS.iter().enumerate().skip(1) {
         let lat: Vec<f64> = paired.iter().map(|p| p.latency_ns[i]).collect();
         let cpu: Vec<f64> = paired.iter().map(|p| p.thread_cpu_ns[i] + p.flusher_ns).collect();
-        let range = |v: &[f64]| v.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
         let ((llo, lhi), (clo, chi)) = (range(&lat), range(&cpu));
         result(&format!("{prefix}.interleaved.{server}.added_latency_ns"), format!("{:.0}", median(&mut lat.clone())));
         result(&format!("{prefix}.interleaved.{server}.added_latency_min_ns"), format!("{llo:.0}"));

@@ -245,11 +245,13 @@ fn call_manifest<'a>(
     }
     Answer::Later(Box::pin(async move {
         let name = &name;
-        answer(with_origin(clients, &mut context, move |origin| async move {
-            let result = manifest.try_call_async_result(&origin, name, arguments).await;
-            unanswered(&origin, name, result)
-        }))
-        .await
+        answer_of(
+            with_origin(clients, &mut context, move |origin| async move {
+                let result = manifest.try_call_async_result(&origin, name, arguments).await;
+                unanswered(&origin, name, result)
+            })
+            .await,
+        )
     }))
 }
 
@@ -281,11 +283,6 @@ fn unanswered(origin: &Origin, name: &str, result: Result<McpeyeResult, CallErro
         unanswered_span(origin, name, &e.to_string(), e.code());
     }
     result
-}
-
-/// The manifest's answer as rmcp's.
-async fn answer(called: impl Future<Output = Result<McpeyeResult, CallError>>) -> Result<CallToolResponse, ErrorData> {
-    answer_of(called.await)
 }
 
 /// The manifest's answer as rmcp's.

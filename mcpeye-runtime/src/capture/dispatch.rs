@@ -258,17 +258,22 @@ impl Manifest {
     ) -> Result<CallToolResult, CallError> {
         let ready = |call: InFlight, entry: &Entry| match entry.def.handler {
             Handler::Sync(run) => self.run_sync(origin, call, entry, run),
-            Handler::Async(_) if nests_too_deep(&call.arguments) => self.conclude(call, Ran::Invalid(too_deep())),
-            Handler::Async(_) => {
-                let e = ArgsError {
-                    problems: vec![format!(
-                        "the tool `{name}` is async: the server must call it with `Manifest::call_async`"
-                    )],
-                };
-                self.conclude(call, Ran::Invalid(e))
-            }
+            Handler::Async(_) => self.refuse_async(call, name),
         };
         self.route(origin, name, arguments, ready, |answered| answered)
+    }
+
+    /// An async tool called through [`try_call`](Self::try_call), which cannot await it.
+    #[cold]
+    #[inline(never)]
+    fn refuse_async(&self, call: InFlight, name: &str) -> CallToolResult {
+        if nests_too_deep(&call.arguments) {
+            return self.conclude(call, Ran::Invalid(too_deep()));
+        }
+        let e = ArgsError {
+            problems: vec![format!("the tool `{name}` is async: the server must call it with `Manifest::call_async`")],
+        };
+        self.conclude(call, Ran::Invalid(e))
     }
 
     /// Calls a tool, sync or async, and returns the `CallToolResult` JSON; see
@@ -407,6 +412,8 @@ impl Manifest {
     }
 
     /// `recorded`: the record started by [`flatten_arguments`](Self::flatten_arguments), if it was.
+    // Only the common end is here (a success, recorded as sent); every other one is in
+    // `conclude_rest`, out of line, so that the code a call runs through stays a few cache lines.
     fn conclude_after(
         &self,
         mut call: InFlight,
@@ -415,62 +422,27 @@ impl Manifest {
         recorded: Option<FlatStart>,
     ) -> CallToolResult {
         let tracker = self.active_tracker();
-        let (client_result, outcome, panic) = match ran {
-            // The client gets a copy and the record the original: one copy of the strings, not two.
-            Ran::Done(r) if !r.is_error => {
-                let Some(t) = tracker.as_deref() else {
+        match ran {
+            Ran::Done(r) if !r.is_error => match tracker.as_deref() {
+                None => {
                     call.end_span(None, &CallOutcome::Success { result: Value::Null }, None, duration);
-                    return r;
-                };
-                if !call.span.reads_values(t) && r.content.iter().all(|c| matches!(c, Content::Text(_))) {
-                    // Text items are recorded as sent: the record is flattened from the result
-                    // (copied for a callback tracker) and the client gets the original, so the
-                    // result's JSON is built once.
+                    r
+                }
+                // Text items are recorded as sent: the record is flattened from the result
+                // (copied for a callback tracker) and the client gets the original, so the
+                // result's JSON is built once.
+                Some(t) if !call.span.reads_values(t) && r.content.iter().all(|c| matches!(c, Content::Text(_))) => {
                     call.end_span(Some(t), &CallOutcome::Success { result: Value::Null }, None, duration);
                     match recorded {
                         Some(flat) => t.record_flat(flat, Ok(&r), duration),
                         None => t.record_result(call, &r, duration),
                     }
-                    return r;
+                    r
                 }
-                (r.clone(), CallOutcome::Success { result: r.into_record_json() }, None)
-            }
-            Ran::Done(mut r) => {
-                let (message, reason) = (r.joined_text(), r.error_reason.take());
-                (r, CallOutcome::Error { message, reason }, None)
-            }
-            Ran::Invalid(e) => {
-                let msg = e.to_string();
-                let outcome = CallOutcome::error_with_reason(msg.clone(), INVALID_ARGUMENTS);
-                (CallToolResult::error_text(msg), outcome, None)
-            }
-            Ran::Failed(msg) => {
-                let outcome = CallOutcome::error_with_reason(msg.clone(), UNKNOWN_TOOL);
-                (CallToolResult::error_text(msg), outcome, None)
-            }
-            Ran::Panicked(p) => {
-                (CallToolResult::default(), CallOutcome::error_with_reason(panic_message(&*p), PANIC), Some(p))
-            }
-            Ran::Cancelled(reason) => {
-                let outcome = CallOutcome::cancelled(reason.as_deref());
-                (CallToolResult::error_text(outcome.error_message().unwrap_or_default()), outcome, None)
-            }
-            Ran::TimedOut(after) => {
-                let outcome = CallOutcome::timed_out(after);
-                (CallToolResult::error_text(outcome.error_message().unwrap_or_default()), outcome, None)
-            }
-        };
-        match (recorded, tracker.as_deref()) {
-            (Some(flat), Some(t)) => {
-                call.end_span(Some(t), &outcome, None, duration);
-                t.record_flat(flat, Err(outcome), duration);
-            }
-            _ => call.finish_after(tracker.as_deref(), outcome, duration),
+                Some(_) => conclude_rest(call, Ran::Done(r), duration, recorded, tracker),
+            },
+            ran => conclude_rest(call, ran, duration, recorded, tracker),
         }
-        if let Some(p) = panic {
-            resume_unwind(p);
-        }
-        client_result
     }
 
     /// The tracker calls are recorded into (see [`active_tracker`]).
@@ -506,6 +478,58 @@ impl Manifest {
         };
         self.conclude_after(call, ran, Duration::ZERO, None)
     }
+}
+
+/// Every end of a call but a recorded success of text items ([`Manifest::conclude_after`]): the
+/// client's result and the record made apart, a panic resumed.
+#[cold]
+#[inline(never)]
+fn conclude_rest(
+    mut call: InFlight,
+    ran: Ran,
+    duration: Duration,
+    recorded: Option<FlatStart>,
+    tracker: Option<Cow<'_, Tracker>>,
+) -> CallToolResult {
+    let (client_result, outcome, panic) = match ran {
+        // The client gets a copy and the record the original: one copy of the strings, not two.
+        Ran::Done(r) if !r.is_error => (r.clone(), CallOutcome::Success { result: r.into_record_json() }, None),
+        Ran::Done(mut r) => {
+            let (message, reason) = (r.joined_text(), r.error_reason.take());
+            (r, CallOutcome::Error { message, reason }, None)
+        }
+        Ran::Invalid(e) => {
+            let msg = e.to_string();
+            let outcome = CallOutcome::error_with_reason(msg.clone(), INVALID_ARGUMENTS);
+            (CallToolResult::error_text(msg), outcome, None)
+        }
+        Ran::Failed(msg) => {
+            let outcome = CallOutcome::error_with_reason(msg.clone(), UNKNOWN_TOOL);
+            (CallToolResult::error_text(msg), outcome, None)
+        }
+        Ran::Panicked(p) => {
+            (CallToolResult::default(), CallOutcome::error_with_reason(panic_message(&*p), PANIC), Some(p))
+        }
+        Ran::Cancelled(reason) => {
+            let outcome = CallOutcome::cancelled(reason.as_deref());
+            (CallToolResult::error_text(outcome.error_message().unwrap_or_default()), outcome, None)
+        }
+        Ran::TimedOut(after) => {
+            let outcome = CallOutcome::timed_out(after);
+            (CallToolResult::error_text(outcome.error_message().unwrap_or_default()), outcome, None)
+        }
+    };
+    match (recorded, tracker.as_deref()) {
+        (Some(flat), Some(t)) => {
+            call.end_span(Some(t), &outcome, None, duration);
+            t.record_flat(flat, Err(outcome), duration);
+        }
+        _ => call.finish_after(tracker.as_deref(), outcome, duration),
+    }
+    if let Some(p) = panic {
+        resume_unwind(p);
+    }
+    client_result
 }
 
 /// Starts a call of `tool_name`: the arguments as the handler will see them, with the intent

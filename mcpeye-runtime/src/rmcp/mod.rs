@@ -128,10 +128,18 @@ fn content_blocks(content: Vec<Content>) -> Result<Vec<ContentBlock>, serde_json
     for c in content {
         blocks.push(match c {
             Content::Text(t) => ContentBlock::text(t),
-            other => serde_json::from_value(other.into_json())?,
+            other => content_block(other)?,
         });
     }
     Ok(blocks)
+}
+
+/// An item other than text, through its JSON. Out of line: text is the common case, and this
+/// is most of the conversion's code.
+#[cold]
+#[inline(never)]
+fn content_block(content: Content) -> Result<ContentBlock, serde_json::Error> {
+    serde_json::from_value(content.into_json())
 }
 
 /// A manifest's answer as rmcp's response: what reading its JSON (`into_json`) back as rmcp's
@@ -150,7 +158,13 @@ fn complete_response(result: McpeyeResult) -> Result<CallToolResponse, ErrorData
             r.is_error = is_error.then_some(true);
             Ok(CallToolResponse::Complete(r))
         }
-        // mcpeye builds these items in MCP's shape: failing to read one back is a bug.
-        Err(e) => Err(ErrorData::internal_error(format!("mcpeye produced an invalid tool result: {e}"), None)),
+        Err(e) => Err(invalid_result(e)),
     }
+}
+
+/// mcpeye builds its items in MCP's shape: failing to read one back is a bug.
+#[cold]
+#[inline(never)]
+fn invalid_result(e: serde_json::Error) -> ErrorData {
+    ErrorData::internal_error(format!("mcpeye produced an invalid tool result: {e}"), None)
 }

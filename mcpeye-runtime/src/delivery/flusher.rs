@@ -17,6 +17,7 @@
 use crate::capture::record::ClientInfo;
 use crate::config::{Config, Identity};
 use crate::delivery::before_send::Screen;
+use crate::delivery::call_id::CallIds;
 use crate::delivery::diagnostics::{DiagnosticKind, Diagnostics};
 use crate::delivery::outbox::Outbox;
 use crate::delivery::redact::Redactor;
@@ -129,6 +130,8 @@ pub(crate) struct Flusher {
     /// Where an event is encoded, when no spare buffer is at hand, before it is copied out at its
     /// exact size.
     scratch: Vec<u8>,
+    /// The events' `callId`s.
+    call_ids: CallIds,
     /// Buffers of sent events, emptied, for the next events: an allocation and a free per
     /// event cost ~400 instructions (glibc, freed a batch at a time).
     spare: Vec<Vec<u8>>,
@@ -185,6 +188,7 @@ impl Flusher {
             split_limit: None,
             channel_full_seen: 0,
             scratch: Vec::with_capacity(4096),
+            call_ids: CallIds::new(),
             spare: Vec::new(),
             outbox,
             pool,
@@ -355,11 +359,11 @@ impl Flusher {
                     self.spare.extend(spare);
                     continue;
                 };
-                (e.client.take(), encode_edited(e, uuid::Uuid::new_v4(), out))
+                (e.client.take(), encode_edited(e, self.call_ids.next_id(), out))
             } else {
                 // Encoded where it lies: a record is large to move.
                 let client = queued.client.take();
-                let encoded = encode_event(queued, uuid::Uuid::new_v4(), &self.redactor, out);
+                let encoded = encode_event(queued, self.call_ids.next_id(), &self.redactor, out);
                 self.pool.give(queued.take_buffer());
                 *slot = None;
                 (client, encoded)

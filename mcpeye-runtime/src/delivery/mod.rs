@@ -3,6 +3,7 @@
 //! to the ingest API with retries. Stats and diagnostics report what happened to every event.
 
 pub(crate) mod before_send;
+pub(crate) mod call_id;
 pub(crate) mod diagnostics;
 pub(crate) mod flusher;
 pub(crate) mod outbox;

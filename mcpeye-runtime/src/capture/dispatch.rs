@@ -76,10 +76,10 @@ pub(crate) fn take_intent(arguments: &mut Map<String, Value>) -> Option<(String,
     }
 }
 
-/// Whether `s` is empty or only whitespace (`str::trim`'s). An intent almost always starts
-/// with a printable ASCII character, which settles it without `trim`'s Unicode tables: their
-/// code, on every call, is what it would cost.
-fn is_blank(s: &str) -> bool {
+/// Whether `s` is empty or only whitespace (`str::trim`'s). An intent or a tool name almost
+/// always starts with a printable ASCII character, which settles it without `trim`'s Unicode
+/// tables: their code, on every call (and every event the flusher encodes), is what it would cost.
+pub(crate) fn is_blank(s: &str) -> bool {
     match s.as_bytes().first() {
         // ASCII and not one of `char::is_whitespace`'s ASCII characters (vertical tab included).
         Some(&b) if b.is_ascii() && !matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ') => false,

@@ -532,8 +532,8 @@ fn write_body(body: Body<'_>, object_only: bool, redactor: &Redactor, out: &mut 
 
 fn encode(parts: Parts<'_>, call_id: uuid::Uuid, redactor: &Redactor, out: &mut Vec<u8>) -> Result<(), Invalid> {
     let Parts { tool_name, arguments, outcome, timestamp_ms, duration_ms, intent, user_id, user_email } = parts;
-    // All whitespace (or empty) once its start is trimmed: no need to trim the end too.
-    if tool_name.trim_start().is_empty() {
+    // Settled by its first byte unless that is whitespace or not ASCII (`is_blank`).
+    if crate::capture::dispatch::is_blank(tool_name) {
         return Err(Invalid::EmptyToolName);
     }
     // Hex digits and hyphens: nothing to escape.
@@ -823,9 +823,16 @@ mod tests {
 
     #[test]
     fn empty_tool_name_is_invalid() {
-        let mut r = record();
-        r.tool_name = "".into();
-        assert_eq!(encode(r), Err(Invalid::EmptyToolName));
+        for blank in ["", " ", "\t\n", "\u{3000}\u{a0}"] {
+            let mut r = record();
+            r.tool_name = blank.into();
+            assert_eq!(encode(r), Err(Invalid::EmptyToolName), "{blank:?}");
+        }
+        for name in [" search", "\u{3000}search", "é"] {
+            let mut r = record();
+            r.tool_name = name.into();
+            assert!(encode(r).is_ok(), "{name:?}");
+        }
     }
 
     #[test]

@@ -15,11 +15,17 @@
 // `CPU_ONLY=none` or `CPU_ONLY=tracker` in the environment runs only that half of each round (for
 // instruction counts under callgrind: the difference of two runs is what the tracker adds).
 //
+// Then paced again, interleaved (`paced_interleaved`): a manifest with a tracker and the same
+// manifest without one called in alternate bursts, each burst timed on the calling thread's CPU
+// clock, so that the calling thread's added CPU is a paired difference (the sleeps between bursts,
+// whose cost varies by several us from run to run, are in neither); plus the flusher thread's
+// CPU per event. `CPU_INTERLEAVED_ONLY=1` runs only these rounds (a quick A/B).
+//
 // Kept free of inner attributes: `cpu_mimalloc.rs` includes this file.
 
 mod common;
 
-use common::{arguments_with_intent, manifest, process_cpu_ns, result, thread_cpu_ns, ChildIngest};
+use common::{arguments_with_intent, flusher_cpu_ns, manifest, process_cpu_ns, result, thread_cpu_ns, ChildIngest};
 use mcpeye::{Config, Tracker};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -131,7 +137,90 @@ fn main() {
     let mut ingest = ChildIngest::start();
     // Warm-up: code, allocator, the receiver's connection.
     run(n_back / 10, None, None);
-    mode(&prefix, "back_to_back", &mut ingest, n_back, None, rounds);
     let gap = Duration::from_nanos(1_000_000_000 / rate as u64);
-    mode(&prefix, "paced", &mut ingest, n_paced, Some(gap), rounds);
+    if std::env::var_os("CPU_INTERLEAVED_ONLY").is_none() {
+        mode(&prefix, "back_to_back", &mut ingest, n_back, None, rounds);
+        mode(&prefix, "paced", &mut ingest, n_paced, Some(gap), rounds);
+    }
+    paced_interleaved(&prefix, &mut ingest, n_paced, gap, rounds);
+}
+
+/// One round of [`paced_interleaved`]: per call, the calling thread's added CPU (paired) and
+/// the flusher's CPU.
+struct Paired {
+    calling_ns: f64,
+    flusher_ns: f64,
+}
+
+/// `n` calls into a tracked manifest at one per `gap`, in bursts of `PACE_BURST`, each burst
+/// paired with a burst of the same calls into a manifest without a tracker made half a burst's
+/// gap before or after it (which goes first alternates). Ends when every event is delivered.
+fn paired_round(ingest: &mut ChildIngest, n: usize, gap: Duration) -> Paired {
+    let tracker =
+        Tracker::new(Config::new("bench").ingest_url(ingest.url()).max_buffer(n + 1_000).on_error(|_| {})).unwrap();
+    let (bare, tracked) = (manifest(None), manifest(Some(tracker.clone())));
+    let args = arguments_with_intent();
+    let burst = |m: &mcpeye::Manifest| {
+        let t0 = thread_cpu_ns();
+        for _ in 0..PACE_BURST {
+            black_box(m.call("search_invoices", black_box(args.clone())));
+        }
+        thread_cpu_ns() - t0
+    };
+    let before = ingest.events();
+    let f0 = flusher_cpu_ns();
+    let (mut bare_ns, mut tracked_ns) = (0u64, 0u64);
+    let start = Instant::now();
+    let period = gap * PACE_BURST as u32;
+    for k in 0..n / PACE_BURST {
+        for half in 0..2u32 {
+            let due = start + period * k as u32 + period / 2 * half;
+            let now = Instant::now();
+            if due > now {
+                std::thread::sleep(due - now);
+            }
+            if (k + half as usize).is_multiple_of(2) {
+                tracked_ns += burst(&tracked);
+            } else {
+                bare_ns += burst(&bare);
+            }
+        }
+    }
+    let report = tracker.flush(Duration::from_secs(120));
+    assert!(report.completed, "the final flush did not complete: {report:?}");
+    let flusher_ns = flusher_cpu_ns() - f0;
+    let calls = (n / PACE_BURST * PACE_BURST) as u64;
+    let s = tracker.shutdown(Duration::from_secs(5)).stats;
+    assert_eq!((s.captured, s.sent, s.dropped.total()), (calls, calls, 0), "{s:?}");
+    assert_eq!(ingest.events() - before, calls, "events that reached the receiver");
+    Paired {
+        calling_ns: (tracked_ns as f64 - bare_ns as f64) / calls as f64,
+        flusher_ns: flusher_ns as f64 / calls as f64,
+    }
+}
+
+/// Paced calls, interleaved: what a tracker adds per call, resolved to ~0.1 us from one round to
+/// the next (the paced rounds above vary by several us). Reported: the median over the rounds
+/// of the added CPU (calling thread, paired, plus the flusher's per event), and its parts.
+fn paced_interleaved(prefix: &str, ingest: &mut ChildIngest, n: usize, gap: Duration, rounds: usize) {
+    let (mut total, mut calling, mut flusher) = (vec![], vec![], vec![]);
+    for round in 0..rounds {
+        let r = paired_round(ingest, n, gap);
+        eprintln!(
+            "round {round} paced interleaved: added {:.0} ns/call (calling thread +{:.0} ns, flusher {:.0} ns/event)",
+            r.calling_ns + r.flusher_ns,
+            r.calling_ns,
+            r.flusher_ns
+        );
+        total.push(r.calling_ns + r.flusher_ns);
+        calling.push(r.calling_ns);
+        flusher.push(r.flusher_ns);
+    }
+    let (lo, hi) = total.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    let key = |k: &str| format!("{prefix}.paced_interleaved.{k}");
+    result(&key("added_ns"), format!("{:.0}", median(&mut total)));
+    result(&key("added_min_ns"), format!("{lo:.0}"));
+    result(&key("added_max_ns"), format!("{hi:.0}"));
+    result(&key("calling_thread_added_ns"), format!("{:.0}", median(&mut calling)));
+    result(&key("flusher_ns"), format!("{:.0}", median(&mut flusher)));
 }

@@ -5,9 +5,11 @@
 #   scripts/ab_bench.sh <base-commit> [runs]    # runs: pairs of runs per bench (default 3)
 #   AB_BENCHES="cpu rmcp" scripts/ab_bench.sh 4656ce0
 # Each run is the bench's full `--bench` size (cpu: 3 rounds of 300 000 calls back to back and
-# 30 000 paced; rmcp: 3 rounds of 20 000 calls per server in blocks, then 3 rounds of the servers
-# interleaved), so 3 runs give 9 rounds per build. The rmcp `interleaved` rows resolve a few
-# hundred ns (each call paired with a plain one); a base older than cb469d0 has none.
+# 30 000 paced, then 3 paced rounds interleaved with untracked calls; rmcp: 3 rounds of 20 000
+# calls per server in blocks, then 3 rounds of the servers interleaved), so 3 runs give 9 rounds
+# per build. The `interleaved` rows resolve a few hundred ns (each call or burst paired with an
+# untracked or plain one); a base older than cb469d0 has no rmcp ones, older than the seventh
+# pass no paced ones.
 # Remove the base's worktree afterwards: git worktree remove --force target/ab-base-src
 # Prints min, median and max per figure and build; raw logs stay in target/ab-run/.
 # Builds the base in a worktree under target/ (its own target directory, seeded from this one).
@@ -99,6 +101,13 @@ for line in open(log):
         for server, lat, cpu in (("instrument", il, ic), ("manifest_server", ml, mc)):
             figures.setdefault((f"rmcp interleaved {server}", "added latency"), {}).setdefault(side, []).append(lat)
             figures.setdefault((f"rmcp interleaved {server}", "added CPU"), {}).setdefault(side, []).append(cpu + fl)
+        continue
+    m = re.match(r"round \d+ paced interleaved: added (-?\d+) ns/call \(calling thread \+(-?\d+) ns, flusher (\d+)", line)
+    if m:
+        added, calling, fl = map(int, m.groups())
+        figures.setdefault(("cpu paced interleaved", "total CPU added per call"), {}).setdefault(side, []).append(added)
+        figures.setdefault(("cpu paced interleaved", "calling thread added"), {}).setdefault(side, []).append(calling)
+        figures.setdefault(("cpu paced interleaved", "flusher per event"), {}).setdefault(side, []).append(fl)
         continue
     m = re.match(r"round \d+ (\S+)\s+median\s+(\d+) ns\s+cpu\s+(\d+)", line)
     if m:

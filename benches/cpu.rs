@@ -25,8 +25,11 @@
 
 mod common;
 
-use common::{arguments_with_intent, flusher_cpu_ns, manifest, process_cpu_ns, result, thread_cpu_ns, ChildIngest};
-use mcpeye::{Config, Tracker};
+use common::{
+    arguments_with_intent, assert_sent, flusher_cpu_ns, manifest, median, process_cpu_ns, range, result, thread_cpu_ns,
+    ChildIngest,
+};
+use mcpeye::Tracker;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -70,19 +73,12 @@ fn run(n: usize, gap: Option<Duration>, tracker: Option<&Tracker>) -> Run {
     Run { process_ns: (p1 - p0) as f64 / n as f64, calling_ns: (t1 - t0) as f64 / n as f64 }
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 /// `rounds` pairs of runs (without, then with a tracker); prints and returns the figures.
 fn mode(prefix: &str, label: &str, ingest: &mut ChildIngest, n: usize, gap: Option<Duration>, rounds: usize) {
     let (mut none, mut with, mut added, mut calling_added) = (vec![], vec![], vec![], vec![]);
     let only = std::env::var("CPU_ONLY").unwrap_or_default();
     if !only.is_empty() {
-        let tracker = (only == "tracker").then(|| {
-            Tracker::new(Config::new("bench").ingest_url(ingest.url()).max_buffer(n + 1_000).on_error(|_| {})).unwrap()
-        });
+        let tracker = (only == "tracker").then(|| ingest.tracker(n));
         let r = run(n, gap, tracker.as_ref());
         eprintln!("{prefix} {label} {only} only: {:.0} ns/call", r.process_ns);
         return;
@@ -90,13 +86,11 @@ fn mode(prefix: &str, label: &str, ingest: &mut ChildIngest, n: usize, gap: Opti
     for _ in 0..rounds {
         let bare = run(n, gap, None);
         // A fresh tracker per round, created before the clock starts; its channel holds the run.
-        let tracker =
-            Tracker::new(Config::new("bench").ingest_url(ingest.url()).max_buffer(n + 1_000).on_error(|_| {})).unwrap();
+        let tracker = ingest.tracker(n);
         let before = ingest.events();
         let tracked = run(n, gap, Some(&tracker));
         let delivered = ingest.events() - before;
-        let s = tracker.shutdown(Duration::from_secs(5)).stats;
-        assert_eq!((s.captured, s.sent, s.dropped.total()), (n as u64, n as u64, 0), "{s:?}");
+        assert_sent(tracker, n, label);
         assert_eq!(delivered, n as u64, "events that reached the receiver");
         none.push(bare.process_ns);
         with.push(tracked.process_ns);
@@ -112,7 +106,7 @@ fn mode(prefix: &str, label: &str, ingest: &mut ChildIngest, n: usize, gap: Opti
             tracked.process_ns - bare.process_ns
         );
     }
-    let (lo, hi) = added.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    let (lo, hi) = range(&added);
     let key = |k: &str| format!("{prefix}.{label}.{k}");
     result(&key("no_tracker_ns"), format!("{:.0}", median(&mut none)));
     result(&key("tracker_ns"), format!("{:.0}", median(&mut with)));
@@ -156,8 +150,7 @@ struct Paired {
 /// paired with a burst of the same calls into a manifest without a tracker made half a burst's
 /// gap before or after it (which goes first alternates). Ends when every event is delivered.
 fn paired_round(ingest: &mut ChildIngest, n: usize, gap: Duration) -> Paired {
-    let tracker =
-        Tracker::new(Config::new("bench").ingest_url(ingest.url()).max_buffer(n + 1_000).on_error(|_| {})).unwrap();
+    let tracker = ingest.tracker(n);
     let (bare, tracked) = (manifest(None), manifest(Some(tracker.clone())));
     let args = arguments_with_intent();
     let burst = |m: &mcpeye::Manifest| {
@@ -189,10 +182,9 @@ fn paired_round(ingest: &mut ChildIngest, n: usize, gap: Duration) -> Paired {
     let report = tracker.flush(Duration::from_secs(120));
     assert!(report.completed, "the final flush did not complete: {report:?}");
     let flusher_ns = flusher_cpu_ns() - f0;
-    let calls = (n / PACE_BURST * PACE_BURST) as u64;
-    let s = tracker.shutdown(Duration::from_secs(5)).stats;
-    assert_eq!((s.captured, s.sent, s.dropped.total()), (calls, calls, 0), "{s:?}");
-    assert_eq!(ingest.events() - before, calls, "events that reached the receiver");
+    let calls = n / PACE_BURST * PACE_BURST;
+    assert_sent(tracker, calls, "paced interleaved");
+    assert_eq!(ingest.events() - before, calls as u64, "events that reached the receiver");
     Paired {
         calling_ns: (tracked_ns as f64 - bare_ns as f64) / calls as f64,
         flusher_ns: flusher_ns as f64 / calls as f64,
@@ -216,7 +208,7 @@ fn paced_interleaved(prefix: &str, ingest: &mut ChildIngest, n: usize, gap: Dura
         calling.push(r.calling_ns);
         flusher.push(r.flusher_ns);
     }
-    let (lo, hi) = total.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    let (lo, hi) = range(&total);
     let key = |k: &str| format!("{prefix}.paced_interleaved.{k}");
     result(&key("added_ns"), format!("{:.0}", median(&mut total)));
     result(&key("added_min_ns"), format!("{lo:.0}"));

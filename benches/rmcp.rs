@@ -23,11 +23,11 @@
 mod common;
 
 use common::{
-    arguments_with_intent, flusher_cpu_ns, manifest, process_cpu_ns, quantile, result, thread_cpu_ns, ChildIngest,
-    InvoiceQuery,
+    arguments_with_intent, assert_sent, flusher_cpu_ns, manifest, median, process_cpu_ns, quantile, range, result,
+    thread_cpu_ns, ChildIngest, InvoiceQuery,
 };
 use mcpeye::rmcp::ManifestServer;
-use mcpeye::{Config, Tracker};
+use mcpeye::Tracker;
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
 use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
 use rmcp::service::{RoleClient, RunningService};
@@ -66,12 +66,6 @@ struct Run {
     flusher_ns: f64,
 }
 
-/// A tracker whose buffer holds a whole run (nothing is dropped when calls outpace the flusher).
-fn tracker(ingest: &ChildIngest, n: usize, warm_up: usize) -> Tracker {
-    Tracker::new(Config::new("bench").ingest_url(ingest.url()).max_buffer(n + warm_up + 1_000).on_error(|_| {}))
-        .unwrap()
-}
-
 /// The bench's request: the tool's arguments and a `mcpeyeIntent`.
 fn request() -> CallToolRequestParams {
     let Value::Object(arguments) = arguments_with_intent() else { unreachable!() };
@@ -94,15 +88,8 @@ async fn connect(server: &str, tracker: Option<&Tracker>) -> RunningService<Role
     config.serve(client_io).await.expect("the client connects")
 }
 
-/// Shuts `tracker` down, asserting that each of `expected` events was sent and none dropped.
-fn assert_delivered(tracker: Tracker, expected: usize, server: &str) {
-    let s = tracker.shutdown(Duration::from_secs(5)).stats;
-    let expected = expected as u64;
-    assert_eq!((s.captured, s.sent, s.dropped.total()), (expected, expected, 0), "{server}: {s:?}");
-}
-
 fn run(server: &str, ingest: &ChildIngest, n: usize, warm_up: usize) -> Run {
-    let tracker = (server != "plain").then(|| tracker(ingest, n, warm_up));
+    let tracker = (server != "plain").then(|| ingest.tracker(n + warm_up));
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let request = request();
     let run = rt.block_on(async {
@@ -131,7 +118,7 @@ fn run(server: &str, ingest: &ChildIngest, n: usize, warm_up: usize) -> Run {
         Run { median_ns: quantile(&samples, 0.5), cpu_ns: cpu as f64 / n as f64, flusher_ns: flusher as f64 / n as f64 }
     });
     if let Some(t) = tracker {
-        assert_delivered(t, n + warm_up, server);
+        assert_sent(t, n + warm_up, server);
     }
     run
 }
@@ -149,7 +136,7 @@ struct Paired {
 
 fn run_paired(ingest: &ChildIngest, n: usize, warm_up: usize) -> Paired {
     // [instrument, manifest_server]
-    let trackers = [tracker(ingest, n, warm_up), tracker(ingest, n, warm_up)];
+    let trackers = [ingest.tracker(n + warm_up), ingest.tracker(n + warm_up)];
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let request = request();
     let paired = rt.block_on(async {
@@ -198,7 +185,7 @@ fn run_paired(ingest: &ChildIngest, n: usize, warm_up: usize) -> Paired {
         paired
     });
     for (server, tracker) in SERVERS[1..].iter().zip(trackers) {
-        assert_delivered(tracker, n + warm_up, server);
+        assert_sent(tracker, n + warm_up, server);
     }
     paired
 }
@@ -212,15 +199,6 @@ fn serve<S: ServerHandler>(server: S, io: tokio::io::DuplexStream) {
 }
 
 /// The smallest and largest of `v`.
-fn range(v: &[f64]) -> (f64, f64) {
-    v.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)))
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 fn main() {
     common::serve_if_receiver();
     let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();

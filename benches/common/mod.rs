@@ -275,6 +275,12 @@ impl ChildIngest {
         format!("http://127.0.0.1:{}", self.port)
     }
 
+    /// A tracker sending here whose buffer holds `calls` records and more, so that calls faster
+    /// than the flusher are not dropped; diagnostics are silenced.
+    pub fn tracker(&self, calls: usize) -> Tracker {
+        Tracker::new(Config::new("bench").ingest_url(self.url()).max_buffer(calls + 1_000).on_error(|_| {})).unwrap()
+    }
+
     /// Events received so far (in the payloads it answered 200 to).
     pub fn events(&mut self) -> u64 {
         self.stdin.write_all(b"count\n").unwrap();
@@ -283,6 +289,24 @@ impl ChildIngest {
         self.stdout.read_line(&mut line).unwrap();
         line.trim().parse().unwrap()
     }
+}
+
+/// Shuts `tracker` down and asserts that it captured and sent `expected` events, none dropped.
+pub fn assert_sent(tracker: Tracker, expected: usize, what: &str) {
+    let s = tracker.shutdown(std::time::Duration::from_secs(5)).stats;
+    let expected = expected as u64;
+    assert_eq!((s.captured, s.sent, s.dropped.total()), (expected, expected, 0), "{what}: {s:?}");
+}
+
+/// The median of `v` (sorted in place).
+pub fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// The smallest and the largest of `v`.
+pub fn range(v: &[f64]) -> (f64, f64) {
+    v.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)))
 }
 
 impl Drop for ChildIngest {

@@ -7,16 +7,18 @@ const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 /// from two SplitMix64 streams seeded once from the thread's CSPRNG (`uuid::Uuid::new_v4`).
 ///
 /// A draw from the CSPRNG per event cost ~100 instructions of the flusher's ~5 000; this costs
-/// ~15. A call id names an event so that the ingest can tell it apart; it is not a secret, so it
-/// needs to be unique, not unpredictable. Each stream is a bijection of its counter, so the ids
-/// of one generator do not repeat (both halves would have to collide at once), and generators
-/// seeded with 128 random bits collide no more often than random ids do.
+/// ~40. A call id names an event so that the ingest can tell it apart; it is not a secret, so it
+/// needs to be unique, not unpredictable. Each stream is a bijection of its counter, so two ids
+/// of one generator are equal only if both halves still match once the version and variant bits
+/// are set (about one chance in 2^122 per pair), and generators seeded with 128 random bits
+/// collide no more often than random ids do.
 pub(crate) struct CallIds {
     hi: u64,
     lo: u64,
 }
 
 impl CallIds {
+    /// A generator seeded from the thread's CSPRNG.
     pub(crate) fn new() -> Self {
         let (hi, lo) = uuid::Uuid::new_v4().as_u64_pair();
         CallIds { hi, lo }

@@ -125,9 +125,9 @@ fn run(server: &str, ingest: &ChildIngest, n: usize, warm_up: usize) -> Run {
 
 /// What each server adds to a call, from calls interleaved one by one in one runtime, indexed as
 /// [`SERVERS`] (plain's own entries stay 0): the median over calls of (its latency − plain's),
-/// the mean of (its thread CPU − plain's), and the flushers' CPU per event. Interleaving pairs each call with a
-/// plain one made a moment before or after it, so that the machine's drift over seconds (which
-/// moves whole blocks of calls by several µs here) cancels out.
+/// the mean of (its thread CPU − plain's), and the flushers' CPU per event. Interleaving pairs
+/// each call with a plain one made a moment before or after it, so that the machine's drift over
+/// seconds (which moves whole blocks of calls by several µs here) cancels out.
 struct Paired {
     latency_ns: [f64; 3],
     thread_cpu_ns: [f64; 3],
@@ -198,7 +198,6 @@ fn serve<S: ServerHandler>(server: S, io: tokio::io::DuplexStream) {
     });
 }
 
-/// The smallest and largest of `v`.
 fn main() {
     common::serve_if_receiver();
     let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();

@@ -19,15 +19,20 @@
 // manifest without one called in alternate bursts, each burst timed on the calling thread's CPU
 // clock, so that the calling thread's added CPU is a paired difference (the sleeps between bursts,
 // whose cost varies by several us from run to run, are in neither); plus the flusher thread's
-// CPU per event. `CPU_INTERLEAVED_ONLY=1` runs only these rounds (a quick A/B).
+// CPU per event. `CPU_INTERLEAVED_ONLY=1` runs only these rounds (a quick A/B). Each such round
+// is followed by two measured the same way against `baseline_call`, with none of mcpeye's code
+// (`common::floor`): `paced_naive.*`, a straightforward pipeline (serde encoding, no redaction),
+// and `paced_floor.*`, events encoded before the run (the channel, the thread's wake-ups, the
+// copy, HTTP and loopback TCP): what this host charges for the architecture itself.
 //
 // Kept free of inner attributes: `cpu_mimalloc.rs` includes this file.
 
 mod common;
 
+use common::floor::{encoded_event, floor_call, naive_call, Floor};
 use common::{
-    arguments_with_intent, assert_sent, flusher_cpu_ns, manifest, median, process_cpu_ns, range, result, thread_cpu_ns,
-    ChildIngest,
+    arguments_with_intent, assert_sent, baseline_call, flusher_cpu_ns, manifest, median, process_cpu_ns, range, result,
+    thread_cpu_ns, ChildIngest,
 };
 use mcpeye::Tracker;
 use std::hint::black_box;
@@ -152,17 +157,63 @@ struct Paired {
 fn paired_round(ingest: &mut ChildIngest, n: usize, gap: Duration) -> Paired {
     let tracker = ingest.tracker(n);
     let (bare, tracked) = (manifest(None), manifest(Some(tracker.clone())));
-    let args = arguments_with_intent();
-    let burst = |m: &mcpeye::Manifest| {
-        let t0 = thread_cpu_ns();
-        for _ in 0..PACE_BURST {
-            black_box(m.call("search_invoices", black_box(args.clone())));
-        }
-        thread_cpu_ns() - t0
-    };
     let before = ingest.events();
     let f0 = flusher_cpu_ns();
-    let (mut bare_ns, mut tracked_ns) = (0u64, 0u64);
+    let (calls, calling_ns) = alternate_bursts(
+        n,
+        gap,
+        |a| black_box(tracked.call("search_invoices", a)),
+        |a| black_box(bare.call("search_invoices", a)),
+    );
+    let report = tracker.flush(Duration::from_secs(120));
+    assert!(report.completed, "the final flush did not complete: {report:?}");
+    let flusher_ns = flusher_cpu_ns() - f0;
+    assert_sent(tracker, calls, "paced interleaved");
+    assert_eq!(ingest.events() - before, calls as u64, "events that reached the receiver");
+    Paired { calling_ns, flusher_ns: flusher_ns as f64 / calls as f64 }
+}
+
+/// [`paired_round`] for the naive pipeline (`common::floor`): its calls paired with
+/// `baseline_call`s.
+fn naive_round(ingest: &mut ChildIngest, n: usize, gap: Duration) -> Paired {
+    let floor = Floor::start(ingest.url(), n + 1_000);
+    pipeline_round(ingest, n, gap, floor, naive_call)
+}
+
+/// [`paired_round`] for the floor (`common::floor`): its calls paired with `baseline_call`s.
+fn floor_round(ingest: &mut ChildIngest, n: usize, gap: Duration) -> Paired {
+    let floor = Floor::start(ingest.url(), n + 1_000);
+    let event = encoded_event(arguments_with_intent());
+    pipeline_round(ingest, n, gap, floor, move |f, a| floor_call(f, &event, a))
+}
+
+fn pipeline_round(
+    ingest: &mut ChildIngest,
+    n: usize,
+    gap: Duration,
+    floor: Floor,
+    call: impl Fn(&Floor, serde_json::Value) -> serde_json::Value,
+) -> Paired {
+    let before = ingest.events();
+    let (calls, calling_ns) = alternate_bursts(n, gap, |a| black_box(call(&floor, a)), |a| black_box(baseline_call(a)));
+    // A thread started for this round: its whole CPU time is the round's.
+    let (sent, flusher_ns) = floor.finish();
+    assert_eq!((sent, ingest.events() - before), (calls as u64, calls as u64), "the floor's events delivered");
+    Paired { calling_ns, flusher_ns: flusher_ns as f64 / calls as f64 }
+}
+
+/// `n` calls at one per `gap`, in bursts of `PACE_BURST` that alternate between `measured` and
+/// `base` half a burst's gap apart (which goes first alternates), each timed on the calling
+/// thread's CPU clock. Returns the calls made by each side and the added CPU per call
+/// (`measured` − `base`).
+fn alternate_bursts(
+    n: usize,
+    gap: Duration,
+    mut measured: impl FnMut(serde_json::Value) -> serde_json::Value,
+    mut base: impl FnMut(serde_json::Value) -> serde_json::Value,
+) -> (usize, f64) {
+    let args = arguments_with_intent();
+    let (mut base_ns, mut measured_ns) = (0u64, 0u64);
     let start = Instant::now();
     let period = gap * PACE_BURST as u32;
     for k in 0..n / PACE_BURST {
@@ -172,47 +223,59 @@ fn paired_round(ingest: &mut ChildIngest, n: usize, gap: Duration) -> Paired {
             if due > now {
                 std::thread::sleep(due - now);
             }
+            let t0 = thread_cpu_ns();
             if (k + half as usize).is_multiple_of(2) {
-                tracked_ns += burst(&tracked);
+                for _ in 0..PACE_BURST {
+                    black_box(measured(black_box(args.clone())));
+                }
+                measured_ns += thread_cpu_ns() - t0;
             } else {
-                bare_ns += burst(&bare);
+                for _ in 0..PACE_BURST {
+                    black_box(base(black_box(args.clone())));
+                }
+                base_ns += thread_cpu_ns() - t0;
             }
         }
     }
-    let report = tracker.flush(Duration::from_secs(120));
-    assert!(report.completed, "the final flush did not complete: {report:?}");
-    let flusher_ns = flusher_cpu_ns() - f0;
     let calls = n / PACE_BURST * PACE_BURST;
-    assert_sent(tracker, calls, "paced interleaved");
-    assert_eq!(ingest.events() - before, calls as u64, "events that reached the receiver");
-    Paired {
-        calling_ns: (tracked_ns as f64 - bare_ns as f64) / calls as f64,
-        flusher_ns: flusher_ns as f64 / calls as f64,
-    }
+    (calls, (measured_ns as f64 - base_ns as f64) / calls as f64)
 }
 
 /// Paced calls, interleaved: what a tracker adds per call, resolved to ~0.1 us from one round to
 /// the next (the paced rounds above vary by several us). Reported: the median over the rounds
 /// of the added CPU (calling thread, paired, plus the flusher's per event), and its parts.
 fn paced_interleaved(prefix: &str, ingest: &mut ChildIngest, n: usize, gap: Duration, rounds: usize) {
-    let (mut total, mut calling, mut flusher) = (vec![], vec![], vec![]);
+    let (mut ours, mut naive, mut floor) = (vec![], vec![], vec![]);
     for round in 0..rounds {
-        let r = paired_round(ingest, n, gap);
-        eprintln!(
-            "round {round} paced interleaved: added {:.0} ns/call (calling thread +{:.0} ns, flusher {:.0} ns/event)",
-            r.calling_ns + r.flusher_ns,
-            r.calling_ns,
-            r.flusher_ns
-        );
-        total.push(r.calling_ns + r.flusher_ns);
-        calling.push(r.calling_ns);
-        flusher.push(r.flusher_ns);
+        for (label, rounds, run) in [
+            ("paced interleaved", &mut ours, paired_round as fn(&mut ChildIngest, usize, Duration) -> Paired),
+            ("paced naive", &mut naive, naive_round),
+            ("paced floor", &mut floor, floor_round),
+        ] {
+            let r = run(ingest, n, gap);
+            eprintln!(
+                "round {round} {label}: added {:.0} ns/call (calling thread +{:.0} ns, flusher {:.0} ns/event)",
+                r.calling_ns + r.flusher_ns,
+                r.calling_ns,
+                r.flusher_ns
+            );
+            rounds.push(r);
+        }
     }
-    let (lo, hi) = range(&total);
-    let key = |k: &str| format!("{prefix}.paced_interleaved.{k}");
-    result(&key("added_ns"), format!("{:.0}", median(&mut total)));
-    result(&key("added_min_ns"), format!("{lo:.0}"));
-    result(&key("added_max_ns"), format!("{hi:.0}"));
-    result(&key("calling_thread_added_ns"), format!("{:.0}", median(&mut calling)));
-    result(&key("flusher_ns"), format!("{:.0}", median(&mut flusher)));
+    for (label, rounds) in [("paced_interleaved", ours), ("paced_naive", naive), ("paced_floor", floor)] {
+        let mut total: Vec<f64> = rounds.iter().map(|r| r.calling_ns + r.flusher_ns).collect();
+        let (lo, hi) = range(&total);
+        let key = |k: &str| format!("{prefix}.{label}.{k}");
+        result(&key("added_ns"), format!("{:.0}", median(&mut total)));
+        result(&key("added_min_ns"), format!("{lo:.0}"));
+        result(&key("added_max_ns"), format!("{hi:.0}"));
+        result(
+            &key("calling_thread_added_ns"),
+            format!("{:.0}", median(&mut rounds.iter().map(|r| r.calling_ns).collect::<Vec<_>>())),
+        );
+        result(
+            &key("flusher_ns"),
+            format!("{:.0}", median(&mut rounds.iter().map(|r| r.flusher_ns).collect::<Vec<_>>())),
+        );
+    }
 }

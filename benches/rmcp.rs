@@ -13,6 +13,13 @@
 // machine; paired calls do not, so these figures resolve a few hundred ns from one run to the next.
 // `RMCP_INTERLEAVED_ONLY=1` runs only these (a quick A/B).
 //
+// Each interleaved round is followed by one of two servers that mcpeye's figures are read against,
+// interleaved with plain the same way (a group of three, so that the caches see as many servers):
+// `forward`, the plain router with each route replaced by one that only calls the original (what
+// wrapping rmcp's routes costs by itself), and `floor`, the same plus the least a recording route
+// does (`mcpeyeIntent` taken out, the call timed, an event encoded before the run handed to
+// `common::floor`'s pipeline, which sends it to the same ingest). Neither runs mcpeye's code.
+//
 // `cargo bench --bench rmcp [-- N_CALLS WARM_UP ROUNDS]`
 // (`cargo bench --bench rmcp_mimalloc` runs the same with mimalloc as the global allocator.)
 //
@@ -22,13 +29,15 @@
 
 mod common;
 
+use common::floor::{encoded_event, Floor};
 use common::{
     arguments_with_intent, assert_sent, flusher_cpu_ns, manifest, median, process_cpu_ns, quantile, range, result,
-    thread_cpu_ns, ChildIngest, InvoiceQuery,
+    thread_cpu_ns, threads_cpu_ns, ChildIngest, InvoiceQuery,
 };
 use mcpeye::rmcp::ManifestServer;
 use mcpeye::Tracker;
-use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
+use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
+use rmcp::handler::server::{tool::ToolCallContext, wrapper::Parameters};
 use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
@@ -58,6 +67,32 @@ impl ServerHandler for Plain {}
 
 const SERVERS: [&str; 3] = ["plain", "instrument", "manifest_server"];
 
+/// The servers that mcpeye's figures are read against (see the top of this file), interleaved
+/// as a group of their own so that the cache sees as many servers as in [`SERVERS`]'s.
+const FLOOR: [&str; 3] = ["plain", "forward", "floor"];
+
+/// The plain router with each route replaced by one that calls the original, recording into
+/// `floor` as the least a recording wrapper does when there is one.
+fn wrapped(floor: Option<(Floor, Arc<[u8]>)>) -> ToolRouter<Plain> {
+    let mut router = Plain::tool_router();
+    for route in router.map.values_mut() {
+        let inner = route.call.clone();
+        let floor = floor.clone();
+        *route = ToolRoute::new_dyn(route.attr.clone(), move |mut ctx: ToolCallContext<'_, Plain>| {
+            let Some((floor, event)) = floor.clone() else { return inner(ctx) };
+            black_box(ctx.arguments.as_mut().and_then(|m| m.remove("mcpeyeIntent")));
+            let started = Instant::now();
+            let call = inner(ctx);
+            Box::pin(async move {
+                let response = call.await;
+                floor.record(&event, started.elapsed());
+                response
+            })
+        });
+    }
+    router
+}
+
 /// Latency samples and CPU of one run.
 struct Run {
     median_ns: u64,
@@ -72,9 +107,13 @@ fn request() -> CallToolRequestParams {
     CallToolRequestParams::new("search_invoices").with_arguments(arguments)
 }
 
-/// Serves `server` (one of [`SERVERS`]; recorded by `tracker` unless plain) on a task of the
-/// current runtime, and connects rmcp's client to it.
-async fn connect(server: &str, tracker: Option<&Tracker>) -> RunningService<RoleClient, ClientConfig> {
+/// Serves `server` (one of [`SERVERS`] or [`FLOOR`]; recorded by `tracker` unless plain, or by `floor`) on a
+/// task of the current runtime, and connects rmcp's client to it.
+async fn connect(
+    server: &str,
+    tracker: Option<&Tracker>,
+    floor: Option<&Floor>,
+) -> RunningService<RoleClient, ClientConfig> {
     let (server_io, client_io) = tokio::io::duplex(64 * 1024);
     match server {
         "plain" => serve(Plain { tool_router: Plain::tool_router() }, server_io),
@@ -82,7 +121,12 @@ async fn connect(server: &str, tracker: Option<&Tracker>) -> RunningService<Role
             Plain { tool_router: mcpeye::rmcp::instrument_with(Plain::tool_router(), tracker.unwrap().clone()) },
             server_io,
         ),
-        _ => serve(ManifestServer::new(Arc::new(manifest(tracker.cloned()))), server_io),
+        "manifest_server" => serve(ManifestServer::new(Arc::new(manifest(tracker.cloned()))), server_io),
+        "forward" => serve(Plain { tool_router: wrapped(None) }, server_io),
+        _ => {
+            let floor = floor.unwrap().clone();
+            serve(Plain { tool_router: wrapped(Some((floor, encoded_event(arguments_with_intent())))) }, server_io)
+        }
     }
     let config = ClientConfig::new(ClientCapabilities::default(), Implementation::new("bench-client", "1.0.0"));
     config.serve(client_io).await.expect("the client connects")
@@ -93,7 +137,7 @@ fn run(server: &str, ingest: &ChildIngest, n: usize, warm_up: usize) -> Run {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let request = request();
     let run = rt.block_on(async {
-        let client = connect(server, tracker.as_ref()).await;
+        let client = connect(server, tracker.as_ref(), None).await;
         for _ in 0..warm_up {
             client.call_tool(request.clone()).await.unwrap();
         }
@@ -123,26 +167,33 @@ fn run(server: &str, ingest: &ChildIngest, n: usize, warm_up: usize) -> Run {
     run
 }
 
-/// What each server adds to a call, from calls interleaved one by one in one runtime, indexed as
-/// [`SERVERS`] (plain's own entries stay 0): the median over calls of (its latency − plain's),
-/// the mean of (its thread CPU − plain's), and the flushers' CPU per event. Interleaving pairs
-/// each call with a plain one made a moment before or after it, so that the machine's drift over
-/// seconds (which moves whole blocks of calls by several µs here) cancels out.
+/// What each server of a group adds to a call, from calls interleaved one by one in one
+/// runtime, indexed as the group (plain's own entries stay 0): the median over calls of (its
+/// latency − plain's), the mean of (its thread CPU − plain's), and the CPU per event of the
+/// group's flusher threads (mcpeye's, or the floor's). Interleaving pairs each call with a plain
+/// one made a moment before or after it, so that the machine's drift over seconds (which moves
+/// whole blocks of calls by several µs here) cancels out.
 struct Paired {
     latency_ns: [f64; 3],
     thread_cpu_ns: [f64; 3],
     flusher_ns: f64,
 }
 
-fn run_paired(ingest: &ChildIngest, n: usize, warm_up: usize) -> Paired {
-    // [instrument, manifest_server]
-    let trackers = [ingest.tracker(n + warm_up), ingest.tracker(n + warm_up)];
+fn run_paired(ingest: &ChildIngest, group: [&str; 3], n: usize, warm_up: usize) -> Paired {
+    let ours = group == SERVERS;
+    // [instrument, manifest_server], or the floor's pipeline.
+    let trackers: Vec<Tracker> = match ours {
+        true => vec![ingest.tracker(n + warm_up), ingest.tracker(n + warm_up)],
+        false => vec![],
+    };
+    let floor = (!ours).then(|| Floor::start(ingest.url(), n + warm_up + 1_000));
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let request = request();
     let paired = rt.block_on(async {
-        let mut clients = vec![connect(SERVERS[0], None).await];
-        for (server, tracker) in SERVERS[1..].iter().zip(&trackers) {
-            clients.push(connect(server, Some(tracker)).await);
+        let mut clients = vec![];
+        for (i, server) in group.iter().enumerate() {
+            let tracker = trackers.get(i.wrapping_sub(1));
+            clients.push(connect(server, tracker, floor.as_ref()).await);
         }
         for _ in 0..warm_up {
             for client in &clients {
@@ -155,7 +206,7 @@ fn run_paired(ingest: &ChildIngest, n: usize, warm_up: usize) -> Paired {
         // [server][call]
         let mut latency: Vec<Vec<f64>> = (0..3).map(|_| Vec::with_capacity(n)).collect();
         let mut thread_cpu: Vec<Vec<f64>> = (0..3).map(|_| Vec::with_capacity(n)).collect();
-        let f0 = flusher_cpu_ns();
+        let f0 = if ours { flusher_cpu_ns() } else { threads_cpu_ns("floor-flusher") };
         for i in 0..n {
             // Each server goes first in turn: none is always the one right after another's call.
             for k in 0..3 {
@@ -168,10 +219,20 @@ fn run_paired(ingest: &ChildIngest, n: usize, warm_up: usize) -> Paired {
                 assert_ne!(out.is_error, Some(true));
             }
         }
-        for t in &trackers {
-            assert!(t.flush(Duration::from_secs(60)).completed);
-        }
-        let flusher = (flusher_cpu_ns() - f0) as f64 / (2 * n) as f64;
+        // Until every event is delivered; the floor's thread reads its own CPU as it ends.
+        let flusher = match &floor {
+            None => {
+                for t in &trackers {
+                    assert!(t.flush(Duration::from_secs(60)).completed);
+                }
+                (flusher_cpu_ns() - f0) as f64 / (2 * n) as f64
+            }
+            Some(floor) => {
+                let (sent, cpu) = floor.finish();
+                assert_eq!(sent, (n + warm_up) as u64, "the floor's events sent");
+                (cpu - f0) as f64 / n as f64
+            }
+        };
         for client in clients {
             let _ = client.cancel().await;
         }
@@ -273,31 +334,48 @@ fn blocks(prefix: &str, ingest: &mut ChildIngest, n: usize, warm_up: usize, roun
     }
 }
 
-/// The servers' calls interleaved ([`run_paired`]).
+/// The servers' calls interleaved ([`run_paired`]): mcpeye's group, then the floor's, each
+/// round.
 fn interleaved(prefix: &str, ingest: &mut ChildIngest, n: usize, warm_up: usize, rounds: usize) {
-    let mut paired = Vec::new();
+    // [group][round]
+    let mut paired: [Vec<Paired>; 2] = [vec![], vec![]];
     for round in 0..rounds {
-        let before = ingest.events();
-        let p = run_paired(ingest, n, warm_up);
-        eprintln!(
-            "round {round} interleaved: instrument +{:.0} ns latency, +{:.0} ns thread CPU; \
-             manifest_server +{:.0} ns latency, +{:.0} ns thread CPU; flushers {:.0} ns/event",
-            p.latency_ns[1], p.thread_cpu_ns[1], p.latency_ns[2], p.thread_cpu_ns[2], p.flusher_ns
-        );
-        assert_eq!(ingest.events() - before, 2 * (n + warm_up) as u64, "events that reached the receiver");
-        paired.push(p);
+        for (g, group) in [SERVERS, FLOOR].into_iter().enumerate() {
+            let before = ingest.events();
+            let p = run_paired(ingest, group, n, warm_up);
+            eprintln!(
+                "round {round} interleaved: {} +{:.0} ns latency, +{:.0} ns thread CPU; {} +{:.0} ns latency, \
+                 +{:.0} ns thread CPU; flushers {:.0} ns/event",
+                group[1],
+                p.latency_ns[1],
+                p.thread_cpu_ns[1],
+                group[2],
+                p.latency_ns[2],
+                p.thread_cpu_ns[2],
+                p.flusher_ns
+            );
+            let sent = if g == 0 { 2 } else { 1 } * (n + warm_up) as u64;
+            assert_eq!(ingest.events() - before, sent, "events that reached the receiver");
+            paired[g].push(p);
+        }
     }
-    let flusher = median(&mut paired.iter().map(|p| p.flusher_ns).collect::<Vec<_>>());
-    result(&format!("{prefix}.interleaved.flusher_cpu_ns"), format!("{flusher:.0}"));
-    for (i, server) in SERVERS.iter().enumerate().skip(1) {
-        let lat: Vec<f64> = paired.iter().map(|p| p.latency_ns[i]).collect();
-        let cpu: Vec<f64> = paired.iter().map(|p| p.thread_cpu_ns[i] + p.flusher_ns).collect();
-        let ((llo, lhi), (clo, chi)) = (range(&lat), range(&cpu));
-        result(&format!("{prefix}.interleaved.{server}.added_latency_ns"), format!("{:.0}", median(&mut lat.clone())));
-        result(&format!("{prefix}.interleaved.{server}.added_latency_min_ns"), format!("{llo:.0}"));
-        result(&format!("{prefix}.interleaved.{server}.added_latency_max_ns"), format!("{lhi:.0}"));
-        result(&format!("{prefix}.interleaved.{server}.added_cpu_ns"), format!("{:.0}", median(&mut cpu.clone())));
-        result(&format!("{prefix}.interleaved.{server}.added_cpu_min_ns"), format!("{clo:.0}"));
-        result(&format!("{prefix}.interleaved.{server}.added_cpu_max_ns"), format!("{chi:.0}"));
+    for (group, paired) in [SERVERS, FLOOR].into_iter().zip(&paired) {
+        let flusher = median(&mut paired.iter().map(|p| p.flusher_ns).collect::<Vec<_>>());
+        let key = if group == SERVERS { "flusher_cpu_ns" } else { "floor_flusher_cpu_ns" };
+        result(&format!("{prefix}.interleaved.{key}"), format!("{flusher:.0}"));
+        for (i, server) in group.iter().enumerate().skip(1) {
+            let lat: Vec<f64> = paired.iter().map(|p| p.latency_ns[i]).collect();
+            // `forward` sends nothing.
+            let flusher = |p: &Paired| if *server == "forward" { 0.0 } else { p.flusher_ns };
+            let cpu: Vec<f64> = paired.iter().map(|p| p.thread_cpu_ns[i] + flusher(p)).collect();
+            let ((llo, lhi), (clo, chi)) = (range(&lat), range(&cpu));
+            let key = |k: &str| format!("{prefix}.interleaved.{server}.{k}");
+            result(&key("added_latency_ns"), format!("{:.0}", median(&mut lat.clone())));
+            result(&key("added_latency_min_ns"), format!("{llo:.0}"));
+            result(&key("added_latency_max_ns"), format!("{lhi:.0}"));
+            result(&key("added_cpu_ns"), format!("{:.0}", median(&mut cpu.clone())));
+            result(&key("added_cpu_min_ns"), format!("{clo:.0}"));
+            result(&key("added_cpu_max_ns"), format!("{chi:.0}"));
+        }
     }
 }

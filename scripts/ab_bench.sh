@@ -102,12 +102,21 @@ for line in open(log):
             figures.setdefault((f"rmcp interleaved {server}", "added latency"), {}).setdefault(side, []).append(lat)
             figures.setdefault((f"rmcp interleaved {server}", "added CPU"), {}).setdefault(side, []).append(cpu + fl)
         continue
-    m = re.match(r"round \d+ paced interleaved: added (-?\d+) ns/call \(calling thread \+(-?\d+) ns, flusher (\d+)", line)
+    m = re.match(r"round \d+ interleaved: forward \+(-?\d+) ns latency, \+(-?\d+) ns thread CPU; "
+                 r"floor \+(-?\d+) ns latency, \+(-?\d+) ns thread CPU; flushers (\d+)", line)
     if m:
-        added, calling, fl = map(int, m.groups())
-        figures.setdefault(("cpu paced interleaved", "total CPU added per call"), {}).setdefault(side, []).append(added)
-        figures.setdefault(("cpu paced interleaved", "calling thread added"), {}).setdefault(side, []).append(calling)
-        figures.setdefault(("cpu paced interleaved", "flusher per event"), {}).setdefault(side, []).append(fl)
+        wl, wc, fll, flc, fl = map(int, m.groups())
+        for server, lat, cpu in (("forward", wl, wc), ("floor", fll, flc + fl)):
+            figures.setdefault((f"rmcp interleaved {server}", "added latency"), {}).setdefault(side, []).append(lat)
+            figures.setdefault((f"rmcp interleaved {server}", "added CPU"), {}).setdefault(side, []).append(cpu)
+        continue
+    m = re.match(r"round \d+ paced (interleaved|floor|naive): added (-?\d+) ns/call \(calling thread \+(-?\d+) ns, flusher (\d+)", line)
+    if m:
+        what = m.group(1)
+        added, calling, fl = map(int, m.groups()[1:])
+        figures.setdefault((f"cpu paced {what}", "total CPU added per call"), {}).setdefault(side, []).append(added)
+        figures.setdefault((f"cpu paced {what}", "calling thread added"), {}).setdefault(side, []).append(calling)
+        figures.setdefault((f"cpu paced {what}", "flusher per event"), {}).setdefault(side, []).append(fl)
         continue
     m = re.match(r"round \d+ (\S+)\s+median\s+(\d+) ns\s+cpu\s+(\d+)", line)
     if m:

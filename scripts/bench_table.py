@@ -148,6 +148,16 @@ for mode in ("back_to_back", "paced"):
                 f"{fmt_ns(added)} ({fmt_ns(r(k + '.added_min_ns'))}–{fmt_ns(r(k + '.added_max_ns'))})",
                 f"calling thread +{fmt_ns(r(k + '.calling_thread_added_ns'))}; flusher {fmt_ns(r(k + '.flusher_ns'))} per event",
                 "", "", "≤ 1.5 µs")
+            # What the host charges for the architecture itself (benches/common/floor.rs).
+            for label, what in (("paced_floor", "the floor (events encoded before the run: channel, wake-ups, copy, HTTP)"),
+                                ("paced_naive", "a naive pipeline (serde encoding, no redaction)")):
+                f = f"{bench}.{label}"
+                if r(f + ".added_ns") is None:
+                    continue
+                row(f"Same, {what}, no mcpeye code, {alloc}",
+                    f"{fmt_ns(r(f + '.added_ns'))} ({fmt_ns(r(f + '.added_min_ns'))}–{fmt_ns(r(f + '.added_max_ns'))})",
+                    f"calling thread +{fmt_ns(r(f + '.calling_thread_added_ns'))}; its thread {fmt_ns(r(f + '.flusher_ns'))} per event",
+                    "", "", "")
 
 # 1c. rmcp paths through rmcp's own client (benches/rmcp.rs).
 for server, what in (("instrument", "rmcp router + `instrument`"), ("manifest_server", "`#[mcpeye::tool]` + `ManifestServer`")):
@@ -165,6 +175,15 @@ for server, what in (("instrument", "rmcp router + `instrument`"), ("manifest_se
             f"{fmt_ns(r(k + '.added_latency_max_ns'))}) / {fmt_ns(r(k + '.added_cpu_ns'))}",
             f"flushers {fmt_ns(r('rmcp.interleaved.flusher_cpu_ns'))} per event",
             "", "", "≤ 1 µs / ≤ 3 µs")
+# What any wrapping of rmcp's routes costs on this host (benches/rmcp.rs, no mcpeye code).
+for server, what in (("forward", "a route that only calls the original"),
+                     ("floor", "the least a recording route does (intent out, timed, an encoded event handed over)")):
+    k = f"rmcp.interleaved.{server}"
+    if r(k + ".added_latency_ns") is not None:
+        row(f"rmcp path, {what}, no mcpeye code, interleaved with plain calls: added latency / added CPU",
+            f"{fmt_ns(r(k + '.added_latency_ns'))} ({fmt_ns(r(k + '.added_latency_min_ns'))}–"
+            f"{fmt_ns(r(k + '.added_latency_max_ns'))}) / {fmt_ns(r(k + '.added_cpu_ns'))}",
+            "", "", "", "")
 
 # 2. Percentiles (one-by-one timing, interleaved).
 py_p99 = get(P_OVER, "with_flush", "p99_ns")

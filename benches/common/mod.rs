@@ -3,6 +3,8 @@
 //! percentile helpers. Each bench uses part of it.
 #![allow(dead_code)]
 
+pub mod floor;
+
 use mcpeye::testing::{IngestReceiver, Reply};
 use mcpeye::{Args, Config, Manifest, Tracker};
 use serde_json::{json, Value};
@@ -358,10 +360,15 @@ pub fn thread_cpu_ns() -> u64 {
 /// CPU time of this process's flusher threads (`mcpeye-flusher`), in nanoseconds: the part of a
 /// call's cost that is spent off the calling thread.
 pub fn flusher_cpu_ns() -> u64 {
+    threads_cpu_ns("mcpeye-flusher")
+}
+
+/// CPU time of this process's threads named `name`, in nanoseconds.
+pub fn threads_cpu_ns(name: &str) -> u64 {
     let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return 0 };
     tasks
         .filter_map(|t| t.ok())
-        .filter(|t| std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim_end() == "mcpeye-flusher"))
+        .filter(|t| std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim_end() == name))
         .filter_map(|t| t.file_name().to_str()?.parse::<libc::pid_t>().ok())
         // Linux's CPU clock of a thread of this process, by its id (MAKE_THREAD_CPUCLOCK).
         .map(|tid| clock_ns_or_zero(((!tid) << 3) | 6))

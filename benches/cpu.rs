@@ -149,6 +149,8 @@ fn main() {
 struct Paired {
     calling_ns: f64,
     flusher_ns: f64,
+    /// Of `flusher_ns`, the kernel's, where it is known (the floor's and naive pipelines).
+    flusher_kernel_ns: Option<f64>,
 }
 
 /// `n` calls into a tracked manifest at one per `gap`, in bursts of `PACE_BURST`, each burst
@@ -170,7 +172,7 @@ fn paired_round(ingest: &mut ChildIngest, n: usize, gap: Duration) -> Paired {
     let flusher_ns = flusher_cpu_ns() - f0;
     assert_sent(tracker, calls, "paced interleaved");
     assert_eq!(ingest.events() - before, calls as u64, "events that reached the receiver");
-    Paired { calling_ns, flusher_ns: flusher_ns as f64 / calls as f64 }
+    Paired { calling_ns, flusher_ns: flusher_ns as f64 / calls as f64, flusher_kernel_ns: None }
 }
 
 /// [`paired_round`] for the naive pipeline (`common::floor`): its calls paired with
@@ -197,9 +199,13 @@ fn pipeline_round(
     let before = ingest.events();
     let (calls, calling_ns) = alternate_bursts(n, gap, |a| black_box(call(&floor, a)), |a| black_box(baseline_call(a)));
     // A thread started for this round: its whole CPU time is the round's.
-    let (sent, flusher_ns) = floor.finish();
-    assert_eq!((sent, ingest.events() - before), (calls as u64, calls as u64), "the floor's events delivered");
-    Paired { calling_ns, flusher_ns: flusher_ns as f64 / calls as f64 }
+    let end = floor.finish();
+    assert_eq!((end.sent, ingest.events() - before), (calls as u64, calls as u64), "the floor's events delivered");
+    Paired {
+        calling_ns,
+        flusher_ns: end.cpu_ns as f64 / calls as f64,
+        flusher_kernel_ns: Some(end.kernel_ns as f64 / calls as f64),
+    }
 }
 
 /// `n` calls at one per `gap`, in bursts of `PACE_BURST` that alternate between `measured` and
@@ -253,8 +259,9 @@ fn paced_interleaved(prefix: &str, ingest: &mut ChildIngest, n: usize, gap: Dura
             ("paced floor", &mut floor, floor_round),
         ] {
             let r = run(ingest, n, gap);
+            let kernel = r.flusher_kernel_ns.map(|k| format!(", {k:.0} of it in the kernel")).unwrap_or_default();
             eprintln!(
-                "round {round} {label}: added {:.0} ns/call (calling thread +{:.0} ns, flusher {:.0} ns/event)",
+                "round {round} {label}: added {:.0} ns/call (calling thread +{:.0} ns, flusher {:.0} ns/event{kernel})",
                 r.calling_ns + r.flusher_ns,
                 r.calling_ns,
                 r.flusher_ns

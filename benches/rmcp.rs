@@ -228,9 +228,9 @@ fn run_paired(ingest: &ChildIngest, group: [&str; 3], n: usize, warm_up: usize) 
                 (flusher_cpu_ns() - f0) as f64 / (2 * n) as f64
             }
             Some(floor) => {
-                let (sent, cpu) = floor.finish();
-                assert_eq!(sent, (n + warm_up) as u64, "the floor's events sent");
-                (cpu - f0) as f64 / n as f64
+                let end = floor.finish();
+                assert_eq!(end.sent, (n + warm_up) as u64, "the floor's events sent");
+                (end.cpu_ns - f0) as f64 / n as f64
             }
         };
         for client in clients {

@@ -73,8 +73,18 @@ pub struct Floor {
     thread: Arc<Mutex<Option<FloorThread>>>,
 }
 
-/// The thread; it ends with the events it sent and its CPU time.
-type FloorThread = JoinHandle<(u64, u64)>;
+/// The thread; it ends with what [`Floor::finish`] returns.
+type FloorThread = JoinHandle<FloorEnd>;
+
+/// What the floor's thread did, read on it as it ends.
+pub struct FloorEnd {
+    /// Events sent (and accepted).
+    pub sent: u64,
+    /// Its whole CPU time, in nanoseconds.
+    pub cpu_ns: u64,
+    /// Of that, the time spent in the kernel (`getrusage`, microsecond resolution).
+    pub kernel_ns: u64,
+}
 
 /// Events per POST, as mcpeye's `max_batch_events`.
 const BATCH: usize = 500;
@@ -100,9 +110,8 @@ impl Floor {
         assert!(self.tx.try_send(record).is_ok(), "the floor's channel holds the run");
     }
 
-    /// Ends the thread once everything recorded before is sent: the events sent, and the
-    /// thread's whole CPU time in nanoseconds (read on it as it ends).
-    pub fn finish(&self) -> (u64, u64) {
+    /// Ends the thread once everything recorded before is sent (read on it as it ends).
+    pub fn finish(&self) -> FloorEnd {
         self.closing.store(true, Ordering::SeqCst);
         let thread = self.thread.lock().unwrap().take().expect("finished once");
         thread.join().unwrap()
@@ -154,7 +163,7 @@ pub fn encoded_event(mut arguments: Value) -> Arc<[u8]> {
     serde_json::to_vec(&event).unwrap().into()
 }
 
-fn flush_loop(rx: &Receiver<FloorRecord>, url: &str, closing: &AtomicBool) -> (u64, u64) {
+fn flush_loop(rx: &Receiver<FloorRecord>, url: &str, closing: &AtomicBool) -> FloorEnd {
     let agent = ureq::Agent::new_with_defaults();
     let (mut body, mut batch, mut sent, mut next_id) = (Vec::with_capacity(1 << 20), 0usize, 0u64, 0u64);
     let mut post = |body: &mut Vec<u8>, batch: &mut usize| {
@@ -202,7 +211,13 @@ fn flush_loop(rx: &Receiver<FloorRecord>, url: &str, closing: &AtomicBool) -> (u
         }
         post(&mut body, &mut batch);
         if last {
-            return (sent, super::thread_cpu_ns());
+            // SAFETY: `usage` is a valid, writable rusage; RUSAGE_THREAD is this thread's.
+            let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+            let kernel_ns = match unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) } {
+                0 => (usage.ru_stime.tv_sec as u64 * 1_000_000 + usage.ru_stime.tv_usec as u64) * 1_000,
+                _ => 0,
+            };
+            return FloorEnd { sent, cpu_ns: super::thread_cpu_ns(), kernel_ns };
         }
     }
 }

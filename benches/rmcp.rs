@@ -74,18 +74,21 @@ const FLOOR: [&str; 3] = ["plain", "forward", "floor"];
 /// The plain router with each route replaced by one that calls the original, recording into
 /// `floor` as the least a recording wrapper does when there is one.
 fn wrapped(floor: Option<(Floor, Arc<[u8]>)>) -> ToolRouter<Plain> {
+    // One reference count per call, as a recording route keeps its recorder.
+    let floor = floor.map(Arc::new);
     let mut router = Plain::tool_router();
     for route in router.map.values_mut() {
         let inner = route.call.clone();
         let floor = floor.clone();
         *route = ToolRoute::new_dyn(route.attr.clone(), move |mut ctx: ToolCallContext<'_, Plain>| {
-            let Some((floor, event)) = floor.clone() else { return inner(ctx) };
+            let Some(floor) = floor.clone() else { return inner(ctx) };
             black_box(ctx.arguments.as_mut().and_then(|m| m.remove("mcpeyeIntent")));
             let started = Instant::now();
             let call = inner(ctx);
             Box::pin(async move {
                 let response = call.await;
-                floor.record(&event, started.elapsed());
+                let (floor, event) = &*floor;
+                floor.record(event, started.elapsed());
                 response
             })
         });
@@ -192,7 +195,8 @@ fn run_paired(ingest: &ChildIngest, group: [&str; 3], n: usize, warm_up: usize) 
     let paired = rt.block_on(async {
         let mut clients = vec![];
         for (i, server) in group.iter().enumerate() {
-            let tracker = trackers.get(i.wrapping_sub(1));
+            // Plain has none; mcpeye's servers one each.
+            let tracker = i.checked_sub(1).and_then(|t| trackers.get(t));
             clients.push(connect(server, tracker, floor.as_ref()).await);
         }
         for _ in 0..warm_up {

@@ -189,6 +189,8 @@ fn floor_round(ingest: &mut ChildIngest, n: usize, gap: Duration) -> Paired {
     pipeline_round(ingest, n, gap, floor, move |f, a| floor_call(f, &event, a))
 }
 
+/// `n` paced calls through one of `common::floor`'s pipelines (`call`), paired with
+/// `baseline_call`s as in [`paired_round`]; ends `floor` once every event is delivered.
 fn pipeline_round(
     ingest: &mut ChildIngest,
     n: usize,
@@ -248,8 +250,9 @@ fn alternate_bursts(
 }
 
 /// Paced calls, interleaved: what a tracker adds per call, resolved to ~0.1 us from one round to
-/// the next (the paced rounds above vary by several us). Reported: the median over the rounds
-/// of the added CPU (calling thread, paired, plus the flusher's per event), and its parts.
+/// the next (the paced rounds above vary by several us); each round followed by the same for the
+/// naive and floor pipelines (`common::floor`). Reported for each: the median over the rounds of
+/// the added CPU (calling thread, paired, plus the flusher's per event), and its parts.
 fn paced_interleaved(prefix: &str, ingest: &mut ChildIngest, n: usize, gap: Duration, rounds: usize) {
     let (mut ours, mut naive, mut floor) = (vec![], vec![], vec![]);
     for round in 0..rounds {

@@ -126,10 +126,11 @@ async fn connect(
         ),
         "manifest_server" => serve(ManifestServer::new(Arc::new(manifest(tracker.cloned()))), server_io),
         "forward" => serve(Plain { tool_router: wrapped(None) }, server_io),
-        _ => {
-            let floor = floor.unwrap().clone();
+        "floor" => {
+            let floor = floor.expect("the floor's pipeline").clone();
             serve(Plain { tool_router: wrapped(Some((floor, encoded_event(arguments_with_intent())))) }, server_io)
         }
+        other => unreachable!("not a bench server: {other}"),
     }
     let config = ClientConfig::new(ClientCapabilities::default(), Implementation::new("bench-client", "1.0.0"));
     config.serve(client_io).await.expect("the client connects")
@@ -358,7 +359,8 @@ fn interleaved(prefix: &str, ingest: &mut ChildIngest, n: usize, warm_up: usize,
                 p.thread_cpu_ns[2],
                 p.flusher_ns
             );
-            let sent = if g == 0 { 2 } else { 1 } * (n + warm_up) as u64;
+            // mcpeye's two servers send an event per call each; of the floor's group, one.
+            let sent = if group == SERVERS { 2 } else { 1 } * (n + warm_up) as u64;
             assert_eq!(ingest.events() - before, sent, "events that reached the receiver");
             paired[g].push(p);
         }

@@ -5,11 +5,12 @@
 #   scripts/ab_bench.sh <base-commit> [runs]    # runs: pairs of runs per bench (default 3)
 #   AB_BENCHES="cpu rmcp" scripts/ab_bench.sh 4656ce0
 # Each run is the bench's full `--bench` size (cpu: 3 rounds of 300 000 calls back to back and
-# 30 000 paced, then 3 paced rounds interleaved with untracked calls; rmcp: 3 rounds of 20 000
-# calls per server in blocks, then 3 rounds of the servers interleaved), so 3 runs give 9 rounds
+# 30 000 paced, then 3 paced rounds interleaved with untracked calls, each followed by the naive
+# and floor pipelines'; rmcp: 3 rounds of 20 000 calls per server in blocks, then 3 rounds of the
+# servers interleaved, each followed by the forward and floor routes'), so 3 runs give 9 rounds
 # per build. The `interleaved` rows resolve a few hundred ns (each call or burst paired with an
 # untracked or plain one); a base older than cb469d0 has no rmcp ones, older than the seventh
-# pass no paced ones.
+# pass no paced ones, older than the eighth no floor ones.
 # Remove the base's worktree afterwards: git worktree remove --force target/ab-base-src
 # Prints min, median and max per figure and build; raw logs stay in target/ab-run/.
 # Builds the base in a worktree under target/ (its own target directory, seeded from this one).

@@ -24,7 +24,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// One call, as the calling thread hands it over.
-pub enum FloorRecord {
+enum FloorRecord {
     /// What the naive pipeline records.
     Call {
         tool: &'static str,

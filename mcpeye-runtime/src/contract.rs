@@ -58,6 +58,18 @@ pub mod markers {
     pub const FIELD: &str = "[REDACTED_FIELD]";
     /// Replaces a container nested 64 levels deep or deeper.
     pub const TOO_DEEP: &str = "[REDACTED_TOO_DEEP]";
+    /// Beyond the contract (the credential layer, docs/wire-format.md#credentials): replaces the
+    /// password (or the lone user) of a URL's userinfo, and the value of a credential-named
+    /// query, fragment or connection-string parameter.
+    pub const URL_CREDENTIAL: &str = "[REDACTED_URL_CREDENTIAL]";
+    /// Beyond the contract: replaces a PEM private-key block.
+    pub const PRIVATE_KEY: &str = "[REDACTED_PRIVATE_KEY]";
+    /// Beyond the contract: replaces a high-entropy value under a key-like name.
+    pub const TOKEN: &str = "[REDACTED_TOKEN]";
+    /// Beyond the contract: replaces a run of base64 of 512 characters or more.
+    pub const BINARY: &str = "[REDACTED_BINARY]";
+    /// Beyond the contract: replaces `Basic` HTTP credentials (the scheme is kept).
+    pub const BASIC: &str = "Basic [REDACTED_KEY]";
 }
 
 /// Keys whose whole value is always replaced by [`markers::FIELD`] (compared case-insensitively).

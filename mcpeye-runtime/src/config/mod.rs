@@ -38,6 +38,8 @@ pub struct Config {
     pub(crate) ingest_secret: Option<String>,
     pub(crate) use_env: bool,
     pub(crate) redact: bool,
+    pub(crate) redact_credentials: bool,
+    pub(crate) luhn_cards: bool,
     pub(crate) denylist_fields: Vec<String>,
     pub(crate) identity: Identity,
     pub(crate) identify: Option<Arc<IdentifyFn>>,
@@ -68,6 +70,8 @@ impl Config {
     /// | [`ingest_url`](Self::ingest_url) | `http://localhost:3001` (said once in the diagnostics) |
     /// | [`ingest_secret`](Self::ingest_secret) | none |
     /// | [`redact`](Self::redact) | `true` |
+    /// | [`redact_credentials`](Self::redact_credentials) | `true` |
+    /// | [`luhn_cards`](Self::luhn_cards) | `false` |
     /// | [`denylist_fields`](Self::denylist_fields) | none beyond the built-in list |
     /// | [`identity`](Self::identity) / [`identify`](Self::identify) | none |
     /// | [`flush_interval`](Self::flush_interval) | 5 s |
@@ -95,6 +99,8 @@ impl Config {
             ingest_secret: None,
             use_env: false,
             redact: true,
+            redact_credentials: true,
+            luhn_cards: false,
             denylist_fields: Vec::new(),
             identity: Identity::default(),
             identify: None,
@@ -142,6 +148,41 @@ impl Config {
     pub fn redact(mut self, on: bool) -> Self {
         self.redact = on;
         self
+    }
+
+    /// The credential layer beyond the contract (default `true`, docs/wire-format.md#credentials):
+    /// URL userinfo and credential-named parameters, vendor token formats (Stripe, Slack,
+    /// Google, GitHub, GitLab, Hugging Face, npm, Twilio, …), PEM private keys, base64 runs of 512
+    /// characters or more, and high-entropy values under key-like names. `false` leaves exactly
+    /// the sibling SDKs' redaction, for events byte-identical to theirs. Nothing is redacted
+    /// when [`redact`](Self::redact) is `false`.
+    ///
+    /// ```
+    /// let siblings_only = mcpeye_runtime::Config::new("proj").redact_credentials(false);
+    /// # drop(siblings_only);
+    /// ```
+    pub fn redact_credentials(mut self, on: bool) -> Self {
+        self.redact_credentials = on;
+        self
+    }
+
+    /// Card-like digit runs redacted only when they pass the Luhn check (default `false`: the
+    /// contract's pattern redacts any 13 to 16 digits, order numbers and timestamps included).
+    ///
+    /// ```
+    /// let config = mcpeye_runtime::Config::new("proj").luhn_cards(true);
+    /// # drop(config);
+    /// ```
+    pub fn luhn_cards(mut self, on: bool) -> Self {
+        self.luhn_cards = on;
+        self
+    }
+
+    /// The redaction step these options make (the flusher's and the spans').
+    pub(crate) fn redactor(&self) -> crate::delivery::redact::Redactor {
+        crate::delivery::redact::Redactor::new(self.redact, &self.denylist_fields)
+            .credentials(self.redact_credentials)
+            .luhn_cards(self.luhn_cards)
     }
 
     /// Extra field names whose values are always replaced by `[REDACTED_FIELD]`, added to the
@@ -370,6 +411,8 @@ impl fmt::Debug for Config {
             .field("ingest_secret", &self.ingest_secret.as_ref().map(|_| "***"))
             .field("from_env", &self.use_env)
             .field("redact", &self.redact)
+            .field("redact_credentials", &self.redact_credentials)
+            .field("luhn_cards", &self.luhn_cards)
             .field("denylist_fields", &self.denylist_fields)
             .field("identity", &self.identity)
             .field("identify", &self.identify.as_ref().map(|_| "Fn"))

@@ -165,7 +165,7 @@ impl Flusher {
             control,
             shared,
             transport,
-            redactor: Redactor::new(config.redact, &config.denylist_fields),
+            redactor: config.redactor(),
             screen: Screen::new(config),
             settings: Settings {
                 project_id: config.project_id.clone(),

@@ -162,7 +162,7 @@ impl Tracker {
                 shared,
                 identify: config.identify.clone(),
                 capture_missing_capabilities: config.capture_missing_capabilities,
-                span_content: config.span_content.then(|| Redactor::new(config.redact, &config.denylist_fields)),
+                span_content: config.span_content.then(|| config.redactor()),
                 nudge_at: nudge_at(config.flush_threshold, capacity),
                 pool,
                 flusher: Mutex::new(Some(handle)),

@@ -19,6 +19,8 @@ pub(crate) struct Denylist {
     /// The ASCII entries by the same slot: a key that passes `quick` (`status` and `secret`) is
     /// compared with the few entries of its slot, not with the whole list (~130 instructions).
     slots: [Box<[Box<str>]>; 32],
+    /// The rules beyond the contract that run with this list (none by default).
+    pub(crate) rules: super::Rules,
 }
 
 /// The slot and bit of an ASCII key or entry in [`Denylist::quick`].
@@ -54,7 +56,7 @@ impl Denylist {
             quick_last[fold(e.as_bytes().last())] |= bit;
             slots[slot].push(e.as_str().into());
         }
-        Denylist { lowered, quick, quick_last, slots: slots.map(Vec::into_boxed_slice) }
+        Denylist { lowered, quick, quick_last, slots: slots.map(Vec::into_boxed_slice), rules: super::Rules::default() }
     }
 
     /// The default list, compiled once per process.

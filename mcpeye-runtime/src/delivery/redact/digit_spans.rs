@@ -37,6 +37,17 @@ pub(crate) const PHONE: ClusterRule =
 /// Replaces every match of `regex` in `s` with `replacement`, searching only the clusters of
 /// `rule`. Returns `None` when nothing matched.
 pub(crate) fn replace_in_clusters(s: &str, regex: &Regex, replacement: &str, rule: ClusterRule) -> Option<String> {
+    replace_in_clusters_if(s, regex, replacement, rule, |_| true)
+}
+
+/// [`replace_in_clusters`] of the matches that `accept` takes; the others are kept as they are.
+pub(crate) fn replace_in_clusters_if(
+    s: &str,
+    regex: &Regex,
+    replacement: &str,
+    rule: ClusterRule,
+    accept: impl Fn(&str) -> bool,
+) -> Option<String> {
     let bytes = s.as_bytes();
     let mut out: Option<String> = None;
     let mut copied = 0; // end of the part of `s` already in `out`
@@ -44,7 +55,7 @@ pub(crate) fn replace_in_clusters(s: &str, regex: &Regex, replacement: &str, rul
         let start = floor_boundary(s, first.saturating_sub(rule.before + 1));
         let end = ceil_boundary(s, (last + 1 + rule.after + 1).min(bytes.len()));
         let window = &s[start..end];
-        for m in regex.find_iter(window) {
+        for m in regex.find_iter(window).filter(|m| accept(m.as_str())) {
             let o = out.get_or_insert_with(|| String::with_capacity(s.len()));
             o.push_str(&s[copied..start + m.start()]);
             o.push_str(replacement);

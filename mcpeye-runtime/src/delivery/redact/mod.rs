@@ -23,6 +23,7 @@
 //! ```
 
 mod caps;
+mod credentials;
 mod denylist;
 mod digit_spans;
 mod patterns;
@@ -61,16 +62,63 @@ pub fn redact_string(s: &str) -> Cow<'_, str> {
     if prescan::look(s.as_bytes()) & prescan::TRIGGERS == 0 {
         return Cow::Borrowed(s);
     }
-    redact_flagged(s)
+    redact_flagged(s, Rules::default())
 }
 
-/// [`redact_string`] of a string whose [`prescan::look`] flagged [`prescan::TRIGGERS`].
-fn redact_flagged(s: &str) -> Cow<'_, str> {
+/// The rules beyond the contract's nine patterns that a [`Redactor`] runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Rules {
+    /// The credential layer (docs/wire-format.md#credentials).
+    pub(crate) credentials: bool,
+    /// Card-like digits replaced only when they pass the Luhn check.
+    pub(crate) luhn: bool,
+}
+
+impl Rules {
+    /// The prescan bits that send a string to [`redact_flagged`] under these rules.
+    #[inline(always)]
+    pub(crate) fn triggers(self) -> u8 {
+        prescan::TRIGGERS | u8::from(self.credentials) * prescan::CREDS
+    }
+}
+
+/// [`redact_string`] of a string whose [`prescan::look`] flagged one of `rules.triggers()`: the
+/// credential layer first when on, then the nine patterns on its output.
+fn redact_flagged(s: &str, rules: Rules) -> Cow<'_, str> {
+    if !rules.credentials {
+        return nine_patterns(s, rules.luhn);
+    }
+    match credentials::apply(s) {
+        Cow::Borrowed(_) => nine_patterns(s, rules.luhn),
+        Cow::Owned(layered) => match nine_patterns(&layered, rules.luhn) {
+            Cow::Owned(new) => Cow::Owned(new),
+            Cow::Borrowed(_) => Cow::Owned(layered),
+        },
+    }
+}
+
+/// The nine patterns, those the exact scan finds possible only.
+fn nine_patterns(s: &str, luhn: bool) -> Cow<'_, str> {
     let mask = patterns::scan(s);
     if mask == 0 {
         return Cow::Borrowed(s);
     }
-    patterns::apply(s, mask, true)
+    patterns::apply_with(s, mask, true, luhn)
+}
+
+/// A string under `rules`, with the prescan first.
+fn redact_with(s: &str, rules: Rules) -> Cow<'_, str> {
+    if prescan::look(s.as_bytes()) & rules.triggers() == 0 {
+        return Cow::Borrowed(s);
+    }
+    redact_flagged(s, rules)
+}
+
+/// The credential layer's value rule: `value` under `key` is a high-entropy string under a
+/// key-like name (docs/wire-format.md#credentials).
+#[inline]
+pub(crate) fn is_entropy_secret(key: &str, value: &str) -> bool {
+    value.len() >= credentials::ENTROPY_MIN_LEN && credentials::is_key_like(key) && credentials::is_high_entropy(value)
 }
 
 /// [`redact_string`] without the prefilter: all nine patterns always run. Same output, slower;
@@ -124,11 +172,12 @@ fn redacted_copy(value: &Value, depth: usize, denylist: &Denylist) -> Value {
     }
 }
 
-/// In-place form of [`redacted_copy`]: clean strings are neither copied nor reallocated.
+/// In-place form of [`redacted_copy`] (with the denylist's rules): clean strings are neither
+/// copied nor reallocated.
 fn redact_in_place(value: &mut Value, depth: usize, denylist: &Denylist) {
     match value {
         Value::String(s) => {
-            let redacted = match redact_string(s) {
+            let redacted = match redact_with(s, denylist.rules) {
                 Cow::Owned(new) => Some(new),
                 Cow::Borrowed(_) => None,
             };
@@ -146,6 +195,8 @@ fn redact_in_place(value: &mut Value, depth: usize, denylist: &Denylist) {
                 if denylist.contains(k) {
                     let old = std::mem::replace(v, Value::String(markers::FIELD.to_owned()));
                     drop_flat(old);
+                } else if denylist.rules.credentials && v.as_str().is_some_and(|s| is_entropy_secret(k, s)) {
+                    *v = Value::String(markers::TOKEN.to_owned());
                 } else {
                     redact_in_place(v, depth + 1, denylist);
                 }
@@ -177,9 +228,48 @@ pub struct Redactor {
 
 impl Redactor {
     /// `enabled = false` keeps the caps but turns redaction off. `extra_denylist` adds to the
-    /// default field names; it is lowercased here, once.
+    /// default field names; it is lowercased here, once. The redaction is the siblings' (the
+    /// contract's nine patterns and denylist): the pipeline adds
+    /// [`credentials`](Self::credentials), as [`Config::redact_credentials`](crate::Config::redact_credentials) says.
     pub fn new(enabled: bool, extra_denylist: &[String]) -> Self {
         Redactor { enabled, denylist: Arc::new(Denylist::new(extra_denylist)) }
+    }
+
+    /// With the credential layer beyond the contract (docs/wire-format.md#credentials): URL
+    /// userinfo and credential-named parameters, vendor token formats, PEM private keys, base64
+    /// runs of 512 characters or more, and high-entropy values under key-like names.
+    ///
+    /// ```
+    /// use mcpeye_runtime::redact::Redactor;
+    /// use serde_json::json;
+    ///
+    /// let r = Redactor::new(true, &[]).credentials(true);
+    /// assert_eq!(
+    ///     r.text("GET https://admin:hunter2@db.internal/x?token=abc123".to_owned()),
+    ///     "GET https://admin:[REDACTED_URL_CREDENTIAL]@db.internal/x?token=[REDACTED_URL_CREDENTIAL]"
+    /// );
+    /// assert_eq!(r.value(json!({"client_secret": "Zx8Qp2Lm9Rt4Vw7Yb1Nc"})), json!({"client_secret": "[REDACTED_TOKEN]"}));
+    /// ```
+    pub fn credentials(self, on: bool) -> Self {
+        self.with_rules(|r| r.credentials = on)
+    }
+
+    /// With card-like digits replaced only when they pass the Luhn check (off by default: the
+    /// contract's pattern takes any 13 to 16 digits).
+    ///
+    /// ```
+    /// use mcpeye_runtime::redact::Redactor;
+    ///
+    /// let r = Redactor::new(true, &[]).luhn_cards(true);
+    /// assert_eq!(r.text("card 4111 1111 1111 1111, order 1234567890123456".to_owned()), "card [REDACTED_CARD], order 1234567890123456");
+    /// ```
+    pub fn luhn_cards(self, on: bool) -> Self {
+        self.with_rules(|r| r.luhn = on)
+    }
+
+    fn with_rules(mut self, edit: impl FnOnce(&mut Rules)) -> Self {
+        edit(&mut Arc::make_mut(&mut self.denylist).rules);
+        self
     }
 
     /// Whether redaction is on (the caps always apply).
@@ -226,7 +316,7 @@ impl Redactor {
     pub fn text(&self, mut text: String) -> String {
         truncate_at_char_boundary(&mut text, MAX_TEXT_PRE_REDACT_BYTES);
         if self.enabled {
-            let redacted = match redact_string(&text) {
+            let redacted = match redact_with(&text, self.denylist.rules) {
                 Cow::Owned(new) => Some(new),
                 Cow::Borrowed(_) => None,
             };
@@ -247,7 +337,7 @@ impl Redactor {
         } else {
             u8::from(needs_escape(cut)) * prescan::ESCAPES
         };
-        if look & prescan::TRIGGERS == 0 && cut.len() <= MAX_TEXT_BYTES {
+        if look & self.denylist.rules.triggers() == 0 && cut.len() <= MAX_TEXT_BYTES {
             write_str_with(out, cut, look & prescan::ESCAPES != 0);
         } else {
             write_str(out, &self.text_ref(text));
@@ -257,7 +347,7 @@ impl Redactor {
     /// [`text`](Self::text) of a borrowed text: borrowed back when nothing changes.
     pub(crate) fn text_ref<'t>(&self, text: &'t str) -> Cow<'t, str> {
         let cut = cut_at_char_boundary(text, MAX_TEXT_PRE_REDACT_BYTES);
-        let redacted = if self.enabled { redact_string(cut) } else { Cow::Borrowed(cut) };
+        let redacted = if self.enabled { redact_with(cut, self.denylist.rules) } else { Cow::Borrowed(cut) };
         if redacted.len() > MAX_TEXT_BYTES {
             Cow::Owned(cap_text_after(redacted.into_owned(), MAX_TEXT_BYTES))
         } else {

@@ -77,6 +77,12 @@ pub(crate) static PATTERNS: LazyLock<[Pattern; 9]> = LazyLock::new(|| {
 /// With `narrow`, the card and phone patterns search only the digit clusters that can hold a
 /// match (same output, see [`digit_spans`]).
 pub(crate) fn apply(s: &str, mask: u16, narrow: bool) -> Cow<'_, str> {
+    apply_with(s, mask, narrow, false)
+}
+
+/// [`apply`], with `luhn`: a card-like match is replaced only when its digits pass the Luhn
+/// check (docs/wire-format.md#credentials); the others are left to the phone pattern.
+pub(crate) fn apply_with(s: &str, mask: u16, narrow: bool, luhn: bool) -> Cow<'_, str> {
     let mut out = Cow::Borrowed(s);
     for p in PATTERNS.iter() {
         if mask & p.bit == 0 {
@@ -88,7 +94,18 @@ pub(crate) fn apply(s: &str, mask: u16, narrow: bool) -> Cow<'_, str> {
             _ => None,
         };
         let replaced = match rule {
+            Some(rule) if luhn && p.bit == CARD => {
+                digit_spans::replace_in_clusters_if(&out, &p.regex, p.replacement, rule, super::credentials::luhn_valid)
+            }
             Some(rule) => digit_spans::replace_in_clusters(&out, &p.regex, p.replacement, rule),
+            None if luhn && p.bit == CARD => {
+                match p.regex.replace_all(&out, |c: &regex::Captures<'_>| {
+                    if super::credentials::luhn_valid(&c[0]) { p.replacement.to_owned() } else { c[0].to_owned() }
+                }) {
+                    Cow::Owned(new) if new != *out => Some(new),
+                    _ => None,
+                }
+            }
             None => digit_spans::replace_everywhere(&out, &p.regex, p.replacement),
         };
         if let Some(new) = replaced {

@@ -17,6 +17,12 @@ pub(crate) const ESCAPES: u8 = 1;
 ///
 /// [`patterns::scan`]: super::patterns::scan
 pub(crate) const TRIGGERS: u8 = 2;
+/// A rule of the credential layer may match (docs/wire-format.md#credentials): `=`, `_`, `--`,
+/// `://`, a vendor prefix's first bytes (`xox`, `xap`, `xai`, `AIz`, `ASI`, `AGE`, `ATA`, `gl`,
+/// `SK`, `pyp`, `ppl`, `SG.`, `sq0`, `dp.`, `GOC`, `HRK`, `Bas`, `key-`, `hv?.`, `?AK-`, `?Q~`),
+/// or an aligned block of 16 base64 or `.` bytes (any run of 31 or more has one). Like
+/// [`TRIGGERS`], a clear bit is a proof, a set bit a hint.
+pub(crate) const CREDS: u8 = 4;
 
 use crate::delivery::wire::json::bytes_need_escape;
 
@@ -75,6 +81,34 @@ fn windows(bytes: &[u8], len: usize, chunk: usize, mut test: impl FnMut(&[u8], u
     }
 }
 
+/// The lanes where a [`CREDS`] literal starts, from the lanes' bytes `$a` to `$d` (each the
+/// next position's) and the lane tests `$eq` (against a byte), `$and` and `$or`.
+#[cfg(target_arch = "x86_64")]
+macro_rules! creds_lanes {
+    ($a:ident, $b:ident, $c:ident, $d:ident, $eq:ident, $and:ident, $or:ident) => {{
+        let ab = |x: u8, y: u8| $and($eq($a, x), $eq($b, y));
+        let abc = |x: u8, y: u8, z: u8| $and(ab(x, y), $eq($c, z));
+        let single = $or($eq($a, b'='), $eq($a, b'_'));
+        let pairs = $or($or(ab(b'-', b'-'), ab(b'g', b'l')), ab(b'S', b'K'));
+        let t1 = $or($or(abc(b':', b'/', b'/'), abc(b'x', b'o', b'x')), $or(abc(b'x', b'a', b'p'), abc(b'x', b'a', b'i')));
+        let t2 = $or($or(abc(b'A', b'I', b'z'), abc(b'A', b'S', b'I')), $or(abc(b'A', b'G', b'E'), abc(b'A', b'T', b'A')));
+        let t3 = $or($or(abc(b'p', b'y', b'p'), abc(b'p', b'p', b'l')), $or(abc(b'S', b'G', b'.'), abc(b's', b'q', b'0')));
+        let t4 = $or($or(abc(b'd', b'p', b'.'), abc(b'G', b'O', b'C')), $or(abc(b'H', b'R', b'K'), abc(b'B', b'a', b's')));
+        let t5 = $or(
+            $or($and(abc(b'k', b'e', b'y'), $eq($d, b'-')), $and(ab(b'h', b'v'), $eq($d, b'.'))),
+            $or($and($and($eq($b, b'A'), $eq($c, b'K')), $eq($d, b'-')), $and($eq($b, b'Q'), $eq($c, b'~'))),
+        );
+        $or($or($or(single, pairs), $or(t1, t2)), $or($or(t3, t4), t5))
+    }};
+}
+
+/// Whether 16 token bytes (`[A-Za-z0-9+/=_.-]`) fill the first or second half of a chunk: the
+/// lanes' bit mask `m` (bit `i` for lane `i`).
+#[inline(always)]
+fn long_run(m: u32) -> bool {
+    m & 0xFFFF == 0xFFFF || m >> 16 == 0xFFFF
+}
+
 /// One chunk test written once for SSE2 and AVX2: `$v` the vector type, `$w` its width, and the
 /// intrinsics by role.
 #[cfg(target_arch = "x86_64")]
@@ -110,9 +144,21 @@ macro_rules! simd_look {
             let eq = |v: $v, b: u8| $eq(v, splat(b));
             // Lanes whose byte is at most `max` (unsigned).
             let at_most = |v: $v, max: u8| $eq($subs(v, splat(max)), $zero());
-            let (mut triggers, mut escapes, mut digits) = ($zero(), $zero(), $zero());
+            let and = |x: $v, y: $v| $and(x, y);
+            let or = |x: $v, y: $v| $or(x, y);
+            // Token bytes: ASCII letters and digits, `_ . + / = -`.
+            let token = |v: $v| {
+                let letter = at_most($sub($or(v, splat(0x20)), splat(b'a')), 25);
+                let digit = at_most($sub(v, splat(b'0')), 9);
+                let marks = $or($or($or(eq(v, b'_'), eq(v, b'.')), $or(eq(v, b'+'), eq(v, b'/'))), $or(eq(v, b'='), eq(v, b'-')));
+                $or($or(letter, digit), marks)
+            };
+            let (mut triggers, mut escapes, mut digits, mut creds) = ($zero(), $zero(), $zero(), $zero());
+            let mut long = false;
             super::windows(bytes, len, $w, |w, valid| {
                 let (a, b, c, d) = (load(w, 0), load(w, 1), load(w, 2), load(w, 3));
+                let mut cr = creds_lanes!(a, b, c, d, eq, and, or);
+                let mut tok = token(a);
                 let case = splat(0x20);
                 let bea = $and($and(eq($or(a, case), b'b'), eq($or(b, case), b'e')), eq($or(c, case), b'a'));
                 let words = $or(
@@ -128,13 +174,20 @@ macro_rules! simd_look {
                     t = $and(t, lanes);
                     e = $and(e, lanes);
                     n = $and(n, lanes);
+                    cr = $and(cr, lanes);
+                    tok = $and(tok, lanes);
                 }
                 triggers = $or(triggers, t);
                 escapes = $or(escapes, e);
                 digits = $adds(digits, n);
+                creds = $or(creds, cr);
+                long |= super::long_run($movemask(tok) as u32);
             });
             let triggers = $movemask(triggers) != 0 || $sum(digits) >= super::MIN_DIGITS;
-            u8::from($movemask(escapes) != 0) * super::ESCAPES + u8::from(triggers) * super::TRIGGERS
+            let creds = $movemask(creds) != 0 || long;
+            u8::from($movemask(escapes) != 0) * super::ESCAPES
+                + u8::from(triggers) * super::TRIGGERS
+                + u8::from(creds) * super::CREDS
         }
     };
 }
@@ -208,11 +261,18 @@ mod x86 {
         let triggers = or(words, eq(a, b'@'));
         let escapes = or(at_most(a, 0x1F), or(eq(a, b'"'), eq(a, b'\\')));
         let digits = at_most(_mm256_sub_epi8(a, splat(b'0')), 9);
+        let creds = creds_lanes!(a, b, c, d, eq, and, or);
+        let letter = at_most(_mm256_sub_epi8(or(a, case), splat(b'a')), 25);
+        let marks = or(or(or(eq(a, b'_'), eq(a, b'.')), or(eq(a, b'+'), eq(a, b'/'))), or(eq(a, b'='), eq(a, b'-')));
+        let token = or(or(letter, digits), marks);
         // The string's positions: the first `len` lanes.
         let mine = u32::MAX >> (32 - len);
         let bits = |v: __m256i| _mm256_movemask_epi8(v) as u32 & mine;
         let triggers = bits(triggers) != 0 || bits(digits).count_ones() >= super::MIN_DIGITS;
-        u8::from(bits(escapes) != 0) * super::ESCAPES + u8::from(triggers) * super::TRIGGERS
+        let creds = bits(creds) != 0 || super::long_run(bits(token));
+        u8::from(bits(escapes) != 0) * super::ESCAPES
+            + u8::from(triggers) * super::TRIGGERS
+            + u8::from(creds) * super::CREDS
     }
 
     /// Sum of the lanes' digit counts (each at most 255: no overflow).
@@ -238,6 +298,47 @@ mod x86 {
     }
 }
 
+/// Whether a [`CREDS`] literal starts at a position holding `a`, followed by `b`, `c`, `d`
+/// (the portable path's form of `creds_lanes!`).
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline(always)]
+fn creds_at(a: u8, b: u8, c: u8, d: u8) -> bool {
+    let ab = |x, y| (a == x) & (b == y);
+    let abc = |x, y, z| ab(x, y) & (c == z);
+    (a == b'=')
+        | (a == b'_')
+        | ab(b'-', b'-')
+        | ab(b'g', b'l')
+        | ab(b'S', b'K')
+        | abc(b':', b'/', b'/')
+        | abc(b'x', b'o', b'x')
+        | abc(b'x', b'a', b'p')
+        | abc(b'x', b'a', b'i')
+        | abc(b'A', b'I', b'z')
+        | abc(b'A', b'S', b'I')
+        | abc(b'A', b'G', b'E')
+        | abc(b'A', b'T', b'A')
+        | abc(b'p', b'y', b'p')
+        | abc(b'p', b'p', b'l')
+        | abc(b'S', b'G', b'.')
+        | abc(b's', b'q', b'0')
+        | abc(b'd', b'p', b'.')
+        | abc(b'G', b'O', b'C')
+        | abc(b'H', b'R', b'K')
+        | abc(b'B', b'a', b's')
+        | (abc(b'k', b'e', b'y') & (d == b'-'))
+        | (ab(b'h', b'v') & (d == b'.'))
+        | ((b == b'A') & (c == b'K') & (d == b'-'))
+        | ((b == b'Q') & (c == b'~'))
+}
+
+/// `[A-Za-z0-9+/=_.-]`: the bytes of base64 and of dotted tokens.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline(always)]
+fn is_token(a: u8) -> bool {
+    a.is_ascii_alphanumeric() | matches!(a, b'_' | b'.' | b'+' | b'/' | b'=' | b'-')
+}
+
 /// The same tests one position at a time, branch-free (the compiler vectorises them).
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))] // compared with the SIMD paths in tests
 mod portable {
@@ -246,9 +347,9 @@ mod portable {
     const CHUNK: usize = 16;
 
     pub(super) fn look_in(bytes: &[u8], len: usize) -> u8 {
-        let (mut triggers, mut escapes, mut digits) = (false, false, 0u32);
+        let (mut triggers, mut escapes, mut digits, mut creds) = (false, false, 0u32, false);
         super::windows(bytes, len, CHUNK, |w, valid| {
-            let (mut t, mut e, mut n) = (0u8, 0u8, 0u8);
+            let (mut t, mut e, mut n, mut cr, mut tok) = (0u8, 0u8, 0u8, 0u8, 0u32);
             for i in 0..CHUNK {
                 // Positions past the string (only in its last chunk) count for nothing.
                 let mine = u8::from(i < valid);
@@ -262,13 +363,16 @@ mod portable {
                         | (u8::from(a | 0x20 == b'b') & u8::from(b | 0x20 == b'e') & u8::from(c | 0x20 == b'a')));
                 e |= mine & (u8::from(a < 0x20) | u8::from(a == b'"') | u8::from(a == b'\\'));
                 n += mine & u8::from(a.wrapping_sub(b'0') < 10);
+                cr |= mine & u8::from(super::creds_at(a, b, c, d));
+                tok |= u32::from(mine & u8::from(super::is_token(a))) << i;
             }
             triggers |= t != 0;
             escapes |= e != 0;
             digits = digits.saturating_add(u32::from(n));
+            creds |= cr != 0 || super::long_run(tok);
         });
         let triggers = triggers || digits >= MIN_DIGITS;
-        u8::from(escapes) * super::ESCAPES + u8::from(triggers) * super::TRIGGERS
+        u8::from(escapes) * super::ESCAPES + u8::from(triggers) * super::TRIGGERS + u8::from(creds) * super::CREDS
     }
 }
 
@@ -292,7 +396,15 @@ mod tests {
                     ["@", "?k-", "?h?_", "AK", "?yJ"].iter().any(|lit| starts(i, lit.as_bytes()))
                         || bytes.get(i..i + 3).is_some_and(|w| w.eq_ignore_ascii_case(b"bea"))
                 }));
-        u8::from(escapes) * ESCAPES + u8::from(triggers) * TRIGGERS
+        const CREDS_LITERALS: [&str; 25] = [
+            "=", "_", "--", "gl", "SK", "://", "xox", "xap", "xai", "AIz", "ASI", "AGE", "ATA", "pyp", "ppl", "SG.",
+            "sq0", "dp.", "GOC", "HRK", "Bas", "key-", "hv?.", "?AK-", "?Q~",
+        ];
+        let token = |b: &u8| b.is_ascii_alphanumeric() || b"_.+/=-".contains(b);
+        let creds = len >= SHORTEST_MATCH
+            && ((0..len).any(|i| CREDS_LITERALS.iter().any(|lit| starts(i, lit.as_bytes())))
+                || s.chunks_exact(16).any(|block| block.iter().all(token)));
+        u8::from(escapes) * ESCAPES + u8::from(triggers) * TRIGGERS + u8::from(creds) * CREDS
     }
 
     fn check(s: &[u8]) {

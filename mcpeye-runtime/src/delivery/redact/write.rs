@@ -4,8 +4,8 @@
 //! output (with the depth cap also applied when redaction is off).
 
 use super::denylist::Denylist;
-use super::prescan::{self, ESCAPES, TRIGGERS};
-use super::redact_flagged;
+use super::prescan::{self, ESCAPES};
+use super::{is_entropy_secret, redact_flagged};
 use crate::contract::{markers, MAX_VALUE_BYTES, MAX_VALUE_DEPTH};
 use crate::delivery::wire::flat::{Cursor, Flat, Token};
 use crate::delivery::wire::json::{
@@ -195,7 +195,8 @@ impl Walk<'_> {
     fn plain_key<const MEASURE: bool>(&mut self, c: &mut Cursor<'_>, k: &str, block: &[u8; BLOCK], lead: u8) -> bool {
         self.add::<MEASURE>(k.len() + 2);
         write_block(self.out, Some(lead), block, k.len(), Some(b':'));
-        self.denied::<MEASURE>(c, self.denylist.is_some_and(|d| d.contains_ascii(k)))
+        let denied = self.denylist.is_some_and(|d| d.contains_ascii(k));
+        self.denied::<MEASURE>(c, k, denied)
     }
 
     /// [`key`](Self::key) of a key without a whole block readable from its start (near the end
@@ -241,13 +242,17 @@ impl Walk<'_> {
             Some(d) => d.contains(k),
             None => false,
         };
-        self.denied::<MEASURE>(c, denied)
+        self.denied::<MEASURE>(c, k, denied)
     }
 
-    /// For a denied key, writes the marker in place of the value at `c` (stepped over).
-    /// Returns `denied`.
+    /// For a denied key, writes the marker in place of the value at `c` (stepped over); with
+    /// the credential layer, also for a high-entropy string under a key-like `k`. Returns
+    /// whether it did.
     #[inline(always)]
-    fn denied<const MEASURE: bool>(&mut self, c: &mut Cursor<'_>, denied: bool) -> bool {
+    fn denied<const MEASURE: bool>(&mut self, c: &mut Cursor<'_>, k: &str, denied: bool) -> bool {
+        if !denied && self.denylist.is_some_and(|d| d.rules.credentials) {
+            return self.entropy_secret::<MEASURE>(c, k);
+        }
         if denied {
             let node = c.node();
             if MEASURE {
@@ -258,6 +263,23 @@ impl Walk<'_> {
             write_str(self.out, markers::FIELD);
         }
         denied
+    }
+
+    /// The credential layer's value rule at `c`, under key `k`: a high-entropy string under a
+    /// key-like name is written as [`markers::TOKEN`] (stepped over). Returns whether it was.
+    #[inline(never)]
+    fn entropy_secret<const MEASURE: bool>(&mut self, c: &mut Cursor<'_>, k: &str) -> bool {
+        let node = c.node();
+        let Kind::Str(Str { text, .. }) = node.kind() else { return false };
+        if !is_entropy_secret(k, text) {
+            return false;
+        }
+        if MEASURE {
+            self.measured += compact_len(node);
+        }
+        c.skip();
+        write_str(self.out, markers::TOKEN);
+        true
     }
 
     /// Writes `v` at nesting level `depth`; false once the measured length passes the cap.
@@ -304,10 +326,13 @@ impl Walk<'_> {
                         Some(d) => d.contains(k),
                         None => false,
                     };
-                    if denied {
+                    let secret = !denied
+                        && self.denylist.is_some_and(|d| d.rules.credentials)
+                        && matches!(item.kind(), Kind::Str(Str { text, .. }) if is_entropy_secret(k, text));
+                    if denied || secret {
                         self.measured += compact_len(item);
                         self.skipped |= item.is_container();
-                        write_str(self.out, markers::FIELD);
+                        write_str(self.out, if denied { markers::FIELD } else { markers::TOKEN });
                     } else if !self.item(item, depth + 1) {
                         return false;
                     }
@@ -365,7 +390,8 @@ impl Walk<'_> {
                 return false;
             }
         }
-        match (look & TRIGGERS != 0).then(|| redact_flagged(s)) {
+        let rules = self.denylist.map(|d| d.rules).unwrap_or_default();
+        match (look & rules.triggers() != 0).then(|| redact_flagged(s, rules)) {
             Some(Cow::Owned(redacted)) => write_str(self.out, &redacted),
             _ if escapes => write_escaped(self.out, s),
             _ => write_plain_in(self.out, s, readable),

@@ -76,6 +76,28 @@ pub(crate) fn take_intent(arguments: &mut Map<String, Value>) -> Option<(String,
     }
 }
 
+/// `_meta` key under which MCP clients describe the model's invocation; its `userIntent` is the
+/// intent the client states for the call.
+pub(crate) const META_AI_INVOCATION: &str = "io.modelcontextprotocol/aiInvocation";
+
+/// The intent a client sent in the request's `_meta` (`io.modelcontextprotocol/aiInvocation`
+/// `.userIntent`), when it is a string that is not blank; recorded untrimmed, as
+/// `mcpeyeIntent` is.
+pub(crate) fn native_intent(meta: &Map<String, Value>) -> Option<String> {
+    match meta.get(META_AI_INVOCATION)?.get("userIntent")? {
+        Value::String(s) if !is_blank(s) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+/// The call's intent: `mcpeyeIntent` when the tool has it and the client filled it in, else the
+/// native intent of the request's `_meta`. `mcpeyeIntent` wins: the client wrote it for this
+/// server's analytics, under the description the server gave, while `userIntent` is the
+/// client's generic summary of the turn.
+pub(crate) fn call_intent(explicit: Option<(String, IntentSource)>, origin: &Origin) -> Option<(String, IntentSource)> {
+    explicit.or_else(|| origin.native_intent.clone().map(|s| (s, IntentSource::Native)))
+}
+
 /// Whether `s` is empty or only whitespace (`str::trim`'s). An intent or a tool name almost
 /// always starts with a printable ASCII character, which settles it without `trim`'s Unicode
 /// tables: their code, on every call (and every event the flusher encodes), is what it would cost.
@@ -537,7 +559,7 @@ fn conclude_rest(
 #[inline(always)]
 fn start(origin: &Origin, tool_name: &'static str, strip: bool, arguments: Value) -> (InFlight, bool) {
     let (mut map, is_object) = split_arguments(arguments);
-    let intent = if strip { take_intent(&mut map) } else { None };
+    let intent = call_intent(if strip { take_intent(&mut map) } else { None }, origin);
     (InFlight::start(Cow::Borrowed(tool_name), Value::Object(map), intent, origin), is_object)
 }
 

@@ -113,6 +113,9 @@ pub struct Origin {
     pub cancellation: Option<Cancellation>,
     /// The way back to the client (progress, logs, sampling, elicitation).
     pub channel: Option<Arc<dyn ClientChannel>>,
+    /// The intent the client stated in `_meta` (`io.modelcontextprotocol/aiInvocation`
+    /// `.userIntent`), read when the origin was made: the serving layer may move `_meta` away.
+    pub(crate) native_intent: Option<String>,
     /// The channel, cancellation and `_meta` of an rmcp request, not built yet: most handlers
     /// never ask for their context (see [`resolved`](Self::resolved)).
     #[cfg(feature = "rmcp")]
@@ -147,6 +150,7 @@ impl Origin {
         if let Some(token) = small_map_get(&meta, "progressToken").and_then(ProgressToken::from_json) {
             self.progress_token = Some(token);
         }
+        self.native_intent = crate::capture::dispatch::native_intent(&meta);
         self.meta = Some(Arc::new(meta));
         self
     }
@@ -173,6 +177,7 @@ impl Origin {
                 log_level: self.log_level,
                 cancellation: Some(d.cancellation()),
                 channel: Some(d.channel()),
+                native_intent: self.native_intent.clone(),
                 deferred: None,
             };
         }

@@ -298,6 +298,12 @@ fn binary_marker(data: &str) -> Value {
     crate::delivery::redact::truncated_marker(crate::delivery::wire::json::string_len(data))
 }
 
+/// A content item's JSON as recorded (whoever made it: rmcp's results too): the base64
+/// payloads of image, audio and embedded resource items become their truncation marker.
+pub(crate) fn record_content_item(v: Value) -> Value {
+    record_other(v)
+}
+
 /// An untyped content item as recorded: the base64 payloads of image, audio and embedded
 /// resource items become their truncation marker, the rest is kept.
 fn record_other(mut v: Value) -> Value {

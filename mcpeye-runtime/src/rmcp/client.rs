@@ -60,11 +60,19 @@ pub(crate) struct MetaKeys {
     pub(crate) protocol_version: bool,
     pub(crate) log_level: bool,
     pub(crate) client_capabilities: bool,
+    /// `io.modelcontextprotocol/aiInvocation`, which may carry the call's intent.
+    pub(crate) ai_invocation: bool,
 }
 
 impl MetaKeys {
-    const ALL: MetaKeys =
-        MetaKeys { trace: true, client_info: true, protocol_version: true, log_level: true, client_capabilities: true };
+    const ALL: MetaKeys = MetaKeys {
+        trace: true,
+        client_info: true,
+        protocol_version: true,
+        log_level: true,
+        client_capabilities: true,
+        ai_invocation: true,
+    };
 
     pub(crate) fn of(meta: &Map<String, Value>) -> MetaKeys {
         // Past this, not scanned: every key counts as present (looked up).
@@ -79,6 +87,7 @@ impl MetaKeys {
                 META_PROTOCOL_VERSION => keys.protocol_version = true,
                 META_LOG_LEVEL => keys.log_level = true,
                 META_CLIENT_CAPABILITIES => keys.client_capabilities = true,
+                crate::capture::dispatch::META_AI_INVOCATION => keys.ai_invocation = true,
                 _ => {}
             }
         }
@@ -119,6 +128,7 @@ impl Clients {
             transport: Some(transport),
             // Most requests carry no trace context: its three lookups skipped then.
             trace_context: if keys.trace { TraceContext::from_meta(&context.meta) } else { None },
+            native_intent: if keys.ai_invocation { crate::capture::dispatch::native_intent(&context.meta) } else { None },
             ..Origin::default()
         }
     }

@@ -2,16 +2,19 @@
 //! record per call, its tools untouched.
 
 use super::client::Clients;
-use crate::capture::dispatch::{panic_message, take_intent, PANIC};
+use crate::capture::dispatch::{call_intent, panic_message, take_intent, PANIC};
 use crate::capture::manifest::{intent_description_problem, reserved_descriptor, Manifest, ManifestError};
 use crate::capture::record::{active_tracker, CallOutcome};
 use crate::capture::schema::inject_intent_described;
 use crate::contract::{INTENT_PARAM_DESCRIPTION, INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
 use crate::delivery::tracker::{Started, Tracker};
-use crate::delivery::wire::{flat::flatten_texts, flat_ser::flatten_serialize};
+use crate::delivery::wire::{
+    flat::{flatten, flatten_texts},
+    flat_ser::flatten_serialize,
+};
 use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use ::rmcp::handler::server::tool::ToolCallContext;
-use ::rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, Tool};
+use ::rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, ResourceContents, Tool};
 use ::rmcp::ErrorData;
 use serde_json::{Map, Value};
 use std::any::{Any, TypeId};
@@ -242,6 +245,7 @@ fn wrap<S: Send + Sync + 'static>(
         // The origin is dropped where it is (`drop(origin)` would copy it first).
         let call = {
             let origin = shared.clients.origin(&ctx.request_context);
+            let intent = call_intent(intent, &origin);
             tracker.start(name.clone(), ctx.arguments.as_ref(), intent, &origin)
         };
         let ct = ctx.request_context.ct.clone();
@@ -360,14 +364,31 @@ fn conclude(mut call: Started, tracker: &Tracker, response: Result<&Response, &(
     call.finish(tracker, outcome);
 }
 
-/// The result as sent, without rmcp's `resultType` discriminator (absent for most peers, and
-/// not part of what the tool produced).
+/// The result as recorded: as sent, without rmcp's `resultType` discriminator (absent for most
+/// peers, and not part of what the tool produced), and with the base64 `data` and `blob` of its
+/// image, audio and embedded resource items as the truncation marker of their size, as
+/// `#[mcpeye::tool]` results record them (binary never goes to the analytics wire).
 fn result_json(r: &CallToolResult) -> Value {
     let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
     if let Value::Object(m) = &mut v {
         m.shift_remove(RESULT_TYPE);
+        if let Some(Value::Array(items)) = m.get_mut("content") {
+            for item in items.iter_mut() {
+                *item = crate::capture::result::record_content_item(std::mem::take(item));
+            }
+        }
     }
     v
+}
+
+/// An image, audio or embedded binary resource: base64 that the record replaces.
+fn is_binary(c: &ContentBlock) -> bool {
+    match c {
+        ContentBlock::Image(_) | ContentBlock::Audio(_) => true,
+        ContentBlock::Resource(r) => matches!(r.resource, ResourceContents::BlobResourceContents { .. }),
+        // Text, links, and kinds rmcp may add (recorded as they serialise).
+        _ => false,
+    }
 }
 
 /// Appends the node of [`result_json`]`(r)` to `out` within `budget`, without building that JSON;
@@ -383,6 +404,10 @@ fn flatten_result(r: &CallToolResult, out: &mut Vec<u8>, budget: usize) -> bool 
             _ => "",
         });
         return flatten_texts(texts, r.is_error, out, budget);
+    }
+    if r.content.iter().any(is_binary) {
+        // Rare, and the base64 is never copied into the record: through the recorded JSON.
+        return flatten(&result_json(r), out, budget);
     }
     flatten_serialize(r, out, budget, Some(RESULT_TYPE))
 }
@@ -487,7 +512,8 @@ mod tests {
             let (mut direct, mut via_json) = (Vec::new(), Vec::new());
             assert!(flatten_serialize(r, &mut direct, usize::MAX, Some(RESULT_TYPE)), "{r:?}");
             assert!(flatten(&result_json(r), &mut via_json, usize::MAX));
-            assert_eq!(direct, via_json, "{r:?}");
+            // Binary items differ on purpose: their base64 is recorded as a marker.
+            assert_eq!(direct == via_json, !r.content.iter().any(is_binary), "{r:?}");
             let mut written = b"prefix".to_vec();
             assert!(flatten_result(r, &mut written, usize::MAX), "{r:?}");
             assert_eq!(written[6..], via_json[..], "{r:?}");
@@ -497,6 +523,34 @@ mod tests {
                 assert_eq!(cut.len(), if budget >= via_json.len() { 6 + via_json.len() } else { 6 }, "{r:?} {budget}");
             }
         }
+    }
+
+    /// Image, audio and blob items are recorded with the truncation marker of their base64; text,
+    /// links and text resources as they are.
+    #[test]
+    fn binary_items_are_recorded_as_markers() {
+        let png = "iVBORw0KGgo".repeat(100);
+        let r = CallToolResult::success(vec![
+            ContentBlock::text("chart"),
+            ContentBlock::image(png.clone(), "image/png"),
+            ContentBlock::audio("UklGRg==", "audio/wav"),
+            ContentBlock::resource(ResourceContents::blob("JVBERi0=", "file:///r.pdf")),
+            ContentBlock::embedded_text("file:///n.txt", "notes"),
+        ]);
+        let marker = |n: usize| serde_json::json!({"[truncated]": true, "bytes": n});
+        let expected = serde_json::json!({"content": [
+            {"type": "text", "text": "chart"},
+            {"type": "image", "data": marker(png.len() + 2), "mimeType": "image/png"},
+            {"type": "audio", "data": marker(10), "mimeType": "audio/wav"},
+            {"type": "resource", "resource": {"uri": "file:///r.pdf", "blob": marker(10)}},
+            {"type": "resource", "resource": {"uri": "file:///n.txt", "mimeType": "text/plain", "text": "notes"}},
+        ]});
+        assert_eq!(result_json(&r), expected);
+        let (mut written, mut via_json) = (Vec::new(), Vec::new());
+        assert!(flatten_result(&r, &mut written, usize::MAX));
+        assert!(flatten(&expected, &mut via_json, usize::MAX));
+        assert_eq!(written, via_json);
+        assert!(!String::from_utf8_lossy(&written).contains("iVBOR"));
     }
 
     #[test]

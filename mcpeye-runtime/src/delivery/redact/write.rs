@@ -421,12 +421,13 @@ mod tests {
             json!({"a": "y".repeat(32_000), "b": "z".repeat(760)}),
             json!({"token": "y".repeat(40_000)}),
             json!({"ctl": "\u{1}\u{7f}é界🔑", "e": "sk-ant-api03-ABCDEFGHIJKLMNOP_qrs"}),
+            json!({"client_secret": "Zx8Qp2Lm9Rt4Vw7Yb1Nc", "u": ["https://a:b@h.io/?sig=1", {"X-Api-Key": "q8Zr2Kx9Lp4Wm7Vn3Bt6"}]}),
             json!("plain"),
             json!(12),
             nested(200, json!(1)),
         ];
-        for enabled in [true, false] {
-            let r = Redactor::new(enabled, &["SSN".to_owned()]);
+        for (enabled, layer) in [(true, false), (false, false), (true, true)] {
+            let r = Redactor::new(enabled, &["SSN".to_owned()]).credentials(layer);
             for v in &cases {
                 let mut expected = r.value(v.clone());
                 if !enabled {
@@ -461,7 +462,11 @@ mod tests {
             (self.next() % n) as usize
         }
         fn text(&mut self) -> String {
-            const PARTS: [&str; 16] = [
+            const PARTS: [&str; 20] = [
+                "https://u:pw@h.io/?token=x",
+                "npm_0123456789abcdefghijABCDEFGHIJ012345",
+                "Zx8Qp2Lm9Rt4Vw7Yb1Nc",
+                "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----",
                 "a",
                 "query",
                 "é",
@@ -490,7 +495,9 @@ mod tests {
             t
         }
         fn key(&mut self) -> String {
-            const KEYS: [&str; 12] = [
+            const KEYS: [&str; 14] = [
+                "client_secret",
+                "X-Api-Key",
                 "q",
                 "Password",
                 "TOKEN",
@@ -530,7 +537,11 @@ mod tests {
     #[test]
     fn flat_walk_writes_what_the_generic_walk_writes() {
         use crate::delivery::wire::flat::{flatten, Flat};
-        let redactors = [Redactor::new(true, &[]), Redactor::new(true, &["SSN".to_owned(), "Clé".to_owned()])];
+        let redactors = [
+            Redactor::new(true, &[]),
+            Redactor::new(true, &["SSN".to_owned(), "Clé".to_owned()]),
+            Redactor::new(true, &[]).credentials(true).luhn_cards(true),
+        ];
         let no_redaction = Redactor::new(false, &[]);
         let mut g = Gen(0x9E37_79B9_7F4A_7C15);
         let mut values: Vec<Value> = (0..3000).map(|_| g.value(0)).collect();

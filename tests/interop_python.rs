@@ -12,7 +12,7 @@ mod common;
 
 use common::interop::*;
 use mcpeye::testing::IngestReceiver;
-use serde_json::json;
+use serde_json::{json, Value};
 
 fn stdio_run(test: &str, mode: &str, era: Era, name: &str) {
     let python = or_skip!(python_with_mcp(test));
@@ -90,4 +90,51 @@ fn python_legacy_drives_stateless_http_with_the_handshake() {
         Era::Handshake,
         "py-http-stateless-legacy",
     );
+}
+
+/// The intent a client states in `_meta` (`io.modelcontextprotocol/aiInvocation`.`userIntent`),
+/// sent by the official client's `call_tool(…, meta=…)`: recorded with `intentSource: "native"`
+/// when the call has no `mcpeyeIntent`; `mcpeyeIntent` wins when both are there; a blank one is no
+/// intent.
+#[test]
+fn python_native_intent_in_meta_is_recorded() {
+    let python = or_skip!(python_with_mcp("python_native_intent_in_meta_is_recorded"));
+    let server = example("stdio_server");
+    let ingest = IngestReceiver::start();
+    let native = |intent: &str| json!({"io.modelcontextprotocol/aiInvocation": {"userIntent": intent, "model": "m-1"}});
+    let calls = [
+        (json!({"city": "Oslo", "days": 1}), native("[native a] The user wants to know if Oslo is dry tomorrow.")),
+        (
+            json!({"city": "Porto", "days": 1, "mcpeyeIntent": "[native b] Written for this server's analytics."}),
+            native("[native b] the client's own summary"),
+        ),
+        (json!({"city": "Rome", "days": 1}), native("   ")),
+    ];
+    let job = json!({
+        "server": {"stdio": [server]},
+        "mode": "auto",
+        "concurrency": 1,
+        "clients": [{"name": "py-native", "version": "1.0.0", "calls": calls.iter().map(|(arguments, meta)| {
+            json!({"tool": "get_forecast", "arguments": arguments, "meta": meta})
+        }).collect::<Vec<_>>()}],
+    });
+    let report = drive(&python, &script("py_driver.py"), &job, &server_env(&ingest));
+    let results = report["clients"][0]["results"].as_array().expect("results").clone();
+    assert_eq!(results.len(), 3, "{report}");
+    assert!(results.iter().all(|r| r["isError"] == false), "{report}");
+    let events: Vec<Value> = posts(&ingest).into_iter().flat_map(|p| p.events).collect();
+    let by_city = |city: &str| -> &Value {
+        let found: Vec<&Value> = events.iter().filter(|e| e["arguments"]["city"] == city).collect();
+        assert_eq!(found.len(), 1, "events for {city}: {events:#?}");
+        found[0]
+    };
+    let oslo = by_city("Oslo");
+    assert_eq!(oslo["intent"], "[native a] The user wants to know if Oslo is dry tomorrow.", "{oslo:#}");
+    assert_eq!(oslo["intentSource"], "native", "{oslo:#}");
+    let porto = by_city("Porto");
+    assert_eq!(porto["intent"], "[native b] Written for this server's analytics.", "{porto:#}");
+    assert_eq!(porto["intentSource"], "mcpeye", "{porto:#}");
+    assert!(porto["arguments"].get("mcpeyeIntent").is_none(), "{porto:#}");
+    let rome = by_city("Rome");
+    assert!(rome.get("intent").is_none() && rome.get("intentSource").is_none(), "{rome:#}");
 }

@@ -8,7 +8,7 @@ Reads one JSON job on stdin and prints one JSON report on stdout:
                                             # "mode" overrides it)
       "concurrency": 1,                     # calls in flight at once, per client
       "clients": [{"name": "...", "version": "...",
-                   "calls": [{"tool": "...", "arguments": {...}}, ...]}, ...]
+                   "calls": [{"tool": "...", "arguments": {...}, "meta": {...}?}, ...]}, ...]
     }
     report = {"clients": [{"protocolVersion", "serverInfo", "tools": {name: [property, ...]},
                            "results": [{"isError", "text"}, ...]}, ...]}
@@ -58,7 +58,9 @@ async def run_client(job: dict, spec: dict) -> dict:
         async def call(c: dict) -> dict:
             async with limit:
                 try:
-                    r = await client.call_tool(c["tool"], c["arguments"])
+                    # `_meta` only when the job gives one: the other jobs send what the client sends.
+                    extra = {"meta": c["meta"]} if "meta" in c else {}
+                    r = await client.call_tool(c["tool"], c["arguments"], **extra)
                 except Exception as e:  # the client rejected the answer: say which call
                     raise RuntimeError(f"{spec['name']}: tools/call {c['tool']} failed: {describe(e)}") from None
                 return {"isError": bool(r.is_error), "text": first_text(r)}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the cargo-fuzz targets (`redact`, `dispatch`) one after the other.
+# Runs the cargo-fuzz targets (`redact`, `credentials`, `dispatch`) one after the other.
 #   scripts/fuzz.sh [seconds per target, default 600] [target…]
 # cargo-fuzz needs nightly compiler flags: a nightly toolchain is used when rustup has one,
 # otherwise stable with RUSTC_BOOTSTRAP=1. Findings land in fuzz/artifacts/<target>/.
@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../fuzz"
 seconds="${1:-600}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(redact dispatch)
+[ ${#targets[@]} -gt 0 ] || targets=(redact credentials dispatch)
 
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 if rustup run nightly rustc --version >/dev/null 2>&1; then

@@ -9,7 +9,7 @@
 //! ```
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
-use mcpeye::redact::{redact_string, redact_string_unfiltered, redact_value, Redactor};
+use mcpeye::redact::{redact_string, redact_string_unfiltered, redact_string_with_credentials, redact_value, Redactor};
 use serde_json::Value;
 use std::hint::black_box;
 
@@ -36,6 +36,9 @@ fn string_corpus(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("unfiltered", name), &text, |b, t| {
             b.iter(|| redact_string_unfiltered(black_box(t)).len())
         });
+        g.bench_with_input(BenchmarkId::new("with_credential_layer", name), &text, |b, t| {
+            b.iter(|| redact_string_with_credentials(black_box(t)).len())
+        });
     }
     g.finish();
 }
@@ -56,14 +59,19 @@ fn value_corpus(c: &mut Criterion) {
         let fields = corpus::corpus_fields(&value);
         let bytes: usize = fields.iter().map(corpus::compact_len).sum();
         g.throughput(Throughput::Bytes(bytes as u64));
-        let redactor = Redactor::default();
-        g.bench_with_input(BenchmarkId::new("redactor_value_30KB_fields", name), &fields, |b, f| {
-            b.iter_batched(
-                || f.clone(),
-                |f| f.into_iter().map(|v| redactor.value(v)).collect::<Vec<_>>(),
-                BatchSize::LargeInput,
-            )
-        });
+        // The credential layer off (the siblings' rules) and on (the pipeline's default).
+        for (id, redactor) in [
+            ("redactor_value_30KB_fields", Redactor::default()),
+            ("redactor_value_30KB_fields_credential_layer", Redactor::default().credentials(true)),
+        ] {
+            g.bench_with_input(BenchmarkId::new(id, name), &fields, |b, f| {
+                b.iter_batched(
+                    || f.clone(),
+                    |f| f.into_iter().map(|v| redactor.value(v)).collect::<Vec<_>>(),
+                    BatchSize::LargeInput,
+                )
+            });
+        }
     }
     g.finish();
 }

@@ -6,7 +6,7 @@
 //! cargo bench --bench redact_cpu
 //! ```
 
-use mcpeye::redact::{redact_string, redact_value, Redactor};
+use mcpeye::redact::{redact_string, redact_string_with_credentials, redact_value, Redactor};
 use std::hint::black_box;
 
 #[path = "common/corpus.rs"]
@@ -62,10 +62,15 @@ fn main() {
             usize::from(redact_value(&value, &[]).is_object())
         });
         measure(&format!("{name}: redact_string, 1 MB text"), text.len(), || redact_string(&text).len());
-        let redactor = Redactor::default();
-        measure(&format!("{name}: Redactor::value, 30 KB fields (clone included)"), field_bytes, || {
-            fields.iter().map(|f| usize::from(redactor.value(f.clone()).is_array())).sum()
+        measure(&format!("{name}: redact_string + credential layer, 1 MB text"), text.len(), || {
+            redact_string_with_credentials(&text).len()
         });
+        // The pipeline's redactor with the credential layer off (the siblings' rules) and on (the default).
+        for (layer, redactor) in [("off", Redactor::default()), ("on", Redactor::default().credentials(true))] {
+            measure(&format!("{name}: Redactor::value, 30 KB fields, layer {layer} (clone included)"), field_bytes, || {
+                fields.iter().map(|f| usize::from(redactor.value(f.clone()).is_array())).sum()
+            });
+        }
     }
     let prose = "Привет мир, это отчёт о погоде. 用户想导出报告但没有导出工具。 naïve café 🔑 résumé ";
     for (name, unit) in [
@@ -83,5 +88,17 @@ fn main() {
     ] {
         let input = unit.repeat((64 * 1024) / unit.len() + 1);
         measure(&format!("adversarial {name}: redact_string, 64 KiB"), input.len(), || redact_string(&input).len());
+    }
+    // Inputs that trip the credential layer's prescan on every block.
+    for (name, unit) in [
+        ("underscores", "user_id order_id "),
+        ("query_strings", "https://x.io/p?a=1&b=2 "),
+        ("dashes", "well-known -- "),
+        ("long_identifiers", "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcdefghij "),
+    ] {
+        let input = unit.repeat((64 * 1024) / unit.len() + 1);
+        measure(&format!("adversarial {name}: + credential layer, 64 KiB"), input.len(), || {
+            redact_string_with_credentials(&input).len()
+        });
     }
 }

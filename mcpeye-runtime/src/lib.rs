@@ -44,7 +44,7 @@ pub use delivery::tracker::{init, Guard, Tracker};
 pub mod redact {
     pub use crate::delivery::redact::{
         cap_value, compact_json_len, cut_at_char_boundary, redact_string, redact_string_layered_unfiltered,
-        redact_string_unfiltered, redact_value,
+        redact_string_unfiltered, redact_string_with_credentials, redact_value,
         to_value_or_marker, truncated_marker, unserializable_marker, Redactor,
     };
 }

@@ -9,6 +9,9 @@
 //!
 //! [`redact_value`] applies it to every string of a JSON value and replaces denylisted fields
 //! and over-deep containers; [`Redactor`] is the flusher's per-tracker step with the caps (docs/wire-format.md#caps).
+//! The pipeline's redactor also runs the credential layer (`credentials.rs`,
+//! docs/wire-format.md#credentials) before the nine patterns; the same prescan flags its
+//! literals, so a clean string still costs one look.
 //!
 //! ```
 //! use mcpeye_runtime::redact::{redact_string, redact_value};
@@ -48,6 +51,11 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 /// Replaces secrets and PII in `s` with the contract's markers.
+///
+/// These are the sibling SDKs' semantics exactly (the contract's nine patterns, tested against
+/// the shared vectors): the pipeline's credential layer (URL credentials, vendor tokens, PEM
+/// keys, docs/wire-format.md#credentials) is not part of it; a [`Redactor`] with
+/// [`credentials`](Redactor::credentials) adds it.
 ///
 /// Returns [`Cow::Borrowed`] when nothing matched (the common case, without allocation).
 ///
@@ -150,6 +158,9 @@ pub fn redact_string_layered_unfiltered(s: &str) -> Cow<'_, str> {
 /// denylist or `extra_denylist` (compared case-insensitively, exact key) have their whole value
 /// replaced by `[REDACTED_FIELD]`; containers at depth [`MAX_VALUE_DEPTH`] or deeper become
 /// `[REDACTED_TOO_DEEP]`. Object keys are kept as they are.
+///
+/// Like [`redact_string`], the sibling SDKs' semantics exactly, without the pipeline's
+/// credential layer (see [`Redactor::credentials`]).
 ///
 /// ```
 /// use mcpeye_runtime::redact::redact_value;
@@ -375,7 +386,7 @@ impl Redactor {
 }
 
 impl Default for Redactor {
-    /// Redaction on, default denylist only.
+    /// Redaction on, default denylist only, the siblings' rules (no credential layer).
     fn default() -> Self {
         Redactor::new(true, &[])
     }

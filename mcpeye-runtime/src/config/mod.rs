@@ -1,17 +1,15 @@
 //! [`Config`]: what a tracker needs to know, as a builder with a default for every option.
 
 mod error;
-mod identity;
 mod resolve;
 
+pub use crate::model::identity::{CallIdentity, IdentifyFn, Identity, IdentityValue};
 pub use error::ConfigError;
-pub(crate) use identity::normalize_identity;
-pub use identity::{CallIdentity, IdentifyFn, Identity, IdentityValue};
 use resolve::without_userinfo;
 pub(crate) use resolve::Resolved;
 
-use crate::delivery::before_send::{BeforeSendFn, Event};
-use crate::delivery::diagnostics::{Diagnostic, OnErrorFn};
+use crate::model::diagnostics::{Diagnostic, OnErrorFn};
+use crate::model::event::{BeforeSendFn, Event};
 use serde_json::Value;
 use std::fmt;
 use std::path::PathBuf;
@@ -179,8 +177,8 @@ impl Config {
     }
 
     /// The redaction step these options make (the flusher's and the spans').
-    pub(crate) fn redactor(&self) -> crate::delivery::redact::Redactor {
-        crate::delivery::redact::Redactor::new(self.redact, &self.denylist_fields)
+    pub(crate) fn redactor(&self) -> crate::redact::Redactor {
+        crate::redact::Redactor::new(self.redact, &self.denylist_fields)
             .credentials(self.redact_credentials)
             .luhn_cards(self.luhn_cards)
     }
@@ -441,6 +439,7 @@ mod tests {
     use super::resolve::resolve_endpoint;
     use super::*;
     use crate::contract::{ENV_INGEST_SECRET, ENV_INGEST_URL};
+    use crate::model::identity::normalize_identity;
 
     #[test]
     fn credentials_in_the_url_are_refused_and_never_shown() {

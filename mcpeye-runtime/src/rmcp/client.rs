@@ -2,7 +2,7 @@
 //! recorded with its own client, whatever the protocol era and however many sessions share the
 //! server), its session, id, transport and trace context.
 
-use crate::capture::record::{ClientInfo, Origin, RequestId, TraceContext, Transport, SCANNED_META_KEYS};
+use crate::model::record::{ClientInfo, Origin, RequestId, TraceContext, Transport, SCANNED_META_KEYS};
 use ::rmcp::model::{ClientCapabilities, Implementation, InitializeRequestParams, NumberOrString};
 use ::rmcp::service::RequestContext;
 use ::rmcp::RoleServer;
@@ -87,7 +87,7 @@ impl MetaKeys {
                 META_PROTOCOL_VERSION => keys.protocol_version = true,
                 META_LOG_LEVEL => keys.log_level = true,
                 META_CLIENT_CAPABILITIES => keys.client_capabilities = true,
-                crate::capture::dispatch::META_AI_INVOCATION => keys.ai_invocation = true,
+                crate::model::record::META_AI_INVOCATION => keys.ai_invocation = true,
                 _ => {}
             }
         }
@@ -128,7 +128,7 @@ impl Clients {
             transport: Some(transport),
             // Most requests carry no trace context: its three lookups skipped then.
             trace_context: if keys.trace { TraceContext::from_meta(&context.meta) } else { None },
-            native_intent: if keys.ai_invocation { crate::capture::dispatch::native_intent(&context.meta) } else { None },
+            native_intent: if keys.ai_invocation { crate::model::record::native_intent(&context.meta) } else { None },
             ..Origin::default()
         }
     }

@@ -166,3 +166,36 @@ async fn switched_off_the_layer_sends_what_the_siblings_send() {
     assert_eq!(events[0]["result"]["content"][1]["data"]["[truncated]"], true, "{:#}", events[0]);
     assert!(events[0]["result"]["content"][2]["text"].as_str().is_some_and(|t| t.contains("iVBORw0KGgo")));
 }
+
+/// An instrumented rmcp server records the intent of `_meta` `io.modelcontextprotocol/aiInvocation`
+/// `.userIntent` as `native` when the call has no `mcpeyeIntent`, and `mcpeyeIntent` when it has
+/// both; the native intent is redacted like any other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn instrumented_calls_record_the_native_intent() {
+    use rmcp::model::{MetaObject, RequestMetaObject};
+    let ingest = IngestReceiver::start();
+    let tracker = Tracker::new(Config::new("proj_native").ingest_url(ingest.url())).expect("valid config");
+    let client = serve_and_connect(Leaky::new(tracker.clone()), "native-client", "1.0.0").await;
+    let meta = |intent: &str| {
+        let m = json!({"io.modelcontextprotocol/aiInvocation": {"userIntent": intent}});
+        RequestMetaObject(MetaObject(m.as_object().cloned().expect("an object")))
+    };
+    let with_meta = |name, args, intent: &str| {
+        let mut params = call(name, args);
+        params.meta = Some(meta(intent));
+        params
+    };
+    let native = "The user checks a deploy URL https://ci:hunter2@ci.example/run";
+    client.call_tool(with_meta("echo", json!({"text": "one"}), native)).await.expect("answers");
+    let both = json!({"text": "two", "mcpeyeIntent": "Written for this server."});
+    client.call_tool(with_meta("echo", both, "the client's summary")).await.expect("answers");
+    client.call_tool(with_meta("echo", json!({"text": "three"}), " \n")).await.expect("answers");
+    client.cancel().await.expect("the client closes");
+    assert!(tracker.flush(PATIENCE).completed);
+    let events: Vec<Value> = ingest.requests().iter().flat_map(|r| r.events()).collect();
+    let of = |text: &str| events.iter().find(|e| e["arguments"]["text"] == text).unwrap_or_else(|| panic!("{events:#?}"));
+    assert_eq!(of("one")["intent"], "The user checks a deploy URL https://ci:[REDACTED_URL_CREDENTIAL]@ci.example/run");
+    assert_eq!(of("one")["intentSource"], "native");
+    assert_eq!((&of("two")["intent"], &of("two")["intentSource"]), (&json!("Written for this server."), &json!("mcpeye")));
+    assert!(of("three").get("intent").is_none() && of("three").get("intentSource").is_none(), "{:#}", of("three"));
+}

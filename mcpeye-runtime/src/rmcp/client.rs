@@ -285,6 +285,7 @@ mod tests {
             META_PROTOCOL_VERSION: "2026-07-28",
             META_LOG_LEVEL: "info",
             META_CLIENT_CAPABILITIES: {},
+            crate::model::record::META_AI_INVOCATION: {"userIntent": "x"},
         });
         assert_eq!(keys(all), MetaKeys::ALL);
         assert!(keys(serde_json::json!({"baggage": "b"})).trace);

@@ -544,7 +544,7 @@ mod tests {
             {"type": "audio", "data": marker(10), "mimeType": "audio/wav"},
             {"type": "resource", "resource": {"uri": "file:///r.pdf", "blob": marker(10)}},
             {"type": "resource", "resource": {"uri": "file:///n.txt", "mimeType": "text/plain", "text": "notes"}},
-        ]});
+        ], "isError": false});
         assert_eq!(result_json(&r), expected);
         let (mut written, mut via_json) = (Vec::new(), Vec::new());
         assert!(flatten_result(&r, &mut written, usize::MAX));

@@ -3,6 +3,7 @@
 //! loopback ingest, and the received body must equal the vector's byte for byte once the
 //! measured fields (`callId`, `timestamp`, `durationMs`) are taken from ours and the `null`
 //! members of the Python results (an artefact of its MCP types, not the contract) are removed.
+//! The trackers run with `redact_credentials(false)`, the switch for the siblings' bytes.
 
 use mcpeye::contract::{RESERVED_TOOL_ACK, RESERVED_TOOL_NAME};
 use mcpeye::testing::IngestReceiver;
@@ -54,7 +55,9 @@ fn strip_nulls(v: &mut Value) {
 fn check(name: &str, config: Config, records: Vec<CallRecord>) {
     let vector = scenario(name);
     let ingest = IngestReceiver::start();
-    let tracker = mcpeye::Tracker::new(config.ingest_url(ingest.url())).unwrap();
+    // The siblings' bytes: without the credential layer beyond the contract (it would make
+    // scenario B's `token=sk-…` a `[REDACTED_URL_CREDENTIAL]`).
+    let tracker = mcpeye::Tracker::new(config.ingest_url(ingest.url()).redact_credentials(false)).unwrap();
     for r in records {
         tracker.record(r);
     }

@@ -124,7 +124,7 @@ fn redact_with(s: &str, rules: Rules) -> Cow<'_, str> {
 
 /// The credential layer's value rule: `value` under `key` is a high-entropy string under a
 /// key-like name (docs/wire-format.md#credentials).
-#[inline]
+#[inline(never)]
 pub(crate) fn is_entropy_secret(key: &str, value: &str) -> bool {
     value.len() >= credentials::ENTROPY_MIN_LEN && credentials::is_key_like(key) && credentials::is_high_entropy(value)
 }
@@ -224,7 +224,9 @@ fn redact_in_place(value: &mut Value, depth: usize, denylist: &Denylist) {
                 if denylist.contains(k) {
                     let old = std::mem::replace(v, Value::String(markers::FIELD.to_owned()));
                     drop_flat(old);
-                } else if denylist.rules.credentials && v.as_str().is_some_and(|s| is_entropy_secret(k, s)) {
+                } else if denylist.rules.credentials
+                    && v.as_str().is_some_and(|s| s.len() >= credentials::ENTROPY_MIN_LEN && is_entropy_secret(k, s))
+                {
                     *v = Value::String(markers::TOKEN.to_owned());
                 } else {
                     redact_in_place(v, depth + 1, denylist);

@@ -267,11 +267,12 @@ impl Walk<'_> {
 
     /// The credential layer's value rule at `c`, under key `k`: a high-entropy string under a
     /// key-like name is written as [`markers::TOKEN`] (stepped over). Returns whether it was.
-    #[inline(never)]
+    #[inline(always)]
     fn entropy_secret<const MEASURE: bool>(&mut self, c: &mut Cursor<'_>, k: &str) -> bool {
         let node = c.node();
+        // Most values are not strings long enough to be looked at: no call for them.
         let Kind::Str(Str { text, .. }) = node.kind() else { return false };
-        if !is_entropy_secret(k, text) {
+        if text.len() < super::credentials::ENTROPY_MIN_LEN || !is_entropy_secret(k, text) {
             return false;
         }
         if MEASURE {
@@ -328,7 +329,8 @@ impl Walk<'_> {
                     };
                     let secret = !denied
                         && self.denylist.is_some_and(|d| d.rules.credentials)
-                        && matches!(item.kind(), Kind::Str(Str { text, .. }) if is_entropy_secret(k, text));
+                        && matches!(item.kind(), Kind::Str(Str { text, .. })
+                            if text.len() >= super::credentials::ENTROPY_MIN_LEN && is_entropy_secret(k, text));
                     if denied || secret {
                         self.measured += compact_len(item);
                         self.skipped |= item.is_container();

@@ -67,9 +67,11 @@ fn main() {
         });
         // The pipeline's redactor with the credential layer off (the siblings' rules) and on (the default).
         for (layer, redactor) in [("off", Redactor::default()), ("on", Redactor::default().credentials(true))] {
-            measure(&format!("{name}: Redactor::value, 30 KB fields, layer {layer} (clone included)"), field_bytes, || {
-                fields.iter().map(|f| usize::from(redactor.value(f.clone()).is_array())).sum()
-            });
+            measure(
+                &format!("{name}: Redactor::value, 30 KB fields, layer {layer} (clone included)"),
+                field_bytes,
+                || fields.iter().map(|f| usize::from(redactor.value(f.clone()).is_array())).sum(),
+            );
         }
     }
     let prose = "Привет мир, это отчёт о погоде. 用户想导出报告但没有导出工具。 naïve café 🔑 résumé ";

@@ -82,7 +82,9 @@ fn vendor_tokens() -> Vec<(String, String)> {
 async fn run(config: impl FnOnce(Config) -> Config, texts: &[String]) -> (Vec<Value>, String) {
     let ingest = IngestReceiver::start();
     let tracker = Tracker::new(config(
-        Config::new("proj_creds").ingest_url(ingest.url()).retry_backoff(Duration::from_millis(20), Duration::from_millis(200)),
+        Config::new("proj_creds")
+            .ingest_url(ingest.url())
+            .retry_backoff(Duration::from_millis(20), Duration::from_millis(200)),
     ))
     .expect("valid config");
     let client = serve_and_connect(Leaky::new(tracker.clone()), "cred-client", "1.0.0").await;
@@ -193,9 +195,13 @@ async fn instrumented_calls_record_the_native_intent() {
     client.cancel().await.expect("the client closes");
     assert!(tracker.flush(PATIENCE).completed);
     let events: Vec<Value> = ingest.requests().iter().flat_map(|r| r.events()).collect();
-    let of = |text: &str| events.iter().find(|e| e["arguments"]["text"] == text).unwrap_or_else(|| panic!("{events:#?}"));
+    let of =
+        |text: &str| events.iter().find(|e| e["arguments"]["text"] == text).unwrap_or_else(|| panic!("{events:#?}"));
     assert_eq!(of("one")["intent"], "The user checks a deploy URL https://ci:[REDACTED_URL_CREDENTIAL]@ci.example/run");
     assert_eq!(of("one")["intentSource"], "native");
-    assert_eq!((&of("two")["intent"], &of("two")["intentSource"]), (&json!("Written for this server."), &json!("mcpeye")));
+    assert_eq!(
+        (&of("two")["intent"], &of("two")["intentSource"]),
+        (&json!("Written for this server."), &json!("mcpeye"))
+    );
     assert!(of("three").get("intent").is_none() && of("three").get("intentSource").is_none(), "{:#}", of("three"));
 }

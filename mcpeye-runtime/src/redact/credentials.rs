@@ -37,9 +37,8 @@ static PEM: LazyLock<Regex> = LazyLock::new(|| {
 
 /// `scheme://user:password@` (the password taken) or `scheme://user@` (the user taken: it is
 /// often a token, as in `https://TOKEN@github.com`).
-static USERINFO: LazyLock<Regex> = LazyLock::new(|| {
-    compile(r"(?-u:\b)([A-Za-z][A-Za-z0-9+.\-]{0,30}://)(?:([^\s/?#@:\[\]]*):)?([^\s/?#@\[\]]+)@")
-});
+static USERINFO: LazyLock<Regex> =
+    LazyLock::new(|| compile(r"(?-u:\b)([A-Za-z][A-Za-z0-9+.\-]{0,30}://)(?:([^\s/?#@:\[\]]*):)?([^\s/?#@\[\]]+)@"));
 
 /// A credential-named `name=value` in a query, a fragment or a connection string: the name is
 /// one of the words below, alone or as the last word of a `_`/`-`/`.`-joined name
@@ -69,14 +68,20 @@ const VENDOR_RULES: [(&[&str], &str); 43] = [
     (&["ASIA"], r"ASIA[0-9A-Z]{16}"),
     (&["doo_v1_", "dop_v1_", "dor_v1_"], r"do[opr]_v1_[0-9a-f]{64}"),
     (&["hvs.", "hvb."], r"hv[sb]\.[0-9A-Za-z_\-]{24,}"),
-    (&["dp.pt.", "dp.st.", "dp.sa.", "dp.ct.", "dp.scim.", "dp.audit."], r"dp\.(?:pt|st|sa|ct|scim|audit)\.[0-9A-Za-z]{40,}"),
+    (
+        &["dp.pt.", "dp.st.", "dp.sa.", "dp.ct.", "dp.scim.", "dp.audit."],
+        r"dp\.(?:pt|st|sa|ct|scim|audit)\.[0-9A-Za-z]{40,}",
+    ),
     (&["HRKU-"], r"HRKU-[0-9A-Za-z_\-]{40,}"),
     (&["sbp_"], r"sbp_[0-9a-f]{40}"),
     (&["AGE-SECRET-KEY-1"], r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
     // VCS: GitHub fine-grained tokens, GitLab tokens, Atlassian
     (&["github_pat_"], r"github_pat_[0-9A-Za-z_]{22,}"),
     (
-        &["glpat-", "glptt-", "gldt-", "glrt-", "glrtr-", "glcbt-", "glsoat-", "glft-", "glimt-", "gloas-", "glagent-", "glwt-"],
+        &[
+            "glpat-", "glptt-", "gldt-", "glrt-", "glrtr-", "glcbt-", "glsoat-", "glft-", "glimt-", "gloas-",
+            "glagent-", "glwt-",
+        ],
         r"gl(?:pat|ptt|dt|rt|rtr|cbt|soat|ft|imt|oas|agent|wt)-[0-9A-Za-z_\-]{20,}",
     ),
     (&["ATATT3"], r"ATATT3[0-9A-Za-z_=\-]{50,}"),
@@ -147,9 +152,8 @@ fn vendor_marker(i: usize) -> &'static str {
 }
 
 /// A Discord bot token: three base64url parts with the lengths of its id, time and HMAC.
-static DISCORD: LazyLock<Regex> = LazyLock::new(|| {
-    compile(r"(?-u:\b)[MNO][0-9A-Za-z_\-]{23,25}\.[0-9A-Za-z_\-]{6}\.[0-9A-Za-z_\-]{27,38}(?-u:\b)")
-});
+static DISCORD: LazyLock<Regex> =
+    LazyLock::new(|| compile(r"(?-u:\b)[MNO][0-9A-Za-z_\-]{23,25}\.[0-9A-Za-z_\-]{6}\.[0-9A-Za-z_\-]{27,38}(?-u:\b)"));
 
 /// Fewest characters of a Discord token.
 const DISCORD_MIN: usize = 59;
@@ -172,9 +176,9 @@ pub(crate) fn apply(s: &str) -> Cow<'_, str> {
         }
     }
     if out.contains('=') {
-        if let Cow::Owned(new) = PARAM.replace_all(&out, |c: &Captures<'_>| {
-            format!("{}{}={}", &c[1], &c[2], markers::URL_CREDENTIAL)
-        }) {
+        if let Cow::Owned(new) =
+            PARAM.replace_all(&out, |c: &Captures<'_>| format!("{}{}={}", &c[1], &c[2], markers::URL_CREDENTIAL))
+        {
             out = Cow::Owned(new);
         }
     }
@@ -401,16 +405,22 @@ mod tests {
         for s in cases {
             for min in 1..7 {
                 let mut fast = Vec::new();
-                runs(s.as_bytes(), min, |b| b == b'x' || b == b'a' || b == b'b', |a, b| {
-                    fast.push((a, b));
-                    true
-                });
+                runs(
+                    s.as_bytes(),
+                    min,
+                    |b| b == b'x' || b == b'a' || b == b'b',
+                    |a, b| {
+                        fast.push((a, b));
+                        true
+                    },
+                );
                 let mut slow = Vec::new();
                 let mut i = 0;
                 let bytes = s.as_bytes();
                 while i < bytes.len() {
                     if matches!(bytes[i], b'x' | b'a' | b'b') {
-                        let j = (i..bytes.len()).find(|&j| !matches!(bytes[j], b'x' | b'a' | b'b')).unwrap_or(bytes.len());
+                        let j =
+                            (i..bytes.len()).find(|&j| !matches!(bytes[j], b'x' | b'a' | b'b')).unwrap_or(bytes.len());
                         if j - i >= min {
                             slow.push((i, j));
                         }
@@ -426,7 +436,9 @@ mod tests {
 
     #[test]
     fn key_like_names() {
-        for k in ["api_key", "clientSecret", "X-Api-Key", "aws.secret_access_key", "privateKey", "authToken", "PASSWORD"] {
+        for k in
+            ["api_key", "clientSecret", "X-Api-Key", "aws.secret_access_key", "privateKey", "authToken", "PASSWORD"]
+        {
             assert!(is_key_like(k), "{k}");
         }
         for k in ["keyword", "monkey", "max_tokens", "status", "id", "author", "secretary", "k"] {

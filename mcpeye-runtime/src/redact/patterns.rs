@@ -100,7 +100,11 @@ pub(crate) fn apply_with(s: &str, mask: u16, narrow: bool, luhn: bool) -> Cow<'_
             Some(rule) => digit_spans::replace_in_clusters(&out, &p.regex, p.replacement, rule),
             None if luhn && p.bit == CARD => {
                 match p.regex.replace_all(&out, |c: &regex::Captures<'_>| {
-                    if super::credentials::luhn_valid(&c[0]) { p.replacement.to_owned() } else { c[0].to_owned() }
+                    if super::credentials::luhn_valid(&c[0]) {
+                        p.replacement.to_owned()
+                    } else {
+                        c[0].to_owned()
+                    }
                 }) {
                     Cow::Owned(new) if new != *out => Some(new),
                     _ => None,

@@ -90,10 +90,14 @@ macro_rules! creds_lanes {
         let abc = |x: u8, y: u8, z: u8| $and(ab(x, y), $eq($c, z));
         let single = $or($eq($a, b'='), $eq($a, b'_'));
         let pairs = $or($or(ab(b'-', b'-'), ab(b'g', b'l')), ab(b'S', b'K'));
-        let t1 = $or($or(abc(b':', b'/', b'/'), abc(b'x', b'o', b'x')), $or(abc(b'x', b'a', b'p'), abc(b'x', b'a', b'i')));
-        let t2 = $or($or(abc(b'A', b'I', b'z'), abc(b'A', b'S', b'I')), $or(abc(b'A', b'G', b'E'), abc(b'A', b'T', b'A')));
-        let t3 = $or($or(abc(b'p', b'y', b'p'), abc(b'p', b'p', b'l')), $or(abc(b'S', b'G', b'.'), abc(b's', b'q', b'0')));
-        let t4 = $or($or(abc(b'd', b'p', b'.'), abc(b'G', b'O', b'C')), $or(abc(b'H', b'R', b'K'), abc(b'B', b'a', b's')));
+        let t1 =
+            $or($or(abc(b':', b'/', b'/'), abc(b'x', b'o', b'x')), $or(abc(b'x', b'a', b'p'), abc(b'x', b'a', b'i')));
+        let t2 =
+            $or($or(abc(b'A', b'I', b'z'), abc(b'A', b'S', b'I')), $or(abc(b'A', b'G', b'E'), abc(b'A', b'T', b'A')));
+        let t3 =
+            $or($or(abc(b'p', b'y', b'p'), abc(b'p', b'p', b'l')), $or(abc(b'S', b'G', b'.'), abc(b's', b'q', b'0')));
+        let t4 =
+            $or($or(abc(b'd', b'p', b'.'), abc(b'G', b'O', b'C')), $or(abc(b'H', b'R', b'K'), abc(b'B', b'a', b's')));
         let t5 = $or(
             $or($and(abc(b'k', b'e', b'y'), $eq($d, b'-')), $and(ab(b'h', b'v'), $eq($d, b'.'))),
             $or($and($and($eq($b, b'A'), $eq($c, b'K')), $eq($d, b'-')), $and($eq($b, b'Q'), $eq($c, b'~'))),
@@ -150,7 +154,10 @@ macro_rules! simd_look {
             let token = |v: $v| {
                 let letter = at_most($sub($or(v, splat(0x20)), splat(b'a')), 25);
                 let digit = at_most($sub(v, splat(b'0')), 9);
-                let marks = $or($or($or(eq(v, b'_'), eq(v, b'.')), $or(eq(v, b'+'), eq(v, b'/'))), $or(eq(v, b'='), eq(v, b'-')));
+                let marks = $or(
+                    $or($or(eq(v, b'_'), eq(v, b'.')), $or(eq(v, b'+'), eq(v, b'/'))),
+                    $or(eq(v, b'='), eq(v, b'-')),
+                );
                 $or($or(letter, digit), marks)
             };
             let (mut triggers, mut escapes, mut digits, mut creds) = ($zero(), $zero(), $zero(), $zero());

@@ -86,7 +86,7 @@ impl Rules {
     /// The prescan bits that send a string to [`redact_flagged`] under these rules.
     #[inline(always)]
     pub(crate) fn triggers(self) -> u8 {
-        prescan::TRIGGERS | u8::from(self.credentials) * prescan::CREDS
+        prescan::TRIGGERS | (u8::from(self.credentials) * prescan::CREDS)
     }
 }
 

@@ -29,9 +29,9 @@ mod patterns;
 mod prescan;
 mod write;
 
-pub use caps::{
-    cap_value, compact_json_len, cut_at_char_boundary, to_value_or_marker, truncated_marker, unserializable_marker,
-};
+#[cfg(feature = "testing")]
+pub(crate) use caps::cap_value;
+pub(crate) use caps::{compact_json_len, cut_at_char_boundary, truncated_marker};
 
 use crate::contract::{markers, MAX_TEXT_BYTES, MAX_TEXT_PRE_REDACT_BYTES, MAX_VALUE_BYTES, MAX_VALUE_DEPTH};
 use crate::json::flat::Flat;
@@ -74,9 +74,9 @@ fn redact_flagged(s: &str) -> Cow<'_, str> {
 }
 
 /// [`redact_string`] without the prefilter: all nine patterns always run. Same output, slower;
-/// a baseline for benchmarks and differential tests. Not part of the stable API.
-#[doc(hidden)]
-pub fn redact_string_unfiltered(s: &str) -> Cow<'_, str> {
+/// a baseline for benchmarks and differential tests (`mcpeye::testing::redact`).
+#[cfg_attr(not(feature = "testing"), allow(dead_code))]
+pub(crate) fn redact_string_unfiltered(s: &str) -> Cow<'_, str> {
     patterns::apply(s, patterns::ALL, false)
 }
 

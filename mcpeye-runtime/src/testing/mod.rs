@@ -23,6 +23,7 @@
 mod client;
 mod memory;
 mod receiver;
+pub mod redact;
 
 use crate::tool::manifest::{Manifest, ManifestBuilder};
 use serde_json::Value;

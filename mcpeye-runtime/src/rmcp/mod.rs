@@ -113,11 +113,10 @@ mod instrument;
 mod serve;
 mod session;
 
-pub(crate) use channel::Deferred;
 pub use instrument::{instrument, instrument_with, instrumented, Instrument};
 pub use serve::{set_log_level, tool_router, ManifestServer};
 
-use crate::capture::result::{CallToolResult as McpeyeResult, Content};
+use crate::model::result::{CallToolResult as McpeyeResult, Content};
 use ::rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, ResultType};
 use ::rmcp::ErrorData;
 

@@ -6,7 +6,8 @@
 //! cargo bench --bench redact_cpu
 //! ```
 
-use mcpeye::redact::{redact_string, redact_string_with_credentials, redact_value, Redactor};
+use mcpeye::redact::{redact_string, redact_value, Redactor};
+use mcpeye::testing::redact::redact_string_with_credentials;
 use std::hint::black_box;
 
 #[path = "common/corpus.rs"]

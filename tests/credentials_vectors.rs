@@ -111,7 +111,7 @@ fn layered_output_is_a_fixed_point() {
 /// without any prefilter.
 #[test]
 fn the_prefilter_never_changes_an_output() {
-    use mcpeye::redact::redact_string_layered_unfiltered;
+    use mcpeye::testing::redact::redact_string_layered_unfiltered;
     let pieces: Vec<String> = load("credentials_strings.json").iter().map(|c| field(c, "input").to_owned()).collect();
     let seps = [" ", "", "=", "_", "\n", "é", "://", "&", "-", "."];
     let r = layered();

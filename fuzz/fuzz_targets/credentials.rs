@@ -6,7 +6,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use mcpeye::contract::MAX_TEXT_BYTES;
-use mcpeye::redact::{redact_string_layered_unfiltered, Redactor};
+use mcpeye::redact::Redactor;
+use mcpeye::testing::redact::redact_string_layered_unfiltered;
 use serde_json::Value;
 
 fuzz_target!(|data: &[u8]| {

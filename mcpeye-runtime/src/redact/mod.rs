@@ -33,9 +33,9 @@ mod patterns;
 mod prescan;
 mod write;
 
-pub use caps::{
-    cap_value, compact_json_len, cut_at_char_boundary, to_value_or_marker, truncated_marker, unserializable_marker,
-};
+#[cfg(feature = "testing")]
+pub(crate) use caps::cap_value;
+pub(crate) use caps::{compact_json_len, cut_at_char_boundary, truncated_marker};
 
 use crate::contract::{markers, MAX_TEXT_BYTES, MAX_TEXT_PRE_REDACT_BYTES, MAX_VALUE_BYTES, MAX_VALUE_DEPTH};
 use crate::json::flat::Flat;
@@ -130,24 +130,22 @@ pub(crate) fn is_entropy_secret(key: &str, value: &str) -> bool {
 }
 
 /// [`redact_string`] without the prefilter: all nine patterns always run. Same output, slower;
-/// a baseline for benchmarks and differential tests. Not part of the stable API.
-#[doc(hidden)]
-pub fn redact_string_unfiltered(s: &str) -> Cow<'_, str> {
+/// a baseline for benchmarks and differential tests (`mcpeye::testing::redact`).
+#[cfg_attr(not(feature = "testing"), allow(dead_code))]
+pub(crate) fn redact_string_unfiltered(s: &str) -> Cow<'_, str> {
     patterns::apply(s, patterns::ALL, false)
 }
 
 /// [`redact_string`] with the credential layer of [`Redactor::credentials`], on a string of any
 /// length (a redactor's `text` cuts at 36 KiB): for benchmarks. Not part of the stable API.
-#[doc(hidden)]
-pub fn redact_string_with_credentials(s: &str) -> Cow<'_, str> {
+pub(crate) fn redact_string_with_credentials(s: &str) -> Cow<'_, str> {
     redact_with(s, Rules { credentials: true, luhn: false })
 }
 
 /// The credential layer and then all nine patterns, without any prefilter: what a redactor with
 /// [`Redactor::credentials`] gives a string of 6 bytes or more (shorter ones are never looked at).
 /// A baseline for differential tests and fuzzing. Not part of the stable API.
-#[doc(hidden)]
-pub fn redact_string_layered_unfiltered(s: &str) -> Cow<'_, str> {
+pub(crate) fn redact_string_layered_unfiltered(s: &str) -> Cow<'_, str> {
     match credentials::apply(s) {
         Cow::Borrowed(_) => patterns::apply(s, patterns::ALL, false),
         Cow::Owned(layered) => Cow::Owned(patterns::apply(&layered, patterns::ALL, false).into_owned()),
@@ -180,9 +178,10 @@ pub fn redact_value(value: &Value, extra_denylist: &[&str]) -> Value {
     }
 }
 
+/// A redacted copy of `value` under the denylist and its rules.
 fn redacted_copy(value: &Value, depth: usize, denylist: &Denylist) -> Value {
     match value {
-        Value::String(s) => Value::String(redact_string(s).into_owned()),
+        Value::String(s) => Value::String(redact_with(s, denylist.rules).into_owned()),
         Value::Array(_) | Value::Object(_) if depth >= MAX_VALUE_DEPTH => Value::String(markers::TOO_DEEP.to_owned()),
         Value::Array(a) => Value::Array(a.iter().map(|v| redacted_copy(v, depth + 1, denylist)).collect()),
         Value::Object(m) => Value::Object(
@@ -190,6 +189,11 @@ fn redacted_copy(value: &Value, depth: usize, denylist: &Denylist) -> Value {
                 .map(|(k, v)| {
                     let v = if denylist.contains(k) {
                         Value::String(markers::FIELD.to_owned())
+                    } else if denylist.rules.credentials
+                        && v.as_str()
+                            .is_some_and(|s| s.len() >= credentials::ENTROPY_MIN_LEN && is_entropy_secret(k, s))
+                    {
+                        Value::String(markers::TOKEN.to_owned())
                     } else {
                         redacted_copy(v, depth + 1, denylist)
                     };
@@ -198,42 +202,6 @@ fn redacted_copy(value: &Value, depth: usize, denylist: &Denylist) -> Value {
                 .collect(),
         ),
         Value::Null | Value::Bool(_) | Value::Number(_) => value.clone(),
-    }
-}
-
-/// In-place form of [`redacted_copy`] (with the denylist's rules): clean strings are neither
-/// copied nor reallocated.
-fn redact_in_place(value: &mut Value, depth: usize, denylist: &Denylist) {
-    match value {
-        Value::String(s) => {
-            let redacted = match redact_with(s, denylist.rules) {
-                Cow::Owned(new) => Some(new),
-                Cow::Borrowed(_) => None,
-            };
-            if let Some(new) = redacted {
-                *s = new;
-            }
-        }
-        Value::Array(_) | Value::Object(_) if depth >= MAX_VALUE_DEPTH => {
-            let old = std::mem::replace(value, Value::String(markers::TOO_DEEP.to_owned()));
-            drop_flat(old);
-        }
-        Value::Array(a) => a.iter_mut().for_each(|v| redact_in_place(v, depth + 1, denylist)),
-        Value::Object(m) => {
-            for (k, v) in m.iter_mut() {
-                if denylist.contains(k) {
-                    let old = std::mem::replace(v, Value::String(markers::FIELD.to_owned()));
-                    drop_flat(old);
-                } else if denylist.rules.credentials
-                    && v.as_str().is_some_and(|s| s.len() >= credentials::ENTROPY_MIN_LEN && is_entropy_secret(k, s))
-                {
-                    *v = Value::String(markers::TOKEN.to_owned());
-                } else {
-                    redact_in_place(v, depth + 1, denylist);
-                }
-            }
-        }
-        Value::Null | Value::Bool(_) | Value::Number(_) => {}
     }
 }
 
@@ -310,18 +278,21 @@ impl Redactor {
 
     /// `arguments` / `result`: a value whose compact JSON exceeds
     /// [`MAX_VALUE_BYTES`] becomes
-    /// `{"[truncated]":true,"bytes":N}` (never redacted); any other value is redacted in place
-    /// when redaction is on.
-    pub fn value(&self, mut value: Value) -> Value {
+    /// `{"[truncated]":true,"bytes":N}` (never redacted); any other value is redacted when
+    /// redaction is on.
+    pub fn value(&self, value: Value) -> Value {
         let n = compact_json_len(&value);
         if n > MAX_VALUE_BYTES {
             drop_flat(value);
             return truncated_marker(n);
         }
-        if self.enabled {
-            redact_in_place(&mut value, 0, &self.denylist);
+        if !self.enabled {
+            return value;
         }
-        value
+        // The one walk of a `Value` (`redact_value`'s): a copy, so the value is dropped after it.
+        let redacted = redacted_copy(&value, 0, &self.denylist);
+        drop_flat(value);
+        redacted
     }
 
     /// Writes the compact JSON of [`value`](Self::value)`(value)` to `out`, in one walk
@@ -423,8 +394,7 @@ mod tests {
             "edge": nested(63, json!([]))
         });
         let copy = redact_value(&v, &[]);
-        let mut in_place = v.clone();
-        redact_in_place(&mut in_place, 0, Denylist::default_list());
+        let in_place = Redactor::default().value(v.clone());
         assert_eq!(copy, in_place);
         assert_eq!(copy["Secret"], json!(markers::FIELD));
         assert_eq!(copy["a"][3]["token"], json!(markers::FIELD));

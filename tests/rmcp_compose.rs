@@ -6,7 +6,10 @@ mod common;
 
 use common::rmcp::*;
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
-use rmcp::model::{ListResourcesResult, PaginatedRequestParams, Resource, ServerCapabilities, ServerConfig};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ErrorCode, ListResourcesResult, PaginatedRequestParams, Resource,
+    ServerCapabilities, ServerConfig,
+};
 use rmcp::service::RequestContext;
 use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler};
 use std::sync::Arc;
@@ -29,6 +32,8 @@ struct PingArgs {
 #[derive(Clone)]
 struct MyServer {
     tool_router: ToolRouter<Self>,
+    /// The manifest's: the calls of tools the router does not have go there too.
+    tracker: mcpeye::Tracker,
 }
 
 #[tool_router]
@@ -52,13 +57,22 @@ impl ServerHandler for MyServer {
     ) -> Result<ListResourcesResult, ErrorData> {
         Ok(ListResourcesResult::with_all_items(vec![Resource::new("file:///zones.csv", "zones")]))
     }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        mcpeye::rmcp::call_tool_with(&self.tool_router, &self.tracker, self, request, context).await
+    }
 }
 
 #[tokio::test]
 async fn a_manifest_mounts_into_a_server_that_serves_the_rest_of_mcp() {
     let (tracker, records) = recording_tracker();
-    let manifest = Arc::new(mcpeye::Manifest::builder().tools(mcpeye::tool_defs![time_zone]).tracker(tracker).build());
-    let server = MyServer { tool_router: MyServer::tool_router() + mcpeye::rmcp::tool_router(manifest) };
+    let manifest =
+        Arc::new(mcpeye::Manifest::builder().tools(mcpeye::tool_defs![time_zone]).tracker(tracker.clone()).build());
+    let server = MyServer { tool_router: MyServer::tool_router() + mcpeye::rmcp::tool_router(manifest), tracker };
     let client = serve_and_connect(server, "composer", "0.3").await;
 
     let tools = client.list_all_tools().await.unwrap();
@@ -79,11 +93,21 @@ async fn a_manifest_mounts_into_a_server_that_serves_the_rest_of_mcp() {
     let out =
         client.call_tool(call("mcpeye_request_capability", serde_json::json!({"capability": "CSV export"}))).await;
     assert!(out.is_ok());
+    let args = serde_json::json!({"mcpeyeIntent": "convert the time"});
+    let err = client.call_tool(call("time_convert", args)).await.unwrap_err();
+    assert!(matches!(err, rmcp::service::ServiceError::McpError(e) if e.code == ErrorCode::INVALID_PARAMS));
 
     // The manifest's two calls, not the server's own `ping` (not instrumented here).
     let recs = take(&records);
     let seen: Vec<(&str, Option<&str>)> =
         recs.iter().map(|r| (r.tool_name.as_ref(), r.client.as_deref().and_then(|c| c.label()))).collect();
-    assert_eq!(seen, [("time_zone", Some("composer/0.3")), ("mcpeye_request_capability", Some("composer/0.3"))]);
+    let composer = Some("composer/0.3");
+    assert_eq!(
+        seen,
+        [("time_zone", composer), ("mcpeye_request_capability", composer), ("time_convert", composer)]
+    );
     assert_eq!(recs[0].intent.as_ref().unwrap().0, "planning a call");
+    assert_eq!((recs[2].error_type(), recs[2].intent.as_ref().unwrap().0.as_str()), (Some("unknown_tool"), "convert the time"));
+    // The unknown call belongs to the same session as the manifest's calls.
+    assert_eq!(recs[2].session_id, recs[0].session_id);
 }

@@ -109,9 +109,17 @@ async fn an_error_result_is_recorded_as_an_error() {
 #[tokio::test]
 async fn an_unknown_tool_is_an_invalid_params_error() {
     let (client, records) = connect().await;
-    let err = client.call_tool(call("nope", json!({}))).await.unwrap_err();
+    let err = client.call_tool(call("nope", json!({"q": "x", "mcpeyeIntent": "refund the order"}))).await.unwrap_err();
     let ServiceError::McpError(e) = err else { panic!("expected a JSON-RPC error, got {err:?}") };
     assert_eq!(e.code, ErrorCode::INVALID_PARAMS);
     assert!(e.message.contains("unknown tool `nope`"), "{}", e.message);
-    assert!(take(&records).is_empty(), "an unknown tool is the server's error, not a call");
+    // Recorded once, with its intent and client: a made-up tool name is what the Intent Gap lists.
+    let recs = take(&records);
+    assert_eq!(recs.len(), 1, "{recs:?}");
+    assert_eq!(recs[0].tool_name, "nope");
+    assert_eq!(recs[0].error_type(), Some("unknown_tool"));
+    assert_eq!(recs[0].error_message(), Some("unknown tool `nope`"));
+    assert_eq!(recs[0].intent.as_ref().map(|(i, _)| i.as_str()), Some("refund the order"));
+    assert_eq!(recs[0].arguments, json!({}), "the arguments of a tool the server does not have are not kept");
+    assert!(recs[0].client.is_some());
 }

@@ -562,9 +562,13 @@ impl InFlight {
 
     /// A call of a tool the server does not have: its span names no tool (the name is the
     /// agent's, unbounded in cardinality).
-    pub(crate) fn start_unknown(tool_name: Cow<'static, str>, origin: &Origin) -> Self {
+    pub(crate) fn start_unknown(
+        tool_name: Cow<'static, str>,
+        intent: Option<(String, IntentSource)>,
+        origin: &Origin,
+    ) -> Self {
         let span = CallSpan::start(&tool_name, false, origin);
-        InFlight::with_span(tool_name, Value::Object(serde_json::Map::new()), None, origin, span)
+        InFlight::with_span(tool_name, Value::Object(serde_json::Map::new()), intent, origin, span)
     }
 
     pub(crate) fn with_span(
@@ -608,6 +612,16 @@ impl InFlight {
     /// Like [`finish`](Self::finish), with the duration given (the reserved tool records 0).
     pub(crate) fn finish_after(mut self, tracker: Option<&Tracker>, outcome: CallOutcome, duration: Duration) {
         self.end_span(tracker, &outcome, None, duration);
+        if let Some(tracker) = tracker {
+            tracker.record(self.into_record(outcome, duration));
+        }
+    }
+
+    /// Records a call answered with the JSON-RPC error `rpc_code` rather than a result (its span
+    /// says so), timed from the start.
+    pub(crate) fn finish_answered(mut self, tracker: Option<&Tracker>, outcome: CallOutcome, rpc_code: i64) {
+        let duration = self.started.elapsed();
+        self.end_span(tracker, &outcome, Some(rpc_code), duration);
         if let Some(tracker) = tracker {
             tracker.record(self.into_record(outcome, duration));
         }

@@ -177,7 +177,7 @@ where
 /// What every wrapped route of one instrumented router shares.
 struct Instrumented {
     tracker: Option<Tracker>,
-    clients: Clients,
+    clients: &'static Clients,
 }
 
 impl Instrumented {
@@ -192,7 +192,7 @@ fn instrument_router<S: Send + Sync + 'static>(
     intent_description: &str,
 ) -> ToolRouter<S> {
     let reserved = active_tracker(tracker.as_ref()).is_none_or(|t| t.capture_missing_capabilities());
-    let shared = Arc::new(Instrumented { tracker, clients: Clients::default() });
+    let shared = Arc::new(Instrumented { tracker, clients: Clients::shared() });
     for route in router.map.values_mut() {
         let mut attr = route.attr.clone();
         let strip = inject(&mut attr.input_schema, intent_description);

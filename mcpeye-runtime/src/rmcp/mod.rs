@@ -107,12 +107,14 @@
 //! completes the call is. A call answered with a task (`CreateTaskResult`) is recorded as
 //! successful, with the task handle as its result.
 
+mod call;
 mod channel;
 mod client;
 mod instrument;
 mod serve;
 mod session;
 
+pub use call::{call_tool, call_tool_with};
 pub(crate) use channel::Deferred;
 pub use instrument::{instrument, instrument_with, instrumented, Instrument};
 pub use serve::{set_log_level, tool_router, ManifestServer};

@@ -6,7 +6,6 @@ use super::session;
 use crate::capture::context::LogLevel;
 use crate::capture::dispatch::CallError;
 use crate::capture::manifest::Manifest;
-use crate::capture::record::{CallOutcome, InFlight, Origin};
 use crate::capture::result::CallToolResult as McpeyeResult;
 use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use ::rmcp::handler::server::tool::ToolCallContext;
@@ -29,7 +28,8 @@ use std::sync::Arc;
 ///
 /// `tools/list` answers [`Manifest::tools_list`] (the `mcpeyeIntent` property and the reserved
 /// tool included), `tools/call` goes through [`Manifest::try_call_async`] (which records the
-/// call) and an unknown tool is a JSON-RPC invalid-params error. Each call is recorded with the
+/// call) and an unknown tool is a JSON-RPC invalid-params error (`-32602`, as MCP specifies),
+/// recorded once with its intent. Each call is recorded with the
 /// client that made it (its `initialize` `clientInfo`, or the request's `_meta` in MCP
 /// 2026-07-28), so sessions of different clients are never mixed up. Cheap to clone: clones
 /// share the manifest.
@@ -231,8 +231,7 @@ fn call_manifest<'a>(
     let arguments = arguments.map(Value::Object).unwrap_or(Value::Null);
     if sync {
         let (result, pump) = with_origin_now(clients, &mut context, |origin| {
-            let result = manifest.try_call_result(origin, &name, arguments);
-            unanswered(origin, &name, result)
+            manifest.try_call_result(origin, &name, arguments)
         });
         return match pump {
             None => Answer::Now(std::future::ready(answer_of(result))),
@@ -247,8 +246,7 @@ fn call_manifest<'a>(
         let name = &name;
         answer_of(
             with_origin(clients, &mut context, move |origin| async move {
-                let result = manifest.try_call_async_result(&origin, name, arguments).await;
-                unanswered(&origin, name, result)
+                manifest.try_call_async_result(&origin, name, arguments).await
             })
             .await,
         )
@@ -276,29 +274,12 @@ impl Future for Answer<'_> {
     }
 }
 
-/// MCP answers an unknown tool with invalid params (`CallError::code`): its span says so, and
-/// the call is not recorded (`try_call`'s rule).
-fn unanswered(origin: &Origin, name: &str, result: Result<McpeyeResult, CallError>) -> Result<McpeyeResult, CallError> {
-    if let Err(e) = &result {
-        unanswered_span(origin, name, &e.to_string(), e.code());
-    }
-    result
-}
-
 /// The manifest's answer as rmcp's.
 fn answer_of(called: Result<McpeyeResult, CallError>) -> Result<CallToolResponse, ErrorData> {
     match called {
         Ok(result) => super::complete_response(result),
         Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
     }
-}
-
-/// Ends the span of a request answered with a JSON-RPC error before any tool ran.
-fn unanswered_span(origin: &Origin, name: &str, message: &str, code: i64) {
-    let kept: String = name.chars().take(mcpeye_contract::MAX_TOOL_NAME_CHARS).collect();
-    let mut call = InFlight::start_unknown(kept.into(), origin);
-    let outcome = CallOutcome::error(message);
-    call.end_span(None, &outcome, Some(code), call.started.elapsed());
 }
 
 /// The tools of `manifest` (the reserved tool included) as an rmcp `ToolRouter`, to mount into
@@ -331,19 +312,23 @@ fn unanswered_span(origin: &Origin, name: &str, message: &str, code: i64) {
 /// assert!(server.tool_router.has_route("mcpeye_request_capability"));
 /// ```
 ///
+/// A call of a tool the router does not have never reaches a route: rmcp's `#[tool_handler]`
+/// answers it itself. Write `call_tool` with [`call_tool`](super::call_tool) (as its docs show) for
+/// those calls to be recorded too.
+///
 /// Add it to a router of rmcp `#[tool]`s with `+` (`Self::tool_router() + mcpeye::rmcp::tool_router(m)`);
 /// instrument that router first ([`instrument`](super::instrument)) if its tools should be
 /// recorded too, not after, or the manifest's calls would be recorded twice.
 pub fn tool_router<S: Send + Sync + 'static>(manifest: Arc<Manifest>) -> ToolRouter<S> {
-    let clients = Arc::new(Clients::default());
+    let clients = Clients::shared();
     let sync = !manifest.has_async_tools();
     let mut router = ToolRouter::new();
     for tool in to_tools(&manifest.tools_list()) {
-        let (manifest, clients) = (manifest.clone(), clients.clone());
+        let manifest = manifest.clone();
         router.add_route(ToolRoute::new_dyn(tool, move |ctx: ToolCallContext<'_, S>| {
-            let (manifest, clients) = (manifest.clone(), clients.clone());
+            let manifest = manifest.clone();
             Box::pin(async move {
-                call_manifest(&manifest, sync, &clients, ctx.request_context, ctx.name, ctx.arguments).await
+                call_manifest(&manifest, sync, clients, ctx.request_context, ctx.name, ctx.arguments).await
             })
         }));
     }

@@ -86,9 +86,9 @@ impl ServerHandler for ShoppingList {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let project_id = std::env::var("MCPEYE_PROJECT_ID").unwrap_or_else(|_| "rmcp-demo".to_owned());
     // A bad configuration must not take the server down: it runs untracked and says why on stderr.
-    let guard = match mcpeye::init(mcpeye::Config::from_env(project_id)) {
+    // `from_env` reads MCPEYE_PROJECT_ID, MCPEYE_INGEST_URL and MCPEYE_INGEST_SECRET.
+    let guard = match mcpeye::init(mcpeye::Config::from_env("rmcp-demo")) {
         Ok(guard) => Some(guard),
         Err(e) => {
             eprintln!("[rmcp_instrumented] analytics disabled: {e}");

@@ -123,3 +123,23 @@ async fn an_unknown_tool_is_an_invalid_params_error() {
     assert_eq!(recs[0].arguments, json!({}), "the arguments of a tool the server does not have are not kept");
     assert!(recs[0].client.is_some());
 }
+
+/// The server info's version is the payloads' `serverVersion` unless the identity sets one.
+#[tokio::test]
+async fn the_server_info_version_is_the_server_version_unless_configured() {
+    for (configured, expected) in [(None, "1.4.0"), (Some("9.9.9"), "9.9.9")] {
+        let mut config = mcpeye::Config::new("p");
+        if let Some(v) = configured {
+            config = config.identity(mcpeye::Identity::new().server_version(v));
+        }
+        let (tracker, sink) = mcpeye::testing::MemorySink::with_config(config).unwrap();
+        let manifest = Manifest::builder().tools([&ECHO]).tracker(tracker.clone()).build();
+        let server = ManifestServer::new(Arc::new(manifest)).with_server_info("demo-server", "1.4.0");
+        let client = serve_and_connect(server, "test-client", "2.5.0").await;
+        client.call_tool(call("echo", json!({"text": "hi"}))).await.unwrap();
+        assert!(tracker.flush(Duration::from_secs(5)).completed);
+        let payloads = sink.payloads();
+        assert_eq!(payloads.len(), 1);
+        assert_eq!(payloads[0]["identity"]["serverVersion"], expected, "{:#}", payloads[0]);
+    }
+}

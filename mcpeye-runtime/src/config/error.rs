@@ -33,7 +33,10 @@ impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ConfigError::EmptyProjectId => {
-                f.write_str("mcpeye: the project id is empty; pass your project's id to Config::new(\"…\")")
+                f.write_str(
+                    "mcpeye: the project id is empty; pass your project's id to Config::new(\"…\") \
+                     (or set MCPEYE_PROJECT_ID with Config::from_env)",
+                )
             }
             ConfigError::InvalidIngestUrl { reason } => write!(
                 f,

@@ -109,10 +109,11 @@ impl Tracker {
 
     /// A tracker that sends through `transport` (the HTTP one, or the memory sink of tests).
     pub(crate) fn with_transport(
-        config: Config,
+        mut config: Config,
         resolved: Resolved,
         transport: Box<dyn Transport>,
     ) -> Result<Tracker, ConfigError> {
+        config.project_id.clone_from(&resolved.project_id);
         let diagnostics = Diagnostics::new(config.on_error.clone());
         if resolved.url_defaulted {
             diagnostics.report(DiagnosticKind::DefaultIngestUrl, || {
@@ -135,6 +136,7 @@ impl Tracker {
             nudged: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             identify_panicked: AtomicBool::new(false),
+            server_version: Default::default(),
             backlog: Backlog::default(),
         });
         // The channel only bridges to the next drain; it is not the place where a small
@@ -278,6 +280,16 @@ impl Tracker {
                 Started::Flat { flat, started, span }
             }
             _ => Started::Call(InFlight::with_span(tool_name, copy(), intent, origin, span)),
+        }
+    }
+
+    /// Sends `version` as the payloads' `serverVersion` unless the configured identity names one
+    /// (the first version given is kept): what a server learns from its own MCP server info.
+    pub(crate) fn default_server_version(&self, version: &str) {
+        if let Inner::Pipeline(p) = &*self.inner {
+            if p.shared.server_version.get().is_none() {
+                let _ = p.shared.server_version.set(version.to_owned());
+            }
         }
     }
 

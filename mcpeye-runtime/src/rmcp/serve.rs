@@ -59,6 +59,8 @@ pub struct ManifestServer {
     clients: Arc<Clients>,
     /// The manifest has no async tool (see [`call_manifest`]).
     sync: bool,
+    /// The server info's version, once set: the events' `serverVersion` unless configured.
+    version: Option<Arc<str>>,
 }
 
 impl fmt::Debug for ManifestServer {
@@ -79,13 +81,31 @@ impl ManifestServer {
         let capabilities = ServerCapabilities::builder().enable_logging().enable_tools().build();
         let config = ServerConfig::new(capabilities).with_server_info(Implementation::new("mcpeye-server", "0.0.0"));
         let sync = !manifest.has_async_tools();
-        ManifestServer { manifest, tools: tools.into(), config, clients: Arc::default(), sync }
+        ManifestServer { manifest, tools: tools.into(), config, clients: Arc::default(), sync, version: None }
     }
 
-    /// Sets the `serverInfo` name and version answered to `initialize`.
+    /// Sets the `serverInfo` name and version answered to `initialize`. The version is also the
+    /// events' `serverVersion` when the tracker's [`Identity`](crate::Identity) sets none.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// let server = mcpeye_runtime::rmcp::ManifestServer::new(Arc::new(mcpeye_runtime::Manifest::builder().build()))
+    ///     .with_server_info("my-server", "1.4.0");
+    /// # drop(server);
+    /// ```
     pub fn with_server_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
         self.config.server_info = Implementation::new(name, version);
+        self.version = Some(self.config.server_info.version.as_str().into());
+        self.announce_version();
         self
+    }
+
+    /// Hands the server's version to the tracker (the process-wide one may be installed after
+    /// the server is built, so this runs again whenever a client asks for the server info).
+    fn announce_version(&self) {
+        if let (Some(version), Some(tracker)) = (&self.version, self.manifest.active_tracker()) {
+            tracker.default_server_version(version);
+        }
     }
 
     /// Sets the `instructions` answered to `initialize`.
@@ -99,6 +119,8 @@ impl ManifestServer {
     /// the logging capability, for clients to set the level of the tools' log messages).
     pub fn with_config(mut self, config: ServerConfig) -> Self {
         self.config = config;
+        self.version = Some(self.config.server_info.version.as_str().into());
+        self.announce_version();
         self
     }
 
@@ -117,6 +139,7 @@ fn to_tools(list: &Value) -> Vec<Tool> {
 
 impl ServerHandler for ManifestServer {
     fn get_info(&self) -> ServerConfig {
+        self.announce_version();
         self.config.clone()
     }
 

@@ -27,6 +27,8 @@ pub enum ConfigError {
     FlusherThread(String),
     /// The outbox directory could not be opened.
     Outbox(String),
+    /// The ingest URL is `https://` and mcpeye was built without its `tls` feature.
+    TlsNotBuilt,
 }
 
 impl fmt::Display for ConfigError {
@@ -55,6 +57,10 @@ impl fmt::Display for ConfigError {
             ConfigError::Outbox(e) => write!(
                 f,
                 "mcpeye: the outbox cannot be opened ({e}); give Config::outbox_dir a directory this process can write"
+            ),
+            ConfigError::TlsNotBuilt => f.write_str(
+                "mcpeye: the ingest URL is https:// but mcpeye was built without TLS; enable its `tls` feature \
+                 (on by default: `default-features = false` turns it off) or use a plain http:// ingest on this host",
             ),
         }
     }

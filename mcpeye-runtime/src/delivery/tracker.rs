@@ -103,6 +103,10 @@ impl Tracker {
     /// ```
     pub fn new(config: Config) -> Result<Tracker, ConfigError> {
         let resolved = config.resolve()?;
+        // Without the `tls` feature ureq has no TLS stack: every POST would fail, so say it now.
+        if !cfg!(feature = "tls") && resolved.endpoint.get(..8).is_some_and(|s| s.eq_ignore_ascii_case("https://")) {
+            return Err(ConfigError::TlsNotBuilt);
+        }
         let transport = HttpTransport::new(&resolved, config.connect_timeout, config.request_timeout);
         Tracker::with_transport(config, resolved, Box::new(transport))
     }
@@ -285,6 +289,7 @@ impl Tracker {
 
     /// Sends `version` as the payloads' `serverVersion` unless the configured identity names one
     /// (the first version given is kept): what a server learns from its own MCP server info.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // only ManifestServer knows its version
     pub(crate) fn default_server_version(&self, version: &str) {
         if let Inner::Pipeline(p) = &*self.inner {
             if p.shared.server_version.get().is_none() {
@@ -615,5 +620,26 @@ mod tests {
         assert_eq!(nudge_at(20, 1024), 256);
         assert_eq!(nudge_at(5_000, 10_000), 5_000);
         assert_eq!(nudge_at(0, 2), 1);
+    }
+
+    /// An `https://` ingest is refused by `Tracker::new` (and so by `init`) exactly when no TLS
+    /// stack is built; `.ci/run` runs this without the feature too.
+    #[test]
+    fn https_needs_the_tls_feature() {
+        for url in ["https://ingest.invalid", "HTTPS://ingest.invalid/x"] {
+            match Tracker::new(Config::new("p").ingest_url(url).on_error(|_| {})) {
+                Ok(tracker) => {
+                    assert!(cfg!(feature = "tls"), "{url} accepted without TLS");
+                    tracker.shutdown(std::time::Duration::ZERO);
+                }
+                Err(e) => {
+                    assert!(!cfg!(feature = "tls"), "{url} refused with TLS: {e}");
+                    assert_eq!(e, ConfigError::TlsNotBuilt);
+                    assert!(e.to_string().contains("`tls` feature"), "{e}");
+                }
+            }
+        }
+        let plain = Tracker::new(Config::new("p").ingest_url("http://127.0.0.1:9").on_error(|_| {})).unwrap();
+        plain.shutdown(std::time::Duration::ZERO);
     }
 }

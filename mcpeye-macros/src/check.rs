@@ -40,7 +40,11 @@ pub fn tool_name(attr: &ToolAttr, tool: &ToolFn) -> (String, Span) {
 fn check_name(attr: &ToolAttr, tool: &ToolFn, errors: &mut Errors) {
     let (name, span) = tool_name(attr, tool);
     if let Some(problem) = tool_name_problem(&name) {
-        errors.at(span, problem);
+        // A name given with `name = "…"` is fixed there, not by setting it again.
+        match attr.name {
+            Some(_) => errors.at(span, problem.message_for_name_value()),
+            None => errors.at(span, problem),
+        }
     }
 }
 

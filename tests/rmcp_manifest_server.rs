@@ -143,3 +143,46 @@ async fn the_server_info_version_is_the_server_version_unless_configured() {
         assert_eq!(payloads[0]["identity"]["serverVersion"], expected, "{:#}", payloads[0]);
     }
 }
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Stock {
+    /// The product's SKU.
+    sku: String,
+    /// Units in stock.
+    count: u32,
+}
+
+/// Count the stock of a product.
+#[mcpeye::tool(read_only)]
+fn stock(
+    /// The product's SKU.
+    sku: String,
+) -> Stock {
+    Stock { sku, count: 3 }
+}
+
+/// `outputSchema` came with MCP 2025-06-18: clients of an earlier protocol are not sent it.
+#[tokio::test]
+async fn output_schemas_go_only_to_clients_whose_protocol_has_them() {
+    use rmcp::model::{ClientCapabilities, Implementation, ProtocolVersion};
+    let manifest = Arc::new(Manifest::builder().tools(mcpeye::tool_defs![stock]).build());
+    for (version, listed) in [
+        (ProtocolVersion::V_2024_11_05, false),
+        (ProtocolVersion::V_2025_03_26, false),
+        (ProtocolVersion::V_2025_06_18, true),
+        (ProtocolVersion::V_2025_11_25, true),
+    ] {
+        let config = ClientConfig::new(ClientCapabilities::default(), Implementation::new("old-client", "1"))
+            .with_protocol_version(version.clone());
+        let client = serve_and_connect_with(ManifestServer::new(manifest.clone()), config).await;
+        let tools = client.list_all_tools().await.unwrap();
+        let tool = tools.iter().find(|t| t.name == "stock").unwrap();
+        assert_eq!(tool.output_schema.is_some(), listed, "{version:?}: {tool:?}");
+        if listed {
+            assert_eq!(tool.output_schema.as_ref().unwrap()["properties"]["count"]["type"], "integer");
+        }
+        // The call answers the same either way.
+        let out = client.call_tool(call("stock", json!({"sku": "MUG"}))).await.unwrap();
+        assert_eq!(out.structured_content.unwrap()["count"], 3, "{version:?}");
+    }
+}

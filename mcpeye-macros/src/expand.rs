@@ -72,6 +72,7 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
     // usable gives the one error of its `param_check` and no other.
     let gate = quote!(where #(#bounds,)*);
     let struct_ident = format_ident!("__McpeyeArgs");
+    let whole_object = args_ty.is_some();
     let (args_struct, parsed_ty) = match args_ty {
         Some(t) => (TokenStream::new(), t.to_token_stream()),
         None => (
@@ -136,7 +137,13 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
     let handler_ret = if is_async { quote!(#private::BoxFuture) } else { quote!(#private::CallToolResult) };
 
     let normalize_schema = attr.normalize_schema.map(|f| f.value).unwrap_or(true);
-    let generate = if normalize_schema { quote!(generate_schema) } else { quote!(generate_schema_as_is) };
+    // An `Args<T>` schema is closed as the generated struct's (`deny_unknown_fields`) is.
+    let generate = match (whole_object, normalize_schema) {
+        (false, true) => quote!(generate_schema),
+        (false, false) => quote!(generate_schema_as_is),
+        (true, true) => quote!(generate_args_schema),
+        (true, false) => quote!(generate_args_schema_as_is),
+    };
     let output_fn = output_schema_fn(attr, &item.sig.output);
     let timeout = match attr.timeout_ms {
         Some(t) => {

@@ -68,6 +68,8 @@ pub mod __private {
     pub use crate::capture::result::{CallToolResult, ToolValue};
     pub use crate::capture::schema::describe_argument_errors;
     pub use crate::capture::schema::generate as generate_schema;
+    pub use crate::capture::schema::generate_args as generate_args_schema;
+    pub use crate::capture::schema::generate_args_as_is as generate_args_schema_as_is;
     pub use crate::capture::schema::generate_as_is as generate_schema_as_is;
     pub use crate::capture::telemetry::{reset as reset_telemetry, set_enabled as set_telemetry_enabled};
     pub use crate::capture::tool::{

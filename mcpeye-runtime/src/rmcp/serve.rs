@@ -12,8 +12,8 @@ use ::rmcp::handler::server::tool::ToolCallContext;
 #[allow(deprecated)] // MCP logging: deprecated by rmcp ahead of SEP-2577, still in MCP 2025-11-25
 use ::rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams, InitializeResult, JsonObject,
-    ListToolsResult, LoggingLevel, PaginatedRequestParams, ServerCapabilities, ServerConfig, SetLevelRequestParams,
-    Tool,
+    ListToolsResult, LoggingLevel, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams, Tool,
 };
 use ::rmcp::service::RequestContext;
 use ::rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -27,7 +27,7 @@ use std::sync::Arc;
 /// An rmcp `ServerHandler` that lists and calls the tools of a [`Manifest`].
 ///
 /// `tools/list` answers [`Manifest::tools_list`] (the `mcpeyeIntent` property and the reserved
-/// tool included), `tools/call` goes through [`Manifest::try_call_async`] (which records the
+/// tool included; without `outputSchema` for clients of a protocol before 2025-06-18), `tools/call` goes through [`Manifest::try_call_async`] (which records the
 /// call) and an unknown tool is a JSON-RPC invalid-params error (`-32602`, as MCP specifies),
 /// recorded once with its intent. Each call is recorded with the
 /// client that made it (its `initialize` `clientInfo`, or the request's `_meta` in MCP
@@ -55,6 +55,8 @@ use std::sync::Arc;
 pub struct ManifestServer {
     manifest: Arc<Manifest>,
     tools: Arc<[Tool]>,
+    /// The tools without `outputSchema`, for clients of a protocol that predates it.
+    tools_without_output: Arc<[Tool]>,
     config: ServerConfig,
     clients: Arc<Clients>,
     /// The manifest has no async tool (see [`call_manifest`]).
@@ -77,11 +79,23 @@ impl ManifestServer {
     /// [`with_server_info`](Self::with_server_info), the server `mcpeye-server` `0.0.0`.
     pub fn new(manifest: Arc<Manifest>) -> Self {
         let tools = to_tools(&manifest.tools_list());
+        let mut tools_without_output = tools.clone();
+        for t in &mut tools_without_output {
+            t.output_schema = None;
+        }
         #[allow(deprecated)] // MCP's logging capability: deprecated by rmcp ahead of SEP-2577, still in MCP
         let capabilities = ServerCapabilities::builder().enable_logging().enable_tools().build();
         let config = ServerConfig::new(capabilities).with_server_info(Implementation::new("mcpeye-server", "0.0.0"));
         let sync = !manifest.has_async_tools();
-        ManifestServer { manifest, tools: tools.into(), config, clients: Arc::default(), sync, version: None }
+        ManifestServer {
+            manifest,
+            tools: tools.into(),
+            tools_without_output: tools_without_output.into(),
+            config,
+            clients: Arc::default(),
+            sync,
+            version: None,
+        }
     }
 
     /// Sets the `serverInfo` name and version answered to `initialize`. The version is also the
@@ -156,9 +170,10 @@ impl ServerHandler for ManifestServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+        let tools = if has_output_schema(&context) { &self.tools } else { &self.tools_without_output };
+        Ok(ListToolsResult::with_all_items(tools.to_vec()))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -184,6 +199,13 @@ impl ServerHandler for ManifestServer {
         set_log_level(&context, request.level.into());
         Ok(())
     }
+}
+
+/// Whether the request's protocol (its `_meta`'s in MCP 2026-07-28, else the session's
+/// handshake) has `outputSchema`: 2025-06-18 and later. A client of 2024-11-05 or 2025-03-26
+/// does not know the field. A request naming no version is answered in full.
+fn has_output_schema(context: &RequestContext<RoleServer>) -> bool {
+    context.protocol_version().is_none_or(|v| v >= ProtocolVersion::V_2025_06_18)
 }
 
 /// Records the level a client set with `logging/setLevel` for its session, so that the

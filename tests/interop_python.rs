@@ -100,7 +100,8 @@ fn unknown_tool_run(test: &str, example_name: &str, mode: &str, name: &str) {
     let server = example(example_name);
     let ingest = IngestReceiver::start();
     let intent = format!("[{name} z] The user wants a refund for order 1042.");
-    let call = json!({"tool": "refund_order", "arguments": {"order": 1042, "mcpeyeIntent": intent}, "expectError": true});
+    let call =
+        json!({"tool": "refund_order", "arguments": {"order": 1042, "mcpeyeIntent": intent}, "expectError": true});
     let job = json!({
         "server": {"stdio": [server]},
         "mode": mode,

@@ -128,7 +128,8 @@ fn tag(mcpeye::Args(t): mcpeye::Args<Tagged>) -> String {
 fn whole_object_schemas_are_closed_like_parameter_schemas() {
     let m = mcpeye::Manifest::builder().tools(mcpeye::tool_defs![refund_order, lookup, tag]).build();
     let list = m.tools_list();
-    let schema = |name: &str| list.as_array().unwrap().iter().find(|t| t["name"] == name).unwrap()["inputSchema"].clone();
+    let schema =
+        |name: &str| list.as_array().unwrap().iter().find(|t| t["name"] == name).unwrap()["inputSchema"].clone();
     assert_eq!(schema("refund")["additionalProperties"], false, "{}", schema("refund"));
     assert_eq!(schema("lookup")["additionalProperties"], false, "separate parameters");
     assert_ne!(schema("tag")["additionalProperties"], false, "a flattened map keeps its own: {}", schema("tag"));

@@ -102,12 +102,12 @@ async fn a_manifest_mounts_into_a_server_that_serves_the_rest_of_mcp() {
     let seen: Vec<(&str, Option<&str>)> =
         recs.iter().map(|r| (r.tool_name.as_ref(), r.client.as_deref().and_then(|c| c.label()))).collect();
     let composer = Some("composer/0.3");
-    assert_eq!(
-        seen,
-        [("time_zone", composer), ("mcpeye_request_capability", composer), ("time_convert", composer)]
-    );
+    assert_eq!(seen, [("time_zone", composer), ("mcpeye_request_capability", composer), ("time_convert", composer)]);
     assert_eq!(recs[0].intent.as_ref().unwrap().0, "planning a call");
-    assert_eq!((recs[2].error_type(), recs[2].intent.as_ref().unwrap().0.as_str()), (Some("unknown_tool"), "convert the time"));
+    assert_eq!(
+        (recs[2].error_type(), recs[2].intent.as_ref().unwrap().0.as_str()),
+        (Some("unknown_tool"), "convert the time")
+    );
     // The unknown call belongs to the same session as the manifest's calls.
     assert_eq!(recs[2].session_id, recs[0].session_id);
 }

@@ -7,7 +7,9 @@ use common::rmcp::*;
 use mcpeye::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_ACK, RESERVED_TOOL_NAME};
 use mcpeye::{IntentSource, Tracker};
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
-use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ClientConfig, ContentBlock, ErrorCode, JsonObject};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientConfig, ContentBlock, ErrorCode, JsonObject,
+};
 use rmcp::service::{RequestContext, RoleClient, RunningService, ServiceError};
 use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler};
 use serde_json::json;

@@ -61,10 +61,9 @@ impl ToolNameProblem {
                 "the tool name is empty: MCP tool names are 1 to {MAX_TOOL_NAME_CHARS} characters from \
                  `A-Za-z0-9_.-`; {fix}"
             ),
-            ToolNameProblem::TooLong { chars } => write!(
-                f,
-                "the tool name is {chars} characters long; MCP allows at most {MAX_TOOL_NAME_CHARS}: {fix}"
-            ),
+            ToolNameProblem::TooLong { chars } => {
+                write!(f, "the tool name is {chars} characters long; MCP allows at most {MAX_TOOL_NAME_CHARS}: {fix}")
+            }
             ToolNameProblem::InvalidChars { name, found } => write!(
                 f,
                 "the tool name `{name}` contains {}; MCP tool names use only `A-Za-z0-9_.-`: {fix}",
@@ -254,7 +253,9 @@ mod tests {
         assert!(matches!(property_name_problem(&"p".repeat(65)), Some(PropertyNameProblem::TooLong { chars: 65, .. })));
         // Too long is reported before the character, in characters (not bytes).
         assert_eq!(tool_name_problem(&"é".repeat(100)).map(|p| p.rule()), Some(Rule::InvalidToolName));
-        assert!(matches!(tool_name_problem("café"), Some(ToolNameProblem::InvalidChars { found, .. }) if found == ['é']));
+        assert!(
+            matches!(tool_name_problem("café"), Some(ToolNameProblem::InvalidChars { found, .. }) if found == ['é'])
+        );
     }
 
     #[test]

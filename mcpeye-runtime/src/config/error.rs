@@ -34,12 +34,10 @@ pub enum ConfigError {
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ConfigError::EmptyProjectId => {
-                f.write_str(
-                    "mcpeye: the project id is empty; pass your project's id to Config::new(\"…\") \
+            ConfigError::EmptyProjectId => f.write_str(
+                "mcpeye: the project id is empty; pass your project's id to Config::new(\"…\") \
                      (or set MCPEYE_PROJECT_ID with Config::from_env)",
-                )
-            }
+            ),
             ConfigError::InvalidIngestUrl { reason } => write!(
                 f,
                 "mcpeye: the ingest URL cannot be used: {reason}; set Config::ingest_url (or {ENV_INGEST_URL}) \

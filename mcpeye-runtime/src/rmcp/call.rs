@@ -3,9 +3,10 @@
 //! [`tool_router`](super::tool_router) cannot see them).
 
 use super::client::Clients;
-use crate::capture::dispatch::{take_intent, CallError, UNKNOWN_TOOL};
-use crate::capture::record::{active_tracker, CallOutcome, InFlight};
-use crate::delivery::tracker::Tracker;
+use crate::dispatch::{take_intent, CallError, UNKNOWN_TOOL};
+use crate::model::record::CallOutcome;
+use crate::record::InFlight;
+use crate::tracker::{active_tracker, Tracker};
 use ::rmcp::handler::server::router::tool::ToolRouter;
 use ::rmcp::handler::server::tool::ToolCallContext;
 use ::rmcp::model::{CallToolRequestParams, CallToolResponse};

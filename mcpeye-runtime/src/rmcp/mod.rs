@@ -116,11 +116,10 @@ mod serve;
 mod session;
 
 pub use call::{call_tool, call_tool_with};
-pub(crate) use channel::Deferred;
 pub use instrument::{instrument, instrument_with, instrumented, Instrument};
 pub use serve::{set_log_level, tool_router, ManifestServer};
 
-use crate::capture::result::{CallToolResult as McpeyeResult, Content};
+use crate::model::result::{CallToolResult as McpeyeResult, Content};
 use ::rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, ResultType};
 use ::rmcp::ErrorData;
 

@@ -3,10 +3,10 @@
 use super::channel::{with_origin, with_origin_now};
 use super::client::Clients;
 use super::session;
-use crate::capture::context::LogLevel;
-use crate::capture::dispatch::CallError;
-use crate::capture::manifest::Manifest;
-use crate::capture::result::CallToolResult as McpeyeResult;
+use crate::dispatch::CallError;
+use crate::model::client::LogLevel;
+use crate::model::result::CallToolResult as McpeyeResult;
+use crate::tool::manifest::Manifest;
 use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use ::rmcp::handler::server::tool::ToolCallContext;
 #[allow(deprecated)] // MCP logging: deprecated by rmcp ahead of SEP-2577, still in MCP 2025-11-25
@@ -275,9 +275,8 @@ fn call_manifest<'a>(
 ) -> Answer<'a> {
     let arguments = arguments.map(Value::Object).unwrap_or(Value::Null);
     if sync {
-        let (result, pump) = with_origin_now(clients, &mut context, |origin| {
-            manifest.try_call_result(origin, &name, arguments)
-        });
+        let (result, pump) =
+            with_origin_now(clients, &mut context, |origin| manifest.try_call_result(origin, &name, arguments));
         return match pump {
             None => Answer::Now(std::future::ready(answer_of(result))),
             Some(pump) => Answer::Later(Box::pin(async move {

@@ -311,7 +311,9 @@ mod contract_cases {
             let name_lit = lit(name);
             let item = quote! { #[doc = " Does things."] fn f() {} };
             let got = messages(quote!(name = #name_lit), item);
-            assert_verdict(name, *verdict, got, tool_name_problem(name).map(|p| (p.rule(), p.to_string())));
+            // Given with `name = "…"`: the contract's words, with the fix that points at that value.
+            let contract = tool_name_problem(name).map(|p| (p.rule(), p.message_for_name_value()));
+            assert_verdict(name, *verdict, got, contract);
         }
     }
 

@@ -112,10 +112,12 @@ mod client;
 mod instrument;
 mod serve;
 mod session;
+mod task;
 
 pub(crate) use channel::Deferred;
 pub use instrument::{instrument, instrument_with, instrumented, Instrument};
 pub use serve::{set_log_level, tool_router, ManifestServer};
+pub use task::call_as_task;
 
 use crate::capture::result::{CallToolResult as McpeyeResult, Content};
 use ::rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, ResultType};

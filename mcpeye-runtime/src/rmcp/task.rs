@@ -90,7 +90,9 @@ pub fn call_as_task<S: Clone + Send + Sync + 'static>(
                 }
             };
             match ran {
-                Ok(Ok(CallToolResponse::Complete(result))) if task.is_cancel_requested() && stop.is_cancelled() => {
+                // A call that failed once cancelled was stopped by it (a question to the client
+                // ends with the cancellation, before the call sees it).
+                Ok(Ok(CallToolResponse::Complete(result))) if task.is_cancel_requested() && result.is_error == Some(true) => {
                     drop(result);
                     Err(TaskExit::Cancelled)
                 }

@@ -347,15 +347,27 @@ impl ServerHandler for Conformance {
         self.tool_router.call(ToolCallContext::new(self, request, context)).await
     }
 
-    async fn get_task(&self, request: GetTaskParams, _context: RequestContext<RoleServer>) -> Result<GetTaskResult, ErrorData> {
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
         Ok(GetTaskResult::new(self.tasks.get_task(&request.task_id)?))
     }
 
-    async fn update_task(&self, request: UpdateTaskParams, _context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
         self.tasks.update_task(&request.task_id, request.input_responses)
     }
 
-    async fn cancel_task(&self, request: CancelTaskParams, _context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
         self.tasks.cancel_task(&request.task_id)
     }
 
@@ -412,7 +424,8 @@ impl ServerHandler for Conformance {
         let uri = request.uri.as_str();
         let contents = match uri {
             "test://static-text" | "test://watched-resource" => {
-                ResourceContents::text("This is the content of the static text resource.", uri).with_mime_type("text/plain")
+                ResourceContents::text("This is the content of the static text resource.", uri)
+                    .with_mime_type("text/plain")
             }
             "test://static-binary" => ResourceContents::blob(PNG, uri).with_mime_type("image/png"),
             _ => match uri.strip_prefix("test://template/").and_then(|rest| rest.strip_suffix("/data")) {
@@ -506,7 +519,9 @@ impl ServerHandler for Conformance {
         let values: Vec<&str> =
             ["paris", "park", "party", "test", "testing"].into_iter().filter(|v| v.starts_with(&prefix)).collect();
         let values = values.into_iter().map(str::to_owned).collect();
-        Ok(CompleteResult::new(CompletionInfo::with_all_values(values).map_err(|e| ErrorData::internal_error(e, None))?))
+        Ok(CompleteResult::new(
+            CompletionInfo::with_all_values(values).map_err(|e| ErrorData::internal_error(e, None))?,
+        ))
     }
 }
 

@@ -131,7 +131,7 @@ fn the_conformance_suite_passes_and_every_call_is_recorded_once() {
         }
     }
     let recorded: Vec<(&str, bool, usize)> = recorded.into_iter().map(|((t, e), n)| (t, e, n)).collect();
-     assert_eq!(recorded, CALLS, "each call of the suite recorded exactly once, with its outcome");
+    assert_eq!(recorded, CALLS, "each call of the suite recorded exactly once, with its outcome");
 
     let one = |tool: &str| seen[tool][0];
     assert_eq!(one("test_error_handling")["errorMessage"], "This tool intentionally returns an error for testing");
@@ -151,7 +151,8 @@ fn the_conformance_suite_passes_and_every_call_is_recorded_once() {
     let events = |tool: &str| seen.get(tool).map(Vec::as_slice).unwrap_or_default();
     let says = |e: &Value, text: &str| e["errorMessage"].as_str().is_some_and(|m| m.contains(text));
     assert!(events("slow_compute").iter().any(|e| says(e, "cancelled")), "{:?}", events("slow_compute"));
-    let confirmed = |e: &&&Value| e["result"]["content"][0]["text"] == "confirm_delete(mrtr-resume.txt): confirmed = true";
+    let confirmed =
+        |e: &&&Value| e["result"]["content"][0]["text"] == "confirm_delete(mrtr-resume.txt): confirmed = true";
     assert_eq!(events("confirm_delete").iter().filter(confirmed).count(), 2, "one per run of tasks-mrtr-input");
     assert!(events("protocol_error_job").iter().all(|e| says(e, "intentional protocol-level failure")));
 }

@@ -31,8 +31,10 @@ async fn forever() -> &'static str {
 #[mcpeye::tool]
 async fn favourite_colour(ctx: Context) -> Result<String, String> {
     let schema = json!({"type": "object", "properties": {"colour": {"type": "string"}}, "required": ["colour"]});
-    let answer = ctx.elicit(ElicitationRequest::form("Your favourite colour?", schema)).await.map_err(|e| e.to_string())?;
-    let colour = answer.content.unwrap_or_default().get("colour").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let answer =
+        ctx.elicit(ElicitationRequest::form("Your favourite colour?", schema)).await.map_err(|e| e.to_string())?;
+    let colour =
+        answer.content.unwrap_or_default().get("colour").and_then(Value::as_str).unwrap_or_default().to_owned();
     Ok(format!("you like {colour}"))
 }
 
@@ -65,15 +67,27 @@ impl ServerHandler for Tasks {
         self.tool_router.call(ToolCallContext::new(self, request, context)).await
     }
 
-    async fn get_task(&self, request: GetTaskParams, _context: RequestContext<RoleServer>) -> Result<GetTaskResult, ErrorData> {
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
         Ok(GetTaskResult::new(self.tasks.get_task(&request.task_id)?))
     }
 
-    async fn update_task(&self, request: UpdateTaskParams, _context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
         self.tasks.update_task(&request.task_id, request.input_responses)
     }
 
-    async fn cancel_task(&self, request: CancelTaskParams, _context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
         self.tasks.cancel_task(&request.task_id)
     }
 }

@@ -82,7 +82,8 @@ pub async fn confirm_delete(
         "properties": {"confirm": {"type": "boolean", "description": "Delete it?"}},
         "required": ["confirm"]
     });
-    let answer = ctx.elicit(ElicitationRequest::form(format!("Delete {filename}?"), schema)).await.map_err(|e| e.to_string())?;
+    let answer =
+        ctx.elicit(ElicitationRequest::form(format!("Delete {filename}?"), schema)).await.map_err(|e| e.to_string())?;
     let confirmed = answer.content.as_ref().and_then(|c| c.get("confirm")).and_then(Value::as_bool).unwrap_or(false);
     Ok(format!("confirm_delete({filename}): confirmed = {confirmed}"))
 }

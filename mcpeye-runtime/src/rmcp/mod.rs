@@ -114,12 +114,11 @@ mod serve;
 mod session;
 mod task;
 
-pub(crate) use channel::Deferred;
 pub use instrument::{instrument, instrument_with, instrumented, Instrument};
 pub use serve::{set_log_level, tool_router, ManifestServer};
 pub use task::call_as_task;
 
-use crate::capture::result::{CallToolResult as McpeyeResult, Content};
+use crate::model::result::{CallToolResult as McpeyeResult, Content};
 use ::rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, ResultType};
 use ::rmcp::ErrorData;
 

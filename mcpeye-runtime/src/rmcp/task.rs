@@ -92,7 +92,9 @@ pub fn call_as_task<S: Clone + Send + Sync + 'static>(
             match ran {
                 // A call that failed once cancelled was stopped by it (a question to the client
                 // ends with the cancellation, before the call sees it).
-                Ok(Ok(CallToolResponse::Complete(result))) if task.is_cancel_requested() && result.is_error == Some(true) => {
+                Ok(Ok(CallToolResponse::Complete(result)))
+                    if task.is_cancel_requested() && result.is_error == Some(true) =>
+                {
                     drop(result);
                     Err(TaskExit::Cancelled)
                 }
@@ -137,10 +139,9 @@ impl<F: Future + Unpin> Future for CatchUnwind<F> {
         match catch_unwind(AssertUnwindSafe(|| Pin::new(&mut self.0).poll(cx))) {
             Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
             Ok(Poll::Pending) => Poll::Pending,
-            Err(payload) => Poll::Ready(Err(format!(
-                "the tool panicked: {}",
-                crate::capture::dispatch::panic_message(&*payload)
-            ))),
+            Err(payload) => {
+                Poll::Ready(Err(format!("the tool panicked: {}", crate::dispatch::panic_message(&*payload))))
+            }
         }
     }
 }

@@ -123,7 +123,7 @@ async fn start(client: &RunningService<RoleClient, ClientConfig>, tool: &'static
 async fn poll(client: &RunningService<RoleClient, ClientConfig>, id: &str, until: TaskStatus) -> GetTaskResult {
     for _ in 0..500 {
         let got = client.get_task(GetTaskParams::new(id)).await.expect("tasks/get");
-        let status = got.task.task.status.clone();
+        let status = got.task.task.status;
         if status == until || matches!(status, TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled) {
             return got;
         }

@@ -140,7 +140,7 @@ impl Context {
             && match self.log_level() {
                 Some(min) => level >= min,
                 // MCP 2026-07-28 has no `logging/setLevel`: a request asks for logs in its `_meta`.
-                None => !self.protocol_version().is_some_and(|v| v >= MODERN_PROTOCOL),
+                None => self.protocol_version().is_none_or(|v| v < MODERN_PROTOCOL),
             }
     }
 

@@ -208,7 +208,7 @@ async fn elicit_and_report(ctx: &Context, message: &str, schema: Value) -> Resul
 
 /// A street address.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
-#[schemars(rename = "address")]
+#[schemars(rename = "address", extend("$anchor" = "address"))]
 #[allow(dead_code)] // read by the schema only
 struct Address {
     /// Street and number.
@@ -218,8 +218,17 @@ struct Address {
 }
 
 /// The arguments of `json_schema_2020_12_tool`.
+///
+/// Its schema also has the composition and conditional keywords of JSON Schema 2020-12
+/// (`allOf` with a nested `anyOf`, `if`/`then`/`else`), which MCP 2026-07-28 servers must keep.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend(
+    "allOf" = [{"anyOf": [{"required": ["name"]}, {"required": ["address"]}]}],
+    "if" = {"properties": {"name": {"const": "admin"}}, "required": ["name"]},
+    "then" = {"required": ["address"]},
+    "else" = {}
+))]
 #[allow(dead_code)] // read by the schema only
 struct SchemaArgs {
     /// A name.

@@ -246,6 +246,22 @@ fn json_schema_2020_12_tool(Args(args): Args<SchemaArgs>) -> String {
     format!("name: {}", args.name.unwrap_or_default())
 }
 
+/// The arguments of `test_custom_header`.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[allow(dead_code)] // read by the schema only
+struct HeaderArgs {
+    /// A value the client also sends as the `Mcp-Param-Value` header (SEP-2243).
+    #[schemars(extend("x-mcp-header" = "Value"))]
+    value: String,
+}
+
+/// Echoes a value that also travels in a header; rmcp's Streamable HTTP server refuses a call
+/// whose header is missing or does not match the body.
+#[mcpeye::tool(normalize_schema = false)]
+fn test_custom_header(Args(args): Args<HeaderArgs>) -> String {
+    format!("value: {}", args.value)
+}
+
 /// Answers after a short while (the suite closes its SSE stream mid-call).
 #[mcpeye::tool]
 async fn test_reconnection() -> &'static str {
@@ -556,6 +572,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         test_elicitation_sep1034_defaults,
         test_elicitation_sep1330_enums,
         json_schema_2020_12_tool,
+        test_custom_header,
         test_reconnection,
         test_missing_capability,
         test_streaming_elicitation,

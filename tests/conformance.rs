@@ -33,6 +33,8 @@ const CALLS: &[(&str, bool, usize)] = &[
     ("slow_compute", false, 14),
     ("slow_compute", true, 12),
     ("test_audio_content", false, 2),
+    // The 3 calls whose `Mcp-Param-Value` header matches the body; rmcp refuses the other 3.
+    ("test_custom_header", false, 3),
     ("test_elicitation", false, 1),
     ("test_elicitation_sep1034_defaults", false, 1),
     ("test_elicitation_sep1330_enums", false, 1),

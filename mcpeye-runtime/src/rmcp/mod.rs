@@ -104,8 +104,9 @@
 //! error whose message is the `ErrorData`'s message; a panic is recorded, then resumed (rmcp 3.11
 //! then leaves that request unanswered: the client waits for its own timeout). An
 //! `input_required` round (rmcp's multi-round-trip requests) is not recorded: the round that
-//! completes the call is. A call answered with a task (`CreateTaskResult`) is recorded as
-//! successful, with the task handle as its result.
+//! completes the call is. A tool that answers with a task handle itself (`CreateTaskResult`) is
+//! recorded as successful, with the handle as its result; a call run as a task by
+//! [`call_as_task`] is recorded once, when the task ends, with the tool's own outcome.
 
 mod channel;
 mod client;

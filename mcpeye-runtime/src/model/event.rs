@@ -41,8 +41,16 @@ pub struct Event {
 }
 
 impl Event {
-    /// Whether the call failed.
+    /// Whether the call failed: an error, a cancelled call or a timeout, the events the wire
+    /// sends with `isError: true` ([`CallOutcome::is_error`], the one predicate for both).
+    ///
+    /// ```
+    /// use mcpeye_runtime::Event;
+    /// # fn check(event: &Event) {
+    /// assert_eq!(event.is_error(), event.outcome.is_error());
+    /// # }
+    /// ```
     pub fn is_error(&self) -> bool {
-        matches!(self.outcome, CallOutcome::Error { .. })
+        self.outcome.is_error()
     }
 }

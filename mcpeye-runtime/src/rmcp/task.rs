@@ -29,7 +29,8 @@ use tokio_util::sync::CancellationToken;
 /// [`Context::create_message`](crate::Context::create_message) become the task's `inputRequests`,
 /// answered through `tasks/update`. Only call it for a client that declared the tasks
 /// extension (`context.client_capabilities()`…`supports_tasks()`): rmcp refuses a task handle
-/// for any other.
+/// for any other. The task has rmcp's default options (a TTL of 5 minutes): a call still running
+/// when rmcp expires its task, or when the server shuts down, is dropped without a record.
 ///
 /// ```no_run
 /// use rmcp::handler::server::router::tool::ToolRouter;

@@ -166,14 +166,13 @@ fn progress_and_logs_reach_the_client_filtered_by_level() {
 fn in_2026_07_28_only_a_request_that_names_a_level_gets_logs() {
     let (m, _records) = manifest();
     let client = RecordingClient::new();
-    let modern = |mut origin: mcpeye::Origin| {
-        let info = origin.client.as_deref().cloned().unwrap().with_protocol_version("2026-07-28");
-        origin.client = Some(std::sync::Arc::new(info));
-        origin
+    let modern = || {
+        let info = mcpeye::ClientInfo::new("modern-agent", "1").with_protocol_version("2026-07-28");
+        mcpeye::Origin::from_client(std::sync::Arc::new(info)).with_channel(std::sync::Arc::new(client.clone()))
     };
-    m.call_from(&modern(client.origin()), "import_rows", json!({"rows": ["a", ""]}));
+    m.call_from(&modern(), "import_rows", json!({"rows": ["a", ""]}));
     assert_eq!(client.logs(), [], "no level named: nothing is sent");
-    m.call_from(&modern(client.origin()).with_log_level(LogLevel::Warning), "import_rows", json!({"rows": [""]}));
+    m.call_from(&modern().with_log_level(LogLevel::Warning), "import_rows", json!({"rows": [""]}));
     assert_eq!(client.logs(), [(LogLevel::Warning, json!("row 0 is empty: skipped"))]);
     let legacy = RecordingClient::new();
     m.call_from(&legacy.origin(), "import_rows", json!({"rows": ["a"]}));

@@ -111,3 +111,57 @@ async fn a_manifest_mounts_into_a_server_that_serves_the_rest_of_mcp() {
     // The unknown call belongs to the same session as the manifest's calls.
     assert_eq!(recs[2].session_id, recs[0].session_id);
 }
+
+#[derive(Clone)]
+struct Raw {
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl Raw {
+    /// A result made from its JSON, as a tool of an older rmcp or a proxy would: no `resultType`.
+    #[tool(description = "Answer from JSON.")]
+    fn raw(&self) -> Result<rmcp::model::CallToolResult, ErrorData> {
+        let json = serde_json::json!({"content": [{"type": "text", "text": "raw"}]});
+        serde_json::from_value(json).map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Raw {}
+
+/// MCP 2026-07-28 requires `resultType` on every result, older versions do not know it: the
+/// manifest's calls mounted into a server of one's own, its reserved tool and an instrumented
+/// route whose tool made its result without rmcp's constructors answer `"complete"` to a request
+/// of 2026-07-28 and leave it out for a handshake-era request, their content unchanged.
+#[tokio::test]
+async fn results_carry_result_type_in_2026_07_28_only() {
+    let (tracker, records) = recording_tracker();
+    let manifest =
+        Arc::new(mcpeye::Manifest::builder().tools(mcpeye::tool_defs![time_zone]).tracker(tracker.clone()).build());
+    let router = mcpeye::rmcp::instrument_with(Raw::tool_router(), tracker) + mcpeye::rmcp::tool_router(manifest);
+    let client = serve_and_connect(Raw { tool_router: router }, "eras", "1.0").await;
+    let modern = serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "eras", "version": "1.0"},
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    let calls = [
+        ("raw", serde_json::json!({}), "raw"),
+        ("time_zone", serde_json::json!({"city": "Lisbon"}), "Lisbon: Europe/Lisbon"),
+        ("mcpeye_request_capability", serde_json::json!({"capability": "CSV export"}), ""),
+    ];
+    for (tool, args, text) in calls {
+        let mut request = call(tool, args.clone());
+        request.meta = Some(serde_json::from_value(modern.clone()).unwrap());
+        let out = client.call_tool(request).await.unwrap();
+        assert_eq!(out.result_type, Some(rmcp::model::ResultType::COMPLETE), "{tool} in 2026-07-28");
+        let legacy = client.call_tool(call(tool, args)).await.unwrap();
+        assert_eq!(legacy.result_type, None, "{tool} for a handshake-era request");
+        assert_eq!(out.content, legacy.content, "{tool}: the same answer in both eras");
+        if !text.is_empty() {
+            assert_eq!(out.content[0].as_text().unwrap().text, text);
+        }
+    }
+    assert_eq!(take(&records).len(), 6, "each call recorded once");
+}

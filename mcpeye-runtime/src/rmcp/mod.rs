@@ -105,8 +105,9 @@
 //! error whose message is the `ErrorData`'s message; a panic is recorded, then resumed (rmcp 3.11
 //! then leaves that request unanswered: the client waits for its own timeout). An
 //! `input_required` round (rmcp's multi-round-trip requests) is not recorded: the round that
-//! completes the call is. A call answered with a task (`CreateTaskResult`) is recorded as
-//! successful, with the task handle as its result.
+//! completes the call is. A tool that answers with a task handle itself (`CreateTaskResult`) is
+//! recorded as successful, with the handle as its result; a call run as a task by
+//! [`call_as_task`] is recorded once, when the task ends, with the tool's own outcome.
 
 mod call;
 mod channel;
@@ -114,10 +115,12 @@ mod client;
 mod instrument;
 mod serve;
 mod session;
+mod task;
 
 pub use call::{call_tool, call_tool_with};
 pub use instrument::{instrument, instrument_with, instrumented, Instrument};
 pub use serve::{set_log_level, tool_router, ManifestServer};
+pub use task::call_as_task;
 
 use crate::model::result::{CallToolResult as McpeyeResult, Content};
 use ::rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, ResultType};

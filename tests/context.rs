@@ -160,6 +160,25 @@ fn progress_and_logs_reach_the_client_filtered_by_level() {
     assert_eq!(take(&records).len(), 2);
 }
 
+/// MCP 2026-07-28 has no `logging/setLevel`: a request that names no level in its `_meta` gets no
+/// log messages; one that names a level gets those at or above it. Older clients get every level.
+#[test]
+fn in_2026_07_28_only_a_request_that_names_a_level_gets_logs() {
+    let (m, _records) = manifest();
+    let client = RecordingClient::new();
+    let modern = || {
+        let info = mcpeye::ClientInfo::new("modern-agent", "1").with_protocol_version("2026-07-28");
+        mcpeye::Origin::from_client(std::sync::Arc::new(info)).with_channel(std::sync::Arc::new(client.clone()))
+    };
+    m.call_from(&modern(), "import_rows", json!({"rows": ["a", ""]}));
+    assert_eq!(client.logs(), [], "no level named: nothing is sent");
+    m.call_from(&modern().with_log_level(LogLevel::Warning), "import_rows", json!({"rows": [""]}));
+    assert_eq!(client.logs(), [(LogLevel::Warning, json!("row 0 is empty: skipped"))]);
+    let legacy = RecordingClient::new();
+    m.call_from(&legacy.origin(), "import_rows", json!({"rows": ["a"]}));
+    assert_eq!(legacy.logs(), [(LogLevel::Debug, json!("row 0 read"))], "a handshake-era client gets every level");
+}
+
 #[test]
 fn without_a_client_the_context_sends_nothing_and_the_call_works() {
     let (m, records) = manifest();

@@ -138,3 +138,54 @@ fn python_native_intent_in_meta_is_recorded() {
     let rome = by_city("Rome");
     assert!(rome.get("intent").is_none() && rome.get("intentSource").is_none(), "{rome:#}");
 }
+
+/// A tool the server does not have, called by the official client as an agent that made its
+/// name up: answered with JSON-RPC invalid params (`-32602`, as MCP specifies), and exactly one
+/// event at the ingest, with the call's intent, under the client's own name.
+fn unknown_tool_run(test: &str, example_name: &str, mode: &str, name: &str) {
+    let python = or_skip!(python_with_mcp(test));
+    let server = example(example_name);
+    let ingest = IngestReceiver::start();
+    let intent = format!("[{name} z] The user wants a refund for order 1042.");
+    let call =
+        json!({"tool": "refund_order", "arguments": {"order": 1042, "mcpeyeIntent": intent}, "expectError": true});
+    let job = json!({
+        "server": {"stdio": [server]},
+        "mode": mode,
+        "concurrency": 1,
+        "clients": [{"name": name, "version": "1.0.0", "calls": [call]}],
+    });
+    let report = drive(&python, &script("py_driver.py"), &job, &server_env(&ingest));
+    let result = &report["clients"][0]["results"][0];
+    assert_eq!(result["error"]["code"], -32602, "the client's report: {report}");
+    let posts = posts(&ingest);
+    let events: Vec<&serde_json::Value> = posts.iter().flat_map(|p| &p.events).collect();
+    assert_eq!(events.len(), 1, "events at the ingest: {events:#?}");
+    let event = events[0];
+    assert_eq!(event["toolName"], "refund_order", "{event:#}");
+    assert_eq!(event["intent"], intent.as_str(), "{event:#}");
+    assert_eq!(event["isError"], true, "{event:#}");
+    assert_eq!(event["errorMessage"], "unknown tool `refund_order`", "{event:#}");
+    assert!(posts.iter().all(|p| p.client.as_deref() == Some(&format!("{name}/1.0.0"))), "identity.client");
+    let gap = mcpeye::report::IntentGap::from_events(events.iter().copied());
+    let listed: Vec<(&str, usize)> = gap.unknown_tools.iter().map(|u| (u.name.as_str(), u.calls)).collect();
+    assert_eq!(listed, [("refund_order", 1)], "the Intent Gap's unknown tools");
+}
+
+#[test]
+fn python_calls_an_unknown_tool_of_a_manifest_server() {
+    let test = "python_calls_an_unknown_tool_of_a_manifest_server";
+    unknown_tool_run(test, "stdio_server", "auto", "py-unknown-manifest");
+}
+
+#[test]
+fn python_legacy_calls_an_unknown_tool_of_a_manifest_server() {
+    let test = "python_legacy_calls_an_unknown_tool_of_a_manifest_server";
+    unknown_tool_run(test, "stdio_server", "legacy", "py-unknown-manifest-legacy");
+}
+
+#[test]
+fn python_calls_an_unknown_tool_of_an_instrumented_rmcp_server() {
+    let test = "python_calls_an_unknown_tool_of_an_instrumented_rmcp_server";
+    unknown_tool_run(test, "rmcp_instrumented", "auto", "py-unknown-instrumented");
+}

@@ -107,3 +107,32 @@ fn async_tool_with_whole_object_args() {
     let refund = list.as_array().unwrap().iter().find(|t| t["name"] == "refund").unwrap();
     assert_eq!(refund["annotations"]["destructiveHint"], true);
 }
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Tagged {
+    /// The item.
+    item: String,
+    /// Any other tags, by name.
+    #[serde(flatten)]
+    tags: std::collections::BTreeMap<String, String>,
+}
+
+/// Tag an item.
+#[mcpeye::tool]
+fn tag(mcpeye::Args(t): mcpeye::Args<Tagged>) -> String {
+    format!("{} {}", t.item, t.tags.len())
+}
+
+/// An `Args<T>` schema is closed like the parameters' own, unless `T` opens it itself.
+#[test]
+fn whole_object_schemas_are_closed_like_parameter_schemas() {
+    let m = mcpeye::Manifest::builder().tools(mcpeye::tool_defs![refund_order, lookup, tag]).build();
+    let list = m.tools_list();
+    let schema =
+        |name: &str| list.as_array().unwrap().iter().find(|t| t["name"] == name).unwrap()["inputSchema"].clone();
+    assert_eq!(schema("refund")["additionalProperties"], false, "{}", schema("refund"));
+    assert_eq!(schema("lookup")["additionalProperties"], false, "separate parameters");
+    assert_ne!(schema("tag")["additionalProperties"], false, "a flattened map keeps its own: {}", schema("tag"));
+    // The intent is still a declared property of the closed schema.
+    assert!(schema("refund")["properties"]["mcpeyeIntent"].is_object());
+}

@@ -253,8 +253,12 @@ fn unknown_tools_are_recorded_once_with_a_bounded_name() {
     let rec = records.lock().unwrap().pop().unwrap();
     assert_eq!(rec.tool_name.chars().count(), 128);
     assert!(rec.error_message().unwrap().len() < 1024);
-    assert!(m.try_call("nope", json!({})).is_err());
-    assert!(records.lock().unwrap().is_empty(), "try_call leaves unknown tools to the server");
+    // `try_call` answers with an `Err` (a JSON-RPC error) and records the call all the same.
+    assert!(m.try_call("nope", json!({"mcpeyeIntent": "why"})).is_err());
+    let recs = std::mem::take(&mut *records.lock().unwrap());
+    assert_eq!(recs.len(), 1);
+    assert_eq!(recs[0].error_message(), Some("unknown tool `nope`"));
+    assert_eq!(recs[0].intent.as_ref().map(|(i, _)| i.as_str()), Some("why"));
 }
 
 #[test]

@@ -7,9 +7,11 @@ use common::rmcp::*;
 use mcpeye::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_ACK, RESERVED_TOOL_NAME};
 use mcpeye::{IntentSource, Tracker};
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
-use rmcp::model::{CallToolResult, ClientConfig, ContentBlock, ErrorCode, JsonObject};
-use rmcp::service::{RoleClient, RunningService, ServiceError};
-use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, ServerHandler};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientConfig, ContentBlock, ErrorCode, JsonObject,
+};
+use rmcp::service::{RequestContext, RoleClient, RunningService, ServiceError};
+use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler};
 use serde_json::json;
 use std::time::Duration;
 
@@ -33,12 +35,13 @@ struct NoteArgs {
 #[derive(Clone)]
 struct Shop {
     tool_router: ToolRouter<Self>,
+    tracker: Tracker,
 }
 
 #[tool_router]
 impl Shop {
     fn new(tracker: Tracker) -> Self {
-        Self { tool_router: mcpeye::rmcp::instrument_with(Self::tool_router(), tracker) }
+        Self { tool_router: mcpeye::rmcp::instrument_with(Self::tool_router(), tracker.clone()), tracker }
     }
 
     // `deny_unknown_fields`: an intent reaching this tool would fail its call.
@@ -70,8 +73,17 @@ impl Shop {
     }
 }
 
+// `call_tool` written out, for the calls of tools the router does not have to be recorded too.
 #[tool_handler(router = self.tool_router)]
-impl ServerHandler for Shop {}
+impl ServerHandler for Shop {
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        mcpeye::rmcp::call_tool_with(&self.tool_router, &self.tracker, self, request, context).await
+    }
+}
 
 async fn connect() -> (RunningService<RoleClient, ClientConfig>, Records) {
     let (tracker, records) = recording_tracker();
@@ -179,12 +191,21 @@ async fn errors_are_recorded_as_errors() {
 }
 
 #[tokio::test]
-async fn an_unknown_tool_is_left_to_rmcp() {
+async fn an_unknown_tool_is_answered_by_rmcp_and_recorded_once() {
     let (client, records) = connect().await;
-    let err = client.call_tool(call("nope", json!({}))).await.unwrap_err();
+    let err = client.call_tool(call("nope", json!({"q": 1, "mcpeyeIntent": "refund the order"}))).await.unwrap_err();
     let ServiceError::McpError(e) = err else { panic!("expected a JSON-RPC error, got {err:?}") };
     assert_eq!(e.code, ErrorCode::INVALID_PARAMS);
-    assert!(take(&records).is_empty());
+    assert_eq!(e.message, "tool not found", "rmcp's own answer");
+    let recs = take(&records);
+    assert_eq!(recs.len(), 1, "{recs:?}");
+    assert_eq!((recs[0].tool_name.as_ref(), recs[0].error_type()), ("nope", Some("unknown_tool")));
+    assert_eq!(recs[0].intent, Some(("refund the order".into(), IntentSource::Mcpeye)));
+    assert_eq!(recs[0].arguments, json!({}));
+    assert_eq!(recs[0].client.as_ref().map(|c| c.name()), Some("test-client"));
+    // A known tool is recorded by its route alone, not a second time.
+    client.call_tool(call("search", json!({"query": "mug"}))).await.unwrap();
+    assert_eq!(take(&records).len(), 1);
 }
 
 #[test]
@@ -200,7 +221,8 @@ fn disabled_routes_stay_disabled() {
 async fn another_intent_description_is_applied_and_the_intent_still_stripped() {
     const SHORT: &str = "Why the user needs this call; name any capability the tools lack.";
     let (tracker, records) = recording_tracker();
-    let router = mcpeye::rmcp::Instrument::new().tracker(tracker).intent_description(SHORT).apply(Shop::tool_router());
+    let router =
+        mcpeye::rmcp::Instrument::new().tracker(tracker.clone()).intent_description(SHORT).apply(Shop::tool_router());
     for name in ["search", "keys", "ping"] {
         let intent = &router.get(name).unwrap().input_schema["properties"][INTENT_PARAM_NAME];
         assert_eq!(intent["description"], SHORT, "{name}");
@@ -208,7 +230,7 @@ async fn another_intent_description_is_applied_and_the_intent_still_stripped() {
     // A tool that declares `mcpeyeIntent` keeps its own description; the reserved tool is there.
     assert_ne!(router.get("note").unwrap().input_schema["properties"][INTENT_PARAM_NAME]["description"], SHORT);
     assert!(router.has_route(RESERVED_TOOL_NAME));
-    let client = serve_and_connect(Shop { tool_router: router }, "test-client", "2.5.0").await;
+    let client = serve_and_connect(Shop { tool_router: router, tracker }, "test-client", "2.5.0").await;
     let out = client.call_tool(call("search", json!({"query": "lamps", INTENT_PARAM_NAME: "a lamp"}))).await.unwrap();
     assert_eq!(text(&out), "found lamps");
     let recs = take(&records);

@@ -109,9 +109,80 @@ async fn an_error_result_is_recorded_as_an_error() {
 #[tokio::test]
 async fn an_unknown_tool_is_an_invalid_params_error() {
     let (client, records) = connect().await;
-    let err = client.call_tool(call("nope", json!({}))).await.unwrap_err();
+    let err = client.call_tool(call("nope", json!({"q": "x", "mcpeyeIntent": "refund the order"}))).await.unwrap_err();
     let ServiceError::McpError(e) = err else { panic!("expected a JSON-RPC error, got {err:?}") };
     assert_eq!(e.code, ErrorCode::INVALID_PARAMS);
     assert!(e.message.contains("unknown tool `nope`"), "{}", e.message);
-    assert!(take(&records).is_empty(), "an unknown tool is the server's error, not a call");
+    // Recorded once, with its intent and client: a made-up tool name is what the Intent Gap lists.
+    let recs = take(&records);
+    assert_eq!(recs.len(), 1, "{recs:?}");
+    assert_eq!(recs[0].tool_name, "nope");
+    assert_eq!(recs[0].error_type(), Some("unknown_tool"));
+    assert_eq!(recs[0].error_message(), Some("unknown tool `nope`"));
+    assert_eq!(recs[0].intent.as_ref().map(|(i, _)| i.as_str()), Some("refund the order"));
+    assert_eq!(recs[0].arguments, json!({}), "the arguments of a tool the server does not have are not kept");
+    assert!(recs[0].client.is_some());
+}
+
+/// The server info's version is the payloads' `serverVersion` unless the identity sets one.
+#[tokio::test]
+async fn the_server_info_version_is_the_server_version_unless_configured() {
+    for (configured, expected) in [(None, "1.4.0"), (Some("9.9.9"), "9.9.9")] {
+        let mut config = mcpeye::Config::new("p");
+        if let Some(v) = configured {
+            config = config.identity(mcpeye::Identity::new().server_version(v));
+        }
+        let (tracker, sink) = mcpeye::testing::MemorySink::with_config(config).unwrap();
+        let manifest = Manifest::builder().tools([&ECHO]).tracker(tracker.clone()).build();
+        let server = ManifestServer::new(Arc::new(manifest)).with_server_info("demo-server", "1.4.0");
+        let client = serve_and_connect(server, "test-client", "2.5.0").await;
+        client.call_tool(call("echo", json!({"text": "hi"}))).await.unwrap();
+        assert!(tracker.flush(Duration::from_secs(5)).completed);
+        let payloads = sink.payloads();
+        assert_eq!(payloads.len(), 1);
+        assert_eq!(payloads[0]["identity"]["serverVersion"], expected, "{:#}", payloads[0]);
+    }
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Stock {
+    /// The product's SKU.
+    sku: String,
+    /// Units in stock.
+    count: u32,
+}
+
+/// Count the stock of a product.
+#[mcpeye::tool(read_only)]
+fn stock(
+    /// The product's SKU.
+    sku: String,
+) -> Stock {
+    Stock { sku, count: 3 }
+}
+
+/// `outputSchema` came with MCP 2025-06-18: clients of an earlier protocol are not sent it.
+#[tokio::test]
+async fn output_schemas_go_only_to_clients_whose_protocol_has_them() {
+    use rmcp::model::{ClientCapabilities, Implementation, ProtocolVersion};
+    let manifest = Arc::new(Manifest::builder().tools(mcpeye::tool_defs![stock]).build());
+    for (version, listed) in [
+        (ProtocolVersion::V_2024_11_05, false),
+        (ProtocolVersion::V_2025_03_26, false),
+        (ProtocolVersion::V_2025_06_18, true),
+        (ProtocolVersion::V_2025_11_25, true),
+    ] {
+        let config = ClientConfig::new(ClientCapabilities::default(), Implementation::new("old-client", "1"))
+            .with_protocol_version(version.clone());
+        let client = serve_and_connect_with(ManifestServer::new(manifest.clone()), config).await;
+        let tools = client.list_all_tools().await.unwrap();
+        let tool = tools.iter().find(|t| t.name == "stock").unwrap();
+        assert_eq!(tool.output_schema.is_some(), listed, "{version:?}: {tool:?}");
+        if listed {
+            assert_eq!(tool.output_schema.as_ref().unwrap()["properties"]["count"]["type"], "integer");
+        }
+        // The call answers the same either way.
+        let out = client.call_tool(call("stock", json!({"sku": "MUG"}))).await.unwrap();
+        assert_eq!(out.structured_content.unwrap()["count"], 3, "{version:?}");
+    }
 }

@@ -10,6 +10,10 @@ fn b() {}
 #[mcpeye::tool(name = "get user")]
 fn c() {}
 
+/// Several bad characters, each named once.
+#[mcpeye::tool(name = "get user/by id")]
+fn d() {}
+
 /// Unicode from the function name.
 #[mcpeye::tool]
 fn café() {}

@@ -14,12 +14,12 @@ pub enum ToolNameProblem {
         /// Its length, in characters.
         chars: usize,
     },
-    /// The name has a character outside `A-Za-z0-9_.-`.
-    InvalidChar {
+    /// The name has characters outside `A-Za-z0-9_.-`.
+    InvalidChars {
         /// The name.
         name: String,
-        /// The first character outside the set.
-        found: char,
+        /// Every character outside the set, once each, in the order they first appear.
+        found: Vec<char>,
     },
     /// The name is [`RESERVED_TOOL_NAME`].
     Reserved,
@@ -36,30 +36,73 @@ impl ToolNameProblem {
 }
 
 const TOOL_NAME_FIX: &str = "rename the function or set the name with `#[mcpeye::tool(name = \"…\")]`";
+/// The fix when the name was given with `name = "…"`: pointing there again would not help.
+const TOOL_NAME_VALUE_FIX: &str = "change the `name` value";
 
-impl fmt::Display for ToolNameProblem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl ToolNameProblem {
+    /// The message for a name given as `#[mcpeye::tool(name = "…")]`: the same as `Display`'s
+    /// but for the fix, which is to change that value.
+    ///
+    /// ```
+    /// let problem = mcpeye_contract::tool_name_problem("get user").unwrap();
+    /// assert!(problem.to_string().contains("name = "));
+    /// assert!(problem.message_for_name_value().ends_with("change the `name` value"));
+    /// ```
+    pub fn message_for_name_value(&self) -> String {
+        let mut out = String::new();
+        let _ = self.write(&mut out, TOOL_NAME_VALUE_FIX);
+        out
+    }
+
+    fn write(&self, f: &mut impl fmt::Write, fix: &str) -> fmt::Result {
         match self {
             ToolNameProblem::Empty => write!(
                 f,
                 "the tool name is empty: MCP tool names are 1 to {MAX_TOOL_NAME_CHARS} characters from \
-                 `A-Za-z0-9_.-`; {TOOL_NAME_FIX}"
+                 `A-Za-z0-9_.-`; {fix}"
             ),
-            ToolNameProblem::TooLong { chars } => write!(
+            ToolNameProblem::TooLong { chars } => {
+                write!(f, "the tool name is {chars} characters long; MCP allows at most {MAX_TOOL_NAME_CHARS}: {fix}")
+            }
+            ToolNameProblem::InvalidChars { name, found } => write!(
                 f,
-                "the tool name is {chars} characters long; MCP allows at most {MAX_TOOL_NAME_CHARS}: {TOOL_NAME_FIX}"
-            ),
-            ToolNameProblem::InvalidChar { name, found } => write!(
-                f,
-                "the tool name `{name}` contains {found:?}; MCP tool names use only `A-Za-z0-9_.-`: {TOOL_NAME_FIX}"
+                "the tool name `{name}` contains {}; MCP tool names use only `A-Za-z0-9_.-`: {fix}",
+                listed(found)
             ),
             ToolNameProblem::Reserved => write!(
                 f,
                 "`{RESERVED_TOOL_NAME}` is reserved for mcpeye's own tool (agents report missing capabilities \
-                 through it): {TOOL_NAME_FIX}"
+                 through it): {fix}"
             ),
         }
     }
+}
+
+impl fmt::Display for ToolNameProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write(f, TOOL_NAME_FIX)
+    }
+}
+
+/// `' '`, `' ' and 'é'`, `' ', '/' and 'é'`.
+fn listed(chars: &[char]) -> String {
+    let quoted: Vec<String> = chars.iter().map(|c| format!("{c:?}")).collect();
+    match quoted.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+/// Every character of `name` outside `A-Za-z0-9_.-`, once each, in order.
+fn bad_chars(name: &str) -> Vec<char> {
+    let mut found = Vec::new();
+    for c in name.chars().filter(|c| !is_name_char(*c)) {
+        if !found.contains(&c) {
+            found.push(c);
+        }
+    }
+    found
 }
 
 impl std::error::Error for ToolNameProblem {}
@@ -82,8 +125,9 @@ pub fn tool_name_problem(name: &str) -> Option<ToolNameProblem> {
     if chars > MAX_TOOL_NAME_CHARS {
         return Some(ToolNameProblem::TooLong { chars });
     }
-    if let Some(found) = name.chars().find(|c| !is_name_char(*c)) {
-        return Some(ToolNameProblem::InvalidChar { name: name.to_owned(), found });
+    let found = bad_chars(name);
+    if !found.is_empty() {
+        return Some(ToolNameProblem::InvalidChars { name: name.to_owned(), found });
     }
     if name == RESERVED_TOOL_NAME {
         return Some(ToolNameProblem::Reserved);
@@ -103,12 +147,12 @@ pub enum PropertyNameProblem {
         /// Its length, in characters.
         chars: usize,
     },
-    /// The name has a character outside `A-Za-z0-9_.-`.
-    InvalidChar {
+    /// The name has characters outside `A-Za-z0-9_.-`.
+    InvalidChars {
         /// The name.
         name: String,
-        /// The first character outside the set.
-        found: char,
+        /// Every character outside the set, once each, in the order they first appear.
+        found: Vec<char>,
     },
     /// A tool argument uses one of the [`RESERVED_PROPERTY_NAMES`].
     Reserved {
@@ -138,8 +182,8 @@ impl fmt::Display for PropertyNameProblem {
             PropertyNameProblem::TooLong { name, chars } => {
                 write!(f, "the property name `{name}` is {chars} characters long: {rule}; {PROPERTY_NAME_FIX}")
             }
-            PropertyNameProblem::InvalidChar { name, found } => {
-                write!(f, "the property name `{name}` contains {found:?}: {rule}; {PROPERTY_NAME_FIX}")
+            PropertyNameProblem::InvalidChars { name, found } => {
+                write!(f, "the property name `{name}` contains {}: {rule}; {PROPERTY_NAME_FIX}", listed(found))
             }
             PropertyNameProblem::Reserved { name } => write!(
                 f,
@@ -170,8 +214,9 @@ pub fn property_name_problem(name: &str) -> Option<PropertyNameProblem> {
     if chars > MAX_PROPERTY_NAME_CHARS {
         return Some(PropertyNameProblem::TooLong { name: name.to_owned(), chars });
     }
-    if let Some(found) = name.chars().find(|c| !is_name_char(*c)) {
-        return Some(PropertyNameProblem::InvalidChar { name: name.to_owned(), found });
+    let found = bad_chars(name);
+    if !found.is_empty() {
+        return Some(PropertyNameProblem::InvalidChars { name: name.to_owned(), found });
     }
     None
 }
@@ -208,7 +253,9 @@ mod tests {
         assert!(matches!(property_name_problem(&"p".repeat(65)), Some(PropertyNameProblem::TooLong { chars: 65, .. })));
         // Too long is reported before the character, in characters (not bytes).
         assert_eq!(tool_name_problem(&"é".repeat(100)).map(|p| p.rule()), Some(Rule::InvalidToolName));
-        assert!(matches!(tool_name_problem("café"), Some(ToolNameProblem::InvalidChar { found: 'é', .. })));
+        assert!(
+            matches!(tool_name_problem("café"), Some(ToolNameProblem::InvalidChars { found, .. }) if found == ['é'])
+        );
     }
 
     #[test]
@@ -217,6 +264,15 @@ mod tests {
             assert_eq!(property_name_problem(name), None);
             assert_eq!(argument_name_problem(name).map(|p| p.rule()), Some(Rule::ReservedProperty));
         }
+    }
+
+    #[test]
+    fn every_bad_character_is_named_once() {
+        let p = tool_name_problem("get user/by name").unwrap();
+        assert!(matches!(&p, ToolNameProblem::InvalidChars { found, .. } if *found == [' ', '/']), "{p:?}");
+        assert!(p.to_string().contains("contains ' ' and '/';"), "{p}");
+        let p = property_name_problem("a b/c:d").unwrap();
+        assert!(p.to_string().contains("contains ' ', '/' and ':':"), "{p}");
     }
 
     #[test]

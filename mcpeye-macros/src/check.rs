@@ -40,7 +40,11 @@ pub fn tool_name(attr: &ToolAttr, tool: &ToolFn) -> (String, Span) {
 fn check_name(attr: &ToolAttr, tool: &ToolFn, errors: &mut Errors) {
     let (name, span) = tool_name(attr, tool);
     if let Some(problem) = tool_name_problem(&name) {
-        errors.at(span, problem);
+        // A name given with `name = "…"` is fixed there, not by setting it again.
+        match attr.name {
+            Some(_) => errors.at(span, problem.message_for_name_value()),
+            None => errors.at(span, problem),
+        }
     }
 }
 
@@ -307,7 +311,9 @@ mod contract_cases {
             let name_lit = lit(name);
             let item = quote! { #[doc = " Does things."] fn f() {} };
             let got = messages(quote!(name = #name_lit), item);
-            assert_verdict(name, *verdict, got, tool_name_problem(name).map(|p| (p.rule(), p.to_string())));
+            // Given with `name = "…"`: the contract's words, with the fix that points at that value.
+            let contract = tool_name_problem(name).map(|p| (p.rule(), p.message_for_name_value()));
+            assert_verdict(name, *verdict, got, contract);
         }
     }
 

@@ -19,7 +19,8 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
     let (name, _) = tool_name(attr, tool);
     let is_async = item.sig.asyncness.is_some();
 
-    // Spanned assertions give the `ToolParam` message on the type itself.
+    // One check per parameter type, spanned on the type: the one error a type that cannot be a
+    // parameter gives (see `param_check`).
     let mut asserts = Vec::new();
     let mut fields = Vec::new();
     let mut prelude = Vec::new();
@@ -35,7 +36,7 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
                 let fid = &f.ident;
                 let docs = &p.docs;
                 let fattrs = &p.field_attrs;
-                asserts.push(quote_spanned!(span=> #private::assert_param::<#ty>();));
+                asserts.push(param_check(ty));
                 bounds.push(quote_spanned!(span=> for<'__mcpeye> #ty: #private::ToolParam));
                 let default = is_option(ty).then(|| quote!(#[serde(default)]));
                 fields.push(quote_spanned!(span=> #(#docs)* #default #(#fattrs)* #fid: #ty));
@@ -56,7 +57,7 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
                 call_args.push(quote!(#var));
             }
             ParamKind::Args(inner) => {
-                asserts.push(quote_spanned!(inner.span()=> #private::assert_param::<#inner>();));
+                asserts.push(param_check(inner));
                 bounds.push(quote_spanned!(inner.span()=> for<'__mcpeye> #inner: #private::ToolParam));
                 call_args.push(quote!(#private::Args(__args)));
                 args_ty = Some(inner.clone());
@@ -65,10 +66,13 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
     }
 
     // The bounds, with a binder so that rustc does not check them where they are declared, let
-    // the generated items assume the parameter types are usable: a type that is not gives one
-    // error (from `assert_param`, on the type) instead of one per generated use.
+    // the generated items assume the parameter types are usable. Nothing outside names those
+    // items: the `Tool` impl reaches them through `__McpeyeGated`, whose impl holds only when the
+    // bounds do (autoref picks the stubs of `__McpeyeStub` otherwise), so a type that is not
+    // usable gives the one error of its `param_check` and no other.
     let gate = quote!(where #(#bounds,)*);
     let struct_ident = format_ident!("__McpeyeArgs");
+    let whole_object = args_ty.is_some();
     let (args_struct, parsed_ty) = match args_ty {
         Some(t) => (TokenStream::new(), t.to_token_stream()),
         None => (
@@ -112,7 +116,7 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
                     }))
                 }
             },
-            quote!(#private::Handler::Async(__mcpeye_handler)),
+            quote!(#private::Handler::Async(__mcpeye_handler_entry)),
         )
     } else {
         (
@@ -127,12 +131,19 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
                     ::core::result::Result::Ok(#finish)
                 }
             },
-            quote!(#private::Handler::Sync(__mcpeye_handler)),
+            quote!(#private::Handler::Sync(__mcpeye_handler_entry)),
         )
     };
+    let handler_ret = if is_async { quote!(#private::BoxFuture) } else { quote!(#private::CallToolResult) };
 
     let normalize_schema = attr.normalize_schema.map(|f| f.value).unwrap_or(true);
-    let generate = if normalize_schema { quote!(generate_schema) } else { quote!(generate_schema_as_is) };
+    // An `Args<T>` schema is closed as the generated struct's (`deny_unknown_fields`) is.
+    let generate = match (whole_object, normalize_schema) {
+        (false, true) => quote!(generate_schema),
+        (false, false) => quote!(generate_schema_as_is),
+        (true, true) => quote!(generate_args_schema),
+        (true, false) => quote!(generate_args_schema_as_is),
+    };
     let output_fn = output_schema_fn(attr, &item.sig.output);
     let timeout = match attr.timeout_ms {
         Some(t) => {
@@ -167,6 +178,7 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
     let fn_name = ident.to_string();
     let line = quote_spanned!(ident.span()=> ::core::line!());
     let marker = marker(vis, ident);
+    let checks = param_checks(&asserts);
 
     quote! {
         #item
@@ -174,8 +186,7 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
         const _: () = {
             #args_struct
 
-            #[allow(dead_code)]
-            fn __mcpeye_assert_params() { #(#asserts)* }
+            #checks
 
             fn __mcpeye_schema() -> #private::schemars::Schema #gate {
                 #private::#generate::<#parsed_ty>()
@@ -185,7 +196,54 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
 
             #handler_fn
 
-            impl #private::Tool for #ident #gate {
+            struct __McpeyeProbe;
+            trait __McpeyeGated {
+                fn schema(&self) -> #private::schemars::Schema;
+                fn handle(
+                    &self,
+                    __inv: &#private::Invocation<'_>,
+                    __json: &mut #private::serde_json::Value,
+                ) -> ::core::result::Result<#handler_ret, #private::ArgsError>;
+            }
+            impl __McpeyeGated for __McpeyeProbe #gate {
+                #[inline(always)]
+                fn schema(&self) -> #private::schemars::Schema {
+                    __mcpeye_schema()
+                }
+                #[inline(always)]
+                fn handle(
+                    &self,
+                    __inv: &#private::Invocation<'_>,
+                    __json: &mut #private::serde_json::Value,
+                ) -> ::core::result::Result<#handler_ret, #private::ArgsError> {
+                    __mcpeye_handler(__inv, __json)
+                }
+            }
+            // Only where a parameter type failed its check, and the build fails with that error.
+            trait __McpeyeStub {
+                fn schema(&self) -> #private::schemars::Schema {
+                    ::core::unreachable!()
+                }
+                fn handle(
+                    &self,
+                    _: &#private::Invocation<'_>,
+                    _: &mut #private::serde_json::Value,
+                ) -> ::core::result::Result<#handler_ret, #private::ArgsError> {
+                    ::core::unreachable!()
+                }
+            }
+            impl __McpeyeStub for &__McpeyeProbe {}
+            fn __mcpeye_schema_entry() -> #private::schemars::Schema {
+                (&__McpeyeProbe).schema()
+            }
+            fn __mcpeye_handler_entry(
+                __inv: &#private::Invocation<'_>,
+                __json: &mut #private::serde_json::Value,
+            ) -> ::core::result::Result<#handler_ret, #private::ArgsError> {
+                (&__McpeyeProbe).handle(__inv, __json)
+            }
+
+            impl #private::Tool for #ident {
                 const NAME: &'static str = #name;
                 const DEF: &'static #private::ToolDef = &#private::ToolDef {
                     name: #name,
@@ -201,7 +259,7 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
                         open_world: #ow,
                     },
                     intent: #intent,
-                    input_schema: __mcpeye_schema,
+                    input_schema: __mcpeye_schema_entry,
                     normalize_schema: #normalize_schema,
                     output_schema: __mcpeye_output_schema,
                     timeout: #timeout,
@@ -213,6 +271,50 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
 
             #private::inventory::submit! { <#ident as #private::Tool>::DEF }
         };
+    }
+}
+
+/// The check of one parameter type, spanned on it: a type that is not `Deserialize` and
+/// `JsonSchema` is one error there, saying what to add (see [`param_checks`]).
+fn param_check(ty: &syn::Type) -> TokenStream {
+    quote_spanned! {ty.span()=>
+        let _: &dyn ToolParam<#ty> = &(&__McpeyeParam::<#ty>(::core::marker::PhantomData)).verdict();
+    }
+}
+
+/// What the checks of [`param_check`] need, once per tool. Autoref picks `ToolParameter` when the
+/// type has both traits and `NotAToolParameter` otherwise, and only the first can be cast to
+/// the diagnostic trait. It is all local, so the error names nothing of mcpeye's internals.
+fn param_checks(checks: &[TokenStream]) -> TokenStream {
+    let private = crate::private_path();
+    quote! {
+        struct __McpeyeParam<T>(::core::marker::PhantomData<T>);
+        struct ToolParameter;
+        struct NotAToolParameter;
+        trait __McpeyeIs {
+            fn verdict(&self) -> ToolParameter {
+                ToolParameter
+            }
+        }
+        trait __McpeyeIsNot {
+            fn verdict(&self) -> NotAToolParameter {
+                NotAToolParameter
+            }
+        }
+        impl<T> __McpeyeIs for __McpeyeParam<T> where for<'__mcpeye> T: #private::ToolParam {}
+        impl<T> __McpeyeIsNot for &__McpeyeParam<T> {}
+        #[diagnostic::on_unimplemented(
+            message = "`{T}` cannot be a tool parameter: it must implement `serde::Deserialize` and `schemars::JsonSchema`",
+            label = "not `Deserialize` and `JsonSchema`",
+            note = "add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to the type, or use a type that has both"
+        )]
+        trait ToolParam<T> {}
+        #[diagnostic::do_not_recommend]
+        impl<T> ToolParam<T> for ToolParameter {}
+        #[allow(dead_code)]
+        fn __mcpeye_check_params() {
+            #(#checks)*
+        }
     }
 }
 

@@ -78,6 +78,8 @@ pub const DEFAULT_DENYLIST_FIELDS: &[&str] =
 
 /// Default ingest URL when none is configured (docs/wire-format.md#transport).
 pub const DEFAULT_INGEST_URL: &str = "http://localhost:3001";
+/// Environment variable holding the project id (read by `Config::from_env`).
+pub const ENV_PROJECT_ID: &str = "MCPEYE_PROJECT_ID";
 /// Environment variable holding the ingest URL.
 pub const ENV_INGEST_URL: &str = "MCPEYE_INGEST_URL";
 /// Environment variable holding the ingest secret.

@@ -207,6 +207,12 @@ async fn drive<F: Future<Output = CallToolResult> + Unpin>(
     }
 }
 
+/// A call of a tool the manifest does not have, with its arguments (the intent is in them).
+struct Unknown {
+    error: CallError,
+    arguments: Value,
+}
+
 /// Where routing sent a call of `try_call_async_result`.
 enum Routed<'m> {
     /// Answered without a handler (the reserved tool, or arguments refused), already recorded.
@@ -228,11 +234,15 @@ impl Manifest {
 
     /// Like [`call`](Self::call), for a request from `origin` (its client is recorded with the call).
     pub fn call_from(&self, origin: &Origin, name: &str, arguments: Value) -> Value {
-        self.try_call_from(origin, name, arguments).unwrap_or_else(|e| self.unknown_tool(origin, e).into_json())
+        match self.call_result(origin, name, arguments) {
+            Ok(r) => r.into_json(),
+            Err(unknown) => self.unknown_tool(origin, unknown, None).into_json(),
+        }
     }
 
-    /// Like [`call`](Self::call), but an unknown tool is an `Err` (answer it with JSON-RPC
-    /// error [`CallError::code`]) and is not recorded.
+    /// Like [`call`](Self::call), but an unknown tool is an `Err`: answer it with JSON-RPC error
+    /// [`CallError::code`], as MCP specifies. It is recorded all the same (once, with its intent,
+    /// as a failure of reason `unknown_tool`): a name the agent made up is worth knowing.
     pub fn try_call(&self, name: &str, arguments: Value) -> Result<Value, CallError> {
         self.try_call_from(&Origin::default(), name, arguments)
     }
@@ -250,6 +260,11 @@ impl Manifest {
         name: &str,
         arguments: Value,
     ) -> Result<CallToolResult, CallError> {
+        self.call_result(origin, name, arguments).map_err(|unknown| self.unknown_tool_answered(origin, unknown))
+    }
+
+    /// A sync call; an unknown tool is handed back, not yet recorded (its answer decides how).
+    fn call_result(&self, origin: &Origin, name: &str, arguments: Value) -> Result<CallToolResult, Unknown> {
         let ready = |call: InFlight, entry: &Entry| match entry.def.handler {
             Handler::Sync(run) => self.run_sync(origin, call, entry, run),
             Handler::Async(_) => self.refuse_async(call, name),
@@ -278,13 +293,14 @@ impl Manifest {
 
     /// Like [`call_async`](Self::call_async), for a request from `origin`.
     pub async fn call_async_from(&self, origin: &Origin, name: &str, arguments: Value) -> Value {
-        match self.try_call_async_from(origin, name, arguments).await {
-            Ok(v) => v,
-            Err(e) => self.unknown_tool(origin, e).into_json(),
+        match self.call_async_result(origin, name, arguments).await {
+            Ok(r) => r.into_json(),
+            Err(unknown) => self.unknown_tool(origin, unknown, None).into_json(),
         }
     }
 
-    /// Like [`call_async`](Self::call_async), but an unknown tool is an `Err` and is not recorded.
+    /// Like [`call_async`](Self::call_async), but an unknown tool is an `Err`, recorded as by
+    /// [`try_call`](Self::try_call).
     pub async fn try_call_async(&self, name: &str, arguments: Value) -> Result<Value, CallError> {
         self.try_call_async_from(&Origin::default(), name, arguments).await
     }
@@ -303,6 +319,19 @@ impl Manifest {
         name: &str,
         arguments: Value,
     ) -> Result<CallToolResult, CallError> {
+        match self.call_async_result(origin, name, arguments).await {
+            Ok(r) => Ok(r),
+            Err(unknown) => Err(self.unknown_tool_answered(origin, unknown)),
+        }
+    }
+
+    /// A call, sync or async; an unknown tool is handed back, not yet recorded.
+    async fn call_async_result(
+        &self,
+        origin: &Origin,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, Unknown> {
         Ok(match self.route(origin, name, arguments, Routed::Ready, Routed::Answered)? {
             Routed::Answered(v) => v,
             Routed::Ready(mut call, entry) => match entry.def.handler {
@@ -387,11 +416,13 @@ impl Manifest {
         arguments: Value,
         ready: impl FnOnce(InFlight, &'m Entry) -> R,
         answered: impl FnOnce(CallToolResult) -> R,
-    ) -> Result<R, CallError> {
+    ) -> Result<R, Unknown> {
         if self.reserved && name == RESERVED_TOOL_NAME {
             return Ok(answered(self.answer_reserved(origin, arguments)));
         }
-        let entry = self.lookup(name).ok_or_else(|| CallError::UnknownTool(name.to_owned()))?;
+        let Some(entry) = self.lookup(name) else {
+            return Err(Unknown { error: CallError::UnknownTool(name.to_owned()), arguments });
+        };
         let (call, is_object) = start(origin, entry.def.name, entry.def.intent, arguments);
         if !is_object {
             return Ok(answered(self.conclude(call, Ran::Invalid(not_an_object()))));
@@ -447,12 +478,40 @@ impl Manifest {
         active_tracker(self.tracker.as_ref())
     }
 
-    fn unknown_tool(&self, origin: &Origin, err: CallError) -> CallToolResult {
-        let CallError::UnknownTool(name) = &err;
-        let msg = format!("{err}; call `tools/list` for the tools this server offers");
+    /// Records a call of a tool the manifest does not have, answered with a tool error (the
+    /// result returned) or, with `rpc_code`, with that JSON-RPC error.
+    #[cold]
+    #[inline(never)]
+    fn unknown_tool(&self, origin: &Origin, unknown: Unknown, rpc_code: Option<i64>) -> CallToolResult {
+        let Unknown { error, arguments } = unknown;
+        let CallError::UnknownTool(name) = &error;
+        // The record says what the client was told.
+        let msg = match rpc_code {
+            None => format!("{error}; call `tools/list` for the tools this server offers"),
+            Some(_) => error.to_string(),
+        };
         // The name is the agent's: an unbounded one is not kept in full.
         let kept: String = name.chars().take(MAX_UNKNOWN_NAME_CHARS).collect();
-        self.conclude(InFlight::start_unknown(Cow::Owned(kept), origin), Ran::Failed(msg))
+        // The arguments are not the server's to describe (it has no schema for them): only the
+        // intent is kept, which says what the agent was after.
+        let (mut map, _) = split_arguments(arguments);
+        let intent = take_intent(&mut map);
+        let call = InFlight::start_unknown(Cow::Owned(kept), intent, origin);
+        match rpc_code {
+            None => self.conclude(call, Ran::Failed(msg)),
+            Some(code) => {
+                let tracker = self.active_tracker();
+                call.finish_answered(tracker.as_deref(), CallOutcome::error_with_reason(msg, UNKNOWN_TOOL), code);
+                CallToolResult::default()
+            }
+        }
+    }
+
+    /// [`unknown_tool`](Self::unknown_tool) for a server that answers with [`CallError::code`].
+    fn unknown_tool_answered(&self, origin: &Origin, unknown: Unknown) -> CallError {
+        let error = unknown.error.clone();
+        self.unknown_tool(origin, unknown, Some(error.code()));
+        error
     }
 
     /// Answers the reserved tool locally and records it with `durationMs: 0` and no intent
@@ -845,12 +904,23 @@ mod tests {
     #[test]
     fn unknown_tool() {
         let (m, records) = manifest();
-        assert_eq!(m.try_call("nope", json!({})), Err(CallError::UnknownTool("nope".into())));
-        assert!(records.lock().unwrap().is_empty(), "try_call leaves unknown tools to the server");
-        let out = m.call("nope", json!({}));
+        let args = json!({"q": "x", "mcpeyeIntent": "refund it"});
+        assert_eq!(m.try_call("nope", args.clone()), Err(CallError::UnknownTool("nope".into())));
+        let out = m.call("nope", args.clone());
         assert_eq!(out["isError"], true);
         assert!(out["content"][0]["text"].as_str().unwrap().contains("unknown tool `nope`"));
-        assert_eq!(records.lock().unwrap().pop().unwrap().tool_name, "nope");
+        assert_eq!(block_on(m.try_call_async("nope", args.clone())), Err(CallError::UnknownTool("nope".into())));
+        assert_eq!(block_on(m.call_async("nope", args)), out);
+        // Each path records the call once, with its intent and without the arguments.
+        let recs = std::mem::take(&mut *records.lock().unwrap());
+        assert_eq!(recs.len(), 4);
+        for r in &recs {
+            assert_eq!((r.tool_name.as_ref(), r.error_type()), ("nope", Some(UNKNOWN_TOOL)));
+            assert_eq!(r.intent, Some(("refund it".to_owned(), IntentSource::Mcpeye)));
+            assert_eq!(r.arguments, json!({}));
+        }
+        assert_eq!(recs[0].error_message(), Some("unknown tool `nope`"), "what the JSON-RPC error says");
+        assert!(recs[1].error_message().unwrap().ends_with("for the tools this server offers"));
     }
 
     #[test]

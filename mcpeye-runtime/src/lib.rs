@@ -72,11 +72,13 @@ pub mod __private {
     pub use crate::model::result::{CallToolResult, ToolValue};
     pub use crate::schema::args::describe_argument_errors;
     pub use crate::schema::generate as generate_schema;
+    pub use crate::schema::generate_args as generate_args_schema;
+    pub use crate::schema::generate_args_as_is as generate_args_schema_as_is;
     pub use crate::schema::generate_as_is as generate_schema_as_is;
     pub use crate::telemetry::{reset as reset_telemetry, set_enabled as set_telemetry_enabled};
     pub use crate::tool::def::{
-        assert_param, parse_args, Annotations, Args, ArgsError, BoxFuture, Handler, Icon, Invocation, State, StateDecl,
-        Tool, ToolDef, ToolParam,
+        parse_args, Annotations, Args, ArgsError, BoxFuture, Handler, Icon, Invocation, State, StateDecl, Tool,
+        ToolDef, ToolParam,
     };
     pub use crate::tool::manifest::{Manifest, ManifestBuilder};
     pub use ::core::time::Duration;

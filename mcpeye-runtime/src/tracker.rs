@@ -105,16 +105,21 @@ impl Tracker {
     /// ```
     pub fn new(config: Config) -> Result<Tracker, ConfigError> {
         let resolved = config.resolve()?;
+        // Without the `tls` feature ureq has no TLS stack: every POST would fail, so say it now.
+        if !cfg!(feature = "tls") && resolved.endpoint.get(..8).is_some_and(|s| s.eq_ignore_ascii_case("https://")) {
+            return Err(ConfigError::TlsNotBuilt);
+        }
         let transport = HttpTransport::new(&resolved, config.connect_timeout, config.request_timeout);
         Tracker::with_transport(config, resolved, Box::new(transport))
     }
 
     /// A tracker that sends through `transport` (the HTTP one, or the memory sink of tests).
     pub(crate) fn with_transport(
-        config: Config,
+        mut config: Config,
         resolved: Resolved,
         transport: Box<dyn Transport>,
     ) -> Result<Tracker, ConfigError> {
+        config.project_id.clone_from(&resolved.project_id);
         let diagnostics = Diagnostics::new(config.on_error.clone());
         if resolved.url_defaulted {
             diagnostics.report(DiagnosticKind::DefaultIngestUrl, || {
@@ -137,6 +142,7 @@ impl Tracker {
             nudged: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             identify_panicked: AtomicBool::new(false),
+            server_version: Default::default(),
             backlog: Backlog::default(),
         });
         // The channel only bridges to the next drain; it is not the place where a small
@@ -280,6 +286,17 @@ impl Tracker {
                 Started { call, flat: Some(flat) }
             }
             _ => Started { call: InFlight::with_span(tool_name, copy(), intent, origin, span), flat: None },
+        }
+    }
+
+    /// Sends `version` as the payloads' `serverVersion` unless the configured identity names one
+    /// (the first version given is kept): what a server learns from its own MCP server info.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // only ManifestServer knows its version
+    pub(crate) fn default_server_version(&self, version: &str) {
+        if let Inner::Pipeline(p) = &*self.inner {
+            if p.shared.server_version.get().is_none() {
+                let _ = p.shared.server_version.set(version.to_owned());
+            }
         }
     }
 
@@ -594,6 +611,16 @@ impl InFlight {
         }
     }
 
+    /// Records a call answered with the JSON-RPC error `rpc_code` rather than a result (its span
+    /// says so), timed from the start.
+    pub(crate) fn finish_answered(mut self, tracker: Option<&Tracker>, outcome: CallOutcome, rpc_code: i64) {
+        let duration = self.started.elapsed();
+        self.end_span(tracker, &outcome, Some(rpc_code), duration);
+        if let Some(tracker) = tracker {
+            tracker.record(self.into_record(outcome, duration));
+        }
+    }
+
     /// Like [`finish_after`](Self::finish_after), through `flat` when the call's record was
     /// started with its arguments flattened ([`Tracker::flatten_arguments`], [`Tracker::start`]).
     pub(crate) fn finish_with(
@@ -646,5 +673,26 @@ mod tests {
         assert_eq!(nudge_at(20, 1024), 256);
         assert_eq!(nudge_at(5_000, 10_000), 5_000);
         assert_eq!(nudge_at(0, 2), 1);
+    }
+
+    /// An `https://` ingest is refused by `Tracker::new` (and so by `init`) exactly when no TLS
+    /// stack is built; `.ci/run` runs this without the feature too.
+    #[test]
+    fn https_needs_the_tls_feature() {
+        for url in ["https://ingest.invalid", "HTTPS://ingest.invalid/x"] {
+            let made = Tracker::new(Config::new("p").ingest_url(url).on_error(|_| {}));
+            assert_eq!(made.is_ok(), cfg!(feature = "tls"), "{url}: {made:?}");
+            match made {
+                Ok(tracker) => {
+                    tracker.shutdown(std::time::Duration::ZERO);
+                }
+                Err(e) => {
+                    assert_eq!(e, ConfigError::TlsNotBuilt);
+                    assert!(e.to_string().contains("`tls` feature"), "{e}");
+                }
+            }
+        }
+        let plain = Tracker::new(Config::new("p").ingest_url("http://127.0.0.1:9").on_error(|_| {})).unwrap();
+        plain.shutdown(std::time::Duration::ZERO);
     }
 }

@@ -36,6 +36,21 @@ pub async fn serve_and_connect<S: ServerHandler>(
     config.serve(client_io).await.expect("the client connects")
 }
 
+/// Like [`serve_and_connect`], the client introducing itself with `config` (its protocol
+/// version, say).
+pub async fn serve_and_connect_with<S: ServerHandler>(
+    server: S,
+    config: ClientConfig,
+) -> RunningService<RoleClient, ClientConfig> {
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    config.serve(client_io).await.expect("the client connects")
+}
+
 /// A `tools/call` request for `name` with an object of arguments.
 pub fn call(name: &'static str, args: Value) -> CallToolRequestParams {
     let Value::Object(args) = args else { panic!("arguments must be an object") };

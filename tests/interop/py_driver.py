@@ -8,10 +8,12 @@ Reads one JSON job on stdin and prints one JSON report on stdout:
                                             # "mode" overrides it)
       "concurrency": 1,                     # calls in flight at once, per client
       "clients": [{"name": "...", "version": "...",
-                   "calls": [{"tool": "...", "arguments": {...}, "meta": {...}?}, ...]}, ...]
+                   "calls": [{"tool": "...", "arguments": {...}, "meta": {...}, "expectError": false}, ...]}, ...]
     }
     report = {"clients": [{"protocolVersion", "serverInfo", "tools": {name: [property, ...]},
-                           "results": [{"isError", "text"}, ...]}, ...]}
+                           "results": [{"isError", "text"} | {"error": {"code", "message"}}, ...]}, ...]}
+
+A call with `expectError` answered with a JSON-RPC error reports that error instead of failing.
 
 All clients connect and call at the same time (their calls interleave at the server); each is
 its own `mcp.Client` with its own `clientInfo`. Stdio servers get the `MCPEYE_*` environment of
@@ -62,11 +64,22 @@ async def run_client(job: dict, spec: dict) -> dict:
                     extra = {"meta": c["meta"]} if "meta" in c else {}
                     r = await client.call_tool(c["tool"], c["arguments"], **extra)
                 except Exception as e:  # the client rejected the answer: say which call
+                    if c.get("expectError"):
+                        return {"error": {"code": error_code(e), "message": str(e)}}
                     raise RuntimeError(f"{spec['name']}: tools/call {c['tool']} failed: {describe(e)}") from None
                 return {"isError": bool(r.is_error), "text": first_text(r)}
 
         report["results"] = list(await asyncio.gather(*(call(c) for c in spec["calls"])))
     return report
+
+
+def error_code(e: BaseException):
+    """The JSON-RPC error code of a failed request (on the exception or on its `error`)."""
+    for holder in (e, getattr(e, "error", None)):
+        code = getattr(holder, "code", None)
+        if isinstance(code, int):
+            return code
+    return None
 
 
 def describe(e: BaseException) -> str:

@@ -27,14 +27,17 @@ pub enum ConfigError {
     FlusherThread(String),
     /// The outbox directory could not be opened.
     Outbox(String),
+    /// The ingest URL is `https://` and mcpeye was built without its `tls` feature.
+    TlsNotBuilt,
 }
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ConfigError::EmptyProjectId => {
-                f.write_str("mcpeye: the project id is empty; pass your project's id to Config::new(\"…\")")
-            }
+            ConfigError::EmptyProjectId => f.write_str(
+                "mcpeye: the project id is empty; pass your project's id to Config::new(\"…\") \
+                     (or set MCPEYE_PROJECT_ID with Config::from_env)",
+            ),
             ConfigError::InvalidIngestUrl { reason } => write!(
                 f,
                 "mcpeye: the ingest URL cannot be used: {reason}; set Config::ingest_url (or {ENV_INGEST_URL}) \
@@ -52,6 +55,10 @@ impl fmt::Display for ConfigError {
             ConfigError::Outbox(e) => write!(
                 f,
                 "mcpeye: the outbox cannot be opened ({e}); give Config::outbox_dir a directory this process can write"
+            ),
+            ConfigError::TlsNotBuilt => f.write_str(
+                "mcpeye: the ingest URL is https:// but mcpeye was built without TLS; enable its `tls` feature \
+                 (on by default: `default-features = false` turns it off) or use a plain http:// ingest on this host",
             ),
         }
     }

@@ -122,8 +122,17 @@ impl Config {
         }
     }
 
-    /// Like [`Config::new`], but when no URL or secret is set explicitly, `init` takes them from
-    /// the `MCPEYE_INGEST_URL` and `MCPEYE_INGEST_SECRET` environment variables.
+    /// Like [`Config::new`], configured by the environment too: `init` takes the project from
+    /// `MCPEYE_PROJECT_ID` when it is set (`project_id` is then only the default, so that each
+    /// deployment of one binary names its own project), and the URL and secret from
+    /// `MCPEYE_INGEST_URL` and `MCPEYE_INGEST_SECRET` unless they are set in code. Blank
+    /// variables count as unset.
+    ///
+    /// ```
+    /// // With MCPEYE_PROJECT_ID=proj_prod in the environment, events go to `proj_prod`.
+    /// let config = mcpeye_runtime::Config::from_env("proj_dev");
+    /// # drop(config);
+    /// ```
     pub fn from_env(project_id: impl Into<String>) -> Self {
         Config { use_env: true, ..Config::new(project_id) }
     }
@@ -438,7 +447,7 @@ impl fmt::Debug for Config {
 mod tests {
     use super::resolve::resolve_endpoint;
     use super::*;
-    use crate::contract::{ENV_INGEST_SECRET, ENV_INGEST_URL};
+    use crate::contract::{ENV_INGEST_SECRET, ENV_INGEST_URL, ENV_PROJECT_ID};
     use crate::model::identity::normalize_identity;
 
     #[test]
@@ -462,6 +471,17 @@ mod tests {
         assert_eq!(ep("https://x.example//"), "https://x.example/ingest");
         assert_eq!(ep("https://x.example/api/ingest/"), "https://x.example/api/ingest");
         assert_eq!(ep("http://127.0.0.1:3001"), "http://127.0.0.1:3001/ingest");
+    }
+
+    #[test]
+    fn the_environment_names_the_project_under_from_env_only() {
+        let env = env_of(&[(ENV_PROJECT_ID, "proj_env")]);
+        assert_eq!(Config::from_env("proj_code").resolve_with(&env).unwrap().project_id, "proj_env");
+        assert_eq!(Config::from_env("").resolve_with(&env).unwrap().project_id, "proj_env");
+        assert_eq!(Config::new("proj_code").resolve_with(&env).unwrap().project_id, "proj_code");
+        let blank = env_of(&[(ENV_PROJECT_ID, "  ")]);
+        assert_eq!(Config::from_env("proj_code").resolve_with(&blank).unwrap().project_id, "proj_code");
+        assert_eq!(Config::from_env(" ").resolve_with(&blank).unwrap_err(), ConfigError::EmptyProjectId);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! What `init` checks in a [`Config`], and the URL, secret and defaults it works out of it.
 
 use super::{Config, ConfigError};
-use crate::contract::{DEFAULT_INGEST_URL, ENV_INGEST_SECRET, ENV_INGEST_URL};
+use crate::contract::{DEFAULT_INGEST_URL, ENV_INGEST_SECRET, ENV_INGEST_URL, ENV_PROJECT_ID};
 use std::fmt;
 
 impl Config {
@@ -11,10 +11,13 @@ impl Config {
     }
 
     pub(crate) fn resolve_with(&self, env: impl Fn(&str) -> Option<String>) -> Result<Resolved, ConfigError> {
-        if self.project_id.trim().is_empty() {
+        let env = |name: &str| if self.use_env { env(name).filter(|v| !v.trim().is_empty()) } else { None };
+        // The environment's project wins over the one in code: `from_env`'s id is the default of
+        // a binary that each deployment configures by its environment.
+        let project_id = env(ENV_PROJECT_ID).unwrap_or_else(|| self.project_id.clone());
+        if project_id.trim().is_empty() {
             return Err(ConfigError::EmptyProjectId);
         }
-        let env = |name: &str| if self.use_env { env(name).filter(|v| !v.trim().is_empty()) } else { None };
         let (url, url_defaulted) = match self.ingest_url.clone().or_else(|| env(ENV_INGEST_URL)) {
             Some(url) => (url, false),
             None => (DEFAULT_INGEST_URL.to_string(), true),
@@ -53,13 +56,15 @@ impl Config {
         if !(0.0..=1.0).contains(&self.sample_rate) {
             return Err(ConfigError::InvalidOption { option: "sample_rate", reason: "must be between 0.0 and 1.0" });
         }
-        Ok(Resolved { endpoint, secret, url_defaulted, insecure })
+        Ok(Resolved { project_id, endpoint, secret, url_defaulted, insecure })
     }
 }
 
 /// What `resolve` worked out of a [`Config`].
 #[derive(Clone)]
 pub(crate) struct Resolved {
+    /// The project: `MCPEYE_PROJECT_ID` under `from_env`, else the configured one.
+    pub project_id: String,
     /// The full `…/ingest` URL.
     pub endpoint: String,
     /// A non-empty secret.
@@ -73,6 +78,7 @@ pub(crate) struct Resolved {
 impl fmt::Debug for Resolved {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Resolved")
+            .field("project_id", &self.project_id)
             .field("endpoint", &self.endpoint)
             .field("secret", &self.secret.as_ref().map(|_| "***"))
             .field("url_defaulted", &self.url_defaulted)

@@ -55,6 +55,9 @@ pub(crate) struct Handoff {
     pub identify_panicked: AtomicBool,
     /// About how many records the data channel holds: what calling threads see of its length.
     pub backlog: Backlog,
+    /// The server's version as its MCP server info gives it, sent as `serverVersion` when the
+    /// configured identity has none.
+    pub server_version: std::sync::OnceLock<String>,
 }
 
 /// The data channel's length as the calling threads see it, on a cache line of its own.
@@ -559,7 +562,13 @@ impl Flusher {
     fn send_batch(&mut self, timeout: Duration) -> Round {
         let Some(front) = self.buffer.front() else { return Round::Progress };
         let client = front.client.clone();
-        let head = payload_head(&self.settings.project_id, &self.settings.identity, client.as_deref());
+        let head = match (&self.settings.identity.server_version, self.shared.server_version.get()) {
+            (None, Some(version)) => {
+                let identity = Identity { server_version: Some(version.clone()), ..self.settings.identity.clone() };
+                payload_head(&self.settings.project_id, &identity, client.as_deref())
+            }
+            _ => payload_head(&self.settings.project_id, &self.settings.identity, client.as_deref()),
+        };
         let picked = self.pick(head.len(), client.as_deref().and_then(ClientInfo::label));
         let n = picked.len();
         let body = Payload::new(&head, picked.iter().map(|&i| self.buffer[i].bytes.as_slice()));
@@ -707,6 +716,7 @@ mod tests {
             nudged: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             identify_panicked: AtomicBool::new(false),
+            server_version: Default::default(),
             backlog: Backlog::default(),
         });
         let sent = Arc::new(Mutex::new(Vec::new()));

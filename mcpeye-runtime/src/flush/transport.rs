@@ -298,6 +298,7 @@ mod tests {
         let timeout = Duration::from_secs(10);
         for (secret, host) in cases {
             let resolved = Resolved {
+                project_id: "p".to_owned(),
                 endpoint: format!("http://{host}:{}/ingest", addr.port()),
                 secret: secret.map(String::from),
                 url_defaulted: false,

@@ -37,9 +37,13 @@ impl InFlight {
 
     /// A call of a tool the server does not have: its span names no tool (the name is the
     /// agent's, unbounded in cardinality).
-    pub(crate) fn start_unknown(tool_name: Cow<'static, str>, origin: &Origin) -> Self {
+    pub(crate) fn start_unknown(
+        tool_name: Cow<'static, str>,
+        intent: Option<(String, IntentSource)>,
+        origin: &Origin,
+    ) -> Self {
         let span = CallSpan::start(&tool_name, false, origin);
-        InFlight::with_span(tool_name, Value::Object(serde_json::Map::new()), None, origin, span)
+        InFlight::with_span(tool_name, Value::Object(serde_json::Map::new()), intent, origin, span)
     }
 
     pub(crate) fn with_span(

@@ -13,14 +13,15 @@
 
 use super::client::{Clients, MetaKeys, META_CLIENT_CAPABILITIES, META_LOG_LEVEL};
 use super::session;
+use super::task::TaskInput;
 use crate::model::cancel::Cancellation;
 use crate::model::client::{ClientChannel, ClientError, ClientFuture, LogLevel};
 use crate::model::record::{DeferredParts, Origin};
 use crate::ProgressToken;
 use ::rmcp::model::{
     ClientCapabilities, ClientResult, CreateMessageRequestParams, ElicitRequestParams, InitializeRequestParams,
-    LoggingMessageNotificationParam, Notification, ProgressNotificationParam, Request, ServerNotification,
-    ServerRequest,
+    InputRequest, LoggingMessageNotificationParam, Notification, ProgressNotificationParam, Request,
+    ServerNotification, ServerRequest,
 };
 use ::rmcp::service::{Peer, RequestContext, ServiceError};
 use ::rmcp::RoleServer;
@@ -48,6 +49,9 @@ pub(crate) struct RmcpChannel {
     /// or elicitation: most calls never ask).
     capabilities: OnceLock<Value>,
     source: Capabilities,
+    /// The task the call runs as ([`call_as_task`](super::call_as_task)): its questions to the
+    /// client are the task's input requests, not requests on the peer.
+    task: Option<TaskInput>,
 }
 
 /// The notifications of one request. Most calls send none, so the channel and its pump are
@@ -215,7 +219,10 @@ impl ClientChannel for RmcpChannel {
             return unsupported("the client did not declare the `sampling` capability");
         }
         match serde_json::from_value::<CreateMessageRequestParams>(params) {
-            Ok(p) => self.request(ServerRequest::CreateMessageRequest(Request::new(p))),
+            Ok(p) => match &self.task {
+                Some(task) => ask_in_task(task, "sampling", InputRequest::CreateMessage(Request::new(p))),
+                None => self.request(ServerRequest::CreateMessageRequest(Request::new(p))),
+            },
             Err(e) => Box::pin(std::future::ready(Err(ClientError::Failed(format!("invalid sampling request: {e}"))))),
         }
     }
@@ -234,12 +241,22 @@ impl ClientChannel for RmcpChannel {
             return unsupported("the client does not support form elicitation (`elicitation.form`)");
         }
         match serde_json::from_value::<ElicitRequestParams>(params) {
-            Ok(p) => self.request(ServerRequest::ElicitRequest(Request::new(p))),
+            Ok(p) => match &self.task {
+                Some(task) => ask_in_task(task, "elicitation", InputRequest::Elicitation(Request::new(p))),
+                None => self.request(ServerRequest::ElicitRequest(Request::new(p))),
+            },
             Err(e) => {
                 Box::pin(std::future::ready(Err(ClientError::Failed(format!("invalid elicitation request: {e}")))))
             }
         }
     }
+}
+
+/// A question asked as one of the task's input requests; a task cancelled before the client
+/// answered ends the wait as a cancellation.
+fn ask_in_task(task: &TaskInput, kind: &'static str, request: InputRequest) -> ClientFuture {
+    let task = task.clone();
+    Box::pin(async move { task.ask(kind, request).await.ok_or(ClientError::Cancelled) })
 }
 
 fn unsupported(why: &str) -> ClientFuture {
@@ -320,6 +337,7 @@ impl Parts {
             session: self.session.clone(),
             capabilities: OnceLock::new(),
             source: self.source.clone(),
+            task: context.extensions.get::<TaskInput>().cloned(),
         });
         Made {
             channel,

@@ -96,6 +96,15 @@ impl MetaKeys {
 }
 
 impl Clients {
+    /// The resolver shared by the routers mcpeye makes ([`tool_router`](super::tool_router),
+    /// [`instrument`](super::instrument)) and [`call_tool`](super::call_tool): a call of an
+    /// unknown tool, answered outside any route, gets the same session id as its session's other
+    /// calls. Sessions are told apart by their own handshake, so servers can share it.
+    pub(crate) fn shared() -> &'static Clients {
+        static SHARED: std::sync::OnceLock<Clients> = std::sync::OnceLock::new();
+        SHARED.get_or_init(Clients::default)
+    }
+
     /// What the serving layer knows of this request.
     pub(crate) fn origin(&self, context: &RequestContext<RoleServer>) -> Origin {
         self.origin_with(context, context.peer.peer_info(), MetaKeys::of(&context.meta))

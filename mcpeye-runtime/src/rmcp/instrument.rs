@@ -14,7 +14,7 @@ use crate::tracker::active_tracker;
 use crate::tracker::{Started, Tracker};
 use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use ::rmcp::handler::server::tool::ToolCallContext;
-use ::rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, ResourceContents, Tool};
+use ::rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, ResourceContents, ResultType, Tool};
 use ::rmcp::ErrorData;
 use serde_json::{Map, Value};
 use std::any::{Any, TypeId};
@@ -39,6 +39,8 @@ type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// - every call has `mcpeyeIntent` removed from its arguments before the tool runs, is timed,
 ///   and is recorded once with its outcome (see the [module docs](super)); the client's
 ///   `clientInfo` is handed to the tracker once per session.
+/// - a result the tool built without rmcp's constructors gets `resultType: "complete"`, which
+///   MCP 2026-07-28 clients require (rmcp leaves it out for older clients).
 ///
 /// Routes keep their names, descriptions, annotations and disabled state. Apply it once, when
 /// the router is built: `Self { tool_router: mcpeye::rmcp::instrument(Self::tool_router()) }`.
@@ -180,7 +182,7 @@ where
 /// What every wrapped route of one instrumented router shares.
 struct Instrumented {
     tracker: Option<Tracker>,
-    clients: Clients,
+    clients: &'static Clients,
 }
 
 impl Instrumented {
@@ -195,7 +197,7 @@ fn instrument_router<S: Send + Sync + 'static>(
     intent_description: &str,
 ) -> ToolRouter<S> {
     let reserved = active_tracker(tracker.as_ref()).is_none_or(|t| t.capture_missing_capabilities());
-    let shared = Arc::new(Instrumented { tracker, clients: Clients::default() });
+    let shared = Arc::new(Instrumented { tracker, clients: Clients::shared() });
     for route in router.map.values_mut() {
         let mut attr = route.attr.clone();
         let strip = inject(&mut attr.input_schema, intent_description);
@@ -239,7 +241,12 @@ fn wrap<S: Send + Sync + 'static>(
         // Stripped with or without a tracker: the tool must never see the property.
         let intent = if strip { ctx.arguments.as_mut().and_then(take_intent) } else { None };
         let Some(tracker) = shared.tracker() else {
-            return inner(ctx);
+            let call = inner(ctx);
+            return Box::pin(async move {
+                let mut response = call.await;
+                mark_complete(&mut response);
+                response
+            });
         };
         // The arguments go to the tool: the record takes them now (flattened, not cloned).
         // The origin is dropped where it is (`drop(origin)` would copy it first).
@@ -304,9 +311,10 @@ impl<C: Fn() -> bool + Unpin> Future for Recorded<'_, C> {
                     // The tool's future is gone before the record is made, as it would be in an
                     // `async` block; the response is returned from where it was polled (each
                     // move of it copies a couple of hundred bytes).
-                    Ok(Poll::Ready(response)) => {
+                    Ok(Poll::Ready(mut response)) => {
                         drop(future);
                         this.conclude(Ok(&response));
+                        mark_complete(&mut response);
                         return Poll::Ready(response);
                     }
                     Err(payload) => {
@@ -362,6 +370,15 @@ fn conclude(mut call: Started, tracker: &Tracker, response: Result<&Response, &(
         Err(p) => CallOutcome::error_with_reason(panic_message(p), PANIC),
     };
     call.finish(tracker, outcome);
+}
+
+/// Gives a result the tool built without rmcp's constructors (from JSON, or `Default`)
+/// `resultType: "complete"`, which MCP 2026-07-28 requires on every result; rmcp removes it
+/// again for a client of an older version, and nothing else of the result changes.
+fn mark_complete(response: &mut Response) {
+    if let Ok(CallToolResponse::Complete(r)) = response {
+        r.result_type.get_or_insert(ResultType::COMPLETE);
+    }
 }
 
 /// The result as recorded: as sent, without rmcp's `resultType` discriminator (absent for most

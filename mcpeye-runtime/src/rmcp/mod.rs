@@ -91,8 +91,9 @@
 //!
 //! What it relies on (rmcp 3.11, checked in rmcp's source): `ToolRouter::map`,
 //! `ToolRoute::{attr, call}` and `ToolRoute::new_dyn` are public; `ToolRouter::call` looks the
-//! route up in `map` and awaits `(route.call)(context)`. What it cannot see: a `call_tool`
-//! written by hand that bypasses the router, and a router expression that rebuilds the router
+//! route up in `map` and awaits `(route.call)(context)`. What it cannot see: a call of a tool the
+//! router does not have (rmcp answers it before any route; [`call_tool`] as the server's
+//! `call_tool` records it), a `call_tool` written by hand that bypasses the router, and a router expression that rebuilds the router
 //! on each request without going through [`instrument`]/[`instrumented`]. rmcp's `local`
 //! feature (non-`Send` handlers) is not supported.
 //!
@@ -104,17 +105,22 @@
 //! error whose message is the `ErrorData`'s message; a panic is recorded, then resumed (rmcp 3.11
 //! then leaves that request unanswered: the client waits for its own timeout). An
 //! `input_required` round (rmcp's multi-round-trip requests) is not recorded: the round that
-//! completes the call is. A call answered with a task (`CreateTaskResult`) is recorded as
-//! successful, with the task handle as its result.
+//! completes the call is. A tool that answers with a task handle itself (`CreateTaskResult`) is
+//! recorded as successful, with the handle as its result; a call run as a task by
+//! [`call_as_task`] is recorded once, when the task ends, with the tool's own outcome.
 
+mod call;
 mod channel;
 mod client;
 mod instrument;
 mod serve;
 mod session;
+mod task;
 
+pub use call::{call_tool, call_tool_with};
 pub use instrument::{instrument, instrument_with, instrumented, Instrument};
 pub use serve::{set_log_level, tool_router, ManifestServer};
+pub use task::call_as_task;
 
 use crate::model::result::{CallToolResult as McpeyeResult, Content};
 use ::rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, ResultType};

@@ -5,17 +5,15 @@ use super::client::Clients;
 use super::session;
 use crate::dispatch::CallError;
 use crate::model::client::LogLevel;
-use crate::model::record::{CallOutcome, Origin};
 use crate::model::result::CallToolResult as McpeyeResult;
-use crate::record::InFlight;
 use crate::tool::manifest::Manifest;
 use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use ::rmcp::handler::server::tool::ToolCallContext;
 #[allow(deprecated)] // MCP logging: deprecated by rmcp ahead of SEP-2577, still in MCP 2025-11-25
 use ::rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams, InitializeResult, JsonObject,
-    ListToolsResult, LoggingLevel, PaginatedRequestParams, ServerCapabilities, ServerConfig, SetLevelRequestParams,
-    Tool,
+    ListToolsResult, LoggingLevel, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams, Tool,
 };
 use ::rmcp::service::RequestContext;
 use ::rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -29,8 +27,9 @@ use std::sync::Arc;
 /// An rmcp `ServerHandler` that lists and calls the tools of a [`Manifest`].
 ///
 /// `tools/list` answers [`Manifest::tools_list`] (the `mcpeyeIntent` property and the reserved
-/// tool included), `tools/call` goes through [`Manifest::try_call_async`] (which records the
-/// call) and an unknown tool is a JSON-RPC invalid-params error. Each call is recorded with the
+/// tool included; without `outputSchema` for clients of a protocol before 2025-06-18), `tools/call` goes through [`Manifest::try_call_async`] (which records the
+/// call) and an unknown tool is a JSON-RPC invalid-params error (`-32602`, as MCP specifies),
+/// recorded once with its intent. Each call is recorded with the
 /// client that made it (its `initialize` `clientInfo`, or the request's `_meta` in MCP
 /// 2026-07-28), so sessions of different clients are never mixed up. Cheap to clone: clones
 /// share the manifest.
@@ -56,10 +55,14 @@ use std::sync::Arc;
 pub struct ManifestServer {
     manifest: Arc<Manifest>,
     tools: Arc<[Tool]>,
+    /// The tools without `outputSchema`, for clients of a protocol that predates it.
+    tools_without_output: Arc<[Tool]>,
     config: ServerConfig,
     clients: Arc<Clients>,
     /// The manifest has no async tool (see [`call_manifest`]).
     sync: bool,
+    /// The server info's version, once set: the events' `serverVersion` unless configured.
+    version: Option<Arc<str>>,
 }
 
 impl fmt::Debug for ManifestServer {
@@ -76,17 +79,47 @@ impl ManifestServer {
     /// [`with_server_info`](Self::with_server_info), the server `mcpeye-server` `0.0.0`.
     pub fn new(manifest: Arc<Manifest>) -> Self {
         let tools = to_tools(&manifest.tools_list());
+        let mut tools_without_output = tools.clone();
+        for t in &mut tools_without_output {
+            t.output_schema = None;
+        }
         #[allow(deprecated)] // MCP's logging capability: deprecated by rmcp ahead of SEP-2577, still in MCP
         let capabilities = ServerCapabilities::builder().enable_logging().enable_tools().build();
         let config = ServerConfig::new(capabilities).with_server_info(Implementation::new("mcpeye-server", "0.0.0"));
         let sync = !manifest.has_async_tools();
-        ManifestServer { manifest, tools: tools.into(), config, clients: Arc::default(), sync }
+        ManifestServer {
+            manifest,
+            tools: tools.into(),
+            tools_without_output: tools_without_output.into(),
+            config,
+            clients: Arc::default(),
+            sync,
+            version: None,
+        }
     }
 
-    /// Sets the `serverInfo` name and version answered to `initialize`.
+    /// Sets the `serverInfo` name and version answered to `initialize`. The version is also the
+    /// events' `serverVersion` when the tracker's [`Identity`](crate::Identity) sets none.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// let server = mcpeye_runtime::rmcp::ManifestServer::new(Arc::new(mcpeye_runtime::Manifest::builder().build()))
+    ///     .with_server_info("my-server", "1.4.0");
+    /// # drop(server);
+    /// ```
     pub fn with_server_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
         self.config.server_info = Implementation::new(name, version);
+        self.version = Some(self.config.server_info.version.as_str().into());
+        self.announce_version();
         self
+    }
+
+    /// Hands the server's version to the tracker (the process-wide one may be installed after
+    /// the server is built, so this runs again whenever a client asks for the server info).
+    fn announce_version(&self) {
+        if let (Some(version), Some(tracker)) = (&self.version, self.manifest.active_tracker()) {
+            tracker.default_server_version(version);
+        }
     }
 
     /// Sets the `instructions` answered to `initialize`.
@@ -100,6 +133,8 @@ impl ManifestServer {
     /// the logging capability, for clients to set the level of the tools' log messages).
     pub fn with_config(mut self, config: ServerConfig) -> Self {
         self.config = config;
+        self.version = Some(self.config.server_info.version.as_str().into());
+        self.announce_version();
         self
     }
 
@@ -118,6 +153,7 @@ fn to_tools(list: &Value) -> Vec<Tool> {
 
 impl ServerHandler for ManifestServer {
     fn get_info(&self) -> ServerConfig {
+        self.announce_version();
         self.config.clone()
     }
 
@@ -134,9 +170,10 @@ impl ServerHandler for ManifestServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+        let tools = if has_output_schema(&context) { &self.tools } else { &self.tools_without_output };
+        Ok(ListToolsResult::with_all_items(tools.to_vec()))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -162,6 +199,13 @@ impl ServerHandler for ManifestServer {
         set_log_level(&context, request.level.into());
         Ok(())
     }
+}
+
+/// Whether the request's protocol (its `_meta`'s in MCP 2026-07-28, else the session's
+/// handshake) has `outputSchema`: 2025-06-18 and later. A client of 2024-11-05 or 2025-03-26
+/// does not know the field. A request naming no version is answered in full.
+fn has_output_schema(context: &RequestContext<RoleServer>) -> bool {
+    context.protocol_version().is_none_or(|v| v >= ProtocolVersion::V_2025_06_18)
 }
 
 /// Records the level a client set with `logging/setLevel` for its session, so that the
@@ -231,10 +275,8 @@ fn call_manifest<'a>(
 ) -> Answer<'a> {
     let arguments = arguments.map(Value::Object).unwrap_or(Value::Null);
     if sync {
-        let (result, pump) = with_origin_now(clients, &mut context, |origin| {
-            let result = manifest.try_call_result(origin, &name, arguments);
-            unanswered(origin, &name, result)
-        });
+        let (result, pump) =
+            with_origin_now(clients, &mut context, |origin| manifest.try_call_result(origin, &name, arguments));
         return match pump {
             None => Answer::Now(std::future::ready(answer_of(result))),
             Some(pump) => Answer::Later(Box::pin(async move {
@@ -248,8 +290,7 @@ fn call_manifest<'a>(
         let name = &name;
         answer_of(
             with_origin(clients, &mut context, move |origin| async move {
-                let result = manifest.try_call_async_result(&origin, name, arguments).await;
-                unanswered(&origin, name, result)
+                manifest.try_call_async_result(&origin, name, arguments).await
             })
             .await,
         )
@@ -277,29 +318,12 @@ impl Future for Answer<'_> {
     }
 }
 
-/// MCP answers an unknown tool with invalid params (`CallError::code`): its span says so, and
-/// the call is not recorded (`try_call`'s rule).
-fn unanswered(origin: &Origin, name: &str, result: Result<McpeyeResult, CallError>) -> Result<McpeyeResult, CallError> {
-    if let Err(e) = &result {
-        unanswered_span(origin, name, &e.to_string(), e.code());
-    }
-    result
-}
-
 /// The manifest's answer as rmcp's.
 fn answer_of(called: Result<McpeyeResult, CallError>) -> Result<CallToolResponse, ErrorData> {
     match called {
         Ok(result) => super::complete_response(result),
         Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
     }
-}
-
-/// Ends the span of a request answered with a JSON-RPC error before any tool ran.
-fn unanswered_span(origin: &Origin, name: &str, message: &str, code: i64) {
-    let kept: String = name.chars().take(mcpeye_contract::MAX_TOOL_NAME_CHARS).collect();
-    let mut call = InFlight::start_unknown(kept.into(), origin);
-    let outcome = CallOutcome::error(message);
-    call.end_span(None, &outcome, Some(code), call.started.elapsed());
 }
 
 /// The tools of `manifest` (the reserved tool included) as an rmcp `ToolRouter`, to mount into
@@ -332,19 +356,23 @@ fn unanswered_span(origin: &Origin, name: &str, message: &str, code: i64) {
 /// assert!(server.tool_router.has_route("mcpeye_request_capability"));
 /// ```
 ///
+/// A call of a tool the router does not have never reaches a route: rmcp's `#[tool_handler]`
+/// answers it itself. Write `call_tool` with [`call_tool`](super::call_tool) (as its docs show) for
+/// those calls to be recorded too.
+///
 /// Add it to a router of rmcp `#[tool]`s with `+` (`Self::tool_router() + mcpeye::rmcp::tool_router(m)`);
 /// instrument that router first ([`instrument`](super::instrument)) if its tools should be
 /// recorded too, not after, or the manifest's calls would be recorded twice.
 pub fn tool_router<S: Send + Sync + 'static>(manifest: Arc<Manifest>) -> ToolRouter<S> {
-    let clients = Arc::new(Clients::default());
+    let clients = Clients::shared();
     let sync = !manifest.has_async_tools();
     let mut router = ToolRouter::new();
     for tool in to_tools(&manifest.tools_list()) {
-        let (manifest, clients) = (manifest.clone(), clients.clone());
+        let manifest = manifest.clone();
         router.add_route(ToolRoute::new_dyn(tool, move |ctx: ToolCallContext<'_, S>| {
-            let (manifest, clients) = (manifest.clone(), clients.clone());
+            let manifest = manifest.clone();
             Box::pin(async move {
-                call_manifest(&manifest, sync, &clients, ctx.request_context, ctx.name, ctx.arguments).await
+                call_manifest(&manifest, sync, clients, ctx.request_context, ctx.name, ctx.arguments).await
             })
         }));
     }

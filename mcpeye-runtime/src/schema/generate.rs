@@ -64,6 +64,39 @@ pub fn generate_as_is<T: schemars::JsonSchema>() -> Schema {
     settings.into_generator().into_root_schema_for::<T>()
 }
 
+/// [`generate`] for the struct of an `Args<T>` parameter, closed with `additionalProperties:
+/// false` as the struct `#[mcpeye::tool]` makes of separate parameters is (`deny_unknown_fields`),
+/// unless `T`'s schema sets `additionalProperties` itself (a flattened map, say). Deserialising
+/// `T` still follows `T`'s own serde attributes.
+///
+/// ```
+/// #[derive(schemars::JsonSchema)]
+/// struct Query {
+///     /// Words to look for.
+///     words: String,
+/// }
+/// let schema = mcpeye_runtime::schema::generate_args::<Query>();
+/// assert_eq!(schema.get("additionalProperties"), Some(&serde_json::json!(false)));
+/// ```
+pub fn generate_args<T: schemars::JsonSchema>() -> Schema {
+    closed(generate::<T>())
+}
+
+/// [`generate_as_is`], closed as [`generate_args`] closes it.
+pub fn generate_args_as_is<T: schemars::JsonSchema>() -> Schema {
+    closed(generate_as_is::<T>())
+}
+
+fn closed(mut schema: Schema) -> Schema {
+    if let Some(root) = schema.as_object_mut() {
+        let is_object = root.get("type").and_then(|t| t.as_str()) == Some("object");
+        if is_object && !root.contains_key("additionalProperties") {
+            root.insert("additionalProperties".to_owned(), false.into());
+        }
+    }
+    schema
+}
+
 fn strip_root_title(schema: &mut Schema) {
     if let Some(root) = schema.as_object_mut() {
         root.shift_remove("title");

@@ -35,7 +35,7 @@ use serde_json::{Map, Value};
 
 use crate::contract::{INTENT_PARAM_DESCRIPTION, INTENT_PARAM_NAME};
 
-pub use generate::{generate, generate_as_is};
+pub use generate::{generate, generate_args, generate_args_as_is, generate_as_is};
 pub use normalize::normalize;
 pub use validate::{validate, validate_as_is};
 

@@ -11,6 +11,9 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
+/// The first protocol version without the `initialize` handshake (ISO dates compare as strings).
+const MODERN_PROTOCOL: &str = "2026-07-28";
+
 /// The request context of a tool call: take it as a parameter of a `#[mcpeye::tool]` function
 /// (sync or async; it is not part of the input schema).
 ///
@@ -124,7 +127,8 @@ impl Context {
 
     /// The least severe level sent to the client: the request's own (`_meta`, MCP 2026-07-28),
     /// else the session's (`logging/setLevel`); `None` when the client set neither (every level
-    /// is sent).
+    /// is sent, except in MCP 2026-07-28, where a request that names no level gets no log
+    /// messages).
     pub fn log_level(&self) -> Option<LogLevel> {
         let origin = &self.inner.origin;
         origin.log_level.or_else(|| origin.channel.as_ref().and_then(|c| c.session_log_level()))
@@ -132,7 +136,12 @@ impl Context {
 
     /// Whether a message at `level` would be sent.
     pub fn log_enabled(&self, level: LogLevel) -> bool {
-        self.inner.origin.channel.is_some() && self.log_level().is_none_or(|min| level >= min)
+        self.inner.origin.channel.is_some()
+            && match self.log_level() {
+                Some(min) => level >= min,
+                // MCP 2026-07-28 has no `logging/setLevel`: a request asks for logs in its `_meta`.
+                None => self.protocol_version().is_none_or(|v| v < MODERN_PROTOCOL),
+            }
     }
 
     /// Sends a log message to the client (`notifications/message`), unless the client asked for

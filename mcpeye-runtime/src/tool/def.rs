@@ -397,17 +397,11 @@ fn args_error(inv: &Invocation<'_>, args: &Value) -> ArgsError {
 }
 
 /// A type usable as a documented tool parameter: it must deserialise from JSON and describe
-/// itself as JSON Schema.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool parameter",
-    label = "this type must implement `serde::Deserialize` and `schemars::JsonSchema`",
-    note = "add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to the type, or use a type that has both"
-)]
+/// itself as JSON Schema. The generated code only assumes it (under a binder, so never checked
+/// where declared); a type without it is the one error of the expansion's own check, spanned on
+/// the type.
 pub trait ToolParam: serde::de::DeserializeOwned + schemars::JsonSchema {}
 impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolParam for T {}
-
-/// Compile-time check emitted for each parameter type, spanned on the type.
-pub fn assert_param<T: ToolParam>() {}
 
 /// The whole arguments object given as one struct deriving `Deserialize` and `JsonSchema`:
 /// `fn tool(Args(q): Args<Query>)`. Field docs become property descriptions.

@@ -1,0 +1,104 @@
+//! [`call_tool`]: rmcp's `tools/call` through a `ToolRouter`, with the calls of tools the router
+//! does not have recorded (they never reach a route, so [`instrument`](super::instrument) and
+//! [`tool_router`](super::tool_router) cannot see them).
+
+use super::client::Clients;
+use crate::dispatch::{take_intent, CallError, UNKNOWN_TOOL};
+use crate::model::record::CallOutcome;
+use crate::record::InFlight;
+use crate::tracker::{active_tracker, Tracker};
+use ::rmcp::handler::server::router::tool::ToolRouter;
+use ::rmcp::handler::server::tool::ToolCallContext;
+use ::rmcp::model::{CallToolRequestParams, CallToolResponse};
+use ::rmcp::service::RequestContext;
+use ::rmcp::{ErrorData, RoleServer};
+use std::borrow::Cow;
+
+/// Answers a `tools/call` through `router`, exactly as rmcp's `#[tool_handler]` does, and
+/// records a call of a tool the router does not have (or has disabled) into the process-wide
+/// tracker: once, with its client and intent, as a failure of reason `unknown_tool`. rmcp
+/// answers it with JSON-RPC invalid params (`-32602`), as MCP specifies.
+///
+/// The calls of the router's own tools are recorded by its routes ([`instrument`](super::instrument),
+/// [`tool_router`](super::tool_router)), not here. Write it as the server's `call_tool`, which
+/// `#[tool_handler]` then leaves alone:
+///
+/// ```
+/// use rmcp::handler::server::router::tool::ToolRouter;
+/// use rmcp::model::{CallToolRequestParams, CallToolResponse};
+/// use rmcp::service::RequestContext;
+/// use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler};
+///
+/// #[derive(Clone)]
+/// struct Clock {
+///     tool_router: ToolRouter<Self>,
+/// }
+///
+/// #[tool_router]
+/// impl Clock {
+///     #[tool(description = "Tell the time.")]
+///     fn now(&self) -> String {
+///         "noon".to_owned()
+///     }
+/// }
+///
+/// #[tool_handler(router = self.tool_router)]
+/// impl ServerHandler for Clock {
+///     async fn call_tool(
+///         &self,
+///         request: CallToolRequestParams,
+///         context: RequestContext<RoleServer>,
+///     ) -> Result<CallToolResponse, ErrorData> {
+///         mcpeye_runtime::rmcp::call_tool(&self.tool_router, self, request, context).await
+///     }
+/// }
+///
+/// let server = Clock { tool_router: mcpeye_runtime::rmcp::instrument(Clock::tool_router()) };
+/// assert!(server.tool_router.has_route("now"));
+/// ```
+pub async fn call_tool<S: Send + Sync + 'static>(
+    router: &ToolRouter<S>,
+    service: &S,
+    request: CallToolRequestParams,
+    context: RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
+    answer(router, None, ToolCallContext::new(service, request, context)).await
+}
+
+/// Like [`call_tool`], recording into `tracker` (the one given to
+/// [`instrument_with`](super::instrument_with), or to the manifest of
+/// [`tool_router`](super::tool_router)) instead of the process-wide tracker.
+pub async fn call_tool_with<S: Send + Sync + 'static>(
+    router: &ToolRouter<S>,
+    tracker: &Tracker,
+    service: &S,
+    request: CallToolRequestParams,
+    context: RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
+    answer(router, Some(tracker), ToolCallContext::new(service, request, context)).await
+}
+
+async fn answer<S: Send + Sync + 'static>(
+    router: &ToolRouter<S>,
+    tracker: Option<&Tracker>,
+    mut context: ToolCallContext<'_, S>,
+) -> Result<CallToolResponse, ErrorData> {
+    if !router.has_route(&context.name) {
+        record_unknown(tracker, &mut context);
+    }
+    router.call(context).await
+}
+
+/// Records the call of a tool `router` cannot answer; rmcp answers it next.
+#[cold]
+#[inline(never)]
+fn record_unknown<S>(own: Option<&Tracker>, context: &mut ToolCallContext<'_, S>) {
+    let Some(tracker) = active_tracker(own) else { return };
+    let origin = Clients::shared().origin(&context.request_context);
+    let intent = context.arguments.as_mut().and_then(take_intent);
+    // The name is the agent's: an unbounded one is not kept in full (the message cuts it too).
+    let kept: String = context.name.chars().take(mcpeye_contract::MAX_TOOL_NAME_CHARS).collect();
+    let message = CallError::UnknownTool(context.name.to_string()).to_string();
+    let call = InFlight::start_unknown(Cow::Owned(kept), intent, &origin);
+    call.finish_answered(Some(&tracker), CallOutcome::error_with_reason(message, UNKNOWN_TOOL), -32602);
+}

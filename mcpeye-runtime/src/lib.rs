@@ -22,7 +22,7 @@ pub mod testing;
 pub use capture::cancel::{Cancellation, Cancelled};
 pub use capture::context::{
     ClientChannel, ClientError, ClientFuture, Context, ElicitationAction, ElicitationRequest, ElicitationResponse,
-    LogLevel, ProgressToken, SamplingRequest, SamplingResponse,
+    LogLevel, ProgressToken, Root, SamplingRequest, SamplingResponse,
 };
 pub use capture::dispatch::CallError;
 pub use capture::manifest::{Manifest, ManifestBuilder, ManifestError, ManifestProblem, OUTPUT_SCHEMA_PATH};
@@ -36,7 +36,7 @@ pub use capture::tool::{Annotations, Args, ArgsError, Icon, State, Tool, ToolDef
 pub use config::{CallIdentity, Config, ConfigError, Identity, IdentityValue};
 pub use delivery::before_send::{BeforeSendFn, Event};
 pub use delivery::diagnostics::{Diagnostic, DiagnosticKind};
-pub use delivery::stats::{Dropped, FlushReport, Stats};
+pub use delivery::stats::{Dropped, Elicitations, FlushReport, Stats};
 pub use delivery::tracker::{init, Guard, Tracker};
 
 /// Redaction and size caps, as the flusher applies them to every event (public so that a

@@ -3,6 +3,7 @@
 //! elicitation. What it sends goes through the [`ClientChannel`] of the request's
 //! [`Origin`]; without one (a direct `Manifest::call`) it sends nothing and asks nothing.
 
+use crate::capture::ask::{self, Asking, Lookup};
 use crate::capture::cancel::{Cancellation, Cancelled};
 use crate::capture::record::{ClientInfo, Origin};
 use crate::capture::result::Content;
@@ -135,6 +136,12 @@ pub trait ClientChannel: Send + Sync {
 
     /// Sends `elicitation/create` with these `params` and resolves to the client's result.
     fn elicit(&self, params: Value) -> ClientFuture;
+
+    /// Sends `roots/list` and resolves to the client's result. The default answers
+    /// [`ClientError::Unsupported`].
+    fn list_roots(&self) -> ClientFuture {
+        Box::pin(std::future::ready(Err(ClientError::Unsupported("this channel cannot ask for roots".to_owned()))))
+    }
 }
 
 /// Why a request to the client (sampling, elicitation) got no answer.
@@ -184,6 +191,7 @@ impl std::error::Error for ClientError {}
 #[derive(Debug, Clone, PartialEq)]
 pub struct SamplingRequest {
     params: Map<String, Value>,
+    key: Option<String>,
 }
 
 impl SamplingRequest {
@@ -192,7 +200,7 @@ impl SamplingRequest {
         let mut params = Map::new();
         params.insert("messages".into(), Value::Array(Vec::new()));
         params.insert("maxTokens".into(), Value::from(max_tokens));
-        SamplingRequest { params }
+        SamplingRequest { params, key: None }
     }
 
     /// Adds a message from `role` (`"user"` or `"assistant"`) with this content.
@@ -244,6 +252,25 @@ impl SamplingRequest {
     pub fn param(mut self, key: impl Into<String>, value: Value) -> Self {
         self.params.insert(key.into(), value);
         self
+    }
+
+    /// Names the question in an `input_required` result (MCP 2026-07-28), where the client
+    /// answers under the same key; by default it is `sample-N`, `N` counting the handler's
+    /// questions. Ignored by older clients, which are asked directly.
+    ///
+    /// ```
+    /// use mcpeye_runtime::SamplingRequest;
+    /// let request = SamplingRequest::new(50).user("Capital of France?").key("capital");
+    /// assert_eq!(request.key_name(), Some("capital"));
+    /// ```
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+
+    /// The key set with [`key`](Self::key).
+    pub fn key_name(&self) -> Option<&str> {
+        self.key.as_deref()
     }
 
     /// The `params` object of the request.
@@ -311,6 +338,7 @@ impl SamplingResponse {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ElicitationRequest {
     params: Map<String, Value>,
+    key: Option<String>,
 }
 
 impl ElicitationRequest {
@@ -321,7 +349,7 @@ impl ElicitationRequest {
         params.insert("mode".into(), Value::String("form".into()));
         params.insert("message".into(), Value::String(message.into()));
         params.insert("requestedSchema".into(), requested_schema);
-        ElicitationRequest { params }
+        ElicitationRequest { params, key: None }
     }
 
     /// A form whose schema is generated from `T` (a struct of primitive fields deriving
@@ -340,7 +368,27 @@ impl ElicitationRequest {
         params.insert("message".into(), Value::String(message.into()));
         params.insert("url".into(), Value::String(url.into()));
         params.insert("elicitationId".into(), Value::String(elicitation_id.into()));
-        ElicitationRequest { params }
+        ElicitationRequest { params, key: None }
+    }
+
+    /// Names the question in an `input_required` result (MCP 2026-07-28), where the client
+    /// answers under the same key; by default it is `elicit-N`, `N` counting the handler's
+    /// questions. Ignored by older clients, which are asked directly.
+    ///
+    /// ```
+    /// use mcpeye_runtime::ElicitationRequest;
+    /// let schema = serde_json::json!({"type": "object", "properties": {"name": {"type": "string"}}});
+    /// let form = ElicitationRequest::form("What is your name?", schema).key("user_name");
+    /// assert_eq!(form.key_name(), Some("user_name"));
+    /// ```
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+
+    /// The key set with [`key`](Self::key).
+    pub fn key_name(&self) -> Option<&str> {
+        self.key.as_deref()
     }
 
     /// Whether this is a URL request.
@@ -373,6 +421,49 @@ impl ElicitationAction {
             ElicitationAction::Decline => "decline",
             ElicitationAction::Cancel => "cancel",
         }
+    }
+
+    /// The action of an MCP spelling, `None` for anything else.
+    ///
+    /// ```
+    /// use mcpeye_runtime::ElicitationAction;
+    /// assert_eq!(ElicitationAction::parse("decline"), Some(ElicitationAction::Decline));
+    /// ```
+    pub fn parse(s: &str) -> Option<Self> {
+        [ElicitationAction::Accept, ElicitationAction::Decline, ElicitationAction::Cancel]
+            .into_iter()
+            .find(|a| a.as_str() == s)
+    }
+}
+
+/// A root the client exposes (`roots/list`): a `file://` URI, with a name when the client gives one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Root {
+    /// The root's URI (`file:///…`).
+    pub uri: String,
+    /// Its name, when the client gives one.
+    pub name: Option<String>,
+}
+
+impl Root {
+    /// Reads a `ListRootsResult`.
+    ///
+    /// ```
+    /// use mcpeye_runtime::Root;
+    /// let roots = Root::list_from_json(&serde_json::json!({"roots": [{"uri": "file:///src", "name": "src"}]})).unwrap();
+    /// assert_eq!(roots[0].uri, "file:///src");
+    /// ```
+    pub fn list_from_json(value: &Value) -> Result<Vec<Root>, ClientError> {
+        let bad = || ClientError::Failed("the client's roots result is not a ListRootsResult".to_owned());
+        let roots = value.get("roots").and_then(Value::as_array).ok_or_else(bad)?;
+        roots
+            .iter()
+            .map(|r| {
+                let uri = r.get("uri").and_then(Value::as_str).ok_or_else(bad)?.to_owned();
+                Ok(Root { uri, name: r.get("name").and_then(Value::as_str).map(str::to_owned) })
+            })
+            .collect()
     }
 }
 
@@ -571,16 +662,110 @@ impl Context {
     }
 
     /// Asks the client's model for a completion (`sampling/createMessage`).
+    ///
+    /// How it asks depends on the client's era; the handler's code is the same in both:
+    /// - up to MCP 2025-11-25, the request is sent to the client and awaited;
+    /// - in MCP 2026-07-28 the call answers `resultType: "input_required"` with the question
+    ///   (servers cannot send requests there): the handler is stopped at this `.await`, the
+    ///   client retries the call with the answer, and the handler runs again from the start,
+    ///   this time getting the answer here. Questions asked together (`join!`) go in one round;
+    ///   code before the first question runs once per round, so keep it free of side effects.
     pub async fn create_message(&self, request: SamplingRequest) -> Result<SamplingResponse, ClientError> {
+        if let Some(asking) = &self.inner.origin.asking {
+            if asking.capability("sampling").is_none() {
+                return Err(ClientError::Unsupported(
+                    "the client did not declare the `sampling` capability".to_owned(),
+                ));
+            }
+            let valid = |v: &Value| SamplingResponse::from_json(v).is_ok();
+            let answer = ask_round(asking, request.key.as_deref(), ask::SAMPLE, request.to_params(), valid).await;
+            return SamplingResponse::from_json(&answer);
+        }
         let channel = self.inner.origin.channel.clone().ok_or(ClientError::NoClient)?;
         let result = channel.create_message(request.to_params()).await?;
         SamplingResponse::from_json(&result)
     }
 
     /// Asks the user for input through the client (`elicitation/create`, form or URL mode).
+    /// In MCP 2026-07-28, through an `input_required` result, as
+    /// [`create_message`](Self::create_message) says.
     pub async fn elicit(&self, request: ElicitationRequest) -> Result<ElicitationResponse, ClientError> {
+        if let Some(asking) = &self.inner.origin.asking {
+            elicitation_supported(asking.capability("elicitation"), request.is_url())?;
+            let valid = |v: &Value| ElicitationResponse::from_json(v).is_ok();
+            let answer = ask_round(asking, request.key.as_deref(), ask::ELICIT, request.to_params(), valid).await;
+            return ElicitationResponse::from_json(&answer);
+        }
         let channel = self.inner.origin.channel.clone().ok_or(ClientError::NoClient)?;
         let result = channel.elicit(request.to_params()).await?;
         ElicitationResponse::from_json(&result)
+    }
+
+    /// Asks the client for its roots (`roots/list`). In MCP 2026-07-28, through an
+    /// `input_required` result (key `roots-N`), as [`create_message`](Self::create_message) says.
+    ///
+    /// ```
+    /// use mcpeye_runtime::{ClientError, Context};
+    ///
+    /// async fn workspace(ctx: Context) -> Result<String, ClientError> {
+    ///     let roots = ctx.list_roots().await?;
+    ///     Ok(roots.iter().map(|r| r.uri.as_str()).collect::<Vec<_>>().join(", "))
+    /// }
+    /// ```
+    pub async fn list_roots(&self) -> Result<Vec<Root>, ClientError> {
+        if let Some(asking) = &self.inner.origin.asking {
+            if asking.capability("roots").is_none() {
+                return Err(ClientError::Unsupported("the client did not declare the `roots` capability".to_owned()));
+            }
+            let valid = |v: &Value| Root::list_from_json(v).is_ok();
+            let answer = ask_round(asking, None, ask::ROOTS, Value::Object(Map::new()), valid).await;
+            return Root::list_from_json(&answer);
+        }
+        let channel = self.inner.origin.channel.clone().ok_or(ClientError::NoClient)?;
+        let result = channel.list_roots().await?;
+        Root::list_from_json(&result)
+    }
+}
+
+/// Whether a client that declared `elicitation` as `declared` can answer a form (or a URL, `url`).
+pub(crate) fn elicitation_supported(declared: Option<&Value>, url: bool) -> Result<(), ClientError> {
+    let Some(elicitation) = declared else {
+        return Err(ClientError::Unsupported("the client did not declare the `elicitation` capability".to_owned()));
+    };
+    // A client that names neither mode supports forms (MCP 2025-06-18).
+    let modes = |m: &str| elicitation.get(m).is_some_and(|v| !v.is_null());
+    if url && !modes("url") {
+        return Err(ClientError::Unsupported(
+            "the client does not support URL elicitation (`elicitation.url`)".to_owned(),
+        ));
+    }
+    if !url && modes("url") && !modes("form") {
+        return Err(ClientError::Unsupported(
+            "the client does not support form elicitation (`elicitation.form`)".to_owned(),
+        ));
+    }
+    Ok(())
+}
+
+/// A question of an MCP 2026-07-28 round: its answer, or (none yet) a wait that never ends,
+/// at which the serving layer stops the handler and answers `input_required`.
+async fn ask_round(
+    asking: &Asking,
+    key: Option<&str>,
+    method: &'static str,
+    params: Value,
+    valid: impl Fn(&Value) -> bool,
+) -> Value {
+    let (key, lookup) = asking.ask(key, method, params, valid);
+    match lookup {
+        Lookup::Answered(answer) => {
+            let action = answer.get("action").and_then(Value::as_str).filter(|_| method == ask::ELICIT);
+            ask::span_event("mcpeye.input.answered", method, &key, asking.round, action);
+            answer
+        }
+        Lookup::Unanswered => {
+            ask::span_event("mcpeye.input.asked", method, &key, asking.round, None);
+            std::future::pending().await
+        }
     }
 }

@@ -117,6 +117,9 @@ pub struct Origin {
     /// never ask for their context (see [`resolved`](Self::resolved)).
     #[cfg(feature = "rmcp")]
     pub(crate) deferred: Option<crate::rmcp::Deferred>,
+    /// The round of a call that may ask the client through `input_required` results (MCP
+    /// 2026-07-28): the answers it has, and what earlier rounds left (start, intent).
+    pub(crate) asking: Option<Arc<crate::capture::ask::Asking>>,
 }
 
 impl fmt::Debug for Origin {
@@ -174,6 +177,7 @@ impl Origin {
                 cancellation: Some(d.cancellation()),
                 channel: Some(d.channel()),
                 deferred: None,
+                asking: self.asking.clone(),
             };
         }
         self.clone()
@@ -575,7 +579,24 @@ impl InFlight {
         span: CallSpan,
     ) -> Self {
         let (client, session_id) = (origin.client.clone(), origin.session_id.clone());
-        InFlight { tool_name, arguments, intent, client, session_id, started: Instant::now(), span }
+        let mut call = InFlight { tool_name, arguments, intent, client, session_id, started: Instant::now(), span };
+        if let Some(asking) = &origin.asking {
+            call.continue_from(asking);
+        }
+        call
+    }
+
+    /// A later round of a call that asked the client: timed from the first round's start (as this
+    /// machine's clock places it), with the first round's intent.
+    #[cold]
+    fn continue_from(&mut self, asking: &crate::capture::ask::Asking) {
+        if asking.round > 1 {
+            let earlier = Duration::from_millis(now_epoch_ms().saturating_sub(asking.started_ms));
+            self.started = self.started.checked_sub(earlier).unwrap_or(self.started);
+            if asking.intent.is_some() {
+                self.intent = asking.intent.clone();
+            }
+        }
     }
 
     /// A record built by hand ([`CallRecord::new`]): no span.

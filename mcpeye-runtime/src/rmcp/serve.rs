@@ -2,6 +2,7 @@
 
 use super::channel::{with_origin, with_origin_now};
 use super::client::Clients;
+use super::rounds;
 use super::session;
 use crate::capture::context::LogLevel;
 use crate::capture::dispatch::CallError;
@@ -12,9 +13,9 @@ use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use ::rmcp::handler::server::tool::ToolCallContext;
 #[allow(deprecated)] // MCP logging: deprecated by rmcp ahead of SEP-2577, still in MCP 2025-11-25
 use ::rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams, InitializeResult, JsonObject,
-    ListToolsResult, LoggingLevel, PaginatedRequestParams, ServerCapabilities, ServerConfig, SetLevelRequestParams,
-    Tool,
+    CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams, InitializeResult, InputResponses,
+    JsonObject, ListToolsResult, LoggingLevel, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams, Tool,
 };
 use ::rmcp::service::RequestContext;
 use ::rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -149,7 +150,9 @@ impl ServerHandler for ManifestServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + Send + '_ {
-        call_manifest(&self.manifest, self.sync, &self.clients, context, request.name, request.arguments)
+        let CallToolRequestParams { name, arguments, input_responses, request_state, .. } = request;
+        let rounds = Rounds { input_responses, request_state };
+        call_manifest(&self.manifest, self.sync, &self.clients, context, name, arguments, rounds)
     }
 
     #[allow(deprecated)] // `logging/setLevel`: deprecated by rmcp ahead of SEP-2577, still in MCP
@@ -227,7 +230,12 @@ fn call_manifest<'a>(
     mut context: RequestContext<RoleServer>,
     name: Cow<'static, str>,
     arguments: Option<JsonObject>,
+    rounds: Rounds,
 ) -> Answer<'a> {
+    // Only an async tool can wait for an answer, so a manifest without one never asks.
+    if !sync && rounds::is_stateless_era(&context) {
+        return Answer::Later(Box::pin(call_round(manifest, clients, context, name, arguments, rounds)));
+    }
     let arguments = arguments.map(Value::Object).unwrap_or(Value::Null);
     if sync {
         let (result, pump) = with_origin_now(clients, &mut context, |origin| {
@@ -245,14 +253,54 @@ fn call_manifest<'a>(
     }
     Answer::Later(Box::pin(async move {
         let name = &name;
-        answer_of(
-            with_origin(clients, &mut context, move |origin| async move {
-                let result = manifest.try_call_async_result(&origin, name, arguments).await;
-                unanswered(&origin, name, result)
-            })
-            .await,
-        )
+        let ran = with_origin(clients, &mut context, None, move |origin| async move {
+            let result = manifest.try_call_async_result(&origin, name, arguments).await;
+            unanswered(&origin, name, result)
+        })
+        .await;
+        // Without a round to end, the call always runs to its end.
+        ran.map_or_else(|| Err(ErrorData::internal_error("the call stopped without a question", None)), answer_of)
     }))
+}
+
+/// What a retry of MCP 2026-07-28 brings: the answers and the state of the previous round.
+#[derive(Default)]
+pub(crate) struct Rounds {
+    input_responses: Option<InputResponses>,
+    request_state: Option<String>,
+}
+
+/// One round of a `tools/call` of MCP 2026-07-28: the handler runs with the answers the client
+/// gave (and those of earlier rounds, from the state); if it waits for one it has not got, the
+/// call answers `input_required` with its questions and nothing is recorded yet (the round that
+/// ends the call is recorded, timed from the first). A state that fails verification is an
+/// invalid-params error.
+async fn call_round(
+    manifest: &Manifest,
+    clients: &Clients,
+    mut context: RequestContext<RoleServer>,
+    name: Cow<'static, str>,
+    arguments: Option<JsonObject>,
+    rounds: Rounds,
+) -> Result<CallToolResponse, ErrorData> {
+    let Rounds { input_responses, request_state } = rounds;
+    let asking = rounds::open(&context, &name, arguments.as_ref(), input_responses, request_state.as_deref())?;
+    let call_arguments = arguments.clone().map(Value::Object).unwrap_or(Value::Null);
+    let tool = &name;
+    let ran = with_origin(clients, &mut context, Some(asking.clone()), move |origin| async move {
+        let result = manifest.try_call_async_result(&origin, tool, call_arguments).await;
+        unanswered(&origin, tool, result)
+    })
+    .await;
+    if let Some(tracker) = manifest.active_tracker() {
+        tracker.count_round(ran.is_none(), &asking.actions());
+    }
+    match ran {
+        Some(result) => answer_of(result),
+        None => {
+            rounds::input_required(&context, &asking, &name, arguments.as_ref()).map(CallToolResponse::InputRequired)
+        }
+    }
 }
 
 /// The answer to one `tools/call` ([`call_manifest`]).
@@ -343,7 +391,8 @@ pub fn tool_router<S: Send + Sync + 'static>(manifest: Arc<Manifest>) -> ToolRou
         router.add_route(ToolRoute::new_dyn(tool, move |ctx: ToolCallContext<'_, S>| {
             let (manifest, clients) = (manifest.clone(), clients.clone());
             Box::pin(async move {
-                call_manifest(&manifest, sync, &clients, ctx.request_context, ctx.name, ctx.arguments).await
+                let rounds = Rounds { input_responses: ctx.input_responses, request_state: ctx.request_state };
+                call_manifest(&manifest, sync, &clients, ctx.request_context, ctx.name, ctx.arguments, rounds).await
             })
         }));
     }

@@ -17,6 +17,8 @@
 #[path = "common/demo_tools.rs"]
 #[allow(dead_code)] // only its analytics set-up is used here
 mod demo_tools;
+#[path = "conformance/input_required.rs"]
+mod input_required;
 #[path = "common/signal.rs"]
 mod signal;
 
@@ -362,6 +364,7 @@ impl ServerHandler for Conformance {
                 Some(vec![arg("resourceUri", "URI of the resource to embed")]),
             ),
             Prompt::new("test_prompt_with_image", Some("A prompt with an image"), None),
+            input_required::prompt(),
         ]))
     }
 
@@ -370,6 +373,9 @@ impl ServerHandler for Conformance {
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        if let Some(answer) = input_required::get_prompt(&request) {
+            return answer;
+        }
         let args = request.arguments.unwrap_or_default();
         let arg = |name: &str| args.get(name).and_then(Value::as_str).unwrap_or_default().to_owned();
         let text = |t: &str| json!({"role": "user", "content": {"type": "text", "text": t}});
@@ -430,7 +436,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         json_schema_2020_12_tool,
         test_reconnection,
     ]);
-    let server = Conformance { tool_router: tool_router(manifest) };
+    let server = Conformance { tool_router: tool_router(manifest) + input_required::tool_router() };
     let config = StreamableHttpServerConfig::default().with_sse_keep_alive(None);
     let sessions_end = config.cancellation_token.clone();
     let service =

@@ -661,6 +661,17 @@ impl Context {
         self.inner.cancellation.cancelled()
     }
 
+    /// The round of a call that asks through `input_required` results (MCP 2026-07-28): 1 for
+    /// the first request, 2 for the first retry, …, its state verified; `None` in older eras
+    /// (and for a direct call), where questions are sent to the client within one request.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye_runtime::Context::default().round(), None);
+    /// ```
+    pub fn round(&self) -> Option<u32> {
+        self.inner.origin.asking.as_ref().map(|a| a.round)
+    }
+
     /// Asks the client's model for a completion (`sampling/createMessage`).
     ///
     /// How it asks depends on the client's era; the handler's code is the same in both:

@@ -111,41 +111,40 @@ fn canonical(value: &Value) -> Value {
 }
 
 /// One round of a call: the state it continues (refused when it fails verification) and the
-/// answers it brings. The context's `_meta` must still be there (read before it is taken).
+/// answers it brings, with what its state is bound to (for [`input_required`]). The context's
+/// `_meta` must still be there (read before it is taken).
 pub(crate) fn open(
     context: &RequestContext<RoleServer>,
     tool: &str,
     arguments: Option<&JsonObject>,
     responses: Option<InputResponses>,
     state: Option<&str>,
-) -> Result<Arc<Asking>, ErrorData> {
+) -> Result<(Arc<Asking>, Vec<u8>), ErrorData> {
+    let bound = binding(context, tool, arguments);
     let carried = match state {
         None => None,
         Some(sealed) => {
-            let bound = binding(context, tool, arguments);
             let opened = codec().open_json_with::<Carried>(sealed, &bound);
             Some(opened.map_err(|e| ErrorData::invalid_params(format!("invalid requestState: {e}"), None))?)
         }
     };
     let responses: Map<String, Value> = responses.unwrap_or_default().into_iter().collect();
     let capabilities = context.meta.get(META_CLIENT_CAPABILITIES).cloned().unwrap_or(Value::Null);
-    Ok(Arc::new(Asking::new(carried, responses, capabilities)))
+    Ok((Arc::new(Asking::new(carried, responses, capabilities)), bound))
 }
 
 /// The answer of a round that ended with questions: them, and the sealed state of the next round.
 pub(crate) fn input_required(
-    context: &RequestContext<RoleServer>,
     asking: &Asking,
-    tool: &str,
+    bound: &[u8],
     arguments: Option<&JsonObject>,
 ) -> Result<InputRequiredResult, ErrorData> {
     let intent = arguments.and_then(|a| take_intent(&mut a.clone())).map(|(t, _)| (t, IntentSource::Mcpeye));
     let (requests, carried) = asking.next_round(intent.as_ref());
     let requests: InputRequests = serde_json::from_value(Value::Object(requests))
         .map_err(|e| ErrorData::internal_error(format!("mcpeye built an invalid input request: {e}"), None))?;
-    let bound = binding(context, tool, arguments);
     let sealed = codec()
-        .seal_json_with(&carried, &SealOptions::new().associated_data(&bound).ttl(STATE_TTL))
+        .seal_json_with(&carried, &SealOptions::new().associated_data(bound).ttl(STATE_TTL))
         .map_err(|e| ErrorData::internal_error(format!("could not seal the requestState: {e}"), None))?;
     Ok(InputRequiredResult::new(Some(requests), Some(sealed)))
 }

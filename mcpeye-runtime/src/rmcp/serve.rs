@@ -284,7 +284,7 @@ async fn call_round(
     rounds: Rounds,
 ) -> Result<CallToolResponse, ErrorData> {
     let Rounds { input_responses, request_state } = rounds;
-    let asking = rounds::open(&context, &name, arguments.as_ref(), input_responses, request_state.as_deref())?;
+    let (asking, bound) = rounds::open(&context, &name, arguments.as_ref(), input_responses, request_state.as_deref())?;
     let call_arguments = arguments.clone().map(Value::Object).unwrap_or(Value::Null);
     let tool = &name;
     let ran = with_origin(clients, &mut context, Some(asking.clone()), move |origin| async move {
@@ -297,9 +297,7 @@ async fn call_round(
     }
     match ran {
         Some(result) => answer_of(result),
-        None => {
-            rounds::input_required(&context, &asking, &name, arguments.as_ref()).map(CallToolResponse::InputRequired)
-        }
+        None => rounds::input_required(&asking, &bound, arguments.as_ref()).map(CallToolResponse::InputRequired),
     }
 }
 

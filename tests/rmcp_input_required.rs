@@ -259,3 +259,71 @@ async fn the_rounds_of_a_call_are_one_event_at_the_ingest() {
     assert_eq!(stats.elicitations.accept, 1);
     assert_eq!(stats.elicitations.decline + stats.elicitations.cancel, 0);
 }
+
+/// An rmcp tool (no mcpeye in it) that asks through rmcp's own `input_required` results, with a
+/// state of its own, under `instrument`.
+#[derive(Clone)]
+struct Plain {
+    tool_router: rmcp::handler::server::router::tool::ToolRouter<Self>,
+}
+
+#[rmcp::tool_handler(router = self.tool_router)]
+impl rmcp::ServerHandler for Plain {}
+
+fn plain_router() -> rmcp::handler::server::router::tool::ToolRouter<Plain> {
+    use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
+    use rmcp::model::{CallToolResult, ContentBlock, InputRequiredResult, Tool};
+    let schema = json!({"type": "object", "properties": {"item": {"type": "string"}}});
+    let tool = Tool::new("confirm", "Asks the user to confirm", schema.as_object().cloned().unwrap());
+    let route = ToolRoute::new_dyn(tool, |ctx: rmcp::handler::server::tool::ToolCallContext<'_, Plain>| {
+        let answered = ctx.input_responses.as_ref().and_then(|r| r.get("ok")).cloned();
+        let response = match answered {
+            Some(answer) => CallToolResponse::Complete(CallToolResult::success(vec![ContentBlock::text(format!(
+                "{} with the tool's state {:?}",
+                answer["action"].as_str().unwrap_or_default(),
+                ctx.request_state.as_deref()
+            ))])),
+            None => {
+                let asks = json!({"ok": {"method": "elicitation/create", "params": {
+                    "message": "Sure?", "requestedSchema": {"type": "object", "properties": {}}
+                }}});
+                let asks = serde_json::from_value(asks).unwrap();
+                CallToolResponse::InputRequired(InputRequiredResult::new(Some(asks), Some("tool-state-1".to_owned())))
+            }
+        };
+        Box::pin(std::future::ready(Ok(response)))
+    });
+    ToolRouter::new().with_route(route)
+}
+
+/// Under `instrument`, the rounds of an rmcp tool that asks by itself are one event too: its own
+/// state travels inside mcpeye's sealed one, and it gets it back as it sent it.
+#[tokio::test]
+async fn an_instrumented_rmcp_tool_that_asks_is_one_event() {
+    let ingest = IngestReceiver::start();
+    let tracker = Tracker::new(Config::new("proj_plain").ingest_url(ingest.url()).ingest_secret("s")).unwrap();
+    let server = Plain { tool_router: mcpeye::rmcp::instrument_with(plain_router(), tracker.clone()) };
+    let client = serve_and_connect(server, "plain-client", "1.0").await;
+    let request = modern(call("confirm", json!({"item": "x", "mcpeyeIntent": "delete the draft"})), everything());
+
+    let CallToolResponse::InputRequired(first) = client.call_tool_once(request.clone()).await.unwrap() else {
+        panic!("the tool asks")
+    };
+    let state = first.request_state.unwrap();
+    assert_ne!(state, "tool-state-1", "the tool's state is wrapped");
+    tokio::time::sleep(Duration::from_millis(80)).await;
+    let answer = responses(json!({"ok": {"action": "accept", "content": {}}}));
+    let tampered = request.clone().with_input_responses(answer.clone()).with_request_state(format!("{state}!"));
+    assert!(client.call_tool_once(tampered).await.is_err());
+    let retry = request.with_input_responses(answer).with_request_state(state);
+    let CallToolResponse::Complete(done) = client.call_tool_once(retry).await.unwrap() else { panic!("complete") };
+    assert_eq!(text(&done), "accept with the tool's state Some(\"tool-state-1\")");
+
+    let report = tracker.flush(PATIENCE);
+    let events = ingest.events();
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0]["toolName"], "confirm");
+    assert_eq!(events[0]["intent"], "delete the draft");
+    assert!(events[0]["durationMs"].as_u64().unwrap() >= 80, "{}", events[0]);
+    assert_eq!(report.stats.input_required, 1);
+}

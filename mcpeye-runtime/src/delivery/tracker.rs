@@ -480,6 +480,15 @@ impl Started {
         }
     }
 
+    /// Moves the call's start `earlier` back (a later round of a call, timed from its first).
+    pub(crate) fn started_earlier(&mut self, earlier: Duration) {
+        let started = match self {
+            Started::Flat { started, .. } => started,
+            Started::Call(call) => &mut call.started,
+        };
+        *started = started.checked_sub(earlier).unwrap_or(*started);
+    }
+
     /// The time since the call started.
     pub(crate) fn elapsed(&self) -> Duration {
         match self {

@@ -103,8 +103,13 @@
 //! with `"\n"`; an `Err(ErrorData)` (rmcp's argument-deserialisation errors included) is an
 //! error whose message is the `ErrorData`'s message; a panic is recorded, then resumed (rmcp 3.11
 //! then leaves that request unanswered: the client waits for its own timeout). An
-//! `input_required` round (rmcp's multi-round-trip requests) is not recorded: the round that
-//! completes the call is. A call answered with a task (`CreateTaskResult`) is recorded as
+//! `input_required` round (MCP 2026-07-28, SEP-2322) is not recorded: the round that completes
+//! the call is, once, timed from the first round and with the first round's intent. What crosses
+//! rounds travels in the `requestState`, sealed (see [`set_request_state_key`]): for a manifest's
+//! tools, mcpeye's own state (the answers included); for an instrumented rmcp tool, the tool's own
+//! state wrapped in mcpeye's, handed back to the tool as it sent it. A round that answers
+//! `input_required` ends its span and counts in [`Stats::input_required`](crate::Stats); a call
+//! the client never retries leaves exactly that (nothing reaches the ingest). A call answered with a task (`CreateTaskResult`) is recorded as
 //! successful, with the task handle as its result.
 
 mod channel;

@@ -149,6 +149,80 @@ pub(crate) fn input_required(
     Ok(InputRequiredResult::new(Some(requests), Some(sealed)))
 }
 
+/// The `requestState` of an instrumented rmcp tool's `input_required` round: the tool's own
+/// state, wrapped with what mcpeye carries across rounds, and sealed.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Envelope {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    inner: Option<String>,
+    carried: Carried,
+}
+
+/// A round of an instrumented tool's call of MCP 2026-07-28: what it is bound to and what
+/// earlier rounds left (`None` for the first round).
+pub(crate) struct ToolRound {
+    bound: Vec<u8>,
+    pub(crate) carried: Option<Carried>,
+}
+
+impl ToolRound {
+    /// The round of this call, the tool's own state taken out of mcpeye's envelope (an error for
+    /// a state that fails verification). `arguments` are those the tool sees, `intent` the one
+    /// taken out of them.
+    pub(crate) fn open(
+        context: &RequestContext<RoleServer>,
+        tool: &str,
+        arguments: Option<&JsonObject>,
+        intent: Option<&str>,
+        state: &mut Option<String>,
+    ) -> Result<ToolRound, ErrorData> {
+        let mut bound = binding(context, tool, arguments);
+        bound.extend_from_slice(intent.unwrap_or_default().as_bytes());
+        let carried = match state.take() {
+            None => None,
+            Some(sealed) => {
+                let envelope = codec()
+                    .open_json_with::<Envelope>(&sealed, &bound)
+                    .map_err(|e| ErrorData::invalid_params(format!("invalid requestState: {e}"), None))?;
+                *state = envelope.inner;
+                Some(envelope.carried)
+            }
+        };
+        Ok(ToolRound { bound, carried })
+    }
+
+    /// Wraps the tool's state of a round that asks: its first start, this round and the first
+    /// round's intent travel with it.
+    pub(crate) fn seal(&self, result: &mut InputRequiredResult, intent: Option<&(String, IntentSource)>) {
+        let carried = match &self.carried {
+            Some(c) => Carried { round: c.round.saturating_add(1), answers: Map::new(), ..c.clone() },
+            None => Carried {
+                started_ms: crate::capture::record::now_epoch_ms(),
+                round: 1,
+                intent: intent.map(|(t, s)| (t.clone(), s.as_str().to_owned())),
+                answers: Map::new(),
+            },
+        };
+        let envelope = Envelope { inner: result.request_state.take(), carried };
+        let options = SealOptions::new().associated_data(&self.bound).ttl(STATE_TTL);
+        // Sealing JSON built here cannot fail; were it to, the round keeps the tool's own state.
+        match codec().seal_json_with(&envelope, &options) {
+            Ok(sealed) => result.request_state = Some(sealed),
+            Err(_) => result.request_state = envelope.inner,
+        }
+    }
+
+    /// How long ago the call's first round started, and its intent, for a later round.
+    pub(crate) fn earlier(&self) -> Option<(Duration, Option<(String, IntentSource)>)> {
+        let carried = self.carried.as_ref()?;
+        let ago = Duration::from_millis(crate::capture::record::now_epoch_ms().saturating_sub(carried.started_ms));
+        let intent = carried.intent.clone().map(|(t, s)| {
+            (t, if s == IntentSource::Native.as_str() { IntentSource::Native } else { IntentSource::Mcpeye })
+        });
+        Some((ago, intent))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

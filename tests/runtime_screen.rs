@@ -73,6 +73,42 @@ fn before_send_edits_and_drops_events_after_redaction() {
     assert_invariant(&s);
 }
 
+/// `before_send` calls a cancelled or timed-out call failed, as the wire does (`isError: true`).
+#[test]
+fn before_send_sees_cancelled_and_timed_out_calls_as_failed() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let saw = seen.clone();
+    let config = Config::new("test-project").before_send(move |event| {
+        saw.lock().unwrap().push((event.tool_name.to_string(), event.is_error()));
+        Some(event)
+    });
+    let (tracker, sink) = MemorySink::with_config(config).unwrap();
+    let outcomes = [
+        ("fine", CallOutcome::Success { result: json!({"content": []}) }),
+        ("failed", CallOutcome::error("boom")),
+        ("cancelled", CallOutcome::cancelled(Some("user pressed stop"))),
+        ("timed_out", CallOutcome::timed_out(Duration::from_millis(50))),
+    ];
+    for (tool, outcome) in outcomes {
+        tracker.record(CallRecord::new(tool, json!({}), outcome));
+    }
+    assert!(tracker.flush(PATIENCE).completed);
+
+    let on_wire: BTreeMap<String, bool> = sink
+        .events()
+        .iter()
+        .map(|e| (e["toolName"].as_str().unwrap().to_owned(), e["isError"].as_bool().unwrap()))
+        .collect();
+    let seen: BTreeMap<String, bool> = seen.lock().unwrap().iter().cloned().collect();
+    let expected: BTreeMap<String, bool> =
+        [("fine", false), ("failed", true), ("cancelled", true), ("timed_out", true)]
+            .into_iter()
+            .map(|(t, e)| (t.to_owned(), e))
+            .collect();
+    assert_eq!(seen, expected);
+    assert_eq!(on_wire, expected);
+}
+
 #[test]
 fn a_panicking_before_send_drops_only_that_event_with_one_diagnostic() {
     let diagnostics = Arc::new(Mutex::new(Vec::<Diagnostic>::new()));

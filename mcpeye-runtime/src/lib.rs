@@ -4,76 +4,78 @@
 //!
 //! Users depend on the `mcpeye` facade crate, which re-exports the items listed here.
 //!
-//! The source follows one call: `capture/` runs on the calling thread (route, strip the
-//! intent, run the handler, build one record); `delivery/` runs on the flusher thread (cap,
-//! redact, encode, batch, send). See `docs/wire-format.md` for what reaches the ingest.
+//! The source is a stack, each folder using only those below it, read bottom up in the order a
+//! call's data is made:
+//!
+//! - `contract` (the rules shared with the macros), `json/` (JSON text and the flat form),
+//!   `schema/` and `redact/`: nothing of MCP;
+//! - `model/`: the call's data (origin, client, outcome, record, result, event, identity);
+//! - `config/`, then `telemetry/` (the call's span);
+//! - `record/`: a call in flight and the record that crosses to the flusher thread;
+//! - `flush/`: the flusher thread (screen, encode, outbox, transport);
+//! - `tracker.rs`: the handle a call is recorded into;
+//! - `tool/` (definitions, context, manifest), then `dispatch.rs` (route, strip the intent, run);
+//! - `rmcp/`, `report/` and `testing/` on top.
+//!
+//! See `docs/wire-format.md` for what reaches the ingest.
 #![warn(missing_docs)]
 
-mod capture;
 mod config;
 pub mod contract;
-mod delivery;
+mod dispatch;
+mod flush;
+mod json;
+mod model;
+mod record;
+pub mod redact;
 pub mod report;
 #[cfg(feature = "rmcp")]
 pub mod rmcp;
+pub mod schema;
+mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;
+mod tool;
+mod tracker;
 
-pub use capture::cancel::{Cancellation, Cancelled};
-pub use capture::context::{
-    ClientChannel, ClientError, ClientFuture, Context, ElicitationAction, ElicitationRequest, ElicitationResponse,
-    LogLevel, ProgressToken, Root, SamplingRequest, SamplingResponse,
+pub use config::{CallIdentity, Config, ConfigError, Identity, IdentityValue};
+pub use dispatch::CallError;
+pub use model::cancel::{Cancellation, Cancelled};
+pub use model::client::{
+    ClientChannel, ClientError, ClientFuture, ElicitationAction, ElicitationRequest, ElicitationResponse, LogLevel,
+    ProgressToken, Root, SamplingRequest, SamplingResponse,
 };
-pub use capture::dispatch::CallError;
-pub use capture::manifest::{Manifest, ManifestBuilder, ManifestError, ManifestProblem, OUTPUT_SCHEMA_PATH};
-pub use capture::record::{
+pub use model::diagnostics::{Diagnostic, DiagnosticKind};
+pub use model::event::{BeforeSendFn, Event};
+pub use model::record::{
     CallOutcome, CallRecord, ClientInfo, IntentSource, Origin, RequestId, TraceContext, Transport,
 };
-pub use capture::result::{
+pub use model::result::{
     CallToolResult, Content, EmbeddedResource, ErrorReason, ResourceBody, ResourceLink, ToolError, ToolValue,
 };
-pub use capture::tool::{Annotations, Args, ArgsError, Icon, State, Tool, ToolDef};
-pub use config::{CallIdentity, Config, ConfigError, Identity, IdentityValue};
-pub use delivery::before_send::{BeforeSendFn, Event};
-pub use delivery::diagnostics::{Diagnostic, DiagnosticKind};
-pub use delivery::stats::{Dropped, Elicitations, FlushReport, Stats};
-pub use delivery::tracker::{init, Guard, Tracker};
-
-/// Redaction and size caps, as the flusher applies them to every event (public so that a
-/// server can redact its own logs the same way).
-pub mod redact {
-    pub use crate::delivery::redact::{
-        cap_value, compact_json_len, cut_at_char_boundary, redact_string, redact_string_unfiltered, redact_value,
-        to_value_or_marker, truncated_marker, unserializable_marker, Redactor,
-    };
-}
-
-/// JSON Schema generation and the client-safe shape of `inputSchema`: what `#[mcpeye::tool]`
-/// generates, usable on hand-written schemas too.
-pub mod schema {
-    pub use crate::capture::schema::{
-        generate, generate_as_is, inject_intent, is_valid_property_name, is_valid_tool_name, normalize, validate,
-        validate_as_is, SchemaProblem, MAX_DESCRIPTION_CHARS, MAX_SCHEMA_BYTES,
-    };
-}
+pub use model::stats::{Dropped, Elicitations, FlushReport, Stats};
+pub use tool::context::Context;
+pub use tool::def::{Annotations, Args, ArgsError, Icon, State, Tool, ToolDef};
+pub use tool::manifest::{Manifest, ManifestBuilder, ManifestError, ManifestProblem, OUTPUT_SCHEMA_PATH};
+pub use tracker::{init, Guard, Tracker};
 
 /// Items used by code that `#[mcpeye::tool]` and `mcpeye::tools!` generate. Not public API: the
 /// facade re-exports it under a name that carries its version, so that a macro of another
 /// version cannot compile against it.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::capture::manifest::{Manifest, ManifestBuilder};
-    pub use crate::capture::result::kind::{probe, ResultKind, ValueKind};
-    pub use crate::capture::result::output::{OutputNone, OutputSchema, OutputValueNone, OutputValueSchema, Returns};
-    pub use crate::capture::result::{CallToolResult, ToolValue};
-    pub use crate::capture::schema::describe_argument_errors;
-    pub use crate::capture::schema::generate as generate_schema;
-    pub use crate::capture::schema::generate_as_is as generate_schema_as_is;
-    pub use crate::capture::telemetry::{reset as reset_telemetry, set_enabled as set_telemetry_enabled};
-    pub use crate::capture::tool::{
+    pub use crate::model::result::kind::{probe, ResultKind, ValueKind};
+    pub use crate::model::result::output::{OutputNone, OutputSchema, OutputValueNone, OutputValueSchema, Returns};
+    pub use crate::model::result::{CallToolResult, ToolValue};
+    pub use crate::schema::args::describe_argument_errors;
+    pub use crate::schema::generate as generate_schema;
+    pub use crate::schema::generate_as_is as generate_schema_as_is;
+    pub use crate::telemetry::{reset as reset_telemetry, set_enabled as set_telemetry_enabled};
+    pub use crate::tool::def::{
         assert_param, parse_args, Annotations, Args, ArgsError, BoxFuture, Handler, Icon, Invocation, State, StateDecl,
         Tool, ToolDef, ToolParam,
     };
+    pub use crate::tool::manifest::{Manifest, ManifestBuilder};
     pub use ::core::time::Duration;
     pub use inventory;
     pub use schemars;

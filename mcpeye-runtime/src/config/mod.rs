@@ -1,17 +1,15 @@
 //! [`Config`]: what a tracker needs to know, as a builder with a default for every option.
 
 mod error;
-mod identity;
 mod resolve;
 
+pub use crate::model::identity::{CallIdentity, IdentifyFn, Identity, IdentityValue};
 pub use error::ConfigError;
-pub(crate) use identity::normalize_identity;
-pub use identity::{CallIdentity, IdentifyFn, Identity, IdentityValue};
 use resolve::without_userinfo;
 pub(crate) use resolve::Resolved;
 
-use crate::delivery::before_send::{BeforeSendFn, Event};
-use crate::delivery::diagnostics::{Diagnostic, OnErrorFn};
+use crate::model::diagnostics::{Diagnostic, OnErrorFn};
+use crate::model::event::{BeforeSendFn, Event};
 use serde_json::Value;
 use std::fmt;
 use std::path::PathBuf;
@@ -398,6 +396,7 @@ mod tests {
     use super::resolve::resolve_endpoint;
     use super::*;
     use crate::contract::{ENV_INGEST_SECRET, ENV_INGEST_URL};
+    use crate::model::identity::normalize_identity;
 
     #[test]
     fn credentials_in_the_url_are_refused_and_never_shown() {

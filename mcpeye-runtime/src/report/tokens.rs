@@ -222,14 +222,14 @@ impl fmt::Display for TokenReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capture::manifest::reserved_descriptor;
     use crate::contract::INTENT_PARAM_DESCRIPTION;
+    use crate::tool::manifest::reserved_descriptor;
     use serde_json::json;
 
     fn tool(intent: bool) -> Value {
         let mut schema = json!({"type": "object", "properties": {"q": {"type": "string", "description": "Words."}}});
         if intent {
-            crate::capture::schema::inject_intent(&mut schema);
+            crate::schema::inject_intent(&mut schema);
         }
         json!({"name": "search", "description": "Search the catalogue.", "inputSchema": schema})
     }

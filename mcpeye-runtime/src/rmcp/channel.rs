@@ -13,10 +13,10 @@
 
 use super::client::{Clients, MetaKeys, META_CLIENT_CAPABILITIES, META_LOG_LEVEL};
 use super::session;
-use crate::capture::ask::Asking;
-use crate::capture::cancel::Cancellation;
-use crate::capture::context::{elicitation_supported, ClientChannel, ClientError, ClientFuture, LogLevel};
-use crate::capture::record::Origin;
+use crate::model::cancel::Cancellation;
+use crate::model::client::{elicitation_supported, ClientChannel, ClientError, ClientFuture, LogLevel};
+use crate::model::record::{DeferredParts, Origin};
+use crate::tool::ask::Asking;
 use crate::ProgressToken;
 use ::rmcp::model::{
     ClientCapabilities, ClientResult, CreateMessageRequestParams, ElicitRequestParams, InitializeRequestParams,
@@ -375,24 +375,22 @@ impl Deferred {
             State::Pending(_) => None,
         }
     }
+}
 
-    /// The channel back to the client.
-    pub(crate) fn channel(&self) -> Arc<dyn ClientChannel> {
+impl DeferredParts for Deferred {
+    fn channel(&self) -> Arc<dyn ClientChannel> {
         self.made().channel
     }
 
-    /// The request's cancellation signal.
-    pub(crate) fn cancellation(&self) -> Cancellation {
+    fn cancellation(&self) -> Cancellation {
         self.made().cancellation
     }
 
-    /// The request's `_meta`, when it has one.
-    pub(crate) fn meta(&self) -> Option<Arc<Map<String, Value>>> {
+    fn meta(&self) -> Option<Arc<Map<String, Value>>> {
         self.made().meta
     }
 
-    /// Whether the request was cancelled, and why; without building the signal.
-    pub(crate) fn cancelled(&self) -> Option<Option<String>> {
+    fn cancelled(&self) -> Option<Option<String>> {
         let made = match &*self.state() {
             State::Made(m) => m.cancellation.clone(),
             // What the signal would say: cancelled by its probe, without a reason.
@@ -400,12 +398,13 @@ impl Deferred {
         };
         made.is_cancelled().then(|| made.reason())
     }
-}
 
-/// A clone shares the parts, made for it.
-impl Clone for Deferred {
-    fn clone(&self) -> Self {
-        Deferred { state: Mutex::new(State::Made(self.made())) }
+    fn clone_made(&self) -> Box<dyn DeferredParts> {
+        Box::new(Deferred { state: Mutex::new(State::Made(self.made())) })
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }
 
@@ -472,9 +471,9 @@ where
         let context: &RequestContext<RoleServer> = context;
         // SAFETY: `context` stays borrowed until `origin` is dropped, at the end of this block;
         // `call` sees the origin only by reference, and a clone it makes has its parts made.
-        origin.deferred = Some(unsafe { Deferred::pending(context, parts) });
+        origin.deferred = Some(Box::new(unsafe { Deferred::pending(context, parts) }));
         let out = call(&origin);
-        let channel = origin.deferred.as_ref().and_then(Deferred::made_channel);
+        let channel = origin.deferred.as_ref().and_then(|d| d.as_any().downcast_ref::<Deferred>()?.made_channel());
         (out, channel)
     };
     let pump = channel.and_then(|channel| {

@@ -2,7 +2,7 @@
 //! recorded with its own client, whatever the protocol era and however many sessions share the
 //! server), its session, id, transport and trace context.
 
-use crate::capture::record::{ClientInfo, Origin, RequestId, TraceContext, Transport, SCANNED_META_KEYS};
+use crate::model::record::{ClientInfo, Origin, RequestId, TraceContext, Transport, SCANNED_META_KEYS};
 use ::rmcp::model::{ClientCapabilities, Implementation, InitializeRequestParams, NumberOrString};
 use ::rmcp::service::RequestContext;
 use ::rmcp::RoleServer;

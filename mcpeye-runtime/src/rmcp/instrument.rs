@@ -3,13 +3,15 @@
 
 use super::client::Clients;
 use super::rounds::ToolRound;
-use crate::capture::dispatch::{panic_message, take_intent, PANIC};
-use crate::capture::manifest::{intent_description_problem, reserved_descriptor, Manifest, ManifestError};
-use crate::capture::record::{active_tracker, CallOutcome, IntentSource};
-use crate::capture::schema::inject_intent_described;
 use crate::contract::{INTENT_PARAM_DESCRIPTION, INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
-use crate::delivery::tracker::{Started, Tracker};
-use crate::delivery::wire::{flat::flatten_texts, flat_ser::flatten_serialize};
+use crate::dispatch::{panic_message, take_intent, PANIC};
+use crate::json::flat_ser::flatten_serialize;
+use crate::model::record::{CallOutcome, IntentSource};
+use crate::record::flatten_texts;
+use crate::schema::inject_intent_described;
+use crate::tool::manifest::{intent_description_problem, reserved_descriptor, Manifest, ManifestError};
+use crate::tracker::active_tracker;
+use crate::tracker::{Started, Tracker};
 use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use ::rmcp::handler::server::tool::ToolCallContext;
 use ::rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, Tool};
@@ -455,7 +457,7 @@ fn reserved_route<S: Send + Sync + 'static>(shared: Arc<Instrumented>) -> ToolRo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capture::record::Origin;
+    use crate::model::record::Origin;
     use std::future::Future;
     use std::pin::Pin;
     use std::sync::Mutex;
@@ -488,7 +490,7 @@ mod tests {
     /// `result_json` makes of it.
     #[test]
     fn results_flatten_as_their_json() {
-        use crate::delivery::wire::flat::flatten;
+        use crate::json::flat::flatten;
         use ::rmcp::model::{Annotations, MetaObject, ResultType, TextContent};
         let mut complete = CallToolResult::success(vec![ContentBlock::text("3 invoices found")]);
         complete.result_type = Some(ResultType::COMPLETE);

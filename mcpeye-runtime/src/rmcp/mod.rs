@@ -119,12 +119,11 @@ mod rounds;
 mod serve;
 mod session;
 
-pub(crate) use channel::Deferred;
 pub use instrument::{instrument, instrument_with, instrumented, Instrument};
 pub use rounds::{set_request_state_key, RequestStateKeyError, REQUEST_STATE_KEY_ENV, STATE_TTL};
 pub use serve::{set_log_level, tool_router, ManifestServer};
 
-use crate::capture::result::{CallToolResult as McpeyeResult, Content};
+use crate::model::result::{CallToolResult as McpeyeResult, Content};
 use ::rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, ResultType};
 use ::rmcp::ErrorData;
 

@@ -9,9 +9,9 @@
 //! then reach the same process: give every replica the same key).
 
 use super::client::META_CLIENT_CAPABILITIES;
-use crate::capture::ask::{Asking, Carried};
-use crate::capture::dispatch::take_intent;
-use crate::capture::record::IntentSource;
+use crate::dispatch::take_intent;
+use crate::model::record::IntentSource;
+use crate::tool::ask::{Asking, Carried};
 use ::rmcp::model::{InputRequests, InputRequiredResult, InputResponses, JsonObject, RequestStateCodec, SealOptions};
 use ::rmcp::service::RequestContext;
 use ::rmcp::{ErrorData, RoleServer};
@@ -197,7 +197,7 @@ impl ToolRound {
         let carried = match &self.carried {
             Some(c) => Carried { round: c.round.saturating_add(1), answers: Map::new(), ..c.clone() },
             None => Carried {
-                started_ms: crate::capture::record::now_epoch_ms(),
+                started_ms: crate::model::record::now_epoch_ms(),
                 round: 1,
                 intent: intent.map(|(t, s)| (t.clone(), s.as_str().to_owned())),
                 answers: Map::new(),
@@ -215,7 +215,7 @@ impl ToolRound {
     /// How long ago the call's first round started, and its intent, for a later round.
     pub(crate) fn earlier(&self) -> Option<(Duration, Option<(String, IntentSource)>)> {
         let carried = self.carried.as_ref()?;
-        let ago = Duration::from_millis(crate::capture::record::now_epoch_ms().saturating_sub(carried.started_ms));
+        let ago = Duration::from_millis(crate::model::record::now_epoch_ms().saturating_sub(carried.started_ms));
         let intent = carried.intent.clone().map(|(t, s)| {
             (t, if s == IntentSource::Native.as_str() { IntentSource::Native } else { IntentSource::Mcpeye })
         });

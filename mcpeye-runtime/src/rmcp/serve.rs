@@ -4,11 +4,12 @@ use super::channel::{with_origin, with_origin_now};
 use super::client::Clients;
 use super::rounds;
 use super::session;
-use crate::capture::context::LogLevel;
-use crate::capture::dispatch::CallError;
-use crate::capture::manifest::Manifest;
-use crate::capture::record::{CallOutcome, InFlight, Origin};
-use crate::capture::result::CallToolResult as McpeyeResult;
+use crate::dispatch::CallError;
+use crate::model::client::LogLevel;
+use crate::model::record::{CallOutcome, Origin};
+use crate::model::result::CallToolResult as McpeyeResult;
+use crate::record::InFlight;
+use crate::tool::manifest::Manifest;
 use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use ::rmcp::handler::server::tool::ToolCallContext;
 #[allow(deprecated)] // MCP logging: deprecated by rmcp ahead of SEP-2577, still in MCP 2025-11-25

@@ -5,7 +5,7 @@
 //! `Arc` of the `initialize` parameters that rmcp keeps for it (`Peer::peer_info`). Entries hold
 //! it weakly and go when the session does.
 
-use crate::capture::context::LogLevel;
+use crate::model::client::LogLevel;
 use ::rmcp::model::InitializeRequestParams;
 use ::rmcp::service::RequestContext;
 use ::rmcp::RoleServer;

@@ -1,9 +1,9 @@
 //! [`RecordingClient`]: an MCP client for tests, that records what handlers send through their
 //! [`Context`](crate::Context) and answers sampling and elicitation as scripted.
 
-use crate::capture::cancel::Cancellation;
-use crate::capture::context::{ClientChannel, ClientError, ClientFuture, LogLevel, ProgressToken};
-use crate::capture::record::{ClientInfo, Origin};
+use crate::model::cancel::Cancellation;
+use crate::model::client::{ClientChannel, ClientError, ClientFuture, LogLevel, ProgressToken};
+use crate::model::record::{ClientInfo, Origin};
 use serde_json::Value;
 use std::fmt;
 use std::sync::{Arc, Mutex};

@@ -24,7 +24,7 @@ mod client;
 mod memory;
 mod receiver;
 
-use crate::capture::manifest::{Manifest, ManifestBuilder};
+use crate::tool::manifest::{Manifest, ManifestBuilder};
 use serde_json::Value;
 use std::future::Future;
 use std::sync::Arc;
@@ -42,7 +42,7 @@ use std::task::{Context, Poll, Wake, Waker};
 /// mcpeye_runtime::testing::drop_deep(v);
 /// ```
 pub fn drop_deep(value: Value) {
-    crate::delivery::redact::drop_flat(value);
+    crate::redact::drop_flat(value);
 }
 
 /// Builds the manifest or fails the test with every problem listed, one per line (tool, where

@@ -1,0 +1,927 @@
+//! `tools/call`: strip the intent, deserialise, call, build the result, and hand exactly one
+//! [`CallRecord`] per call to the tracker, whatever the outcome.
+
+use crate::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_ACK, RESERVED_TOOL_NAME};
+use crate::model::cancel::{Cancellation, Sleep};
+use crate::model::record::{is_blank, CallOutcome, IntentSource, Origin};
+use crate::model::result::{CallToolResult, Content};
+use crate::record::FlatStart;
+use crate::record::InFlight;
+use crate::tool::def::{ArgsError, Handler, Invocation, SyncHandler};
+use crate::tool::manifest::{Entry, Manifest};
+use crate::tracker::active_tracker;
+use crate::tracker::Tracker;
+use serde_json::{Map, Value};
+use std::any::Any;
+use std::borrow::Cow;
+use std::fmt;
+use std::future::Future;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+/// Longest tool name kept in the record of a call to an unknown tool (the name is the agent's):
+/// the longest valid tool name.
+const MAX_UNKNOWN_NAME_CHARS: usize = mcpeye_contract::MAX_TOOL_NAME_CHARS;
+
+/// Nesting level (root = 0) at which arguments are refused before reaching a handler: 127, the
+/// deepest container serde_json's parser accepts from text, so nothing read off the wire is
+/// refused. Deeper values can only be built in code, and deserialising them (into a `Value`
+/// parameter, say) recurses once per level and can overflow the calling thread's stack.
+const MAX_ARGUMENT_DEPTH: usize = 127;
+// Arguments that flattening accepted are never too deep (see `Manifest::flatten_arguments`).
+const _: () = assert!(crate::contract::MAX_VALUE_DEPTH <= MAX_ARGUMENT_DEPTH);
+
+/// The reason of a call whose arguments mcpeye refused before the handler ran.
+pub(crate) const INVALID_ARGUMENTS: &str = "invalid_arguments";
+/// The reason of a call to a tool the manifest does not have (answered as a tool error).
+pub(crate) const UNKNOWN_TOOL: &str = "unknown_tool";
+/// The reason of a call whose handler panicked.
+pub(crate) const PANIC: &str = "panic";
+
+/// A call that a server should answer with a JSON-RPC error rather than a tool result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallError {
+    /// The manifest has no tool of that name.
+    UnknownTool(String),
+}
+
+impl CallError {
+    /// The JSON-RPC error code: `-32602` (invalid params), as MCP specifies for unknown tools.
+    pub fn code(&self) -> i64 {
+        -32602
+    }
+}
+
+impl fmt::Display for CallError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CallError::UnknownTool(name) => match name.char_indices().nth(MAX_UNKNOWN_NAME_CHARS) {
+                // The name is the agent's: an unbounded one is not repeated in full.
+                Some((cut, _)) => write!(f, "unknown tool `{}…`", &name[..cut]),
+                None => write!(f, "unknown tool `{name}`"),
+            },
+        }
+    }
+}
+
+impl std::error::Error for CallError {}
+
+/// Removes `mcpeyeIntent` from a call's arguments and returns it when it counts as an intent
+/// (a string that is not blank; kept untrimmed). Blank, `null` and non-string values are
+/// removed and ignored (docs/wire-format.md#intent).
+pub(crate) fn take_intent(arguments: &mut Map<String, Value>) -> Option<(String, IntentSource)> {
+    match arguments.shift_remove(INTENT_PARAM_NAME)? {
+        Value::String(s) if !is_blank(&s) => Some((s, IntentSource::Mcpeye)),
+        _ => None,
+    }
+}
+
+/// The arguments as the handler will see them. MCP lets a client omit `arguments`: `null`
+/// counts as `{}`; any other non-object is invalid and recorded as `{}`.
+fn split_arguments(arguments: Value) -> (Map<String, Value>, bool) {
+    match arguments {
+        Value::Object(m) => (m, true),
+        Value::Null => (Map::new(), true),
+        _ => (Map::new(), false),
+    }
+}
+
+fn not_an_object() -> ArgsError {
+    ArgsError { problems: vec!["the arguments must be a JSON object".to_owned()] }
+}
+
+/// Whether a container sits at [`MAX_ARGUMENT_DEPTH`] or deeper. Free of allocation (it runs
+/// on every call); its recursion stops at that depth, so its stack use is bounded.
+fn nests_too_deep(arguments: &Value) -> bool {
+    /// `v` is a container at nesting level `depth`; scalars are never visited.
+    fn reaches_limit(v: &Value, depth: usize) -> bool {
+        if depth >= MAX_ARGUMENT_DEPTH {
+            return true;
+        }
+        let deeper = |c: &Value| matches!(c, Value::Array(_) | Value::Object(_)) && reaches_limit(c, depth + 1);
+        match v {
+            Value::Array(a) => a.iter().any(deeper),
+            Value::Object(m) => m.values().any(deeper),
+            _ => false,
+        }
+    }
+    matches!(arguments, Value::Object(_)) && reaches_limit(arguments, 0)
+}
+
+fn too_deep() -> ArgsError {
+    ArgsError {
+        problems: vec![format!(
+            "the arguments are nested too deep (at most {MAX_ARGUMENT_DEPTH} levels of arrays and objects)"
+        )],
+    }
+}
+
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
+    let what = payload.downcast_ref::<&str>().copied().or_else(|| payload.downcast_ref::<String>().map(String::as_str));
+    match what {
+        Some(msg) => format!("the tool panicked: {msg}"),
+        None => "the tool panicked".to_owned(),
+    }
+}
+
+/// What running the handler gave, before it becomes the client's answer and the record.
+enum Ran {
+    Done(CallToolResult),
+    Invalid(ArgsError),
+    /// Failed before any handler, with this message (an unknown tool).
+    Failed(String),
+    Panicked(Box<dyn Any + Send>),
+    /// The client cancelled the call, with this reason.
+    Cancelled(Option<String>),
+    /// The tool's timeout ran out.
+    TimedOut(Duration),
+}
+
+impl Ran {
+    /// A call that ended (well or not) after the client cancelled it is recorded as cancelled:
+    /// the client no longer waits for its answer. A panic stays a panic.
+    fn unless_cancelled(self, origin: &Origin) -> Ran {
+        match &self {
+            Ran::Done(_) | Ran::Invalid(_) => match origin.cancelled() {
+                Some(reason) => Ran::Cancelled(reason),
+                None => self,
+            },
+            _ => self,
+        }
+    }
+}
+
+/// How an async handler's future ended.
+enum End {
+    Done(Result<CallToolResult, Box<dyn Any + Send>>),
+    Cancelled,
+    TimedOut,
+}
+
+/// Runs an async handler's future until it ends, the call is cancelled, or its timeout runs out;
+/// in the last two cases the future is dropped (cancelled) before this returns.
+async fn drive<F: Future<Output = CallToolResult> + Unpin>(
+    fut: F,
+    cancel: Option<&Cancellation>,
+    timeout: Option<Duration>,
+) -> Ran {
+    let mut fut = CatchUnwind(fut);
+    let mut cancelled = cancel.map(Cancellation::cancelled);
+    let mut sleep = timeout.map(Sleep::new);
+    let end = std::future::poll_fn(|cx| {
+        if let Poll::Ready(r) = Pin::new(&mut fut).poll(cx) {
+            return Poll::Ready(End::Done(r));
+        }
+        if cancelled.as_mut().is_some_and(|c| Pin::new(c).poll(cx).is_ready()) {
+            return Poll::Ready(End::Cancelled);
+        }
+        if sleep.as_mut().is_some_and(|s| Pin::new(s).poll(cx).is_ready()) {
+            return Poll::Ready(End::TimedOut);
+        }
+        Poll::Pending
+    })
+    .await;
+    drop(fut);
+    match end {
+        End::Done(Ok(r)) => Ran::Done(r),
+        End::Done(Err(p)) => Ran::Panicked(p),
+        End::Cancelled => Ran::Cancelled(cancel.and_then(Cancellation::reason)),
+        End::TimedOut => {
+            let after = timeout.unwrap_or_default();
+            // Work the handler spawned with its `Context` sees the call end too.
+            if let Some(c) = cancel {
+                c.cancel_with_reason(format!("timed out after {} ms", after.as_millis()));
+            }
+            Ran::TimedOut(after)
+        }
+    }
+}
+
+/// Where routing sent a call of `try_call_async_result`.
+enum Routed<'m> {
+    /// Answered without a handler (the reserved tool, or arguments refused), already recorded.
+    Answered(CallToolResult),
+    /// Ready for the tool's handler.
+    Ready(InFlight, &'m Entry),
+}
+
+impl Manifest {
+    /// Calls a tool and returns the `CallToolResult` JSON (`content`, `structuredContent` when
+    /// there is one, `isError` when true). Every call, whatever its outcome, is recorded once.
+    ///
+    /// An unknown name, invalid arguments, an `Err` from the handler, or an async tool (use
+    /// [`call_async`](Self::call_async)) give a tool error (`isError: true`) whose text says
+    /// why, never echoing argument values. A panic in the handler is recorded, then resumed.
+    pub fn call(&self, name: &str, arguments: Value) -> Value {
+        self.call_from(&Origin::default(), name, arguments)
+    }
+
+    /// Like [`call`](Self::call), for a request from `origin` (its client is recorded with the call).
+    pub fn call_from(&self, origin: &Origin, name: &str, arguments: Value) -> Value {
+        self.try_call_from(origin, name, arguments).unwrap_or_else(|e| self.unknown_tool(origin, e).into_json())
+    }
+
+    /// Like [`call`](Self::call), but an unknown tool is an `Err` (answer it with JSON-RPC
+    /// error [`CallError::code`]) and is not recorded.
+    pub fn try_call(&self, name: &str, arguments: Value) -> Result<Value, CallError> {
+        self.try_call_from(&Origin::default(), name, arguments)
+    }
+
+    /// Like [`try_call`](Self::try_call), for a request from `origin`.
+    pub fn try_call_from(&self, origin: &Origin, name: &str, arguments: Value) -> Result<Value, CallError> {
+        self.try_call_result(origin, name, arguments).map(CallToolResult::into_json)
+    }
+
+    /// Like [`try_call_from`](Self::try_call_from), the client's result not yet made JSON (the
+    /// rmcp integration converts it into rmcp's type directly).
+    pub(crate) fn try_call_result(
+        &self,
+        origin: &Origin,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, CallError> {
+        let ready = |call: InFlight, entry: &Entry| match entry.def.handler {
+            Handler::Sync(run) => self.run_sync(origin, call, entry, run),
+            Handler::Async(_) => self.refuse_async(call, name),
+        };
+        self.route(origin, name, arguments, ready, |answered| answered)
+    }
+
+    /// An async tool called through [`try_call`](Self::try_call), which cannot await it.
+    #[cold]
+    #[inline(never)]
+    fn refuse_async(&self, call: InFlight, name: &str) -> CallToolResult {
+        if nests_too_deep(&call.arguments) {
+            return self.conclude(call, Ran::Invalid(too_deep()));
+        }
+        let e = ArgsError {
+            problems: vec![format!("the tool `{name}` is async: the server must call it with `Manifest::call_async`")],
+        };
+        self.conclude(call, Ran::Invalid(e))
+    }
+
+    /// Calls a tool, sync or async, and returns the `CallToolResult` JSON; see
+    /// [`call`](Self::call). The future is `Send`.
+    pub async fn call_async(&self, name: &str, arguments: Value) -> Value {
+        self.call_async_from(&Origin::default(), name, arguments).await
+    }
+
+    /// Like [`call_async`](Self::call_async), for a request from `origin`.
+    pub async fn call_async_from(&self, origin: &Origin, name: &str, arguments: Value) -> Value {
+        match self.try_call_async_from(origin, name, arguments).await {
+            Ok(v) => v,
+            Err(e) => self.unknown_tool(origin, e).into_json(),
+        }
+    }
+
+    /// Like [`call_async`](Self::call_async), but an unknown tool is an `Err` and is not recorded.
+    pub async fn try_call_async(&self, name: &str, arguments: Value) -> Result<Value, CallError> {
+        self.try_call_async_from(&Origin::default(), name, arguments).await
+    }
+
+    /// Like [`try_call_async`](Self::try_call_async), for a request from `origin`: what a server
+    /// serving this manifest calls for each `tools/call`.
+    pub async fn try_call_async_from(&self, origin: &Origin, name: &str, arguments: Value) -> Result<Value, CallError> {
+        self.try_call_async_result(origin, name, arguments).await.map(CallToolResult::into_json)
+    }
+
+    /// Like [`try_call_async_from`](Self::try_call_async_from), the client's result not yet made
+    /// JSON (the rmcp integration converts it into rmcp's type directly).
+    pub(crate) async fn try_call_async_result(
+        &self,
+        origin: &Origin,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, CallError> {
+        Ok(match self.route(origin, name, arguments, Routed::Ready, Routed::Answered)? {
+            Routed::Answered(v) => v,
+            Routed::Ready(mut call, entry) => match entry.def.handler {
+                Handler::Sync(run) => self.run_sync(origin, call, entry, run),
+                Handler::Async(run) => {
+                    let recorded = self.flatten_arguments(&mut call);
+                    if recorded.is_none() && nests_too_deep(&call.arguments) {
+                        return Ok(self.conclude(call, Ran::Invalid(too_deep())));
+                    }
+                    let timeout = entry.def.timeout;
+                    // The call's own signal: the client's, or a child of it that the timeout
+                    // cancels (so that the client's signal stays the client's).
+                    let own = match (&origin.cancellation, timeout) {
+                        (None, None) => None,
+                        (Some(c), None) => Some(c.clone()),
+                        (Some(c), Some(_)) => Some(c.child()),
+                        (None, Some(_)) => Some(Cancellation::new()),
+                    };
+                    let inv =
+                        Invocation { recorded: recorded.as_ref(), ..self.invocation(origin, entry, own.as_ref()) };
+                    // Parsing and state lookup happen here, before the future exists: the future
+                    // owns its inputs, so nothing borrowed from the arguments is held across an await.
+                    let made = call.span.in_scope(|| catch_unwind(AssertUnwindSafe(|| run(&inv, &mut call.arguments))));
+                    let ran = match made {
+                        Ok(Ok(fut)) => drive(call.span.instrument(fut), own.as_ref(), timeout).await,
+                        Ok(Err(e)) => Ran::Invalid(e),
+                        Err(p) => Ran::Panicked(p),
+                    };
+                    let duration = call.started.elapsed();
+                    self.conclude_after(call, ran.unless_cancelled(origin), duration, recorded)
+                }
+            },
+        })
+    }
+
+    fn invocation<'a>(&'a self, origin: &'a Origin, entry: &'a Entry, own: Option<&'a Cancellation>) -> Invocation<'a> {
+        Invocation {
+            states: &self.states,
+            schema: &entry.schema,
+            tool: entry.def.name,
+            origin,
+            cancellation: own,
+            recorded: None,
+        }
+    }
+
+    /// The call's record started with its arguments flattened, so that the handler may take
+    /// them (see [`Tracker::flatten_arguments`]); `None` when the record needs them as they are.
+    /// Flattened arguments nest less than [`MAX_VALUE_DEPTH`](crate::contract::MAX_VALUE_DEPTH)
+    /// (64) deep, so only arguments it did not flatten are checked against [`MAX_ARGUMENT_DEPTH`].
+    fn flatten_arguments(&self, call: &mut InFlight) -> Option<FlatStart> {
+        self.active_tracker().and_then(|t| t.flatten_arguments(call))
+    }
+
+    fn run_sync(&self, origin: &Origin, mut call: InFlight, entry: &Entry, run: SyncHandler) -> CallToolResult {
+        let recorded = self.flatten_arguments(&mut call);
+        if recorded.is_none() && nests_too_deep(&call.arguments) {
+            return self.conclude(call, Ran::Invalid(too_deep()));
+        }
+        let inv = Invocation { recorded: recorded.as_ref(), ..self.invocation(origin, entry, None) };
+        let ran = match call.span.in_scope(|| catch_unwind(AssertUnwindSafe(|| run(&inv, &mut call.arguments)))) {
+            Ok(Ok(r)) => Ran::Done(r),
+            Ok(Err(e)) => Ran::Invalid(e),
+            Err(p) => Ran::Panicked(p),
+        };
+        let duration = call.started.elapsed();
+        self.conclude_after(call, ran.unless_cancelled(origin), duration, recorded)
+    }
+
+    /// The one guard chain of `try_call` and `try_call_async`: the reserved tool, unknown
+    /// names, the intent taken out, and arguments that are not an object refused (arguments
+    /// nested too deep are refused before the handler runs, once flattening them failed: see
+    /// `flatten_arguments`). A call ready for its handler goes to `ready`, an answered one to
+    /// `answered`.
+    // Inlined, with the call handed to a closure: the call (a few hundred bytes) is then built
+    // where it is used rather than moved through a return value.
+    #[inline(always)]
+    fn route<'m, R>(
+        &'m self,
+        origin: &Origin,
+        name: &str,
+        arguments: Value,
+        ready: impl FnOnce(InFlight, &'m Entry) -> R,
+        answered: impl FnOnce(CallToolResult) -> R,
+    ) -> Result<R, CallError> {
+        if self.reserved && name == RESERVED_TOOL_NAME {
+            return Ok(answered(self.answer_reserved(origin, arguments)));
+        }
+        let entry = self.lookup(name).ok_or_else(|| CallError::UnknownTool(name.to_owned()))?;
+        let (call, is_object) = start(origin, entry.def.name, entry.def.intent, arguments);
+        if !is_object {
+            return Ok(answered(self.conclude(call, Ran::Invalid(not_an_object()))));
+        }
+        Ok(ready(call, entry))
+    }
+
+    /// Turns what ran into the client's result, records it, and resumes a panic.
+    fn conclude(&self, call: InFlight, ran: Ran) -> CallToolResult {
+        let duration = call.started.elapsed();
+        self.conclude_after(call, ran, duration, None)
+    }
+
+    /// `recorded`: the record started by [`flatten_arguments`](Self::flatten_arguments), if it was.
+    // Only the common end is here (a success, recorded as sent); every other one is in
+    // `conclude_rest`, out of line, so that the code a call runs through stays a few cache lines.
+    fn conclude_after(
+        &self,
+        mut call: InFlight,
+        ran: Ran,
+        duration: Duration,
+        recorded: Option<FlatStart>,
+    ) -> CallToolResult {
+        let tracker = self.active_tracker();
+        match ran {
+            Ran::Done(r) if !r.is_error => match tracker.as_deref() {
+                None => {
+                    call.end_span(None, &CallOutcome::Success { result: Value::Null }, None, duration);
+                    r
+                }
+                // Text items are recorded as sent: the record is flattened from the result
+                // (copied for a callback tracker) and the client gets the original, so the
+                // result's JSON is built once.
+                Some(t)
+                    if !call.span.reads_values(t.span_content())
+                        && r.content.iter().all(|c| matches!(c, Content::Text(_))) =>
+                {
+                    call.end_span(Some(t), &CallOutcome::Success { result: Value::Null }, None, duration);
+                    match recorded {
+                        Some(flat) => t.record_flat(flat, Ok(&r), duration),
+                        None => t.record_result(call, &r, duration),
+                    }
+                    r
+                }
+                Some(_) => conclude_rest(call, Ran::Done(r), duration, recorded, tracker),
+            },
+            ran => conclude_rest(call, ran, duration, recorded, tracker),
+        }
+    }
+
+    /// The tracker calls are recorded into (see [`active_tracker`]).
+    pub(crate) fn active_tracker(&self) -> Option<Cow<'_, Tracker>> {
+        active_tracker(self.tracker.as_ref())
+    }
+
+    fn unknown_tool(&self, origin: &Origin, err: CallError) -> CallToolResult {
+        let CallError::UnknownTool(name) = &err;
+        let msg = format!("{err}; call `tools/list` for the tools this server offers");
+        // The name is the agent's: an unbounded one is not kept in full.
+        let kept: String = name.chars().take(MAX_UNKNOWN_NAME_CHARS).collect();
+        self.conclude(InFlight::start_unknown(Cow::Owned(kept), origin), Ran::Failed(msg))
+    }
+
+    /// Answers the reserved tool locally and records it with `durationMs: 0` and no intent
+    /// (docs/wire-format.md#reserved-tool).
+    fn answer_reserved(&self, origin: &Origin, arguments: Value) -> CallToolResult {
+        let (mut call, is_object) = start(origin, RESERVED_TOOL_NAME, true, arguments);
+        call.intent = None;
+        let has_capability =
+            call.arguments.get("capability").and_then(Value::as_str).is_some_and(|c| !c.trim().is_empty());
+        let ran = if !is_object {
+            Ran::Invalid(not_an_object())
+        } else if !has_capability {
+            Ran::Invalid(ArgsError {
+                problems: vec![
+                    "`capability`: required, a non-empty string naming the capability the user needs".to_owned()
+                ],
+            })
+        } else {
+            Ran::Done(CallToolResult::text(RESERVED_TOOL_ACK))
+        };
+        self.conclude_after(call, ran, Duration::ZERO, None)
+    }
+}
+
+/// Every end of a call but a recorded success of text items ([`Manifest::conclude_after`]): the
+/// client's result and the record made apart, a panic resumed.
+#[cold]
+#[inline(never)]
+fn conclude_rest(
+    mut call: InFlight,
+    ran: Ran,
+    duration: Duration,
+    recorded: Option<FlatStart>,
+    tracker: Option<Cow<'_, Tracker>>,
+) -> CallToolResult {
+    let (client_result, outcome, panic) = match ran {
+        // The client gets a copy and the record the original: one copy of the strings, not two.
+        Ran::Done(r) if !r.is_error => (r.clone(), CallOutcome::Success { result: r.into_record_json() }, None),
+        Ran::Done(mut r) => {
+            let (message, reason) = (r.joined_text(), r.error_reason.take());
+            (r, CallOutcome::Error { message, reason }, None)
+        }
+        Ran::Invalid(e) => {
+            let msg = e.to_string();
+            let outcome = CallOutcome::error_with_reason(msg.clone(), INVALID_ARGUMENTS);
+            (CallToolResult::error_text(msg), outcome, None)
+        }
+        Ran::Failed(msg) => {
+            let outcome = CallOutcome::error_with_reason(msg.clone(), UNKNOWN_TOOL);
+            (CallToolResult::error_text(msg), outcome, None)
+        }
+        Ran::Panicked(p) => {
+            (CallToolResult::default(), CallOutcome::error_with_reason(panic_message(&*p), PANIC), Some(p))
+        }
+        Ran::Cancelled(reason) => {
+            let outcome = CallOutcome::cancelled(reason.as_deref());
+            (CallToolResult::error_text(outcome.error_message().unwrap_or_default()), outcome, None)
+        }
+        Ran::TimedOut(after) => {
+            let outcome = CallOutcome::timed_out(after);
+            (CallToolResult::error_text(outcome.error_message().unwrap_or_default()), outcome, None)
+        }
+    };
+    match (recorded, tracker.as_deref()) {
+        (Some(flat), Some(t)) => {
+            call.end_span(Some(t), &outcome, None, duration);
+            t.record_flat(flat, Err(outcome), duration);
+        }
+        _ => call.finish_after(tracker.as_deref(), outcome, duration),
+    }
+    if let Some(p) = panic {
+        resume_unwind(p);
+    }
+    client_result
+}
+
+/// Starts a call of `tool_name`: the arguments as the handler will see them, with the intent
+/// taken out when the tool has one; and whether the arguments were an object.
+#[inline(always)]
+fn start(origin: &Origin, tool_name: &'static str, strip: bool, arguments: Value) -> (InFlight, bool) {
+    let (mut map, is_object) = split_arguments(arguments);
+    let intent = if strip { take_intent(&mut map) } else { None };
+    (InFlight::start(Cow::Borrowed(tool_name), Value::Object(map), intent, origin), is_object)
+}
+
+/// Catches a panic raised while polling a tool's future (used by the rmcp integration too).
+pub(crate) struct CatchUnwind<F>(pub(crate) F);
+
+impl<F: Future + Unpin> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, Box<dyn Any + Send>>;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let inner = Pin::new(&mut self.0);
+        match catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
+            Err(p) => Poll::Ready(Err(p)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::record::CallRecord;
+    use crate::tool::def::{parse_args, Annotations, BoxFuture, StateDecl, ToolDef};
+    use serde_json::json;
+    use std::sync::{Arc, Mutex};
+
+    /// The intent is taken out at any position, the other keys kept in order.
+    #[test]
+    fn the_intent_is_taken_at_any_position() {
+        for len in [1, 2, 3, 16, 17, 40] {
+            for at in 0..len {
+                let mut map = Map::new();
+                for i in 0..len {
+                    match i == at {
+                        true => map.insert(INTENT_PARAM_NAME.to_owned(), json!("why")),
+                        false => map.insert(format!("k{i}"), json!(i)),
+                    };
+                }
+                let others: Vec<String> = map.keys().filter(|k| *k != INTENT_PARAM_NAME).cloned().collect();
+                assert_eq!(take_intent(&mut map), Some(("why".to_owned(), IntentSource::Mcpeye)), "{len} {at}");
+                assert_eq!(map.keys().cloned().collect::<Vec<_>>(), others, "{len} {at}");
+                for k in &others {
+                    assert!(map.get(k).is_some(), "{k} still found after the removal");
+                }
+                assert_eq!(take_intent(&mut map), None);
+            }
+        }
+        let mut blank = Map::new();
+        blank.insert("a".into(), json!(1));
+        blank.insert(INTENT_PARAM_NAME.into(), json!("  "));
+        assert_eq!(take_intent(&mut blank), None);
+        assert!(!blank.contains_key(INTENT_PARAM_NAME) && blank.contains_key("a"));
+        let mut empty = Map::new();
+        assert_eq!(take_intent(&mut empty), None);
+    }
+
+    #[test]
+    fn blank_means_what_trim_says() {
+        let cases = [
+            "",
+            " ",
+            "\t\n\r",
+            "\u{0B}",
+            "\u{0C}",
+            "\u{3000}",
+            "\u{A0} \u{2029}",
+            "x",
+            " x",
+            "\u{0B}x",
+            "\u{1F}",
+            "\u{85}",
+            "\u{85}é",
+            "é",
+            "\u{3000}why",
+            "0",
+            "\u{0}",
+        ];
+        for s in cases {
+            assert_eq!(is_blank(s), s.trim().is_empty(), "{s:?}");
+        }
+        for b in 0u8..128 {
+            let s = (b as char).to_string();
+            assert_eq!(is_blank(&s), s.trim().is_empty(), "byte {b}");
+        }
+    }
+
+    // What `#[mcpeye::tool]` generates, written by hand so the dispatcher is tested on its own.
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    struct EchoArgs {
+        /// Text to echo.
+        text: String,
+        /// Times to repeat it.
+        times: Option<u32>,
+    }
+
+    fn echo_handler(inv: &Invocation<'_>, args: &mut Value) -> Result<CallToolResult, ArgsError> {
+        let a: EchoArgs = parse_args(inv, args)?;
+        let out: Result<String, String> = match a.text.as_str() {
+            "fail" => Err("it failed".to_owned()),
+            "panic" => panic!("boom"),
+            "soft" => return Ok(CallToolResult::error_text("soft failure")),
+            t => Ok(t.repeat(a.times.unwrap_or(1) as usize)),
+        };
+        Ok(match out {
+            Ok(v) => v.into(),
+            Err(e) => CallToolResult::error_text(e),
+        })
+    }
+
+    impl From<String> for CallToolResult {
+        fn from(s: String) -> Self {
+            CallToolResult::text(s)
+        }
+    }
+
+    fn async_handler(inv: &Invocation<'_>, args: &mut Value) -> Result<BoxFuture, ArgsError> {
+        let a: EchoArgs = parse_args(inv, args)?;
+        let prefix = inv.state::<String>()?;
+        Ok(Box::pin(async move {
+            if a.text == "panic" {
+                panic!("async boom");
+            }
+            CallToolResult::text(format!("{}{}", *prefix, a.text))
+        }))
+    }
+
+    static ECHO: ToolDef = ToolDef {
+        name: "echo",
+        rust_path: "tests::echo",
+        file: file!(),
+        line: line!(),
+        title: None,
+        description: "Echo text.",
+        annotations: Annotations { read_only: Some(true), ..Annotations::NONE },
+        intent: true,
+        input_schema: crate::schema::generate::<EchoArgs>,
+        normalize_schema: true,
+        output_schema: no_output,
+        timeout: None,
+        icons: &[],
+        states: &[],
+        handler: Handler::Sync(echo_handler),
+    };
+
+    fn no_output() -> Option<schemars::Schema> {
+        None
+    }
+
+    static STATES: &[StateDecl] =
+        &[StateDecl { type_id: std::any::TypeId::of::<String>, type_name: std::any::type_name::<String> }];
+
+    static ASYNC_ECHO: ToolDef = ToolDef {
+        name: "async_echo",
+        rust_path: "tests::async_echo",
+        file: file!(),
+        line: line!(),
+        title: Some("Async echo"),
+        description: "Echo text, later.",
+        annotations: Annotations::NONE,
+        intent: true,
+        input_schema: crate::schema::generate::<EchoArgs>,
+        normalize_schema: true,
+        output_schema: no_output,
+        timeout: None,
+        icons: &[],
+        states: STATES,
+        handler: Handler::Async(async_handler),
+    };
+
+    fn manifest() -> (Manifest, Arc<Mutex<Vec<CallRecord>>>) {
+        let records = Arc::new(Mutex::new(Vec::new()));
+        let sink = records.clone();
+        let m = Manifest::builder()
+            .tools([&ECHO, &ASYNC_ECHO])
+            .state(String::from(">"))
+            .tracker(Tracker::from_fn(move |r| sink.lock().unwrap().push(r)))
+            .build();
+        (m, records)
+    }
+
+    fn block_on<F: Future>(f: F) -> F::Output {
+        let mut f = std::pin::pin!(f);
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        loop {
+            if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+                return v;
+            }
+        }
+    }
+
+    /// Through a pipeline the handler takes the arguments (its record flattened them first): the
+    /// answers and the recorded arguments are those of a tracker that keeps them, invalid
+    /// arguments included (described from the record's copy).
+    #[cfg(feature = "testing")]
+    #[test]
+    fn a_pipeline_handler_takes_the_arguments_with_the_same_answers() {
+        let (tracker, sink) = crate::testing::MemorySink::new();
+        let piped =
+            Manifest::builder().tools([&ECHO, &ASYNC_ECHO]).state(String::from(">")).tracker(tracker.clone()).build();
+        let (kept, records) = manifest();
+        let calls = [
+            ("echo", json!({"text": "ab", "times": 2, "mcpeyeIntent": "why"})),
+            ("echo", json!({"text": 5, "extra": [1, {"a": "b"}]})),
+            ("echo", json!({})),
+            ("async_echo", json!({"text": "x"})),
+            ("async_echo", json!({"text": ["x"]})),
+        ];
+        for (name, args) in &calls {
+            let expected = block_on(kept.call_async(name, args.clone()));
+            assert_eq!(block_on(piped.call_async(name, args.clone())), expected, "{name} {args}");
+        }
+        assert!(tracker.flush(Duration::from_secs(5)).completed);
+        let events = sink.events();
+        let recorded = records.lock().unwrap();
+        assert_eq!(events.len(), calls.len());
+        for (event, record) in events.iter().zip(recorded.iter()) {
+            assert_eq!(event["arguments"], record.arguments);
+            assert_eq!(event["isError"].as_bool().unwrap_or(false), record.is_error());
+        }
+        assert_eq!(events[0]["intent"], "why");
+        assert!(recorded[1].error_message().unwrap().starts_with("invalid arguments: "), "{:?}", recorded[1]);
+    }
+
+    #[test]
+    fn ok_call_strips_and_records_intent() {
+        let (m, records) = manifest();
+        let out = m.call("echo", json!({"text": "ab", "times": 2, "mcpeyeIntent": " find it "}));
+        assert_eq!(out, json!({"content": [{"type": "text", "text": "abab"}]}));
+        let r = records.lock().unwrap().pop().unwrap();
+        assert_eq!(r.tool_name, "echo");
+        assert_eq!(r.arguments, json!({"text": "ab", "times": 2}));
+        assert_eq!(r.intent, Some((" find it ".to_owned(), IntentSource::Mcpeye)));
+        assert!(!r.is_error());
+        assert_eq!(r.result(), Some(&out));
+        assert_eq!(r.error_message(), None);
+    }
+
+    #[test]
+    fn stripping_the_intent_keeps_the_order_of_the_other_arguments() {
+        let (m, records) = manifest();
+        m.call("echo", json!({"mcpeyeIntent": "why", "text": "a", "times": 1}));
+        let r = records.lock().unwrap().pop().unwrap();
+        let keys: Vec<&str> = r.arguments.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys, ["text", "times"]);
+    }
+
+    #[test]
+    fn blank_or_non_string_intent_is_dropped() {
+        let (m, records) = manifest();
+        for intent in [json!("   "), json!(null), json!(42)] {
+            m.call("echo", json!({"text": "a", "mcpeyeIntent": intent}));
+            let r = records.lock().unwrap().pop().unwrap();
+            assert_eq!(r.intent, None);
+            assert!(!r.is_error(), "the intent is removed before deserialising");
+            assert_eq!(r.arguments, json!({"text": "a"}));
+        }
+    }
+
+    #[test]
+    fn errors_are_recorded_once() {
+        let (m, records) = manifest();
+        let out = m.call("echo", json!({"text": "fail"}));
+        assert_eq!(out, json!({"content": [{"type": "text", "text": "it failed"}], "isError": true}));
+        let out = m.call("echo", json!({"text": "soft"}));
+        assert_eq!(out["isError"], true);
+        let recs = std::mem::take(&mut *records.lock().unwrap());
+        assert_eq!(recs.len(), 2);
+        assert!(recs.iter().all(|r| r.is_error() && r.result().is_none()));
+        assert_eq!(recs[0].error_message(), Some("it failed"));
+        assert_eq!(recs[1].error_message(), Some("soft failure"));
+    }
+
+    #[test]
+    fn invalid_arguments_never_echo_values() {
+        let (m, records) = manifest();
+        let out = m.call("echo", json!({"text": 5, "password": "hunter2-secret"}));
+        assert_eq!(out["isError"], true);
+        assert!(!out.to_string().contains("hunter2-secret"));
+        let out = m.call("echo", json!(["not", "an", "object"]));
+        assert_eq!(out["isError"], true);
+        let recs = std::mem::take(&mut *records.lock().unwrap());
+        assert_eq!(recs.len(), 2);
+        assert_eq!(recs[1].arguments, json!({}));
+        assert!(recs.iter().all(|r| r.is_error() && !r.error_message().unwrap().contains("hunter2")));
+    }
+
+    #[test]
+    fn panic_is_recorded_then_resumed() {
+        let (m, records) = manifest();
+        let caught = catch_unwind(AssertUnwindSafe(|| m.call("echo", json!({"text": "panic"}))));
+        let payload = caught.expect_err("the panic reaches the caller");
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"boom"));
+        let r = records.lock().unwrap().pop().unwrap();
+        assert!(r.is_error());
+        assert_eq!(r.error_message(), Some("the tool panicked: boom"));
+    }
+
+    #[test]
+    fn reserved_tool_is_answered_locally() {
+        let (m, records) = manifest();
+        let out = m.call(RESERVED_TOOL_NAME, json!({"capability": "export as CSV", "mcpeyeIntent": "x"}));
+        assert_eq!(out, json!({"content": [{"type": "text", "text": RESERVED_TOOL_ACK}]}));
+        let r = records.lock().unwrap().pop().unwrap();
+        assert_eq!(r.duration, Duration::ZERO);
+        assert_eq!(r.intent, None);
+        assert_eq!(r.arguments, json!({"capability": "export as CSV"}));
+        assert_eq!(r.result(), Some(&out));
+        let out = m.call(RESERVED_TOOL_NAME, json!({"context": "no capability"}));
+        assert_eq!(out["isError"], true);
+        assert!(records.lock().unwrap().pop().unwrap().is_error());
+    }
+
+    #[test]
+    fn unknown_tool() {
+        let (m, records) = manifest();
+        assert_eq!(m.try_call("nope", json!({})), Err(CallError::UnknownTool("nope".into())));
+        assert!(records.lock().unwrap().is_empty(), "try_call leaves unknown tools to the server");
+        let out = m.call("nope", json!({}));
+        assert_eq!(out["isError"], true);
+        assert!(out["content"][0]["text"].as_str().unwrap().contains("unknown tool `nope`"));
+        assert_eq!(records.lock().unwrap().pop().unwrap().tool_name, "nope");
+    }
+
+    #[test]
+    fn async_tools() {
+        let (m, records) = manifest();
+        let out = m.call("async_echo", json!({"text": "x"}));
+        assert_eq!(out["isError"], true, "a sync call of an async tool is a clear error");
+        assert!(out["content"][0]["text"].as_str().unwrap().contains("call_async"));
+        let out = block_on(m.call_async("async_echo", json!({"text": "x", "mcpeyeIntent": "why"})));
+        assert_eq!(out, json!({"content": [{"type": "text", "text": ">x"}]}));
+        let out = block_on(m.call_async("echo", json!({"text": "y"})));
+        assert_eq!(out["content"][0]["text"], "y");
+        let caught = catch_unwind(AssertUnwindSafe(|| block_on(m.call_async("async_echo", json!({"text": "panic"})))));
+        assert!(caught.is_err());
+        let recs = std::mem::take(&mut *records.lock().unwrap());
+        assert_eq!(recs.len(), 4);
+        assert_eq!(recs[1].intent, Some(("why".to_owned(), IntentSource::Mcpeye)));
+        assert_eq!(recs[3].error_message(), Some("the tool panicked: async boom"));
+    }
+
+    #[test]
+    fn missing_state_is_a_build_error() {
+        let err = Manifest::builder().tools([&ASYNC_ECHO]).try_build().unwrap_err();
+        assert_eq!(err.problems.len(), 1);
+        assert_eq!(err.problems[0].rule, "missing-state");
+        assert!(err.to_string().contains(".state(value)"));
+    }
+
+    #[test]
+    fn duplicate_names_are_refused_with_both_locations() {
+        static OTHER: ToolDef = ToolDef { rust_path: "tests::other", ..ECHO_FIELDS };
+        const ECHO_FIELDS: ToolDef = ToolDef {
+            name: "echo",
+            rust_path: "tests::echo",
+            file: "x.rs",
+            line: 1,
+            title: None,
+            description: "Echo text.",
+            annotations: Annotations::NONE,
+            intent: true,
+            input_schema: crate::schema::generate::<EchoArgs>,
+            normalize_schema: true,
+            output_schema: no_output,
+            timeout: None,
+            icons: &[],
+            states: &[],
+            handler: Handler::Sync(echo_handler),
+        };
+        let err = Manifest::builder().tools([&ECHO, &OTHER]).try_build().unwrap_err();
+        let dup: Vec<_> = err.problems.iter().filter(|p| p.rule == "duplicate-name").collect();
+        assert_eq!(dup.len(), 1);
+        let text = err.to_string();
+        assert!(text.contains("tests::echo") && text.contains("tests::other"), "{text}");
+    }
+
+    #[test]
+    fn tools_list_is_sorted_with_the_reserved_tool_last() {
+        let (m, _) = manifest();
+        let list = m.tools_list();
+        let names: Vec<_> = list.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["async_echo", "echo", RESERVED_TOOL_NAME]);
+        assert_eq!(list[1]["annotations"], json!({"readOnlyHint": true}));
+        assert_eq!(list[0]["title"], "Async echo");
+        assert!(list[1]["inputSchema"]["properties"]["mcpeyeIntent"].is_object());
+        assert_eq!(serde_json::to_string(&list).unwrap(), serde_json::to_string(&manifest().0.tools_list()).unwrap());
+        let off = Manifest::builder().tools([&ECHO]).capture_missing_capabilities(false).build();
+        assert_eq!(off.tools_list().as_array().unwrap().len(), 1);
+        assert!(off.try_call(RESERVED_TOOL_NAME, json!({"capability": "x"})).is_err());
+    }
+
+    #[test]
+    fn manifest_is_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<Manifest>();
+    }
+}

@@ -1,0 +1,10 @@
+//! The flusher thread: the [`Tracker`](crate::Tracker) hands each record over a channel to one
+//! background thread, which screens it (sampling, `before_send`), caps, redacts and encodes it,
+//! batches events and POSTs them to the ingest API with retries, keeping what it could not send
+//! in an outbox.
+
+pub(crate) mod call_id;
+pub(crate) mod flusher;
+pub(crate) mod outbox;
+pub(crate) mod screen;
+pub(crate) mod transport;

@@ -1,0 +1,56 @@
+//! The event [`Config::before_send`](crate::Config::before_send) sees and may edit: a record
+//! after the caps and redaction, as it will be sent.
+
+use crate::model::record::{CallOutcome, ClientInfo, IntentSource};
+use serde_json::Value;
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// The callback of [`Config::before_send`](crate::Config::before_send).
+pub type BeforeSendFn = dyn Fn(Event) -> Option<Event> + Send + Sync;
+
+/// One event as it will be sent, after the size caps and redaction: what
+/// [`Config::before_send`](crate::Config::before_send) sees and may edit. Its fields are the
+/// event of `docs/wire-format.md#event` (the call id is drawn when it is encoded), plus what
+/// is never sent: the error's reason, the client (which identity the event is sent under) and
+/// the session.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Event {
+    /// `toolName`.
+    pub tool_name: Cow<'static, str>,
+    /// `arguments` (sent as `{}` unless an object).
+    pub arguments: Value,
+    /// `isError` with `result`, or `errorMessage`; the error's reason code
+    /// ([`CallOutcome::error_type`]) is not sent.
+    pub outcome: CallOutcome,
+    /// `intent` and `intentSource`.
+    pub intent: Option<(String, IntentSource)>,
+    /// `userId`.
+    pub user_id: Option<String>,
+    /// `userEmail`.
+    pub user_email: Option<String>,
+    /// `timestamp`: epoch milliseconds at the end of the call.
+    pub timestamp_ms: u64,
+    /// `durationMs`.
+    pub duration_ms: u64,
+    /// The client that made the call: the event is sent in the payload of its identity.
+    pub client: Option<Arc<ClientInfo>>,
+    /// The MCP session of the call, when there is one.
+    pub session_id: Option<Arc<str>>,
+}
+
+impl Event {
+    /// Whether the call failed: an error, a cancelled call or a timeout, the events the wire
+    /// sends with `isError: true` ([`CallOutcome::is_error`], the one predicate for both).
+    ///
+    /// ```
+    /// use mcpeye_runtime::Event;
+    /// # fn check(event: &Event) {
+    /// assert_eq!(event.is_error(), event.outcome.is_error());
+    /// # }
+    /// ```
+    pub fn is_error(&self) -> bool {
+        self.outcome.is_error()
+    }
+}

@@ -1,0 +1,613 @@
+//! The one capture point: a call in flight ([`InFlight`]) becomes exactly one [`CallRecord`],
+//! handed to the tracker that [`active_tracker`] chooses.
+//!
+//! Everything here runs on the calling thread, so a record is never serialised or redacted
+//! here: that work belongs to the flusher (the tracker only copies its values into one buffer).
+
+use crate::model::cancel::Cancellation;
+use crate::model::client::{ClientChannel, LogLevel, ProgressToken};
+use crate::model::identity::normalize_identity;
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The MCP client that made a call, as it introduced itself: in the `initialize` handshake, or
+/// (MCP 2026-07-28) in each request's `_meta`. Its `name/version` is the `client` of the identity
+/// its events are sent under, so that every event is attributed to its own client.
+///
+/// ```
+/// let client = mcpeye_runtime::ClientInfo::new("claude-desktop", "1.4.2").with_protocol_version("2026-07-28");
+/// assert_eq!(client.label(), Some("claude-desktop/1.4.2"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ClientInfo {
+    name: String,
+    version: String,
+    protocol_version: Option<String>,
+    /// `name/version` (or `name` with a blank version), trimmed and cut as identities are.
+    label: Option<String>,
+}
+
+impl ClientInfo {
+    /// A client from its `clientInfo` name and version.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        let (name, version) = (name.into(), version.into());
+        let (n, v) = (name.trim(), version.trim());
+        let label = match (n.is_empty(), v.is_empty()) {
+            (true, _) => None,
+            (false, true) => normalize_identity(n),
+            (false, false) => normalize_identity(format!("{n}/{v}")),
+        };
+        ClientInfo { name, version, protocol_version: None, label }
+    }
+
+    /// The protocol version the client negotiated (or states in each request).
+    pub fn with_protocol_version(mut self, version: impl Into<String>) -> Self {
+        self.protocol_version = Some(version.into());
+        self
+    }
+
+    /// The client's name, as it gave it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The client's version, as it gave it.
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+
+    /// The MCP protocol version of the session or request, when known.
+    pub fn protocol_version(&self) -> Option<&str> {
+        self.protocol_version.as_deref()
+    }
+
+    /// What `identity.client` says on the wire: `name/version`, or `name` when the version is
+    /// blank; `None` when the name is blank too.
+    pub fn label(&self) -> Option<&str> {
+        self.label.as_deref()
+    }
+}
+
+/// What the serving layer knows of a request besides its tool and arguments: the client that
+/// sent it, its `_meta` (progress token, log level, trace context), the transport and its
+/// session, the JSON-RPC id, its cancellation signal, and the channel back to the client that a handler's [`Context`](crate::Context)
+/// talks through. `Origin::default()` is a call with none of these (a direct `Manifest::call`).
+///
+/// ```
+/// use mcpeye_runtime::{Cancellation, ClientInfo, Origin, ProgressToken};
+/// use std::sync::Arc;
+///
+/// let cancel = Cancellation::new();
+/// let origin = Origin::from_client(Arc::new(ClientInfo::new("inspector", "0.9")))
+///     .with_progress_token(ProgressToken::Number(7))
+///     .with_cancellation(cancel.clone());
+/// assert_eq!(origin.progress_token, Some(ProgressToken::Number(7)));
+/// ```
+#[derive(Clone, Default)]
+#[non_exhaustive]
+pub struct Origin {
+    /// The client that sent the request.
+    pub client: Option<Arc<ClientInfo>>,
+    /// The request's `_meta` object.
+    pub meta: Option<Arc<Map<String, Value>>>,
+    /// The MCP session (the `Mcp-Session-Id` of Streamable HTTP, or one id per stdio
+    /// connection), when there is one. Sampling keeps or drops a session whole
+    /// ([`Config::sample_rate`](crate::Config::sample_rate)); it is the span's `mcp.session.id`.
+    pub session_id: Option<Arc<str>>,
+    /// The JSON-RPC request id (the span's `jsonrpc.request.id`).
+    pub request_id: Option<RequestId>,
+    /// How the request arrived (the span's `network.transport`, `network.protocol.*`).
+    pub transport: Option<Transport>,
+    /// The W3C trace context of the request's `params._meta`: the server span's parent.
+    pub trace_context: Option<TraceContext>,
+    /// `_meta.progressToken`: the client wants progress notifications for this request.
+    pub progress_token: Option<ProgressToken>,
+    /// The least severe log level the request asks for (`_meta`, MCP 2026-07-28).
+    pub log_level: Option<LogLevel>,
+    /// Cancelled when the client cancels the request.
+    pub cancellation: Option<Cancellation>,
+    /// The way back to the client (progress, logs, sampling, elicitation).
+    pub channel: Option<Arc<dyn ClientChannel>>,
+    /// The channel, cancellation and `_meta` of an rmcp request, not built yet: most handlers
+    /// never ask for their context (see [`resolved`](Self::resolved)).
+    #[cfg(feature = "rmcp")]
+    pub(crate) deferred: Option<Box<dyn DeferredParts>>,
+    /// The round of a call that may ask the client through `input_required` results (MCP
+    /// 2026-07-28): the answers it has, and what earlier rounds left (start, intent).
+    pub(crate) asking: Option<Arc<crate::tool::ask::Asking>>,
+}
+
+/// The parts of an [`Origin`] that its serving layer makes only when a handler asks for them
+/// (rmcp's channel, cancellation and `_meta`: most handlers never do, and making them costs
+/// allocations). The serving layer implements it; the origin only asks.
+#[cfg(feature = "rmcp")]
+pub(crate) trait DeferredParts: Send + Sync + 'static {
+    /// The channel back to the client.
+    fn channel(&self) -> Arc<dyn ClientChannel>;
+    /// The request's cancellation signal.
+    fn cancellation(&self) -> Cancellation;
+    /// The request's `_meta`, when it has one.
+    fn meta(&self) -> Option<Arc<Map<String, Value>>>;
+    /// Whether the request was cancelled, and why, without making the signal.
+    fn cancelled(&self) -> Option<Option<String>>;
+    /// A copy that shares the parts, made for it: a copy may outlive what makes them.
+    fn clone_made(&self) -> Box<dyn DeferredParts>;
+    /// The serving layer's own type, to read back what only it knows.
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+#[cfg(feature = "rmcp")]
+impl Clone for Box<dyn DeferredParts> {
+    fn clone(&self) -> Self {
+        self.clone_made()
+    }
+}
+
+impl fmt::Debug for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Origin")
+            .field("client", &self.client)
+            .field("meta", &self.meta)
+            .field("session_id", &self.session_id)
+            .field("request_id", &self.request_id)
+            .field("transport", &self.transport)
+            .field("trace_context", &self.trace_context)
+            .field("progress_token", &self.progress_token)
+            .field("log_level", &self.log_level)
+            .field("cancellation", &self.cancellation)
+            .field("channel", &self.channel.as_ref().map(|_| "…"))
+            .finish()
+    }
+}
+
+impl Origin {
+    /// A request from `client`.
+    pub fn from_client(client: Arc<ClientInfo>) -> Self {
+        Origin { client: Some(client), ..Origin::default() }
+    }
+
+    /// With the request's `_meta`; its `progressToken` becomes the progress token.
+    pub fn with_meta(mut self, meta: Map<String, Value>) -> Self {
+        if let Some(token) = small_map_get(&meta, "progressToken").and_then(ProgressToken::from_json) {
+            self.progress_token = Some(token);
+        }
+        self.meta = Some(Arc::new(meta));
+        self
+    }
+
+    /// The progress token of a request's `_meta` (what [`with_meta`](Self::with_meta) reads).
+    #[cfg(feature = "rmcp")]
+    pub(crate) fn progress_token_of(meta: &Map<String, Value>) -> Option<ProgressToken> {
+        small_map_get(meta, "progressToken").and_then(ProgressToken::from_json)
+    }
+
+    /// This origin as a handler's context sees it: with the parts its serving layer deferred
+    /// (rmcp's channel, cancellation and `_meta`) built, once, and shared by every clone.
+    pub(crate) fn resolved(&self) -> Origin {
+        #[cfg(feature = "rmcp")]
+        if let Some(d) = &self.deferred {
+            return Origin {
+                client: self.client.clone(),
+                meta: d.meta(),
+                session_id: self.session_id.clone(),
+                request_id: self.request_id.clone(),
+                transport: self.transport,
+                trace_context: self.trace_context.clone(),
+                progress_token: self.progress_token.clone(),
+                log_level: self.log_level,
+                cancellation: Some(d.cancellation()),
+                channel: Some(d.channel()),
+                deferred: None,
+                asking: self.asking.clone(),
+            };
+        }
+        self.clone()
+    }
+
+    /// Whether the request was cancelled, and why (`Some(None)`: without a reason).
+    pub(crate) fn cancelled(&self) -> Option<Option<String>> {
+        if let Some(c) = &self.cancellation {
+            return c.is_cancelled().then(|| c.reason());
+        }
+        #[cfg(feature = "rmcp")]
+        if let Some(d) = &self.deferred {
+            return d.cancelled();
+        }
+        None
+    }
+
+    /// With the transport's session id.
+    pub fn with_session_id(mut self, id: impl Into<Arc<str>>) -> Self {
+        self.session_id = Some(id.into());
+        self
+    }
+
+    /// With a progress token.
+    pub fn with_progress_token(mut self, token: ProgressToken) -> Self {
+        self.progress_token = Some(token);
+        self
+    }
+
+    /// With the least severe log level the request asks for.
+    pub fn with_log_level(mut self, level: LogLevel) -> Self {
+        self.log_level = Some(level);
+        self
+    }
+
+    /// With a cancellation signal, cancelled when the client cancels the request.
+    pub fn with_cancellation(mut self, cancellation: Cancellation) -> Self {
+        self.cancellation = Some(cancellation);
+        self
+    }
+
+    /// With the channel back to the client.
+    pub fn with_channel(mut self, channel: Arc<dyn ClientChannel>) -> Self {
+        self.channel = Some(channel);
+        self
+    }
+}
+
+/// A JSON-RPC request id, as the client sent it: kept as is, and written out as text only where
+/// it is shown (a span), not on every call.
+///
+/// ```
+/// use mcpeye_runtime::RequestId;
+/// assert_eq!(RequestId::from(7).to_string(), "7");
+/// assert_eq!(RequestId::from("req-1").to_string(), "req-1");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum RequestId {
+    /// A numeric id.
+    Number(i64),
+    /// A string id.
+    String(Arc<str>),
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestId::Number(n) => fmt::Display::fmt(n, f),
+            RequestId::String(s) => f.write_str(s),
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(n: i64) -> Self {
+        RequestId::Number(n)
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(s: &str) -> Self {
+        RequestId::String(s.into())
+    }
+}
+
+impl From<String> for RequestId {
+    fn from(s: String) -> Self {
+        RequestId::String(s.into())
+    }
+}
+
+/// The most keys of a request's `_meta` compared one by one rather than looked up by hash (it
+/// usually has one or two).
+pub(crate) const SCANNED_META_KEYS: usize = 8;
+
+/// `map.get(key)`, by comparing the keys of a small map rather than hashing `key`.
+fn small_map_get<'m>(map: &'m Map<String, Value>, key: &str) -> Option<&'m Value> {
+    match map.len() <= SCANNED_META_KEYS {
+        true => map.iter().find_map(|(k, v)| (k == key).then_some(v)),
+        false => map.get(key),
+    }
+}
+
+/// The transport a request arrived on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Transport {
+    /// Standard input and output (`network.transport = pipe`).
+    Stdio,
+    /// Streamable HTTP (`network.transport = tcp`, `network.protocol.name = http`).
+    Http {
+        /// The HTTP version (`"1.1"`, `"2"`), when known.
+        version: Option<&'static str>,
+    },
+}
+
+/// The W3C trace context (`traceparent`, `tracestate`) and baggage a request carried in its
+/// `params._meta`, unprefixed as SEP-414 and the OpenTelemetry MCP conventions say. With the
+/// `opentelemetry` feature the call's server span is a child of `traceparent`.
+///
+/// ```
+/// let meta = serde_json::json!({"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"});
+/// let cx = mcpeye_runtime::TraceContext::from_meta(meta.as_object().unwrap()).unwrap();
+/// assert_eq!(cx.traceparent.as_deref(), Some("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"));
+/// assert!(cx.baggage.is_none());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TraceContext {
+    /// `traceparent`, e.g. `00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01`.
+    pub traceparent: Option<String>,
+    /// `tracestate`, vendor-specific trace data.
+    pub tracestate: Option<String>,
+    /// `baggage`, W3C Baggage.
+    pub baggage: Option<String>,
+}
+
+impl TraceContext {
+    /// The trace context of a request's `_meta`; `None` when it has none of the three keys as a
+    /// string.
+    pub fn from_meta(meta: &serde_json::Map<String, Value>) -> Option<Self> {
+        let get = |k: &str| meta.get(k).and_then(Value::as_str).map(str::to_owned);
+        let cx =
+            TraceContext { traceparent: get("traceparent"), tracestate: get("tracestate"), baggage: get("baggage") };
+        (cx != TraceContext::default()).then_some(cx)
+    }
+
+    /// A trace context with this `traceparent` only.
+    pub fn from_traceparent(traceparent: impl Into<String>) -> Self {
+        TraceContext { traceparent: Some(traceparent.into()), ..TraceContext::default() }
+    }
+
+    /// The value of `traceparent`, `tracestate` or `baggage`.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        match key {
+            "traceparent" => self.traceparent.as_deref(),
+            "tracestate" => self.tracestate.as_deref(),
+            "baggage" => self.baggage.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+/// Where a call's intent came from (`intentSource` on the wire).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntentSource {
+    /// From the `mcpeyeIntent` argument injected by mcpeye.
+    Mcpeye,
+    /// Harvested from a host-specific field.
+    Native,
+}
+
+impl IntentSource {
+    /// The wire spelling: `"mcpeye"` or `"native"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IntentSource::Mcpeye => "mcpeye",
+            IntentSource::Native => "native",
+        }
+    }
+}
+
+/// Whether `s` is empty or only whitespace (`str::trim`'s). An intent or a tool name almost
+/// always starts with a printable ASCII character, which settles it without `trim`'s Unicode
+/// tables: their code, on every call (and every event the flusher encodes), is what it would cost.
+pub(crate) fn is_blank(s: &str) -> bool {
+    match s.as_bytes().first() {
+        // ASCII and not one of `char::is_whitespace`'s ASCII characters (vertical tab included).
+        Some(&b) if b.is_ascii() && !matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ') => false,
+        _ => is_blank_slow(s),
+    }
+}
+
+#[inline(never)]
+fn is_blank_slow(s: &str) -> bool {
+    s.trim().is_empty()
+}
+
+/// How a call ended. A failed call has no result: the two cannot be recorded together.
+///
+/// On the wire every outcome but `Success` is an error event (`isError: true`) whose
+/// `errorMessage` is [`CallRecord::error_message`] (see `docs/wire-format.md#errors`).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum CallOutcome {
+    /// The call succeeded; `result` is the result as sent to the client.
+    Success {
+        /// The `CallToolResult` JSON the client received (binary payloads replaced by the
+        /// truncation marker, see `docs/wire-format.md#caps`).
+        result: Value,
+    },
+    /// The call failed: the handler returned `Err` or panicked, the input was invalid, the tool
+    /// is unknown, or the result carried `isError: true`.
+    Error {
+        /// The error's text (for a result-level error, its text items joined with `"\n"`),
+        /// when there is one.
+        message: Option<String>,
+        /// Why, as a short low-cardinality code: the handler's [`ToolError`](crate::ToolError)
+        /// reason, or mcpeye's own (`invalid_arguments`, `unknown_tool`, `panic`, or a JSON-RPC
+        /// error code such as `-32603` for an rmcp tool answering an error). `None` for a plain
+        /// tool error (`tool_error` on spans and in [`Stats::error_reasons`](crate::Stats::error_reasons)).
+        /// Never sent to the ingest.
+        reason: Option<Cow<'static, str>>,
+    },
+    /// The client cancelled the call (`notifications/cancelled`) before it ended.
+    Cancelled {
+        /// What is recorded as the error message: says the client cancelled, and why when it said.
+        message: String,
+    },
+    /// The tool ran past its `timeout_ms` and was cancelled.
+    TimedOut {
+        /// The timeout that ran out.
+        after: Duration,
+        /// What is recorded as the error message: says the call timed out, and after how long.
+        message: String,
+    },
+}
+
+impl CallOutcome {
+    /// A failure with this message.
+    pub fn error(message: impl Into<String>) -> Self {
+        CallOutcome::Error { message: Some(message.into()), reason: None }
+    }
+
+    /// A failure with this message and reason code.
+    pub fn error_with_reason(message: impl Into<String>, reason: impl Into<Cow<'static, str>>) -> Self {
+        CallOutcome::Error { message: Some(message.into()), reason: Some(reason.into()) }
+    }
+
+    /// The reason code of a failure: its own, or `tool_error` when it has none; `None` for a
+    /// success. The value of the span's `error.type` and of [`Stats::error_reasons`](crate::Stats::error_reasons)' keys.
+    pub fn error_type(&self) -> Option<&str> {
+        match self {
+            CallOutcome::Success { .. } => None,
+            CallOutcome::Error { reason, .. } => Some(reason.as_deref().unwrap_or(TOOL_ERROR)),
+            CallOutcome::Cancelled { .. } => Some(CANCELLED),
+            CallOutcome::TimedOut { .. } => Some(TIMED_OUT),
+        }
+    }
+
+    /// A call the client cancelled, with the reason it gave.
+    ///
+    /// ```
+    /// use mcpeye_runtime::CallOutcome;
+    /// let CallOutcome::Cancelled { message } = CallOutcome::cancelled(Some("user pressed stop")) else { panic!() };
+    /// assert_eq!(message, "the client cancelled the call: user pressed stop");
+    /// ```
+    pub fn cancelled(reason: Option<&str>) -> Self {
+        let message = match reason.map(str::trim).filter(|r| !r.is_empty()) {
+            Some(r) => format!("the client cancelled the call: {r}"),
+            None => "the client cancelled the call".to_owned(),
+        };
+        CallOutcome::Cancelled { message }
+    }
+
+    /// A call that ran past its timeout.
+    ///
+    /// ```
+    /// use mcpeye_runtime::CallOutcome;
+    /// let outcome = CallOutcome::timed_out(std::time::Duration::from_millis(5000));
+    /// let CallOutcome::TimedOut { message, .. } = outcome else { panic!() };
+    /// assert_eq!(message, "the call timed out after 5000 ms and was cancelled");
+    /// ```
+    pub fn timed_out(after: Duration) -> Self {
+        let message = format!("the call timed out after {} ms and was cancelled", after.as_millis());
+        CallOutcome::TimedOut { after, message }
+    }
+
+    /// Whether the call failed (every outcome but `Success`).
+    pub fn is_error(&self) -> bool {
+        !matches!(self, CallOutcome::Success { .. })
+    }
+
+    /// The error's text, when the call failed with one.
+    pub fn error_message(&self) -> Option<&str> {
+        match self {
+            CallOutcome::Success { .. } => None,
+            CallOutcome::Error { message, .. } => message.as_deref(),
+            CallOutcome::Cancelled { message } | CallOutcome::TimedOut { message, .. } => Some(message),
+        }
+    }
+}
+
+/// The reason of a failure that names none (the conventions' `error.type` for `isError`).
+pub(crate) const TOOL_ERROR: &str = "tool_error";
+/// The reason of a call the client cancelled.
+pub(crate) const CANCELLED: &str = "cancelled";
+/// The reason of a call that ran past its `timeout_ms`.
+pub(crate) const TIMED_OUT: &str = "timeout";
+
+/// What a call produced, as the runtime records it (see `docs/wire-format.md#event`). Not yet
+/// capped or redacted.
+///
+/// The dispatcher and the rmcp integration build records themselves; build one with
+/// [`CallRecord::new`] to hand a call of your own server to [`Tracker::record`](crate::Tracker::record).
+///
+/// ```
+/// use mcpeye_runtime::{CallOutcome, CallRecord};
+/// let record = CallRecord::new("search", serde_json::json!({"q": "rust"}), CallOutcome::error("timed out"));
+/// assert!(record.is_error());
+/// assert_eq!(record.result(), None);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct CallRecord {
+    /// The tool's registered name.
+    pub tool_name: Cow<'static, str>,
+    /// The arguments without `mcpeyeIntent`; `{}` when the call's arguments were not an object.
+    pub arguments: Value,
+    /// How the call ended.
+    pub outcome: CallOutcome,
+    /// The agent's stated intent, untrimmed, and where it came from.
+    pub intent: Option<(String, IntentSource)>,
+    /// The client that made the call, when the serving layer knows it. Its events are sent under
+    /// its own identity; the configured [`Identity`](crate::Identity) fills what it does not say.
+    pub client: Option<Arc<ClientInfo>>,
+    /// The MCP session of the call, when there is one (sampling keeps a session whole). Never
+    /// sent to the ingest.
+    pub session_id: Option<Arc<str>>,
+    /// Epoch milliseconds at the end of the call.
+    pub timestamp_ms: u64,
+    /// How long the call took.
+    pub duration: Duration,
+}
+
+impl CallRecord {
+    /// A call that ends now, took no measurable time, had no intent and no known client (set the
+    /// public fields to change that).
+    pub fn new(tool_name: impl Into<Cow<'static, str>>, arguments: Value, outcome: CallOutcome) -> Self {
+        CallRecord {
+            tool_name: tool_name.into(),
+            arguments,
+            outcome,
+            intent: None,
+            client: None,
+            session_id: None,
+            timestamp_ms: now_epoch_ms(),
+            duration: Duration::ZERO,
+        }
+    }
+
+    /// Whether the call failed (an error, a cancelled call, a timeout).
+    pub fn is_error(&self) -> bool {
+        self.outcome.is_error()
+    }
+
+    /// The result sent to the client, when the call succeeded.
+    pub fn result(&self) -> Option<&Value> {
+        match &self.outcome {
+            CallOutcome::Success { result } => Some(result),
+            _ => None,
+        }
+    }
+
+    /// The error's text, when the call failed with one (what the event's `errorMessage` says).
+    pub fn error_message(&self) -> Option<&str> {
+        self.outcome.error_message()
+    }
+
+    /// The reason code of a failure (see [`CallOutcome::error_type`]).
+    pub fn error_type(&self) -> Option<&str> {
+        self.outcome.error_type()
+    }
+}
+
+/// Milliseconds since the Unix epoch now (0 if the clock is before 1970).
+pub(crate) fn now_epoch_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The progress token is read from a `_meta` of any size (small ones are scanned).
+    #[test]
+    fn the_progress_token_is_read_from_any_meta() {
+        for extra in [0, 1, 7, 8, 20] {
+            let mut meta = Map::new();
+            for i in 0..extra {
+                meta.insert(format!("k{i}"), Value::from(i));
+            }
+            assert_eq!(Origin::default().with_meta(meta.clone()).progress_token, None, "{extra}");
+            meta.insert("progressToken".into(), Value::from(7));
+            let origin = Origin::default().with_meta(meta);
+            assert_eq!(origin.progress_token, Some(ProgressToken::Number(7)), "{extra}");
+        }
+    }
+}

@@ -1,0 +1,322 @@
+//! Redaction of secrets and personal data, and the size caps around it (docs/wire-format.md#caps, #redaction).
+//!
+//! [`redact_string`] runs the contract's nine patterns (e-mail, API keys, GitHub and AWS keys,
+//! bearer credentials, JWTs, card and phone numbers) with the JavaScript regex semantics of the
+//! TypeScript reference. A byte-scan prefilter runs first, so a string that holds no trigger
+//! (`@`, a cluster of 9+ digits, a word starting `sk-`, `gh?_`, `AKIA`, `bearer` or `eyJ`)
+//! costs one pass over its bytes and is returned borrowed; otherwise only the patterns that can
+//! match run.
+//!
+//! [`redact_value`] applies it to every string of a JSON value and replaces denylisted fields
+//! and over-deep containers; [`Redactor`] is the flusher's per-tracker step with the caps (docs/wire-format.md#caps).
+//!
+//! ```
+//! use mcpeye_runtime::redact::{redact_string, redact_value};
+//! use serde_json::json;
+//!
+//! assert_eq!(redact_string("mail a@b.com, Bearer abcdef1234567890"), "mail [REDACTED_EMAIL], Bearer [REDACTED_KEY]");
+//! let v = json!({"password": "hunter2", "note": "call 415-555-0123", "n": 4111111111111111u64});
+//! assert_eq!(
+//!     redact_value(&v, &[]),
+//!     json!({"password": "[REDACTED_FIELD]", "note": "call [REDACTED_PHONE]", "n": 4111111111111111u64})
+//! );
+//! ```
+
+mod caps;
+mod denylist;
+mod digit_spans;
+mod patterns;
+mod prescan;
+mod write;
+
+pub use caps::{
+    cap_value, compact_json_len, cut_at_char_boundary, to_value_or_marker, truncated_marker, unserializable_marker,
+};
+
+use crate::contract::{markers, MAX_TEXT_BYTES, MAX_TEXT_PRE_REDACT_BYTES, MAX_VALUE_BYTES, MAX_VALUE_DEPTH};
+use crate::json::flat::Flat;
+use crate::json::node::Str;
+use crate::json::{needs_escape, write_str, write_str_with};
+pub(crate) use caps::drop_flat;
+#[cfg(test)]
+pub(crate) use caps::is_cap_marker;
+use caps::{cap_text_after, truncate_at_char_boundary};
+use denylist::Denylist;
+use serde_json::Value;
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// Replaces secrets and PII in `s` with the contract's markers.
+///
+/// Returns [`Cow::Borrowed`] when nothing matched (the common case, without allocation).
+///
+/// ```
+/// use mcpeye_runtime::redact::redact_string;
+/// use std::borrow::Cow;
+///
+/// assert_eq!(redact_string("key sk-ant-api03-ABCDEFGHIJKLMNOP_qrs"), "key [REDACTED_KEY]");
+/// assert!(matches!(redact_string("weather in Paris"), Cow::Borrowed(_)));
+/// ```
+pub fn redact_string(s: &str) -> Cow<'_, str> {
+    if prescan::look(s.as_bytes()) & prescan::TRIGGERS == 0 {
+        return Cow::Borrowed(s);
+    }
+    redact_flagged(s)
+}
+
+/// [`redact_string`] of a string whose [`prescan::look`] flagged [`prescan::TRIGGERS`].
+fn redact_flagged(s: &str) -> Cow<'_, str> {
+    let mask = patterns::scan(s);
+    if mask == 0 {
+        return Cow::Borrowed(s);
+    }
+    patterns::apply(s, mask, true)
+}
+
+/// [`redact_string`] without the prefilter: all nine patterns always run. Same output, slower;
+/// a baseline for benchmarks and differential tests. Not part of the stable API.
+#[doc(hidden)]
+pub fn redact_string_unfiltered(s: &str) -> Cow<'_, str> {
+    patterns::apply(s, patterns::ALL, false)
+}
+
+/// Redacts every string of `value` (numbers, booleans and null never); keys in the default
+/// denylist or `extra_denylist` (compared case-insensitively, exact key) have their whole value
+/// replaced by `[REDACTED_FIELD]`; containers at depth [`MAX_VALUE_DEPTH`] or deeper become
+/// `[REDACTED_TOO_DEEP]`. Object keys are kept as they are.
+///
+/// ```
+/// use mcpeye_runtime::redact::redact_value;
+/// use serde_json::json;
+///
+/// let v = json!({"ssn": "123-45-6789", "Token": [1, 2], "keep": "ok"});
+/// assert_eq!(
+///     redact_value(&v, &["SSN"]),
+///     json!({"ssn": "[REDACTED_FIELD]", "Token": "[REDACTED_FIELD]", "keep": "ok"})
+/// );
+/// ```
+pub fn redact_value(value: &Value, extra_denylist: &[&str]) -> Value {
+    if extra_denylist.is_empty() {
+        redacted_copy(value, 0, Denylist::default_list())
+    } else {
+        redacted_copy(value, 0, &Denylist::new(extra_denylist))
+    }
+}
+
+fn redacted_copy(value: &Value, depth: usize, denylist: &Denylist) -> Value {
+    match value {
+        Value::String(s) => Value::String(redact_string(s).into_owned()),
+        Value::Array(_) | Value::Object(_) if depth >= MAX_VALUE_DEPTH => Value::String(markers::TOO_DEEP.to_owned()),
+        Value::Array(a) => Value::Array(a.iter().map(|v| redacted_copy(v, depth + 1, denylist)).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| {
+                    let v = if denylist.contains(k) {
+                        Value::String(markers::FIELD.to_owned())
+                    } else {
+                        redacted_copy(v, depth + 1, denylist)
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        Value::Null | Value::Bool(_) | Value::Number(_) => value.clone(),
+    }
+}
+
+/// In-place form of [`redacted_copy`]: clean strings are neither copied nor reallocated.
+fn redact_in_place(value: &mut Value, depth: usize, denylist: &Denylist) {
+    match value {
+        Value::String(s) => {
+            let redacted = match redact_string(s) {
+                Cow::Owned(new) => Some(new),
+                Cow::Borrowed(_) => None,
+            };
+            if let Some(new) = redacted {
+                *s = new;
+            }
+        }
+        Value::Array(_) | Value::Object(_) if depth >= MAX_VALUE_DEPTH => {
+            let old = std::mem::replace(value, Value::String(markers::TOO_DEEP.to_owned()));
+            drop_flat(old);
+        }
+        Value::Array(a) => a.iter_mut().for_each(|v| redact_in_place(v, depth + 1, denylist)),
+        Value::Object(m) => {
+            for (k, v) in m.iter_mut() {
+                if denylist.contains(k) {
+                    let old = std::mem::replace(v, Value::String(markers::FIELD.to_owned()));
+                    drop_flat(old);
+                } else {
+                    redact_in_place(v, depth + 1, denylist);
+                }
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
+}
+
+/// The flusher's redaction step for one tracker: value caps and text caps of docs/wire-format.md#caps
+/// around the redaction (docs/wire-format.md#redaction), with the configured extra denylist compiled once.
+///
+/// Cloning is cheap (the denylist is shared).
+///
+/// ```
+/// use mcpeye_runtime::redact::Redactor;
+/// use serde_json::json;
+///
+/// let r = Redactor::new(true, &["ssn".to_owned()]);
+/// assert_eq!(r.value(json!({"SSN": "x", "q": "a@b.com"})), json!({"SSN": "[REDACTED_FIELD]", "q": "[REDACTED_EMAIL]"}));
+/// assert_eq!(r.value(json!("y".repeat(40_000))), json!({"[truncated]": true, "bytes": 40_002}));
+/// assert_eq!(r.text("failed for a@b.com".to_owned()), "failed for [REDACTED_EMAIL]");
+/// ```
+#[derive(Debug, Clone)]
+pub struct Redactor {
+    enabled: bool,
+    denylist: Arc<Denylist>,
+}
+
+impl Redactor {
+    /// `enabled = false` keeps the caps but turns redaction off. `extra_denylist` adds to the
+    /// default field names; it is lowercased here, once.
+    pub fn new(enabled: bool, extra_denylist: &[String]) -> Self {
+        Redactor { enabled, denylist: Arc::new(Denylist::new(extra_denylist)) }
+    }
+
+    /// Whether redaction is on (the caps always apply).
+    pub fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// `arguments` / `result`: a value whose compact JSON exceeds
+    /// [`MAX_VALUE_BYTES`] becomes
+    /// `{"[truncated]":true,"bytes":N}` (never redacted); any other value is redacted in place
+    /// when redaction is on.
+    pub fn value(&self, mut value: Value) -> Value {
+        let n = compact_json_len(&value);
+        if n > MAX_VALUE_BYTES {
+            drop_flat(value);
+            return truncated_marker(n);
+        }
+        if self.enabled {
+            redact_in_place(&mut value, 0, &self.denylist);
+        }
+        value
+    }
+
+    /// Writes the compact JSON of [`value`](Self::value)`(value)` to `out`, in one walk
+    /// that neither modifies nor copies `value` (the flusher's path). Containers at
+    /// [`MAX_VALUE_DEPTH`] or deeper are replaced even when redaction is off: the JSON stays shallow
+    /// enough for any reader.
+    pub(crate) fn write_value(&self, value: Value, out: &mut Vec<u8>) {
+        if write::write_value(&value, self.enabled.then_some(&*self.denylist), out) {
+            drop_flat(value);
+        }
+    }
+
+    /// [`write_value`](Self::write_value) of a value the calling thread flattened.
+    pub(crate) fn write_flat(&self, value: Flat<'_>, out: &mut Vec<u8>) {
+        write::write_flat(value, self.enabled.then_some(&*self.denylist), out);
+    }
+
+    /// `errorMessage` / `intent`: cut to
+    /// [`MAX_TEXT_PRE_REDACT_BYTES`] on a char
+    /// boundary, redacted when redaction is on, then, if still over
+    /// [`MAX_TEXT_BYTES`], cut to 32754 bytes with
+    /// `…[truncated]` appended.
+    pub fn text(&self, mut text: String) -> String {
+        truncate_at_char_boundary(&mut text, MAX_TEXT_PRE_REDACT_BYTES);
+        if self.enabled {
+            let redacted = match redact_string(&text) {
+                Cow::Owned(new) => Some(new),
+                Cow::Borrowed(_) => None,
+            };
+            if let Some(new) = redacted {
+                text = new;
+            }
+        }
+        cap_text_after(text, MAX_TEXT_BYTES)
+    }
+
+    /// Writes [`text_ref`](Self::text_ref)`(text)` as a JSON string: with one look at the text
+    /// when it holds no trigger (the common case).
+    /// The bytes readable after the text are read on by the look rather than copied.
+    pub(crate) fn write_text(&self, Str { text, readable }: Str<'_>, out: &mut Vec<u8>) {
+        let cut = cut_at_char_boundary(text, MAX_TEXT_PRE_REDACT_BYTES);
+        let look = if self.enabled {
+            prescan::look_in(readable, cut.len())
+        } else {
+            u8::from(needs_escape(cut)) * prescan::ESCAPES
+        };
+        if look & prescan::TRIGGERS == 0 && cut.len() <= MAX_TEXT_BYTES {
+            write_str_with(out, cut, look & prescan::ESCAPES != 0);
+        } else {
+            write_str(out, &self.text_ref(text));
+        }
+    }
+
+    /// [`text`](Self::text) of a borrowed text: borrowed back when nothing changes.
+    pub(crate) fn text_ref<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        let cut = cut_at_char_boundary(text, MAX_TEXT_PRE_REDACT_BYTES);
+        let redacted = if self.enabled { redact_string(cut) } else { Cow::Borrowed(cut) };
+        if redacted.len() > MAX_TEXT_BYTES {
+            Cow::Owned(cap_text_after(redacted.into_owned(), MAX_TEXT_BYTES))
+        } else {
+            redacted
+        }
+    }
+}
+
+impl Default for Redactor {
+    /// Redaction on, default denylist only.
+    fn default() -> Self {
+        Redactor::new(true, &[])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn nested(depth: usize, leaf: Value) -> Value {
+        (0..depth).fold(leaf, |v, _| Value::Array(vec![v]))
+    }
+
+    #[test]
+    fn redactor_is_send_sync_and_cheap_to_clone() {
+        fn assert_send_sync<T: Send + Sync + Clone>() {}
+        assert_send_sync::<Redactor>();
+        let r = Redactor::new(true, &["a".to_owned()]);
+        let c = r.clone();
+        assert!(Arc::ptr_eq(&r.denylist, &c.denylist));
+    }
+
+    #[test]
+    fn in_place_and_copy_agree() {
+        let v = json!({
+            "a": ["x a@b.com", 1, null, {"token": {"deep": 1}}],
+            "Secret": "s",
+            "deep": nested(70, json!("4111 1111 1111 1111")),
+            // under the root key: the innermost array sits at depth 63, resp. 64
+            "ok": nested(62, json!([])),
+            "edge": nested(63, json!([]))
+        });
+        let copy = redact_value(&v, &[]);
+        let mut in_place = v.clone();
+        redact_in_place(&mut in_place, 0, Denylist::default_list());
+        assert_eq!(copy, in_place);
+        assert_eq!(copy["Secret"], json!(markers::FIELD));
+        assert_eq!(copy["a"][3]["token"], json!(markers::FIELD));
+        assert_eq!(copy["ok"], nested(62, json!([])));
+        assert_eq!(copy["edge"], nested(62, json!([markers::TOO_DEEP])));
+    }
+
+    #[test]
+    fn disabled_redactor_still_caps() {
+        let r = Redactor::new(false, &[]);
+        assert_eq!(r.value(json!({"password": "p"})), json!({"password": "p"}));
+        assert_eq!(r.text("a@b.com".to_owned()), "a@b.com");
+        let long = "e".repeat(MAX_TEXT_BYTES + 1);
+        assert_eq!(r.text(long).len(), MAX_TEXT_BYTES);
+    }
+}

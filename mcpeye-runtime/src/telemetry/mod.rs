@@ -1,0 +1,357 @@
+//! The call's telemetry on the calling thread: one server span per `tools/call` and the
+//! `mcp.server.operation.duration` histogram, following the OpenTelemetry semantic conventions
+//! for MCP (`open-telemetry/semantic-conventions-genai` at commit
+//! `5c50d346f1c9e8f745889f7777a412991564b334`: `docs/gen-ai/mcp.md`, `model/mcp/*.yaml`).
+//!
+//! [`CallSpan`] is what [`InFlight`](crate::record::InFlight) carries: started with the call,
+//! current while the handler runs (so the handler's own spans are its children), ended with the
+//! outcome. Without the `opentelemetry` and `tracing` features it is empty and every method is
+//! a no-op the compiler removes.
+
+// Without either feature only the no-op shell of `CallSpan` is used.
+#![cfg_attr(not(any(feature = "opentelemetry", feature = "tracing")), allow(dead_code))]
+
+#[cfg(feature = "opentelemetry")]
+mod otel;
+#[cfg(feature = "tracing")]
+mod tracing;
+
+use crate::model::record::{CallOutcome, Origin, Transport};
+use crate::redact::Redactor;
+use serde_json::Value;
+use std::borrow::Cow;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+/// `mcp.method.name` of every span mcpeye makes.
+const METHOD: &str = "tools/call";
+
+/// Whether calls make spans and metrics (the features being compiled in). Off only in the
+/// benchmark that compares a call with and without the hooks in one run.
+static ENABLED: AtomicBool = AtomicBool::new(true);
+
+/// Turns the telemetry hooks off or on at run time (benchmarks only; not public API).
+#[doc(hidden)]
+pub fn set_enabled(on: bool) {
+    ENABLED.store(on, Ordering::Relaxed);
+}
+
+/// Makes the next call take its tracer and histogram from the global providers again
+/// (benchmarks that switch providers in one process; not public API).
+#[doc(hidden)]
+pub fn reset() {
+    #[cfg(feature = "opentelemetry")]
+    otel::reset();
+}
+
+/// The span(s) of one call: an OpenTelemetry span, a `tracing` span, both or none.
+#[derive(Default)]
+pub(crate) struct CallSpan {
+    #[cfg(feature = "opentelemetry")]
+    otel: Option<otel::OtelCall>,
+    #[cfg(feature = "tracing")]
+    tracing: Option<::tracing::Span>,
+}
+
+/// The guards of [`CallSpan::enter`]; the `tracing` span is exited before the OpenTelemetry
+/// context is detached, as in [`CallSpan::in_scope`].
+#[derive(Default)]
+#[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+pub(crate) struct Entered<'a> {
+    #[cfg(feature = "tracing")]
+    _tracing: Option<::tracing::span::Entered<'a>>,
+    #[cfg(feature = "opentelemetry")]
+    _otel: Option<::opentelemetry::ContextGuard>,
+    #[cfg(not(feature = "tracing"))]
+    _span: std::marker::PhantomData<&'a ()>,
+}
+
+/// What the conventions record of a request, read once at the start of a call.
+struct Request<'a> {
+    tool: &'a Cow<'static, str>,
+    /// False for a tool the server does not have: its name is the agent's, so it is kept off
+    /// span names and metric attributes.
+    known: bool,
+    origin: &'a Origin,
+}
+
+impl Request<'_> {
+    /// `{mcp.method.name} {target}`, or the method alone without a low-cardinality target.
+    fn span_name(&self) -> Cow<'static, str> {
+        match self.known {
+            true => Cow::Owned(format!("{METHOD} {}", self.tool)),
+            false => Cow::Borrowed(METHOD),
+        }
+    }
+
+    #[cfg_attr(not(feature = "tracing"), allow(dead_code))]
+    fn protocol_version(&self) -> Option<&str> {
+        self.origin.client.as_deref().and_then(|c| c.protocol_version())
+    }
+}
+
+/// `network.transport`, `network.protocol.name`, `network.protocol.version` of a transport.
+fn network(transport: Option<Transport>) -> (Option<&'static str>, Option<&'static str>, Option<&'static str>) {
+    match transport {
+        Some(Transport::Stdio) => (Some("pipe"), None, None),
+        Some(Transport::Http { version }) => (Some("tcp"), Some("http"), version),
+        None => (None, None, None),
+    }
+}
+
+/// How a call ended, as the conventions record it.
+struct Ending {
+    /// `error.type`: the reason, `tool_error`, or a server-side JSON-RPC code.
+    error_type: Option<Cow<'static, str>>,
+    /// `rpc.response.status_code`: the JSON-RPC error code the request was answered with.
+    rpc_status: Option<String>,
+    /// The span status description (the JSON-RPC error's message, redacted).
+    description: Option<String>,
+}
+
+/// JSON-RPC codes that say the caller sent a request the server could not serve: on a server
+/// span they are not errors (`mcp.server.status.attributes` of `model/mcp/common.yaml`).
+fn is_client_side(code: i64) -> bool {
+    matches!(code, -32700 | -32600 | -32601 | -32602 | -32002)
+}
+
+impl Ending {
+    fn of(outcome: &CallOutcome, rpc_code: Option<i64>) -> Self {
+        match (outcome, rpc_code) {
+            (_, Some(code)) => Ending {
+                error_type: (!is_client_side(code)).then(|| Cow::Owned(code.to_string())),
+                rpc_status: Some(code.to_string()),
+                description: outcome_message(outcome),
+            },
+            (CallOutcome::Success { .. }, None) => Ending { error_type: None, rpc_status: None, description: None },
+            // Errors, cancelled and timed-out calls: `error.type` is the reason.
+            (_, None) => Ending {
+                error_type: outcome.error_type().map(|t| Cow::Owned(t.to_owned())),
+                rpc_status: None,
+                description: None,
+            },
+        }
+    }
+}
+
+/// Longest status description kept (it is a message, not a payload).
+const MAX_DESCRIPTION_BYTES: usize = 1024;
+
+fn outcome_message(outcome: &CallOutcome) -> Option<String> {
+    let m = outcome.error_message()?;
+    let redacted = crate::redact::redact_string(m);
+    Some(crate::redact::cut_at_char_boundary(&redacted, MAX_DESCRIPTION_BYTES).to_owned())
+}
+
+/// The opt-in `gen_ai.tool.call.arguments` and `gen_ai.tool.call.result`, as compact JSON after
+/// the tracker's caps and redaction ([`Config::span_content`](crate::Config::span_content)).
+struct Content {
+    arguments: String,
+    result: Option<String>,
+}
+
+impl Content {
+    fn of(arguments: &Value, outcome: &CallOutcome, redactor: Option<&Redactor>) -> Option<Self> {
+        let redactor = redactor?;
+        let json = |v: &Value| redactor.value(v.clone()).to_string();
+        let result = match outcome {
+            CallOutcome::Success { result } if !result.is_null() => Some(json(result)),
+            _ => None,
+        };
+        Some(Content { arguments: json(arguments), result })
+    }
+}
+
+impl CallSpan {
+    /// No span (a record built by hand, or one already ended).
+    pub(crate) fn none() -> Self {
+        CallSpan::default()
+    }
+
+    /// Whether ending the span reads the call's arguments and result: a span is open and the
+    /// tracker puts them on spans (`span_content`: the redactor of
+    /// [`Config::span_content`](crate::Config::span_content), when set).
+    pub(crate) fn reads_values(&self, span_content: Option<&Redactor>) -> bool {
+        span_content.is_some() && self.is_observed()
+    }
+
+    /// Whether a span is open (none is without `tracing` or OpenTelemetry configured: the
+    /// call paths then skip making it current).
+    #[inline]
+    pub(crate) fn is_observed(&self) -> bool {
+        #[allow(unused_mut)]
+        let mut observed = false;
+        #[cfg(feature = "opentelemetry")]
+        {
+            observed |= self.otel.is_some();
+        }
+        #[cfg(feature = "tracing")]
+        {
+            observed |= self.tracing.is_some();
+        }
+        observed
+    }
+
+    /// Starts the span(s) of a `tools/call` of `tool` from `origin`; `known` is false for a tool
+    /// the server does not have.
+    #[allow(unused_variables, clippy::ptr_arg)] // the `Cow` is cloned, free when borrowed
+    pub(crate) fn start(tool: &Cow<'static, str>, known: bool, origin: &Origin) -> Self {
+        if !ENABLED.load(Ordering::Relaxed) {
+            return CallSpan::none();
+        }
+        #[allow(unused)]
+        let request = Request { tool, known, origin };
+        CallSpan {
+            #[cfg(feature = "opentelemetry")]
+            otel: otel::OtelCall::start(&request),
+            #[cfg(feature = "tracing")]
+            tracing: tracing::start(&request),
+        }
+    }
+
+    /// Runs `f` with the span(s) current: spans the handler makes are children of the call's.
+    #[inline]
+    pub(crate) fn in_scope<R>(&self, f: impl FnOnce() -> R) -> R {
+        // Most calls have no span: then not even the guards' drops are paid for.
+        if !self.is_observed() {
+            return f();
+        }
+        #[cfg(feature = "opentelemetry")]
+        let _otel = self.otel.as_ref().and_then(|o| o.attach());
+        #[cfg(feature = "tracing")]
+        let _tracing = self.tracing.as_ref().map(|s| s.enter());
+        f()
+    }
+
+    /// The span(s) current until the guard is dropped, as [`in_scope`](Self::in_scope) makes them
+    /// (for a call whose closure would otherwise have to capture a large value by move).
+    #[inline]
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+    pub(crate) fn enter(&self) -> Entered<'_> {
+        if !self.is_observed() {
+            return Entered::default();
+        }
+        // Attached, then entered, as `in_scope` does (fields are built in the order written).
+        Entered {
+            #[cfg(feature = "opentelemetry")]
+            _otel: self.otel.as_ref().and_then(|o| o.attach()),
+            #[cfg(feature = "tracing")]
+            _tracing: self.tracing.as_ref().map(|s| s.enter()),
+            #[cfg(not(feature = "tracing"))]
+            _span: std::marker::PhantomData,
+        }
+    }
+
+    /// `future` with the span(s) current at each poll (see [`in_scope`](Self::in_scope)).
+    pub(crate) fn instrument<F: Future + Unpin>(&self, future: F) -> Observed<F> {
+        Observed {
+            future,
+            #[cfg(feature = "opentelemetry")]
+            otel: self.otel.as_ref().and_then(|o| o.context()),
+            #[cfg(feature = "tracing")]
+            tracing: self.tracing.clone(),
+        }
+    }
+
+    /// Ends the span(s) and records the duration histogram: `outcome` and the JSON-RPC error code
+    /// the request was answered with, if any, give `error.type`, `rpc.response.status_code`
+    /// and the status; arguments and results go on the span when `span_content` is given.
+    #[inline]
+    pub(crate) fn end(
+        self,
+        arguments: &Value,
+        outcome: &CallOutcome,
+        rpc_code: Option<i64>,
+        duration: Duration,
+        span_content: Option<&Redactor>,
+    ) {
+        // Checked here, inlined: most calls have no span, and then nothing else is paid for.
+        if self.is_observed() {
+            self.end_observed(arguments, outcome, rpc_code, duration, span_content);
+        }
+    }
+
+    /// [`end`](Self::end) of a span that is open.
+    #[allow(unused_variables)]
+    #[inline(never)]
+    fn end_observed(
+        self,
+        arguments: &Value,
+        outcome: &CallOutcome,
+        rpc_code: Option<i64>,
+        duration: Duration,
+        span_content: Option<&Redactor>,
+    ) {
+        #[cfg(any(feature = "opentelemetry", feature = "tracing"))]
+        {
+            let ending = Ending::of(outcome, rpc_code);
+            #[allow(unused_mut)]
+            let mut wants_content = false;
+            #[cfg(feature = "opentelemetry")]
+            {
+                wants_content |= self.otel.as_ref().is_some_and(|o| o.is_recording());
+            }
+            #[cfg(feature = "tracing")]
+            {
+                wants_content |= self.tracing.is_some();
+            }
+            let content = if wants_content { Content::of(arguments, outcome, span_content) } else { None };
+            #[cfg(feature = "opentelemetry")]
+            if let Some(o) = self.otel {
+                o.end(&ending, content.as_ref(), duration);
+            }
+            #[cfg(feature = "tracing")]
+            if let Some(s) = self.tracing {
+                tracing::end(&s, &ending, content.as_ref());
+            }
+        }
+    }
+}
+
+/// A future polled with the call's span(s) current.
+pub(crate) struct Observed<F> {
+    future: F,
+    #[cfg(feature = "opentelemetry")]
+    otel: Option<::opentelemetry::Context>,
+    #[cfg(feature = "tracing")]
+    tracing: Option<::tracing::Span>,
+}
+
+impl<F: Future + Unpin> Future for Observed<F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = &mut *self;
+        #[cfg(feature = "opentelemetry")]
+        let _otel = this.otel.clone().map(|c| c.attach());
+        #[cfg(feature = "tracing")]
+        let _tracing = this.tracing.as_ref().map(|s| s.enter());
+        Pin::new(&mut this.future).poll(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Without a span, `in_scope` only runs its closure and `end` does nothing (no tracker is
+    /// read, nothing is recorded).
+    #[test]
+    fn a_call_without_a_span_pays_for_none() {
+        let span = CallSpan::none();
+        assert!(!span.is_observed());
+        let mut ran = 0;
+        assert_eq!(
+            span.in_scope(|| {
+                ran += 1;
+                7
+            }),
+            7
+        );
+        assert_eq!(ran, 1);
+        span.end(&Value::Null, &CallOutcome::error("x"), Some(-32602), Duration::from_millis(1), None);
+    }
+}

@@ -1,0 +1,408 @@
+//! The `opentelemetry` feature: a SERVER span per call and the `mcp.server.operation.duration`
+//! histogram, through the OpenTelemetry API and the host's global tracer and meter providers.
+
+use super::{network, Content, Ending, Request, METHOD};
+use crate::model::record::{ClientInfo, Transport};
+use opentelemetry::metrics::{Histogram, MeterProvider};
+use opentelemetry::propagation::Extractor;
+use opentelemetry::trace::{
+    Link, Span as _, SpanBuilder, SpanContext, SpanId, SpanKind, Status, TraceContextExt, TraceFlags, TraceId,
+    TraceState, Tracer as _,
+};
+use opentelemetry::{global, Context, InstrumentationScope, KeyValue};
+use std::borrow::Cow;
+use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicPtr, AtomicU8, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The bucket boundaries the conventions give the duration histogram, in seconds.
+const DURATION_BUCKETS: [f64; 14] = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0];
+
+/// The tracer and histogram, taken from the global providers at the first call: install the
+/// providers before serving (instruments are not re-created per call, which would cost more
+/// than the call itself with an SDK).
+struct Instruments {
+    tracer: global::BoxedTracer,
+    duration: Histogram<f64>,
+    /// What the first span showed of the tracer ([`TracerKind`]).
+    tracer_kind: AtomicU8,
+    /// The meter provider is the API's no-op (or another that can hold no state): the
+    /// histogram records nothing, so its attributes are not built.
+    meter_is_noop: bool,
+}
+
+/// Whether the tracer makes spans, learnt from the first span built outside a suppressed
+/// context: a no-op tracer (the API's default when the host installs none) hands back its
+/// parent's span context and records nothing, where an SDK makes a new span id even for a
+/// span it does not sample. Once known to be a no-op, a call skips the span entirely and pays
+/// only for its metric point (and for the parent of a request with trace context in `_meta`,
+/// which handlers still see as current).
+#[derive(Clone, Copy, PartialEq)]
+#[repr(u8)]
+enum TracerKind {
+    Unknown = 0,
+    Noop = 1,
+    Spans = 2,
+}
+
+/// The instruments every call uses: one atomic load once made.
+static INSTRUMENTS: AtomicPtr<Instruments> = AtomicPtr::new(std::ptr::null_mut());
+
+fn instruments() -> &'static Instruments {
+    let current = INSTRUMENTS.load(Ordering::Acquire);
+    if !current.is_null() {
+        // SAFETY: only ever set to a leaked `Box<Instruments>`, never freed.
+        return unsafe { &*current };
+    }
+    let made = Box::into_raw(Box::new(make_instruments()));
+    match INSTRUMENTS.compare_exchange(std::ptr::null_mut(), made, Ordering::AcqRel, Ordering::Acquire) {
+        // SAFETY: `made` was just leaked and is now the shared value.
+        Ok(_) => unsafe { &*made },
+        Err(winner) => {
+            // SAFETY: `made` never became visible to another thread; `winner` is a leaked box.
+            drop(unsafe { Box::from_raw(made) });
+            unsafe { &*winner }
+        }
+    }
+}
+
+/// Forgets the instruments, so that the next call takes them from the global providers again
+/// (the old ones are leaked: for benchmarks that switch providers within one process).
+pub(super) fn reset() {
+    INSTRUMENTS.store(std::ptr::null_mut(), Ordering::Release);
+}
+
+fn make_instruments() -> Instruments {
+    let scope = InstrumentationScope::builder("mcpeye").with_version(env!("CARGO_PKG_VERSION")).build();
+    let meter_provider = global::meter_provider();
+    let meter_is_noop = keeps_nothing(&*meter_provider);
+    let duration = meter_provider
+        .meter_with_scope(scope.clone())
+        .f64_histogram("mcp.server.operation.duration")
+        .with_unit("s")
+        .with_description(
+            "MCP request or notification duration as observed on the receiver from the time it was received \
+             until the result or ack is sent.",
+        )
+        .with_boundaries(DURATION_BUCKETS.to_vec())
+        .build();
+    Instruments {
+        tracer: global::tracer_with_scope(scope),
+        duration,
+        tracer_kind: AtomicU8::new(TracerKind::Unknown as u8),
+        meter_is_noop,
+    }
+}
+
+/// Whether a meter provider has nowhere to keep a measurement. The API gives no way to ask
+/// whether a provider records; its no-op is of zero size, where an SDK's holds its pipelines.
+fn keeps_nothing(provider: &(dyn MeterProvider + Send + Sync)) -> bool {
+    std::mem::size_of_val(provider) == 0
+}
+
+/// One call's span, in the context it is current in, and what its metric point needs.
+pub(super) struct OtelCall {
+    /// The context in which the span is current; `None` when there is nothing to propagate (a
+    /// no-op provider and no parent): then only the metric is recorded.
+    cx: Option<Context>,
+    recording: bool,
+    /// `gen_ai.tool.name` of a known tool.
+    tool: Option<Cow<'static, str>>,
+    client: Option<Arc<ClientInfo>>,
+    transport: Option<Transport>,
+}
+
+/// Most attributes a metric point has: `common_attributes` and the outcome's two.
+const MAX_METRIC_ATTRIBUTES: usize = 9;
+
+impl OtelCall {
+    pub(super) fn start(request: &Request<'_>) -> Option<OtelCall> {
+        let instruments = instruments();
+        let kind = instruments.tracer_kind.load(Ordering::Relaxed);
+        // With a no-op tracer there is no span to make: only a parent from `_meta` is made
+        // current, as a no-op span would have carried it.
+        let noop_parent = match kind == TracerKind::Noop as u8 {
+            true if request.origin.trace_context.is_none() => None,
+            true => Some(parent(request).0).filter(|parent| parent.span().span_context().is_valid()),
+            false => None,
+        };
+        // Nothing to propagate and no metric to record: nothing to do at the end either.
+        if kind == TracerKind::Noop as u8 && noop_parent.is_none() && instruments.meter_is_noop {
+            return None;
+        }
+        let mut call = OtelCall {
+            cx: None,
+            recording: false,
+            tool: request.known.then(|| request.tool.clone()),
+            client: request.origin.client.clone(),
+            transport: request.origin.transport,
+        };
+        if kind == TracerKind::Noop as u8 {
+            call.cx = noop_parent;
+            return Some(call);
+        }
+        let (parent, link) = parent(request);
+        // Named without the tool first: with a no-op provider nothing else is paid for.
+        let mut builder = SpanBuilder::from_name(METHOD).with_kind(SpanKind::Server);
+        if let Some(link) = link {
+            builder = builder.with_links(vec![link]);
+        }
+        let span = instruments.tracer.build_with_context(builder, &parent);
+        let recording = span.is_recording();
+        if kind == TracerKind::Unknown as u8 && !parent.is_telemetry_suppressed() {
+            let noop = !recording && span.span_context() == parent.span().span_context();
+            let learnt = if noop { TracerKind::Noop } else { TracerKind::Spans };
+            instruments.tracer_kind.store(learnt as u8, Ordering::Relaxed);
+        }
+        let propagates = recording || span.span_context().is_valid();
+        call.recording = recording;
+        call.cx = propagates.then(|| parent.with_span(span));
+        if let Some(cx) = call.cx.as_ref().filter(|_| recording) {
+            let span = cx.span();
+            span.update_name(request.span_name());
+            let mut attributes = Vec::with_capacity(MAX_METRIC_ATTRIBUTES + 3);
+            call.common_attributes(&mut attributes);
+            if !request.known {
+                attributes.push(KeyValue::new("gen_ai.tool.name", request.tool.to_string()));
+            }
+            if let Some(id) = &request.origin.request_id {
+                attributes.push(KeyValue::new("jsonrpc.request.id", id.to_string()));
+            }
+            if let Some(session) = &request.origin.session_id {
+                attributes.push(KeyValue::new("mcp.session.id", session.clone()));
+            }
+            span.set_attributes(attributes);
+        }
+        Some(call)
+    }
+
+    /// The attributes the span and the metric share (`model/mcp/common.yaml`,
+    /// `mcp.common.attributes`), before the outcome's.
+    fn common_attributes(&self, attributes: &mut impl Extend<KeyValue>) {
+        let (transport, protocol, protocol_version) = network(self.transport);
+        attributes
+            .extend([KeyValue::new("mcp.method.name", METHOD), KeyValue::new("gen_ai.operation.name", "execute_tool")]);
+        if let Some(tool) = &self.tool {
+            attributes.extend([KeyValue::new("gen_ai.tool.name", tool.clone())]);
+        }
+        if let Some(version) = self.client.as_deref().and_then(ClientInfo::protocol_version) {
+            let version = match known_protocol_version(version) {
+                Some(known) => KeyValue::new("mcp.protocol.version", known),
+                None => KeyValue::new("mcp.protocol.version", version.to_owned()),
+            };
+            attributes.extend([version]);
+        }
+        let network = [
+            ("network.transport", transport),
+            ("network.protocol.name", protocol),
+            ("network.protocol.version", protocol_version),
+        ];
+        attributes.extend(network.into_iter().filter_map(|(k, v)| Some(KeyValue::new(k, v?))));
+    }
+
+    pub(super) fn is_recording(&self) -> bool {
+        self.recording
+    }
+
+    /// The context in which the call's span is current, if it has one to propagate.
+    pub(super) fn context(&self) -> Option<Context> {
+        self.cx.clone()
+    }
+
+    pub(super) fn attach(&self) -> Option<opentelemetry::ContextGuard> {
+        self.cx.clone().map(Context::attach)
+    }
+
+    pub(super) fn end(self, ending: &Ending, content: Option<&Content>, duration: Duration) {
+        let instruments = instruments();
+        if !instruments.meter_is_noop {
+            let mut attributes = Attributes::default();
+            self.common_attributes(&mut attributes);
+            if let Some(code) = &ending.rpc_status {
+                attributes.extend([KeyValue::new("rpc.response.status_code", code.clone())]);
+            }
+            if let Some(error_type) = &ending.error_type {
+                attributes.extend([KeyValue::new("error.type", error_type.clone())]);
+            }
+            instruments.duration.record(duration.as_secs_f64(), attributes.as_slice());
+        }
+        let Some(cx) = self.cx.as_ref().filter(|_| self.recording) else { return };
+        let span = cx.span();
+        if let Some(code) = &ending.rpc_status {
+            span.set_attribute(KeyValue::new("rpc.response.status_code", code.clone()));
+        }
+        if let Some(error_type) = &ending.error_type {
+            span.set_attribute(KeyValue::new("error.type", error_type.clone()));
+            let description = ending.description.clone().map(Cow::Owned).unwrap_or_default();
+            span.set_status(Status::Error { description });
+        }
+        if let Some(content) = content {
+            span.set_attribute(KeyValue::new("gen_ai.tool.call.arguments", content.arguments.clone()));
+            if let Some(result) = &content.result {
+                span.set_attribute(KeyValue::new("gen_ai.tool.call.result", result.clone()));
+            }
+        }
+        span.end();
+    }
+}
+
+/// The protocol versions MCP has published, as static strings: an attribute that names one
+/// costs no allocation.
+fn known_protocol_version(version: &str) -> Option<&'static str> {
+    ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"].into_iter().find(|v| *v == version)
+}
+
+/// A metric point's attributes, on the stack: only the slots in use are written and dropped
+/// (with a no-op meter provider, building them is most of what a call's telemetry costs).
+struct Attributes {
+    items: [MaybeUninit<KeyValue>; MAX_METRIC_ATTRIBUTES],
+    len: usize,
+}
+
+impl Default for Attributes {
+    fn default() -> Self {
+        Attributes { items: [const { MaybeUninit::uninit() }; MAX_METRIC_ATTRIBUTES], len: 0 }
+    }
+}
+
+impl Extend<KeyValue> for Attributes {
+    fn extend<I: IntoIterator<Item = KeyValue>>(&mut self, iter: I) {
+        for kv in iter {
+            // More attributes than slots cannot happen (`MAX_METRIC_ATTRIBUTES` counts them
+            // all); should it, the extra ones are dropped rather than written out of bounds.
+            if let Some(slot) = self.items.get_mut(self.len) {
+                slot.write(kv);
+                self.len += 1;
+            }
+        }
+    }
+}
+
+impl Attributes {
+    fn as_slice(&self) -> &[KeyValue] {
+        // SAFETY: the first `len` slots were written by `extend` and are never moved out.
+        unsafe { std::slice::from_raw_parts(self.items.as_ptr().cast::<KeyValue>(), self.len) }
+    }
+}
+
+impl Drop for Attributes {
+    fn drop(&mut self) {
+        for slot in &mut self.items[..self.len] {
+            // SAFETY: the first `len` slots are initialised, and each is dropped once.
+            unsafe { slot.assume_init_drop() };
+        }
+    }
+}
+
+/// The server span's parent: the trace context of the request's `_meta` (through the host's
+/// propagator, else read as W3C Trace Context), with a link to the ambient context when there
+/// is one; else the ambient context.
+fn parent(request: &Request<'_>) -> (Context, Option<Link>) {
+    let current = Context::current();
+    let Some(meta) = &request.origin.trace_context else { return (current, None) };
+    let mut cx = global::get_text_map_propagator(|p| p.extract_with_context(&current, &MetaExtractor(meta)));
+    if !cx.span().span_context().is_remote() {
+        // No propagator installed (the API's default is a no-op): W3C Trace Context, which is
+        // what SEP-414 names.
+        match meta.traceparent.as_deref().and_then(|tp| parse_traceparent(tp, meta.tracestate.as_deref())) {
+            Some(remote) => cx = current.with_remote_span_context(remote),
+            None => return (current, None),
+        }
+    }
+    let ambient = current.span().span_context().clone();
+    let link = ambient.is_valid().then(|| Link::with_context(ambient));
+    (cx, link)
+}
+
+struct MetaExtractor<'a>(&'a crate::model::record::TraceContext);
+
+impl Extractor for MetaExtractor<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0.get(key)
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        ["traceparent", "tracestate", "baggage"].into_iter().filter(|k| self.0.get(k).is_some()).collect()
+    }
+}
+
+/// A W3C `traceparent` (`version-traceid-parentid-flags`) as a remote span context; `None` when
+/// it is malformed or names the invalid all-zero ids. Read byte by byte at fixed offsets: the
+/// header has one layout, and this runs on every request that carries one.
+fn parse_traceparent(traceparent: &str, tracestate: Option<&str>) -> Option<SpanContext> {
+    let b = traceparent.trim().as_bytes();
+    // 2 + 1 + 32 + 1 + 16 + 1 + 2 bytes; later versions may append `-` and more fields.
+    const LEN: usize = 55;
+    if b.len() < LEN || b[2] != b'-' || b[35] != b'-' || b[52] != b'-' {
+        return None;
+    }
+    let version = lower_hex(&b[..2])?;
+    // Version 00 has exactly four fields; `ff` is invalid (W3C, "Versioning").
+    if version == 0xff || (b.len() > LEN && (version == 0 || b[LEN] != b'-')) {
+        return None;
+    }
+    let trace_id = TraceId::from(lower_hex(&b[3..35])?);
+    let span_id = SpanId::from(u64::try_from(lower_hex(&b[36..52])?).ok()?);
+    let flags = u8::try_from(lower_hex(&b[53..55])?).ok()?;
+    let state = tracestate.and_then(|s| s.parse::<TraceState>().ok()).unwrap_or_default();
+    let cx = SpanContext::new(trace_id, span_id, TraceFlags::new(flags & 1), true, state);
+    cx.is_valid().then_some(cx)
+}
+
+/// The value of at most 32 lowercase hex digits (the only case W3C Trace Context allows).
+fn lower_hex(digits: &[u8]) -> Option<u128> {
+    digits.iter().try_fold(0u128, |value, &d| {
+        let nibble = match d {
+            b'0'..=b'9' => d - b'0',
+            b'a'..=b'f' => d - b'a' + 10,
+            _ => return None,
+        };
+        Some(value << 4 | u128::from(nibble))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_meter_provider_without_state_is_taken_for_a_no_op() {
+        assert!(keeps_nothing(&opentelemetry::metrics::noop::NoopMeterProvider::new()));
+        struct Counting(std::sync::atomic::AtomicU64);
+        impl MeterProvider for Counting {
+            fn meter_with_scope(&self, scope: InstrumentationScope) -> opentelemetry::metrics::Meter {
+                self.0.fetch_add(1, Ordering::Relaxed);
+                opentelemetry::metrics::noop::NoopMeterProvider::new().meter_with_scope(scope)
+            }
+        }
+        assert!(!keeps_nothing(&Counting(Default::default())));
+    }
+
+    #[test]
+    fn traceparents_are_read_as_w3c_says() {
+        let cx =
+            parse_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", Some("rojo=00f067aa0ba902b7"))
+                .unwrap();
+        assert_eq!(cx.trace_id(), TraceId::from_hex("4bf92f3577b34da6a3ce929d0e0e4736").unwrap());
+        assert_eq!(cx.span_id(), SpanId::from_hex("00f067aa0ba902b7").unwrap());
+        assert!(cx.is_sampled() && cx.is_remote());
+        assert_eq!(cx.trace_state().get("rojo"), Some("00f067aa0ba902b7"));
+        assert!(!parse_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00", None)
+            .unwrap()
+            .is_sampled());
+        for bad in [
+            "",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7",
+            "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+            "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
+            "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra",
+            "00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01",
+        ] {
+            assert!(parse_traceparent(bad, None).is_none(), "{bad}");
+        }
+        assert!(parse_traceparent("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-later", None).is_some());
+    }
+}

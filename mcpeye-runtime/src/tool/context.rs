@@ -1,0 +1,269 @@
+//! The request context of a tool: a [`Context`] parameter gives a handler the client, the
+//! request's `_meta`, progress, logging, cancellation, and (served by rmcp) sampling and
+//! elicitation. What it sends goes through the [`ClientChannel`] of the request's
+//! [`Origin`]; without one (a direct `Manifest::call`) it sends nothing and asks nothing.
+
+use crate::model::cancel::{Cancellation, Cancelled};
+use crate::model::client::*;
+use crate::model::record::{ClientInfo, Origin};
+use crate::tool::ask::{self, Asking, Lookup};
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+/// The request context of a tool call: take it as a parameter of a `#[mcpeye::tool]` function
+/// (sync or async; it is not part of the input schema).
+///
+/// ```
+/// use mcpeye_runtime::{Context, LogLevel};
+///
+/// // What a handler does with it (here called directly, with no client).
+/// fn import(rows: Vec<String>, ctx: Context) -> String {
+///     for (i, _row) in rows.iter().enumerate() {
+///         if ctx.is_cancelled() {
+///             return format!("stopped after {i} rows");
+///         }
+///         ctx.progress(i as f64 + 1.0, Some(rows.len() as f64));
+///     }
+///     ctx.log(LogLevel::Info, format!("imported {} rows", rows.len()));
+///     "done".to_owned()
+/// }
+/// assert_eq!(import(vec!["a".into()], Context::default()), "done");
+/// ```
+///
+/// Without a client (a direct `Manifest::call`, a unit test) nothing is sent and requests to
+/// the client fail with [`ClientError::NoClient`]; `mcpeye::testing::RecordingClient` records
+/// what a handler sent.
+#[derive(Clone, Default)]
+pub struct Context {
+    inner: Arc<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    tool: Cow<'static, str>,
+    origin: Origin,
+    cancellation: Cancellation,
+}
+
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Context")
+            .field("tool", &self.inner.tool)
+            .field("client", &self.client().and_then(ClientInfo::label))
+            .field("session_id", &self.session_id())
+            .field("progress_token", &self.progress_token())
+            .field("cancelled", &self.is_cancelled())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Context {
+    /// The context of a call of `tool` from `origin`, cancelled with `cancellation` (the
+    /// origin's own, or one that also ends with the tool's timeout).
+    pub(crate) fn new(tool: Cow<'static, str>, origin: Origin, cancellation: Cancellation) -> Self {
+        Context { inner: Arc::new(Inner { tool, origin, cancellation }) }
+    }
+
+    /// The context of a call from `origin`, as a test or a serving layer of its own would make
+    /// it for calling a handler directly.
+    pub fn for_origin(origin: &Origin) -> Self {
+        let origin = origin.resolved();
+        let cancellation = origin.cancellation.clone().unwrap_or_default();
+        Context::new(Cow::Borrowed(""), origin, cancellation)
+    }
+
+    /// The name of the tool called (empty for a context made with [`for_origin`](Self::for_origin)).
+    pub fn tool_name(&self) -> &str {
+        &self.inner.tool
+    }
+
+    /// The client that made the call, as it introduced itself, when the serving layer knows it.
+    pub fn client(&self) -> Option<&ClientInfo> {
+        self.inner.origin.client.as_deref()
+    }
+
+    /// The MCP protocol version of the call (negotiated in `initialize`, or stated in the
+    /// request's `_meta`), when known.
+    pub fn protocol_version(&self) -> Option<&str> {
+        self.client().and_then(ClientInfo::protocol_version)
+    }
+
+    /// The request's `_meta` object, when it has one.
+    pub fn meta(&self) -> Option<&Map<String, Value>> {
+        self.inner.origin.meta.as_deref()
+    }
+
+    /// The transport's session id (Streamable HTTP's `Mcp-Session-Id`), when there is one.
+    pub fn session_id(&self) -> Option<&str> {
+        self.inner.origin.session_id.as_deref()
+    }
+
+    /// The request's progress token, when the client asked for progress.
+    pub fn progress_token(&self) -> Option<&ProgressToken> {
+        self.inner.origin.progress_token.as_ref()
+    }
+
+    /// Reports progress (`notifications/progress`): `progress` so far, out of `total` when
+    /// known. Sent only when the client gave a progress token; it should increase at each call.
+    pub fn progress(&self, progress: f64, total: Option<f64>) {
+        self.send_progress(progress, total, None);
+    }
+
+    /// Like [`progress`](Self::progress), with a message for the user.
+    pub fn progress_with_message(&self, progress: f64, total: Option<f64>, message: impl AsRef<str>) {
+        self.send_progress(progress, total, Some(message.as_ref()));
+    }
+
+    fn send_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let origin = &self.inner.origin;
+        if let (Some(channel), Some(token)) = (&origin.channel, &origin.progress_token) {
+            channel.progress(token, progress, total, message);
+        }
+    }
+
+    /// The least severe level sent to the client: the request's own (`_meta`, MCP 2026-07-28),
+    /// else the session's (`logging/setLevel`); `None` when the client set neither (every level
+    /// is sent).
+    pub fn log_level(&self) -> Option<LogLevel> {
+        let origin = &self.inner.origin;
+        origin.log_level.or_else(|| origin.channel.as_ref().and_then(|c| c.session_log_level()))
+    }
+
+    /// Whether a message at `level` would be sent.
+    pub fn log_enabled(&self, level: LogLevel) -> bool {
+        self.inner.origin.channel.is_some() && self.log_level().is_none_or(|min| level >= min)
+    }
+
+    /// Sends a log message to the client (`notifications/message`), unless the client asked for
+    /// more severe levels only. `data` is any JSON: a string, or an object of details.
+    pub fn log(&self, level: LogLevel, data: impl Into<Value>) {
+        self.send_log(level, None, data.into());
+    }
+
+    /// Like [`log`](Self::log), naming the `logger` it comes from.
+    pub fn log_from(&self, level: LogLevel, logger: &str, data: impl Into<Value>) {
+        self.send_log(level, Some(logger), data.into());
+    }
+
+    fn send_log(&self, level: LogLevel, logger: Option<&str>, data: Value) {
+        if self.log_enabled(level) {
+            if let Some(channel) = &self.inner.origin.channel {
+                channel.log(level, logger, data);
+            }
+        }
+    }
+
+    /// Whether the call was cancelled: by the client (`notifications/cancelled`) or by the
+    /// tool's `timeout_ms`. A long synchronous handler should check it and stop early.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancellation.is_cancelled()
+    }
+
+    /// A future that completes when the call is cancelled (`'static`, `Send`: move it into a
+    /// spawned task). An async handler is dropped at its next `.await` when its call is
+    /// cancelled, so it only needs this for work it spawned.
+    pub fn cancelled(&self) -> Cancelled {
+        self.inner.cancellation.cancelled()
+    }
+
+    /// The round of a call that asks through `input_required` results (MCP 2026-07-28): 1 for
+    /// the first request, 2 for the first retry, …, its state verified; `None` in older eras
+    /// (and for a direct call), where questions are sent to the client within one request.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye_runtime::Context::default().round(), None);
+    /// ```
+    pub fn round(&self) -> Option<u32> {
+        self.inner.origin.asking.as_ref().map(|a| a.round)
+    }
+
+    /// Asks the client's model for a completion (`sampling/createMessage`).
+    ///
+    /// How it asks depends on the client's era; the handler's code is the same in both:
+    /// - up to MCP 2025-11-25, the request is sent to the client and awaited;
+    /// - in MCP 2026-07-28 the call answers `resultType: "input_required"` with the question
+    ///   (servers cannot send requests there): the handler is stopped at this `.await`, the
+    ///   client retries the call with the answer, and the handler runs again from the start,
+    ///   this time getting the answer here. Questions asked together (`join!`) go in one round;
+    ///   code before the first question runs once per round, so keep it free of side effects.
+    pub async fn create_message(&self, request: SamplingRequest) -> Result<SamplingResponse, ClientError> {
+        if let Some(asking) = &self.inner.origin.asking {
+            if asking.capability("sampling").is_none() {
+                return Err(ClientError::Unsupported(
+                    "the client did not declare the `sampling` capability".to_owned(),
+                ));
+            }
+            let valid = |v: &Value| SamplingResponse::from_json(v).is_ok();
+            let answer = ask_round(asking, request.key_name(), ask::SAMPLE, request.to_params(), valid).await;
+            return SamplingResponse::from_json(&answer);
+        }
+        let channel = self.inner.origin.channel.clone().ok_or(ClientError::NoClient)?;
+        let result = channel.create_message(request.to_params()).await?;
+        SamplingResponse::from_json(&result)
+    }
+
+    /// Asks the user for input through the client (`elicitation/create`, form or URL mode).
+    /// In MCP 2026-07-28, through an `input_required` result, as
+    /// [`create_message`](Self::create_message) says.
+    pub async fn elicit(&self, request: ElicitationRequest) -> Result<ElicitationResponse, ClientError> {
+        if let Some(asking) = &self.inner.origin.asking {
+            elicitation_supported(asking.capability("elicitation"), request.is_url())?;
+            let valid = |v: &Value| ElicitationResponse::from_json(v).is_ok();
+            let answer = ask_round(asking, request.key_name(), ask::ELICIT, request.to_params(), valid).await;
+            return ElicitationResponse::from_json(&answer);
+        }
+        let channel = self.inner.origin.channel.clone().ok_or(ClientError::NoClient)?;
+        let result = channel.elicit(request.to_params()).await?;
+        ElicitationResponse::from_json(&result)
+    }
+
+    /// Asks the client for its roots (`roots/list`). In MCP 2026-07-28, through an
+    /// `input_required` result (key `roots-N`), as [`create_message`](Self::create_message) says.
+    ///
+    /// ```
+    /// use mcpeye_runtime::{ClientError, Context};
+    ///
+    /// async fn workspace(ctx: Context) -> Result<String, ClientError> {
+    ///     let roots = ctx.list_roots().await?;
+    ///     Ok(roots.iter().map(|r| r.uri.as_str()).collect::<Vec<_>>().join(", "))
+    /// }
+    /// ```
+    pub async fn list_roots(&self) -> Result<Vec<Root>, ClientError> {
+        if let Some(asking) = &self.inner.origin.asking {
+            if asking.capability("roots").is_none() {
+                return Err(ClientError::Unsupported("the client did not declare the `roots` capability".to_owned()));
+            }
+            let valid = |v: &Value| Root::list_from_json(v).is_ok();
+            let answer = ask_round(asking, None, ask::ROOTS, Value::Object(Map::new()), valid).await;
+            return Root::list_from_json(&answer);
+        }
+        let channel = self.inner.origin.channel.clone().ok_or(ClientError::NoClient)?;
+        let result = channel.list_roots().await?;
+        Root::list_from_json(&result)
+    }
+}
+
+/// A question of an MCP 2026-07-28 round: its answer, or (none yet) a wait that never ends,
+/// at which the serving layer stops the handler and answers `input_required`.
+async fn ask_round(
+    asking: &Asking,
+    key: Option<&str>,
+    method: &'static str,
+    params: Value,
+    valid: impl Fn(&Value) -> bool,
+) -> Value {
+    let (key, lookup) = asking.ask(key, method, params, valid);
+    match lookup {
+        Lookup::Answered(answer) => {
+            let action = answer.get("action").and_then(Value::as_str).filter(|_| method == ask::ELICIT);
+            ask::span_event("mcpeye.input.answered", method, &key, asking.round, action);
+            answer
+        }
+        Lookup::Unanswered => {
+            ask::span_event("mcpeye.input.asked", method, &key, asking.round, None);
+            std::future::pending().await
+        }
+    }
+}

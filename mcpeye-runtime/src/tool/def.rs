@@ -1,0 +1,339 @@
+//! What `#[mcpeye::tool]` generates for each handler: a static [`ToolDef`], registered in the
+//! process-wide inventory and reachable by path through the [`Tool`] trait.
+
+use crate::model::cancel::Cancellation;
+use crate::model::record::Origin;
+use crate::model::result::CallToolResult;
+use crate::record::FlatStart;
+use crate::tool::context::Context;
+use serde_json::Value;
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::ops::Deref;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// MCP tool annotations (hints to clients; `None` means not stated).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Annotations {
+    /// `readOnlyHint`: the tool does not modify its environment.
+    pub read_only: Option<bool>,
+    /// `destructiveHint`: the tool may perform destructive updates.
+    pub destructive: Option<bool>,
+    /// `idempotentHint`: calling it again with the same arguments has no further effect.
+    pub idempotent: Option<bool>,
+    /// `openWorldHint`: the tool interacts with an open world of external entities.
+    pub open_world: Option<bool>,
+}
+
+impl Annotations {
+    /// No annotation stated.
+    pub const NONE: Annotations =
+        Annotations { read_only: None, destructive: None, idempotent: None, open_world: None };
+
+    /// Whether no hint is stated.
+    pub fn is_empty(&self) -> bool {
+        *self == Annotations::NONE
+    }
+}
+
+/// A future returned by an async tool handler.
+pub type BoxFuture = Pin<Box<dyn Future<Output = CallToolResult> + Send + 'static>>;
+
+/// The arguments of a call could not be read into the tool's parameters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgsError {
+    /// One line per problem, each naming a JSON path; never the offending value.
+    pub problems: Vec<String>,
+}
+
+impl fmt::Display for ArgsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("invalid arguments: ")?;
+        f.write_str(&self.problems.join("; "))
+    }
+}
+
+impl std::error::Error for ArgsError {}
+
+/// How a tool is run. Generated code deserialises and fetches state before returning, so a
+/// returned `Err` always means the call never reached the handler.
+#[derive(Clone, Copy)]
+pub enum Handler {
+    /// A plain `fn`.
+    Sync(SyncHandler),
+    /// An `async fn`: the future runs the handler.
+    Async(AsyncHandler),
+}
+
+/// A plain `fn` tool, as generated: parse the arguments, fetch state, run. [`parse_args`] may
+/// take the arguments (leaving `null`) when the call's record has its own copy.
+pub type SyncHandler = fn(&Invocation<'_>, &mut Value) -> Result<CallToolResult, ArgsError>;
+
+/// An `async fn` tool, as generated: parse the arguments and fetch state, then return the future.
+pub type AsyncHandler = fn(&Invocation<'_>, &mut Value) -> Result<BoxFuture, ArgsError>;
+
+impl fmt::Debug for Handler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Handler::Sync(_) => "Handler::Sync",
+            Handler::Async(_) => "Handler::Async",
+        })
+    }
+}
+
+/// A state type a tool needs (a `State<T>` parameter).
+#[derive(Debug, Clone, Copy)]
+pub struct StateDecl {
+    /// `TypeId::of::<T>`.
+    pub type_id: fn() -> TypeId,
+    /// `std::any::type_name::<T>`, for error messages.
+    pub type_name: fn() -> &'static str,
+}
+
+/// An icon of a tool (MCP 2025-11-25), for clients that show one: `icon = "https://…"` or
+/// `icon(src = "…", mime_type = "…", sizes = "48x48", theme = "dark")` in the attribute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Icon {
+    /// An `https://` URL or a `data:image/…` URI.
+    pub src: &'static str,
+    /// Its MIME type, when stated.
+    pub mime_type: Option<&'static str>,
+    /// Its sizes (`"48x48"`, `"any"`…), when stated.
+    pub sizes: &'static [&'static str],
+    /// `light` or `dark`: the theme it is drawn for, when it is for one only.
+    pub theme: Option<&'static str>,
+}
+
+/// Everything the manifest knows about one `#[mcpeye::tool]` function.
+#[derive(Debug)]
+pub struct ToolDef {
+    /// The tool's name (`name = "…"`, or the function's name).
+    pub name: &'static str,
+    /// `module_path!()` and the function's name, for error messages.
+    pub rust_path: &'static str,
+    /// Source file of the function.
+    pub file: &'static str,
+    /// Source line of the function.
+    pub line: u32,
+    /// `title = "…"`.
+    pub title: Option<&'static str>,
+    /// The description (doc comment or `description = "…"`).
+    pub description: &'static str,
+    /// MCP annotations.
+    pub annotations: Annotations,
+    /// Whether `mcpeyeIntent` is injected and stripped (`intent = false` turns it off).
+    pub intent: bool,
+    /// Generates the input schema of the arguments type (schemars output, not normalised).
+    pub input_schema: fn() -> schemars::Schema,
+    /// Whether the input schema is normalised into the shape every client accepts (`true`), or
+    /// served as generated, `$schema` and `$defs` kept (`normalize_schema = false`).
+    pub normalize_schema: bool,
+    /// Generates the output schema of the handler's result: the schema of a returned
+    /// `Serialize + JsonSchema` type (or the `T` of `Result<T, E>`). It becomes the tool's
+    /// `outputSchema` when its root is an object; `None` (or `output_schema = false`) gives none.
+    pub output_schema: fn() -> Option<schemars::Schema>,
+    /// `timeout_ms`: an async call still running after this long is cancelled and answered with
+    /// a tool error (recorded as a timeout).
+    pub timeout: Option<Duration>,
+    /// `icon = …`: the tool's icons.
+    pub icons: &'static [Icon],
+    /// State types the handler needs.
+    pub states: &'static [StateDecl],
+    /// Runs the tool.
+    pub handler: Handler,
+}
+
+impl ToolDef {
+    /// A definition with the defaults of `#[mcpeye::tool]` for everything but these (no title,
+    /// annotations, timeout, icons or output schema; the intent on; the schema normalised), for
+    /// definitions written by hand. Set the other fields with struct update syntax:
+    /// `ToolDef { title: Some("Echo"), ..ToolDef::new("echo", "Echo text.", schema, handler) }`.
+    pub const fn new(
+        name: &'static str,
+        description: &'static str,
+        input_schema: fn() -> schemars::Schema,
+        handler: Handler,
+    ) -> ToolDef {
+        ToolDef {
+            name,
+            rust_path: name,
+            file: "",
+            line: 0,
+            title: None,
+            description,
+            annotations: Annotations::NONE,
+            intent: true,
+            input_schema,
+            normalize_schema: true,
+            output_schema: no_output_schema,
+            timeout: None,
+            icons: &[],
+            states: &[],
+            handler,
+        }
+    }
+
+    /// `path:line` of the function, for error messages.
+    pub fn location(&self) -> String {
+        format!("{} ({}:{})", self.rust_path, self.file, self.line)
+    }
+}
+
+fn no_output_schema() -> Option<schemars::Schema> {
+    None
+}
+
+inventory::collect!(&'static ToolDef);
+
+/// Every tool registered by `#[mcpeye::tool]` in the crates linked into this program.
+pub fn registered() -> impl Iterator<Item = &'static ToolDef> {
+    inventory::iter::<&'static ToolDef>.into_iter().copied()
+}
+
+/// Implemented by the marker type `#[mcpeye::tool]` puts next to each function (same name, in
+/// the type namespace), so that `mcpeye::tools![path::to::function]` can find its definition.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an mcpeye tool",
+    label = "not a function marked `#[mcpeye::tool]`",
+    note = "`tools![…]` takes paths to functions that carry `#[mcpeye::tool]`"
+)]
+pub trait Tool {
+    /// The tool's registered name, usable in `const` contexts.
+    const NAME: &'static str;
+    /// The tool's definition.
+    const DEF: &'static ToolDef;
+}
+
+/// Application state given to tools through `State<T>` parameters, registered on the manifest
+/// builder with [`crate::ManifestBuilder::state`]. Not part of the input schema.
+///
+/// ```
+/// use mcpeye_runtime::State;
+/// use std::sync::Arc;
+/// let s = State(Arc::new(5u32));
+/// assert_eq!(*s + 1, 6);
+/// ```
+pub struct State<T: ?Sized>(pub Arc<T>);
+
+impl<T: ?Sized> Clone for State<T> {
+    fn clone(&self) -> Self {
+        State(self.0.clone())
+    }
+}
+
+impl<T: ?Sized> Deref for State<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for State<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("State").field(&&*self.0).finish()
+    }
+}
+
+/// Values registered as state, by type.
+#[derive(Clone, Default)]
+pub(crate) struct StateMap(pub(crate) HashMap<TypeId, Arc<dyn Any + Send + Sync>>);
+
+/// What a generated handler receives besides the arguments: the manifest's state and the
+/// request's context.
+pub struct Invocation<'a> {
+    pub(crate) states: &'a StateMap,
+    /// The tool's normalised input schema, used to describe invalid arguments.
+    pub(crate) schema: &'a Value,
+    pub(crate) tool: &'static str,
+    pub(crate) origin: &'a Origin,
+    /// The call's own signal (the origin's, or a child of it that the tool's timeout cancels).
+    pub(crate) cancellation: Option<&'a Cancellation>,
+    /// The call's record, started with the arguments flattened: [`parse_args`] may take them.
+    pub(crate) recorded: Option<&'a FlatStart>,
+}
+
+impl Invocation<'_> {
+    /// The [`Context`] of this call, for a `Context` parameter.
+    pub fn context(&self) -> Context {
+        let origin = self.origin.resolved();
+        let cancellation = self.cancellation.or(origin.cancellation.as_ref()).cloned().unwrap_or_default();
+        Context::new(std::borrow::Cow::Borrowed(self.tool), origin, cancellation)
+    }
+
+    /// The registered state of type `T`. The manifest checks at build time that every state a
+    /// tool needs is registered, so generated code never sees `None` from a built manifest.
+    pub fn state<T: Any + Send + Sync>(&self) -> Result<State<T>, ArgsError> {
+        self.states.0.get(&TypeId::of::<T>()).and_then(|a| a.clone().downcast::<T>().ok()).map(State).ok_or_else(|| {
+            ArgsError {
+                problems: vec![format!("the server has no state of type `{}` registered", std::any::type_name::<T>())],
+            }
+        })
+    }
+}
+
+/// Deserialises a call's arguments (already without `mcpeyeIntent`) into the generated
+/// argument struct. On failure the problems are described from the schema, by JSON path,
+/// without echoing any value (serde's own messages quote the input).
+///
+/// When the call's record already has its own copy of the arguments, they are taken (`args`
+/// is left `null`) and their strings move into the parameters instead of being copied.
+pub fn parse_args<T: serde::de::DeserializeOwned>(inv: &Invocation<'_>, args: &mut Value) -> Result<T, ArgsError> {
+    // A unit struct's schema is `{}`, but serde reads unit structs only from `null`.
+    let empty = matches!(&*args, Value::Object(m) if m.is_empty());
+    let Some(recorded) = inv.recorded else {
+        let parsed = T::deserialize(&*args).or_else(|e| match empty {
+            true => T::deserialize(&Value::Null).map_err(|_| e),
+            false => Err(e),
+        });
+        return parsed.map_err(|_| args_error(inv, args));
+    };
+    let parsed = T::deserialize(std::mem::take(args)).or_else(|e| match empty {
+        true => T::deserialize(Value::Null).map_err(|_| e),
+        false => Err(e),
+    });
+    // Described from the record's copy: the value itself was taken (a rare path).
+    parsed.map_err(|_| args_error(inv, &recorded.arguments()))
+}
+
+fn args_error(inv: &Invocation<'_>, args: &Value) -> ArgsError {
+    let mut problems = crate::schema::args::describe_argument_errors(inv.schema, args);
+    if problems.is_empty() {
+        problems.push("the arguments do not match the tool's input schema".to_owned());
+    }
+    ArgsError { problems }
+}
+
+/// A type usable as a documented tool parameter: it must deserialise from JSON and describe
+/// itself as JSON Schema.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter",
+    label = "this type must implement `serde::Deserialize` and `schemars::JsonSchema`",
+    note = "add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to the type, or use a type that has both"
+)]
+pub trait ToolParam: serde::de::DeserializeOwned + schemars::JsonSchema {}
+impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolParam for T {}
+
+/// Compile-time check emitted for each parameter type, spanned on the type.
+pub fn assert_param<T: ToolParam>() {}
+
+/// The whole arguments object given as one struct deriving `Deserialize` and `JsonSchema`:
+/// `fn tool(Args(q): Args<Query>)`. Field docs become property descriptions.
+///
+/// ```
+/// use mcpeye_runtime::Args;
+/// let Args(n) = Args(3);
+/// assert_eq!(n, 3);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Args<T>(pub T);
+
+impl<T> Deref for Args<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}

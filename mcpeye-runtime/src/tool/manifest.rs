@@ -1,0 +1,481 @@
+//! The manifest: the tools of a server, checked once at start-up, and their `tools/list`
+//! descriptors. Calls go through [`Manifest::call`] / [`Manifest::call_async`] (see
+//! `dispatch.rs`).
+
+use crate::contract::{
+    CAPABILITY_PARAM_DESCRIPTION, CONTEXT_PARAM_DESCRIPTION, INTENT_PARAM_DESCRIPTION, RESERVED_TOOL_DESCRIPTION,
+    RESERVED_TOOL_NAME,
+};
+use crate::schema;
+use crate::tool::def::Handler;
+use crate::tool::def::{StateMap, ToolDef};
+use crate::tracker::active_tracker;
+use crate::tracker::Tracker;
+use mcpeye_contract::{icon_problem, timeout_problem, tool_description_problem, tool_name_problem, tool_title_problem};
+use serde_json::{json, Map, Value};
+use std::any::Any;
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+/// Everything wrong with a set of tools, found when a manifest is built. Its `Display` lists
+/// every problem, one per line, each naming the tool, where it is defined and how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManifestError {
+    /// One entry per problem.
+    pub problems: Vec<ManifestProblem>,
+}
+
+/// One problem found while building a manifest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManifestProblem {
+    /// The tool's name.
+    pub tool: String,
+    /// Where the tool is defined (`crate::module::function (src/file.rs:12)`).
+    pub location: String,
+    /// JSON path inside the tool's input schema, `""` when the problem is not in a schema; a
+    /// problem of the output schema has its path prefixed with [`OUTPUT_SCHEMA_PATH`].
+    pub path: String,
+    /// Short rule id (`missing-description`, `duplicate-name`, …).
+    pub rule: &'static str,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+/// The prefix of [`ManifestProblem::path`] for a problem in a tool's output schema.
+pub const OUTPUT_SCHEMA_PATH: &str = "outputSchema";
+
+impl fmt::Display for ManifestProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "tool `{}` at {}", self.tool, self.location)?;
+        if let Some(path) = self.path.strip_prefix(OUTPUT_SCHEMA_PATH) {
+            write!(f, ", output schema {}", if path.is_empty() { "(root)" } else { path })?;
+        } else if !self.path.is_empty() {
+            write!(f, ", input schema {}", self.path)?;
+        }
+        write!(f, ": [{}] {}", self.rule, self.message)
+    }
+}
+
+impl fmt::Display for ManifestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "mcpeye: the tool manifest has {} problem(s):", self.problems.len())?;
+        for p in &self.problems {
+            write!(f, "\n  - {p}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ManifestError {}
+
+/// The problem of a replacement description of `mcpeyeIntent` (blank or too long), reported at
+/// `location`, the setter that was given it.
+pub(crate) fn intent_description_problem(description: &str, location: &str) -> Option<ManifestProblem> {
+    let p = tool_description_problem(description)?;
+    Some(ManifestProblem {
+        tool: crate::contract::INTENT_PARAM_NAME.to_owned(),
+        location: location.to_owned(),
+        path: String::new(),
+        rule: p.rule().id(),
+        message: format!(
+            "the description given to `intent_description` is {}; agents read it to fill `mcpeyeIntent` \
+             (leave it unset for the contract's text)",
+            match p {
+                mcpeye_contract::DescriptionProblem::TooLong { chars } => format!("{chars} characters long"),
+                _ => "blank".to_owned(),
+            }
+        ),
+    })
+}
+
+/// Builds a [`Manifest`]: choose the tools, register state, then [`build`](Self::build).
+///
+/// `mcpeye::tools!()` and `mcpeye::tools![a, b]` are shorthands for the common cases; use the
+/// builder when tools take `State<T>` parameters or to turn the reserved tool off.
+///
+/// ```
+/// let manifest = mcpeye_runtime::Manifest::builder()
+///     .capture_missing_capabilities(false)
+///     .build();
+/// assert_eq!(manifest.tools_list(), serde_json::json!([]));
+/// ```
+#[derive(Default)]
+pub struct ManifestBuilder {
+    defs: Vec<&'static ToolDef>,
+    states: StateMap,
+    capture_missing_capabilities: Option<bool>,
+    intent_description: Option<Cow<'static, str>>,
+    tracker: Option<Tracker>,
+}
+
+impl fmt::Debug for ManifestBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ManifestBuilder")
+            .field("tools", &self.defs.iter().map(|d| d.name).collect::<Vec<_>>())
+            .field("states", &self.states.0.len())
+            .field("capture_missing_capabilities", &self.capture_missing_capabilities)
+            .field("intent_description", &self.intent_description)
+            .finish()
+    }
+}
+
+impl ManifestBuilder {
+    /// Adds every tool registered with `#[mcpeye::tool]` in the crates linked into the program.
+    /// A crate that is linked but never referenced contributes nothing: `use that_crate as _;`.
+    pub fn registered(mut self) -> Self {
+        self.defs.extend(crate::tool::def::registered());
+        self
+    }
+
+    /// Adds these tools (see `mcpeye::tool_defs![…]`).
+    pub fn tools(mut self, defs: impl IntoIterator<Item = &'static ToolDef>) -> Self {
+        self.defs.extend(defs);
+        self
+    }
+
+    /// Registers a value handed to every `State<T>` parameter of type `T` (one value per type;
+    /// registering a type again replaces the value).
+    pub fn state<T: Any + Send + Sync>(self, value: T) -> Self {
+        self.state_arc(Arc::new(value))
+    }
+
+    /// Like [`state`](Self::state), for a value already shared.
+    pub fn state_arc<T: Any + Send + Sync>(mut self, value: Arc<T>) -> Self {
+        self.states.0.insert(std::any::TypeId::of::<T>(), value);
+        self
+    }
+
+    /// Whether the reserved tool `mcpeye_request_capability` is listed and answered. Default:
+    /// the tracker's `capture_missing_capabilities` setting, `true` without one.
+    pub fn capture_missing_capabilities(mut self, on: bool) -> Self {
+        self.capture_missing_capabilities = Some(on);
+        self
+    }
+
+    /// The description of the `mcpeyeIntent` property added to every tool's input schema
+    /// (tools with `intent = false` excepted). Default, and byte for byte the other SDKs' text:
+    /// [`INTENT_PARAM_DESCRIPTION`](crate::contract::INTENT_PARAM_DESCRIPTION), about 100
+    /// tokens per tool.
+    ///
+    /// A shorter text makes every `tools/list` cheaper (see `Manifest::token_report`, feature
+    /// `tokens`), at a price: the contract's text is what asks agents for 25 to 35 words and for
+    /// the capability the user was missing, which is what the Intent Gap is made of. A blank
+    /// text, or one over 8192 characters, is a problem reported by [`try_build`](Self::try_build).
+    ///
+    /// ```
+    /// let manifest = mcpeye_runtime::Manifest::builder()
+    ///     .registered()
+    ///     .intent_description("Why the user needs this call; name any capability they lack.")
+    ///     .build();
+    /// # drop(manifest);
+    /// ```
+    pub fn intent_description(mut self, description: impl Into<Cow<'static, str>>) -> Self {
+        self.intent_description = Some(description.into());
+        self
+    }
+
+    /// Records into this tracker instead of the process-wide one installed by `mcpeye::init`.
+    pub fn tracker(mut self, tracker: Tracker) -> Self {
+        self.tracker = Some(tracker);
+        self
+    }
+
+    /// Builds the manifest, or returns every problem found.
+    pub fn try_build(self) -> Result<Manifest, ManifestError> {
+        let mut problems = Vec::new();
+        let mut defs = self.defs;
+        defs.sort_by(|a, b| a.name.cmp(b.name));
+        // The same definition added twice (registered() plus tools![…]) is one tool, not a clash.
+        defs.dedup_by(|a, b| std::ptr::eq(*a, *b));
+
+        let mut entries = Vec::with_capacity(defs.len());
+        for (i, def) in defs.iter().enumerate() {
+            let problem = |path: &str, rule: &'static str, message: String| ManifestProblem {
+                tool: def.name.to_owned(),
+                location: def.location(),
+                path: path.to_owned(),
+                rule,
+                message,
+            };
+            if let Some(prev) = i.checked_sub(1).map(|j| defs[j]) {
+                if prev.name == def.name {
+                    problems.push(problem(
+                        "",
+                        "duplicate-name",
+                        format!(
+                            "the name is also used by {}; give one of them `#[mcpeye::tool(name = \"…\")]`",
+                            prev.location()
+                        ),
+                    ));
+                }
+            }
+            // The same rules, and words, as `#[mcpeye::tool]` at compile time (mcpeye-contract).
+            if let Some(p) = tool_name_problem(def.name) {
+                problems.push(problem("", p.rule().id(), p.to_string()));
+            }
+            if let Some(p) = tool_description_problem(def.description) {
+                problems.push(problem("", p.rule().id(), p.to_string()));
+            }
+            for state in def.states {
+                if !self.states.0.contains_key(&(state.type_id)()) {
+                    problems.push(problem(
+                        "",
+                        "missing-state",
+                        format!(
+                            "the tool takes `State<{0}>` but no `{0}` is registered; add `.state(value)` to the manifest builder",
+                            (state.type_name)()
+                        ),
+                    ));
+                }
+            }
+            if let Some(p) = def.title.and_then(tool_title_problem) {
+                problems.push(problem("", p.rule().id(), p.to_string()));
+            }
+            if let Some(timeout) = def.timeout {
+                let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+                if let Some(p) = timeout_problem(ms, matches!(def.handler, Handler::Async(_))) {
+                    problems.push(problem("", p.rule().id(), p.to_string()));
+                }
+            }
+            for icon in def.icons {
+                if let Some(p) = icon_problem(icon.src, icon.mime_type, icon.theme) {
+                    problems.push(problem("", p.rule().id(), p.to_string()));
+                }
+            }
+            let schema = if def.normalize_schema {
+                let schema = schema::normalize((def.input_schema)());
+                for p in schema::validate(&schema) {
+                    problems.push(problem(&p.path, p.rule, p.message));
+                }
+                schema
+            } else {
+                let schema = (def.input_schema)().to_value();
+                for p in schema::validate_as_is(&schema) {
+                    problems.push(problem(&p.path, p.rule, p.message));
+                }
+                schema
+            };
+            let output_schema = schema::output_schema((def.output_schema)());
+            if let Some(output) = &output_schema {
+                for p in schema::validate(output) {
+                    let path = format!("{OUTPUT_SCHEMA_PATH}{}", p.path);
+                    let message = format!(
+                        "{} (the tool's output schema, from its return type; `#[mcpeye::tool(output_schema = false)]` leaves it out)",
+                        p.message
+                    );
+                    problems.push(problem(&path, p.rule, message));
+                }
+            }
+            entries.push(Entry { def, schema, output_schema });
+        }
+        let intent_description = self.intent_description.unwrap_or(Cow::Borrowed(INTENT_PARAM_DESCRIPTION));
+        problems.extend(intent_description_problem(&intent_description, "ManifestBuilder::intent_description"));
+        if !problems.is_empty() {
+            return Err(ManifestError { problems });
+        }
+
+        let reserved = self
+            .capture_missing_capabilities
+            .or_else(|| active_tracker(self.tracker.as_ref()).map(|t| t.capture_missing_capabilities()))
+            .unwrap_or(true);
+        let mut list: Vec<Value> = entries.iter().map(|e| e.descriptor(&intent_description)).collect();
+        if reserved {
+            list.push(reserved_descriptor());
+        }
+        let index = entries.iter().enumerate().map(|(i, e)| (e.def.name, i)).collect();
+        Ok(Manifest {
+            entries,
+            index,
+            states: self.states,
+            reserved,
+            tracker: self.tracker,
+            tools_list: Value::Array(list),
+        })
+    }
+
+    /// Builds the manifest; panics with every problem listed (a server should refuse to start
+    /// with tools that clients would reject).
+    #[track_caller]
+    pub fn build(self) -> Manifest {
+        match self.try_build() {
+            Ok(m) => m,
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
+
+pub(crate) struct Entry {
+    pub(crate) def: &'static ToolDef,
+    /// Normalised input schema without `mcpeyeIntent`: describes invalid arguments.
+    pub(crate) schema: Value,
+    /// Normalised output schema, when the tool has one.
+    pub(crate) output_schema: Option<Value>,
+}
+
+impl Entry {
+    /// The `tools/list` descriptor, with `mcpeyeIntent` described by `intent_description`
+    /// unless the tool has `intent = false`.
+    fn descriptor(&self, intent_description: &str) -> Value {
+        let def = self.def;
+        let mut input_schema = self.schema.clone();
+        if def.intent {
+            schema::inject_intent_described(&mut input_schema, intent_description);
+        }
+        let mut m = Map::new();
+        m.insert("name".into(), Value::String(def.name.into()));
+        if let Some(title) = def.title {
+            m.insert("title".into(), Value::String(title.into()));
+        }
+        m.insert("description".into(), Value::String(def.description.into()));
+        m.insert("inputSchema".into(), input_schema);
+        if let Some(output) = &self.output_schema {
+            m.insert("outputSchema".into(), output.clone());
+        }
+        let a = &def.annotations;
+        let mut hints = Map::new();
+        for (key, v) in [
+            ("readOnlyHint", a.read_only),
+            ("destructiveHint", a.destructive),
+            ("idempotentHint", a.idempotent),
+            ("openWorldHint", a.open_world),
+        ] {
+            if let Some(v) = v {
+                hints.insert(key.into(), Value::Bool(v));
+            }
+        }
+        if !hints.is_empty() {
+            m.insert("annotations".into(), Value::Object(hints));
+        }
+        if !def.icons.is_empty() {
+            let icons = def.icons.iter().map(|icon| {
+                let mut i = Map::new();
+                i.insert("src".into(), Value::String(icon.src.into()));
+                if let Some(mime) = icon.mime_type {
+                    i.insert("mimeType".into(), Value::String(mime.into()));
+                }
+                if !icon.sizes.is_empty() {
+                    i.insert("sizes".into(), icon.sizes.iter().map(|s| Value::String((*s).into())).collect());
+                }
+                if let Some(theme) = icon.theme {
+                    i.insert("theme".into(), Value::String(theme.into()));
+                }
+                Value::Object(i)
+            });
+            m.insert("icons".into(), Value::Array(icons.collect()));
+        }
+        Value::Object(m)
+    }
+}
+
+/// The `tools/list` descriptor of the reserved tool `mcpeye_request_capability`
+/// (docs/wire-format.md#reserved-tool, #constants).
+pub fn reserved_descriptor() -> Value {
+    json!({
+        "name": RESERVED_TOOL_NAME,
+        "description": RESERVED_TOOL_DESCRIPTION,
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "capability": {"type": "string", "description": CAPABILITY_PARAM_DESCRIPTION},
+                "context": {"type": "string", "description": CONTEXT_PARAM_DESCRIPTION},
+            },
+            "required": ["capability"],
+        },
+    })
+}
+
+/// The tools of a server: their `tools/list` descriptors and the dispatcher of `tools/call`.
+///
+/// `Send + Sync`: build one at start-up and share it (`Arc<Manifest>` or a `static`) across
+/// threads and tasks.
+pub struct Manifest {
+    pub(crate) entries: Vec<Entry>,
+    pub(crate) index: HashMap<&'static str, usize>,
+    pub(crate) states: StateMap,
+    pub(crate) reserved: bool,
+    pub(crate) tracker: Option<Tracker>,
+    tools_list: Value,
+}
+
+impl fmt::Debug for Manifest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Manifest")
+            .field("tools", &self.entries.iter().map(|e| e.def.name).collect::<Vec<_>>())
+            .field("reserved_tool", &self.reserved)
+            .finish()
+    }
+}
+
+impl Manifest {
+    /// A builder with no tools.
+    pub fn builder() -> ManifestBuilder {
+        ManifestBuilder::default()
+    }
+
+    /// The `tools` array of a `tools/list` result: the tools sorted by name, then the reserved
+    /// tool (unless turned off). Byte-for-byte deterministic.
+    pub fn tools_list(&self) -> Value {
+        self.tools_list.clone()
+    }
+
+    /// The names of the tools, sorted, without the reserved tool.
+    pub fn tool_names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.entries.iter().map(|e| e.def.name)
+    }
+
+    /// The definition of the tool called `name`.
+    pub fn tool(&self, name: &str) -> Option<&'static ToolDef> {
+        self.index.get(name).map(|&i| self.entries[i].def)
+    }
+
+    /// Whether the reserved tool is listed and answered.
+    pub fn captures_missing_capabilities(&self) -> bool {
+        self.reserved
+    }
+
+    /// Whether `name` is a tool of this manifest (the reserved tool included when listed).
+    pub fn has_tool(&self, name: &str) -> bool {
+        self.index.contains_key(name) || (self.reserved && name == RESERVED_TOOL_NAME)
+    }
+
+    /// What this manifest's `tools/list` costs a model, per tool, in `o200k_base` tokens: name,
+    /// description, input schema (and how much of it `mcpeyeIntent` is), output schema, total,
+    /// and the reserved tool. `Display` prints a table. Feature `tokens`.
+    ///
+    /// ```
+    /// let manifest = mcpeye_runtime::Manifest::builder().registered().build();
+    /// let report = manifest.token_report();
+    /// eprintln!("{report}");
+    /// assert!(report.total() >= report.reserved_total());
+    /// ```
+    #[cfg(feature = "tokens")]
+    pub fn token_report(&self) -> crate::report::TokenReport {
+        crate::report::TokenReport::from_tools_list(&self.tools_list)
+    }
+
+    pub(crate) fn lookup(&self, name: &str) -> Option<&Entry> {
+        self.index.get(name).map(|&i| &self.entries[i])
+    }
+
+    /// Whether any tool's handler is async (else every call can be answered without awaiting).
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+    pub(crate) fn has_async_tools(&self) -> bool {
+        self.entries.iter().any(|e| matches!(e.def.handler, crate::tool::def::Handler::Async(_)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::INTENT_PARAM_NAME;
+
+    #[test]
+    fn reserved_descriptor_is_exact() {
+        let d = reserved_descriptor();
+        assert_eq!(d["inputSchema"]["required"], json!(["capability"]));
+        assert_eq!(d["description"], RESERVED_TOOL_DESCRIPTION);
+        assert!(d["inputSchema"]["properties"].get(INTENT_PARAM_NAME).is_none());
+    }
+}

@@ -1,0 +1,690 @@
+//! The tracker: the hand-off of call records from the calling thread to the flusher, `init`,
+//! and the [`Guard`] that flushes at the end.
+//!
+//! On the calling thread, [`Tracker::record`] only runs the `identify` callback if there is
+//! one, copies the record's values into one buffer taken from a pool (`wire/flat.rs`: so that no
+//! allocation of the calling thread is freed by the flusher) and `try_send`s it on a bounded
+//! channel: no redaction, serialisation, lock or I/O (the call id is drawn on the flusher). A full
+//! channel drops the event (counted) before any copy.
+
+use crate::config::{Config, ConfigError, IdentifyFn, Resolved};
+use crate::flush::flusher::{Backlog, Control, Flusher, Handoff};
+use crate::flush::outbox::Outbox;
+use crate::flush::transport::{HttpTransport, Transport};
+use crate::model::diagnostics::{DiagnosticKind, Diagnostics};
+use crate::model::record::{CallOutcome, CallRecord};
+use crate::model::result::CallToolResult;
+use crate::model::stats::{Counters, FlushReport, Stats};
+use crate::record::FlatStart;
+use crate::record::InFlight;
+use crate::record::{BufferPool, Queued};
+use crate::redact::Redactor;
+#[cfg(feature = "rmcp")]
+use crate::telemetry::CallSpan;
+use crossbeam_channel::{Sender, TrySendError};
+use serde_json::Value;
+use std::borrow::Cow;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Smallest capacity of the hand-off channel between calling threads and the flusher.
+const MIN_CHANNEL_CAPACITY: usize = 1024;
+
+/// Waking the flusher costs the calling thread a futex syscall (several µs, the p99 of a call
+/// when it happened every `flush_threshold` calls), so calls only wake it when the channel is
+/// this fraction full; otherwise its tick (100 ms) picks the events up and applies the threshold.
+const NUDGE_FRACTION: usize = 4;
+
+/// The channel length at which a call nudges the flusher: a quarter of the channel, at most
+/// [`NUDGE_MAX`], or the flush threshold if that is larger.
+fn nudge_at(flush_threshold: usize, capacity: usize) -> usize {
+    flush_threshold.max((capacity / NUDGE_FRACTION).min(NUDGE_MAX)).max(1)
+}
+
+/// The most records a burst queues before the flusher is woken: records read back within a few
+/// MiB of being written are still in cache (a quarter of a large channel was not), and their
+/// buffers come back to the pool while warm. One wake-up per this many calls.
+const NUDGE_MAX: usize = 2_000;
+
+/// How long past its timeout a flush or shutdown waits for the flusher's answer (the flusher
+/// checks its deadline between steps, so it may answer a little late).
+const ANSWER_GRACE: Duration = Duration::from_millis(200);
+
+/// A destination for call records. Cheap to clone; all clones feed the same flusher thread.
+///
+/// Make one with [`Tracker::new`] (an explicit tracker, e.g. given to a manifest), or let
+/// [`init`] install the process-wide one. When the last clone of an explicit tracker is
+/// dropped without [`shutdown`](Self::shutdown), its flusher makes a last bounded attempt in
+/// the background.
+#[derive(Clone)]
+pub struct Tracker {
+    inner: Arc<Inner>,
+}
+
+enum Inner {
+    Callback(Box<dyn Fn(CallRecord) + Send + Sync>),
+    Pipeline(Pipeline),
+}
+
+struct Pipeline {
+    data: Sender<Queued>,
+    control: Sender<Control>,
+    shared: Arc<Handoff>,
+    identify: Option<Arc<IdentifyFn>>,
+    capture_missing_capabilities: bool,
+    /// Caps and redaction of the arguments and results put on spans, when
+    /// [`Config::span_content`] is on.
+    span_content: Option<Redactor>,
+    /// Channel length at which a call wakes the flusher before its next tick.
+    nudge_at: usize,
+    /// Empty record buffers, recycled by the flusher.
+    pool: BufferPool,
+    flusher: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl std::fmt::Debug for Tracker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &*self.inner {
+            Inner::Callback(_) => f.write_str("Tracker(callback)"),
+            Inner::Pipeline(p) => f.debug_struct("Tracker").field("stats", &p.shared.counters.snapshot()).finish(),
+        }
+    }
+}
+
+impl Tracker {
+    /// A tracker with its own flusher thread, POSTing to the configured ingest.
+    ///
+    /// ```no_run
+    /// let tracker = mcpeye_runtime::Tracker::new(mcpeye_runtime::Config::new("proj_demo"))?;
+    /// // … give it to a manifest; at the end:
+    /// tracker.shutdown(std::time::Duration::from_secs(2));
+    /// # Ok::<(), mcpeye_runtime::ConfigError>(())
+    /// ```
+    pub fn new(config: Config) -> Result<Tracker, ConfigError> {
+        let resolved = config.resolve()?;
+        let transport = HttpTransport::new(&resolved, config.connect_timeout, config.request_timeout);
+        Tracker::with_transport(config, resolved, Box::new(transport))
+    }
+
+    /// A tracker that sends through `transport` (the HTTP one, or the memory sink of tests).
+    pub(crate) fn with_transport(
+        config: Config,
+        resolved: Resolved,
+        transport: Box<dyn Transport>,
+    ) -> Result<Tracker, ConfigError> {
+        let diagnostics = Diagnostics::new(config.on_error.clone());
+        if resolved.url_defaulted {
+            diagnostics.report(DiagnosticKind::DefaultIngestUrl, || {
+                format!(
+                    "no ingest URL configured; sending to {} (set Config::ingest_url or MCPEYE_INGEST_URL)",
+                    crate::contract::DEFAULT_INGEST_URL
+                )
+            });
+        }
+        if resolved.insecure {
+            diagnostics.report(DiagnosticKind::InsecureIngestUrl, || {
+                "the ingest URL is plain http:// to another machine: events and the secret travel unencrypted; \
+                 use https://"
+                    .to_string()
+            });
+        }
+        let shared = Arc::new(Handoff {
+            counters: Counters::default(),
+            diagnostics,
+            nudged: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+            identify_panicked: AtomicBool::new(false),
+            backlog: Backlog::default(),
+        });
+        // The channel only bridges to the next drain; it is not the place where a small
+        // `max_buffer` should bite (the flusher's buffer drops the oldest there instead).
+        let capacity = config.max_buffer.max(MIN_CHANNEL_CAPACITY);
+        let (data_tx, data_rx) = crossbeam_channel::bounded(capacity);
+        let (control_tx, control_rx) = crossbeam_channel::bounded(64);
+        let outbox = match &config.outbox_dir {
+            Some(dir) => Some(
+                Outbox::open(dir, config.outbox_max_bytes)
+                    .map_err(|e| ConfigError::Outbox(format!("{}: {e}", dir.display())))?,
+            ),
+            None => None,
+        };
+        let pool = BufferPool::new();
+        let flusher = Flusher::new(&config, data_rx, control_rx, shared.clone(), transport, outbox, pool.clone());
+        let handle = std::thread::Builder::new()
+            .name("mcpeye-flusher".into())
+            .spawn(move || flusher.run())
+            .map_err(|e| ConfigError::FlusherThread(e.to_string()))?;
+        Ok(Tracker {
+            inner: Arc::new(Inner::Pipeline(Pipeline {
+                data: data_tx,
+                control: control_tx,
+                shared,
+                identify: config.identify.clone(),
+                capture_missing_capabilities: config.capture_missing_capabilities,
+                span_content: config.span_content.then(|| Redactor::new(config.redact, &config.denylist_fields)),
+                nudge_at: nudge_at(config.flush_threshold, capacity),
+                pool,
+                flusher: Mutex::new(Some(handle)),
+            })),
+        })
+    }
+
+    /// A tracker that hands every record to `f` on the calling thread (tests, custom sinks).
+    /// It has no flusher: `flush` and `shutdown` return at once with empty counters.
+    pub fn from_fn(f: impl Fn(CallRecord) + Send + Sync + 'static) -> Self {
+        Tracker { inner: Arc::new(Inner::Callback(Box::new(f))) }
+    }
+
+    /// Records one call. Never blocks, never panics, never does I/O: the record is handed to
+    /// the flusher, or dropped and counted if the channel is full or the tracker shut down.
+    pub fn record(&self, record: CallRecord) {
+        match &*self.inner {
+            Inner::Callback(f) => {
+                let _ = catch_unwind(AssertUnwindSafe(|| f(record)));
+            }
+            Inner::Pipeline(p) => p.record(record),
+        }
+    }
+
+    /// Records a successful call of a manifest's tool from the handler's result, which the
+    /// client then gets: a pipeline flattens it directly, without building its JSON twice.
+    pub(crate) fn record_result(&self, call: InFlight, result: &CallToolResult, duration: Duration) {
+        match &*self.inner {
+            Inner::Callback(f) => {
+                let record = call.into_record(CallOutcome::Success { result: result.to_json() }, duration);
+                let _ = catch_unwind(AssertUnwindSafe(|| f(record)));
+            }
+            Inner::Pipeline(p) => {
+                if let Some((user_id, user_email)) = p.admit(&call.tool_name, &call.arguments) {
+                    p.send(Queued::of_result(call, result, duration, user_id, user_email, p.pool.take()));
+                }
+            }
+        }
+    }
+
+    /// Flattens the arguments of a manifest's call for its record before the handler runs, so
+    /// that the handler may take them (its parameters then move their strings instead of
+    /// copying them). Only for a pipeline whose record needs nothing else of them (no `identify`,
+    /// no span that puts them on itself) and arguments within the flattening budget; `None`
+    /// leaves the call as it was.
+    pub(crate) fn flatten_arguments(&self, call: &mut InFlight) -> Option<FlatStart> {
+        let Inner::Pipeline(p) = &*self.inner else { return None };
+        if p.identify.is_some() || call.span.reads_values(self.span_content()) {
+            return None;
+        }
+        // Out of the call while it is borrowed mutably (for its intent), then back.
+        let arguments = match std::mem::take(&mut call.arguments) {
+            Value::Object(m) => m,
+            other => {
+                call.arguments = other;
+                return None;
+            }
+        };
+        let flat = FlatStart::flattened(call, &arguments, p.pool.take());
+        call.arguments = Value::Object(arguments);
+        flat.map_err(|buffer| p.pool.give(buffer)).ok()
+    }
+
+    /// Records a call started with [`flatten_arguments`](Self::flatten_arguments): its outcome,
+    /// or, for a success of text items, its result as the handler gave it.
+    pub(crate) fn record_flat(&self, flat: FlatStart, ended: Result<&CallToolResult, CallOutcome>, duration: Duration) {
+        self.deliver(move || match ended {
+            Ok(result) => flat.finish_result(result, duration),
+            Err(outcome) => flat.finish(outcome, duration),
+        });
+    }
+
+    /// Hands over the record `queued` makes (made only once admitted) of a call started flat.
+    fn deliver(&self, queued: impl FnOnce() -> Queued) {
+        match &*self.inner {
+            Inner::Pipeline(p) => {
+                if p.admit_count() {
+                    p.send(queued());
+                }
+            }
+            // Only if the process-wide tracker was replaced by a callback one during the call:
+            // the record is rebuilt from its flat form rather than lost.
+            Inner::Callback(f) => {
+                let (record, _, _) = queued().into_record();
+                let _ = catch_unwind(AssertUnwindSafe(|| f(record)));
+            }
+        }
+    }
+
+    /// Starts recording a call whose arguments the tool takes (rmcp's routes): a pipeline
+    /// flattens them now, a callback tracker gets a copy in its record. See [`Started::finish`].
+    #[cfg(feature = "rmcp")]
+    pub(crate) fn start(
+        &self,
+        tool_name: std::borrow::Cow<'static, str>,
+        arguments: Option<&serde_json::Map<String, Value>>,
+        intent: Option<(String, crate::IntentSource)>,
+        origin: &crate::Origin,
+    ) -> Started {
+        let copy = || Value::Object(arguments.cloned().unwrap_or_default());
+        let span = CallSpan::start(&tool_name, true, origin);
+        match &*self.inner {
+            // A span that puts the arguments on itself when it ends needs them: copied then.
+            Inner::Pipeline(p) if !span.reads_values(self.span_content()) => {
+                let started = Instant::now();
+                // `identify` reads the arguments as a JSON value: built only for it.
+                let user = match &p.identify {
+                    None => (None, None),
+                    Some(_) => p.identify(&tool_name, &copy()),
+                };
+                let (client, session_id) = (origin.client.clone(), origin.session_id.clone());
+                let flat = FlatStart::new(tool_name, client, session_id, intent, arguments, user, p.pool.take());
+                Started::Flat { flat, started, span }
+            }
+            _ => Started::Call(InFlight::with_span(tool_name, copy(), intent, origin, span)),
+        }
+    }
+
+    /// Whether manifests list and answer the reserved `mcpeye_request_capability` tool
+    /// ([`Config::capture_missing_capabilities`]; `true` for [`Tracker::from_fn`]).
+    pub fn capture_missing_capabilities(&self) -> bool {
+        match &*self.inner {
+            Inner::Callback(_) => true,
+            Inner::Pipeline(p) => p.capture_missing_capabilities,
+        }
+    }
+
+    /// The caps and redaction for arguments and results on spans, when they go there
+    /// ([`Config::span_content`]).
+    #[cfg_attr(not(any(feature = "opentelemetry", feature = "tracing")), allow(dead_code))]
+    pub(crate) fn span_content(&self) -> Option<&Redactor> {
+        match &*self.inner {
+            Inner::Callback(_) => None,
+            Inner::Pipeline(p) => p.span_content.as_ref(),
+        }
+    }
+
+    /// Counts a round of a call that may ask the client (MCP 2026-07-28): whether it ended
+    /// `input_required`, and the elicitation actions it received.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+    pub(crate) fn count_round(&self, input_required: bool, actions: &[crate::ElicitationAction]) {
+        let Inner::Pipeline(p) = &*self.inner else { return };
+        let counters = &p.shared.counters;
+        if input_required {
+            Counters::add(&counters.input_required, 1);
+        }
+        for action in actions {
+            let counter = match action {
+                crate::ElicitationAction::Accept => &counters.elicit_accept,
+                crate::ElicitationAction::Decline => &counters.elicit_decline,
+                crate::ElicitationAction::Cancel => &counters.elicit_cancel,
+            };
+            Counters::add(counter, 1);
+        }
+    }
+
+    /// The counters now.
+    pub fn stats(&self) -> Stats {
+        match &*self.inner {
+            Inner::Callback(_) => Stats::default(),
+            Inner::Pipeline(p) => p.shared.counters.snapshot(),
+        }
+    }
+
+    /// Sends every event recorded so far, waiting at most `timeout` (plus a short grace) for it.
+    /// Backoffs and `Retry-After` that end within the timeout are waited out.
+    pub fn flush(&self, timeout: Duration) -> FlushReport {
+        let Inner::Pipeline(p) = &*self.inner else { return FlushReport { completed: true, stats: Stats::default() } };
+        if p.shared.closed.load(Ordering::SeqCst) {
+            return p.report(p.shared.counters.snapshot().pending == 0);
+        }
+        let deadline = Instant::now() + timeout;
+        let done = p.ask(|reply| Control::Flush { deadline, reply }, deadline);
+        p.report(done)
+    }
+
+    /// Flushes within `timeout`, then stops the flusher; later records are dropped (counted as
+    /// `after_shutdown`). Returns after at most `timeout` plus a short grace even if the ingest
+    /// never answers: a request still in flight is then abandoned to the flusher thread, which
+    /// finishes on its own (within `request_timeout`) and settles the counters of its events,
+    /// reported meanwhile as `pending`. A second call returns the current counters at once.
+    pub fn shutdown(&self, timeout: Duration) -> FlushReport {
+        let Inner::Pipeline(p) = &*self.inner else { return FlushReport { completed: true, stats: Stats::default() } };
+        if p.shared.closed.swap(true, Ordering::SeqCst) {
+            return p.report(p.shared.counters.snapshot().pending == 0);
+        }
+        let deadline = Instant::now() + timeout;
+        let done = p.ask(|reply| Control::Shutdown { deadline, reply }, deadline);
+        if done {
+            // The flusher answered as its last act, so joining does not wait on the network.
+            if let Some(handle) = p.flusher.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                let _ = handle.join();
+            }
+        }
+        p.report(done)
+    }
+
+    /// The process-wide tracker installed by [`init`], if any: the one calls are recorded into
+    /// when their manifest or router was given none.
+    pub fn global() -> Option<Tracker> {
+        global()
+    }
+
+    /// Whether two handles feed the same flusher.
+    pub fn same(&self, other: &Tracker) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl Pipeline {
+    fn record(&self, record: CallRecord) {
+        if let Some((user_id, user_email)) = self.admit(&record.tool_name, &record.arguments) {
+            self.send(Queued::new(record, user_id, user_email, self.pool.take()));
+        }
+    }
+
+    /// Counts a call captured and runs `identify`; `None` when its record cannot be queued
+    /// (shut down, or the channel full: then it is not even flattened), counted as dropped.
+    fn admit(&self, tool_name: &str, arguments: &Value) -> Option<(Option<String>, Option<String>)> {
+        if !self.admit_count() {
+            return None;
+        }
+        Some(self.identify(tool_name, arguments))
+    }
+
+    /// Counts a call captured; false (and counted as dropped) when its record cannot be queued.
+    fn admit_count(&self) -> bool {
+        let counters = &self.shared.counters;
+        Counters::add(&counters.captured, 1);
+        if self.shared.closed.load(Ordering::SeqCst) {
+            self.after_shutdown();
+            return false;
+        }
+        // The exact test reads the channel's head, written by the flusher: only when the count
+        // says the channel may be full.
+        let may_be_full = self.data.capacity().is_none_or(|cap| self.shared.backlog.get() >= cap as isize);
+        if may_be_full && self.data.is_full() {
+            Counters::add(&counters.channel_full, 1);
+            return false;
+        }
+        true
+    }
+
+    /// The user of a call, from the `identify` callback.
+    fn identify(&self, tool_name: &str, arguments: &Value) -> (Option<String>, Option<String>) {
+        match &self.identify {
+            None => (None, None),
+            Some(f) => match catch_unwind(AssertUnwindSafe(|| f(tool_name, arguments))) {
+                Ok(Some(id)) => (id.user_id, id.user_email),
+                Ok(None) => (None, None),
+                Err(_) => {
+                    self.shared.identify_panicked.store(true, Ordering::SeqCst);
+                    (None, None)
+                }
+            },
+        }
+    }
+
+    fn send(&self, queued: Queued) {
+        match self.data.try_send(queued) {
+            Ok(()) => {
+                if self.shared.backlog.add_one() >= self.nudge_at as isize
+                    && !self.shared.nudged.load(Ordering::Relaxed)
+                    && !self.shared.nudged.swap(true, Ordering::SeqCst)
+                {
+                    let _ = self.control.try_send(Control::Nudge);
+                }
+            }
+            Err(TrySendError::Full(_)) => Counters::add(&self.shared.counters.channel_full, 1),
+            Err(TrySendError::Disconnected(_)) => self.after_shutdown(),
+        }
+    }
+
+    fn after_shutdown(&self) {
+        Counters::add(&self.shared.counters.after_shutdown, 1);
+        // The flusher is gone, so this one report happens here (once per tracker).
+        self.shared.diagnostics.report(DiagnosticKind::AfterShutdown, || {
+            "a call was recorded after mcpeye shut down; it was dropped".to_string()
+        });
+    }
+
+    /// Sends a command and waits for the flusher's answer until `deadline` (plus grace).
+    fn ask(&self, command: impl FnOnce(Sender<bool>) -> Control, deadline: Instant) -> bool {
+        let (reply, answer) = crossbeam_channel::bounded(1);
+        let wait_until = deadline + ANSWER_GRACE;
+        if self.control.send_deadline(command(reply), wait_until).is_err() {
+            return false;
+        }
+        answer.recv_deadline(wait_until).unwrap_or(false)
+    }
+
+    fn report(&self, completed: bool) -> FlushReport {
+        FlushReport { completed, stats: self.shared.counters.snapshot() }
+    }
+}
+
+/// A call being recorded from its start ([`Tracker::start`]). Kept small: it lives in the
+/// route's future, which rmcp moves.
+#[cfg(feature = "rmcp")]
+pub(crate) enum Started {
+    /// A pipeline's record so far, the arguments already flattened (the record's parts are in
+    /// it: not kept twice).
+    Flat { flat: FlatStart, started: Instant, span: CallSpan },
+    /// Any other: the call, its arguments copied.
+    Call(InFlight),
+}
+
+#[cfg(feature = "rmcp")]
+impl Started {
+    /// The call's span(s).
+    pub(crate) fn span(&self) -> &CallSpan {
+        match self {
+            Started::Flat { span, .. } => span,
+            Started::Call(call) => &call.span,
+        }
+    }
+
+    /// Moves the call's start `earlier` back (a later round of a call, timed from its first).
+    pub(crate) fn started_earlier(&mut self, earlier: Duration) {
+        let started = match self {
+            Started::Flat { started, .. } => started,
+            Started::Call(call) => &mut call.started,
+        };
+        *started = started.checked_sub(earlier).unwrap_or(*started);
+    }
+
+    /// The time since the call started.
+    pub(crate) fn elapsed(&self) -> Duration {
+        match self {
+            Started::Flat { started, .. } => started.elapsed(),
+            Started::Call(call) => call.started.elapsed(),
+        }
+    }
+
+    /// Ends the span (see [`InFlight::end_span`]), without recording.
+    pub(crate) fn end_span(
+        &mut self,
+        tracker: Option<&Tracker>,
+        outcome: &CallOutcome,
+        rpc_code: Option<i64>,
+        duration: Duration,
+    ) {
+        match self {
+            // The span reads no value (see `Tracker::start`).
+            Started::Flat { span, .. } => {
+                std::mem::take(span).end(
+                    &Value::Null,
+                    outcome,
+                    rpc_code,
+                    duration,
+                    tracker.and_then(Tracker::span_content),
+                );
+            }
+            Started::Call(call) => call.end_span(tracker, outcome, rpc_code, duration),
+        }
+    }
+
+    /// Records the call's outcome into `tracker` (the one that started it), timed from its start.
+    pub(crate) fn finish(self, tracker: &Tracker, outcome: CallOutcome) {
+        match self {
+            Started::Flat { flat, started, span } => {
+                let duration = started.elapsed();
+                span.end(&Value::Null, &outcome, None, duration, tracker.span_content());
+                tracker.record_flat(flat, Err(outcome), duration);
+            }
+            Started::Call(call) => call.finish(Some(tracker), outcome),
+        }
+    }
+
+    /// Records a call that succeeded with `result`, whose record is `to_json(result)`: a pipeline
+    /// flattens it straight from `result` with `flatten` (see `FlatStart::finish_serialized`),
+    /// without building that JSON.
+    pub(crate) fn finish_serialized<T: ?Sized>(
+        self,
+        tracker: &Tracker,
+        result: &T,
+        flatten: impl FnOnce(&T, &mut Vec<u8>, usize) -> bool,
+        to_json: impl FnOnce(&T) -> Value,
+    ) {
+        match self {
+            Started::Flat { flat, started, span } => {
+                let duration = started.elapsed();
+                // The span reads no result (see `Tracker::start`).
+                span.end(
+                    &Value::Null,
+                    &CallOutcome::Success { result: Value::Null },
+                    None,
+                    duration,
+                    tracker.span_content(),
+                );
+                tracker.deliver(|| flat.finish_serialized(result, flatten, to_json, duration));
+            }
+            Started::Call(call) => call.finish(Some(tracker), CallOutcome::Success { result: to_json(result) }),
+        }
+    }
+}
+
+/// Flushes and stops the tracker installed by [`init`] when dropped (bounded by
+/// [`Config::shutdown_timeout`], 2 s by default), and uninstalls it. Keep it alive for as long
+/// as the server runs, e.g. `let _guard = mcpeye::init(config)?;` in `main`.
+#[must_use = "dropping the guard shuts mcpeye down"]
+#[derive(Debug)]
+pub struct Guard {
+    tracker: Tracker,
+    shutdown_timeout: Duration,
+}
+
+impl Guard {
+    /// The tracker this guard controls (the process-wide one).
+    pub fn tracker(&self) -> &Tracker {
+        &self.tracker
+    }
+    /// See [`Tracker::flush`].
+    pub fn flush(&self, timeout: Duration) -> FlushReport {
+        self.tracker.flush(timeout)
+    }
+    /// See [`Tracker::shutdown`]. Dropping the guard afterwards only uninstalls the tracker.
+    pub fn shutdown(&self, timeout: Duration) -> FlushReport {
+        self.tracker.shutdown(timeout)
+    }
+    /// See [`Tracker::stats`].
+    pub fn stats(&self) -> Stats {
+        self.tracker.stats()
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        self.tracker.shutdown(self.shutdown_timeout);
+        if let Ok(mut global) = GLOBAL.write() {
+            if global.as_ref().is_some_and(|g| g.same(&self.tracker)) {
+                *global = None;
+            }
+        }
+    }
+}
+
+/// Starts mcpeye for the whole process: checks `config`, starts the flusher thread and
+/// installs the tracker that `#[mcpeye::tool]` calls record into. Calling it again replaces
+/// the process-wide tracker (each guard still shuts down its own).
+///
+/// ```no_run
+/// fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     let _guard = mcpeye_runtime::init(mcpeye_runtime::Config::from_env("proj_demo"))?;
+///     // … run the MCP server; dropping the guard flushes the last events.
+///     Ok(())
+/// }
+/// ```
+pub fn init(config: Config) -> Result<Guard, ConfigError> {
+    let shutdown_timeout = config.shutdown_timeout;
+    let tracker = Tracker::new(config)?;
+    set_global(Some(tracker.clone()));
+    Ok(Guard { tracker, shutdown_timeout })
+}
+
+static GLOBAL: RwLock<Option<Tracker>> = RwLock::new(None);
+
+/// The process-wide tracker installed by [`init`], if any.
+pub(crate) fn global() -> Option<Tracker> {
+    GLOBAL.read().ok().and_then(|g| g.clone())
+}
+
+/// Installs (or with `None` removes) the process-wide tracker. [`init`] does this.
+pub(crate) fn set_global(t: Option<Tracker>) {
+    if let Ok(mut g) = GLOBAL.write() {
+        *g = t;
+    }
+}
+
+/// The end of a call: its span ended and its record handed to the tracker. It lives beside the
+/// tracker it records into, so that what a call holds while it runs knows nothing of delivery.
+impl InFlight {
+    /// Records the outcome into `tracker` (nothing when there is none), timed from the start.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // the dispatcher times its calls itself
+    pub(crate) fn finish(self, tracker: Option<&Tracker>, outcome: CallOutcome) {
+        let duration = self.started.elapsed();
+        self.finish_after(tracker, outcome, duration);
+    }
+
+    /// Like [`finish`](Self::finish), with the duration given (the reserved tool records 0).
+    pub(crate) fn finish_after(mut self, tracker: Option<&Tracker>, outcome: CallOutcome, duration: Duration) {
+        self.end_span(tracker, &outcome, None, duration);
+        if let Some(tracker) = tracker {
+            tracker.record(self.into_record(outcome, duration));
+        }
+    }
+
+    /// Ends the span with this outcome (and the JSON-RPC error code the request was answered
+    /// with, if any), without recording.
+    pub(crate) fn end_span(
+        &mut self,
+        tracker: Option<&Tracker>,
+        outcome: &CallOutcome,
+        rpc_code: Option<i64>,
+        duration: Duration,
+    ) {
+        let span = std::mem::replace(&mut self.span, crate::telemetry::CallSpan::none());
+        span.end(&self.arguments, outcome, rpc_code, duration, tracker.and_then(Tracker::span_content));
+    }
+}
+
+/// The tracker a call is recorded into: the one given to the manifest or router (borrowed: no
+/// reference count touched on the call path), else the process-wide one from `init`.
+pub(crate) fn active_tracker(own: Option<&Tracker>) -> Option<Cow<'_, Tracker>> {
+    match own {
+        Some(t) => Some(Cow::Borrowed(t)),
+        None => global().map(Cow::Owned),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_nudge_at_a_quarter_of_the_channel_at_most_nudge_max_or_the_threshold() {
+        assert_eq!(nudge_at(20, 10_000), 2_000);
+        assert_eq!(nudge_at(20, 4_000), 1_000);
+        assert_eq!(nudge_at(20, 1024), 256);
+        assert_eq!(nudge_at(5_000, 10_000), 5_000);
+        assert_eq!(nudge_at(0, 2), 1);
+    }
+}

@@ -432,6 +432,12 @@ impl ElicitationAction {
 }
 
 /// A root the client exposes (`roots/list`): a `file://` URI, with a name when the client gives one.
+///
+/// ```
+/// use mcpeye_runtime::Root;
+/// let roots = Root::list_from_json(&serde_json::json!({"roots": [{"uri": "file:///repo"}]})).unwrap();
+/// assert_eq!((roots[0].uri.as_str(), roots[0].name.as_deref()), ("file:///repo", None));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Root {

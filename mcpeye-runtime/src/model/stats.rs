@@ -90,6 +90,12 @@ pub struct Stats {
 }
 
 /// Elicitation answers by action (MCP 2026-07-28 rounds).
+///
+/// ```
+/// let stats = mcpeye_runtime::Tracker::from_fn(|_| {}).stats();
+/// assert_eq!(stats.elicitations, mcpeye_runtime::Elicitations::default());
+/// assert_eq!(stats.input_required, 0);
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Elicitations {

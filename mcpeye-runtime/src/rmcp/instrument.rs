@@ -6,7 +6,7 @@ use super::rounds::ToolRound;
 use crate::contract::{INTENT_PARAM_DESCRIPTION, INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
 use crate::dispatch::{panic_message, take_intent, PANIC};
 use crate::json::flat_ser::flatten_serialize;
-use crate::model::record::{CallOutcome, IntentSource};
+use crate::model::record::CallOutcome;
 use crate::record::flatten_texts;
 use crate::schema::inject_intent_described;
 use crate::tool::manifest::{intent_description_problem, reserved_descriptor, Manifest, ManifestError};
@@ -260,7 +260,10 @@ fn wrap<S: Send + Sync + 'static>(
         if let Some((_, Some(first))) = &earlier {
             intent = Some(first.clone());
         }
-        let first_intent = round.as_ref().and_then(|_| intent.clone());
+        let round = round.map(|mut round| {
+            round.intent = intent.clone();
+            round
+        });
         // The arguments go to the tool: the record takes them now (flattened, not cloned).
         // The origin is dropped where it is (`drop(origin)` would copy it first).
         let mut call = {
@@ -282,7 +285,6 @@ fn wrap<S: Send + Sync + 'static>(
             Ok(future) => Running::Tool(future),
             Err(payload) => Running::Panicked(payload),
         };
-        let round = round.map(|round| (round, first_intent));
         Box::pin(Recorded { future, call: Some(call), tracker, cancelled, round })
     })
 }
@@ -298,7 +300,7 @@ struct Recorded<'a, C> {
     /// Whether the client cancelled the request.
     cancelled: C,
     /// A call of MCP 2026-07-28: its round, and the intent of its first round.
-    round: Option<(Box<ToolRound>, Option<(String, IntentSource)>)>,
+    round: Option<Box<ToolRound>>,
 }
 
 enum Running<'a> {
@@ -331,10 +333,8 @@ impl<C: Fn() -> bool + Unpin> Future for Recorded<'_, C> {
                     // move of it copies a couple of hundred bytes).
                     Ok(Poll::Ready(mut response)) => {
                         drop(future);
-                        if let (Ok(CallToolResponse::InputRequired(asks)), Some((round, intent))) =
-                            (&mut response, &this.round)
-                        {
-                            round.seal(asks, intent.as_ref());
+                        if let (Ok(CallToolResponse::InputRequired(asks)), Some(round)) = (&mut response, &this.round) {
+                            round.seal(asks);
                             this.tracker.count_round(true, &[]);
                         }
                         this.conclude(Ok(&response));

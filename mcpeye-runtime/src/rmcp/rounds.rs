@@ -21,14 +21,30 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// How long a `requestState` stays valid: a question may wait for a person.
+///
+/// ```
+/// assert_eq!(mcpeye_runtime::rmcp::STATE_TTL.as_secs(), 3600);
+/// ```
 pub const STATE_TTL: Duration = Duration::from_secs(3600);
 
-/// The environment variable read for the key when [`set_request_state_key`] was not called.
+/// The environment variable read for the key when [`set_request_state_key`] was not called
+/// (its UTF-8 bytes, at least 32; a shorter value is ignored and the key is random).
+///
+/// ```
+/// assert_eq!(mcpeye_runtime::rmcp::REQUEST_STATE_KEY_ENV, "MCPEYE_REQUEST_STATE_KEY");
+/// ```
 pub const REQUEST_STATE_KEY_ENV: &str = "MCPEYE_REQUEST_STATE_KEY";
 
 static CODEC: OnceLock<RequestStateCodec> = OnceLock::new();
 
 /// Why [`set_request_state_key`] refused a key.
+///
+/// ```
+/// use mcpeye_runtime::rmcp::{set_request_state_key, RequestStateKeyError};
+/// let refused = set_request_state_key(vec![7; 8]).unwrap_err();
+/// assert_eq!(refused, RequestStateKeyError::TooShort);
+/// assert_eq!(refused.to_string(), "the requestState key must be at least 32 bytes");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RequestStateKeyError {
@@ -163,6 +179,8 @@ struct Envelope {
 pub(crate) struct ToolRound {
     bound: Vec<u8>,
     pub(crate) carried: Option<Carried>,
+    /// The intent of the call's first round (set once the round's intent is known).
+    pub(crate) intent: Option<(String, IntentSource)>,
 }
 
 impl ToolRound {
@@ -188,12 +206,13 @@ impl ToolRound {
                 Some(envelope.carried)
             }
         };
-        Ok(ToolRound { bound, carried })
+        Ok(ToolRound { bound, carried, intent: None })
     }
 
     /// Wraps the tool's state of a round that asks: its first start, this round and the first
     /// round's intent travel with it.
-    pub(crate) fn seal(&self, result: &mut InputRequiredResult, intent: Option<&(String, IntentSource)>) {
+    pub(crate) fn seal(&self, result: &mut InputRequiredResult) {
+        let intent = self.intent.as_ref();
         let carried = match &self.carried {
             Some(c) => Carried { round: c.round.saturating_add(1), answers: Map::new(), ..c.clone() },
             None => Carried {

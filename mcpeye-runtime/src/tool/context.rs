@@ -207,6 +207,20 @@ impl Context {
     /// Asks the user for input through the client (`elicitation/create`, form or URL mode).
     /// In MCP 2026-07-28, through an `input_required` result, as
     /// [`create_message`](Self::create_message) says.
+    ///
+    /// ```
+    /// use mcpeye_runtime::{ClientError, Context, ElicitationAction, ElicitationRequest};
+    ///
+    /// // The same code for every client: asked directly, or answered on the call's retry.
+    /// async fn rename(ctx: Context) -> Result<String, ClientError> {
+    ///     let schema = serde_json::json!({"type": "object", "properties": {"name": {"type": "string"}}});
+    ///     let answer = ctx.elicit(ElicitationRequest::form("New name?", schema).key("name")).await?;
+    ///     Ok(match answer.action {
+    ///         ElicitationAction::Accept => format!("renamed to {:?}", answer.content),
+    ///         _ => "left as it was".to_owned(),
+    ///     })
+    /// }
+    /// ```
     pub async fn elicit(&self, request: ElicitationRequest) -> Result<ElicitationResponse, ClientError> {
         if let Some(asking) = &self.inner.origin.asking {
             elicitation_supported(asking.capability("elicitation"), request.is_url())?;

@@ -9,7 +9,8 @@
 //! ```
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
-use mcpeye::redact::{redact_string, redact_string_unfiltered, redact_value, Redactor};
+use mcpeye::redact::{redact_string, redact_value, Redactor};
+use mcpeye::testing::redact::redact_string_unfiltered;
 use serde_json::Value;
 use std::hint::black_box;
 

@@ -83,9 +83,8 @@ fn main() {
     let wanted = |name: &str| only.as_ref().is_none_or(|only| only.split(',').any(|o| o == name));
     let m = Manifest::builder().tools(mcpeye::tool_defs![ping]).tracker(Tracker::from_fn(drop)).build();
     let plain = Origin::default();
-    let mut traced = Origin::default();
-    traced.trace_context =
-        Some(TraceContext::from_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"));
+    let traced = Origin::default()
+        .with_trace_context(TraceContext::from_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"));
     // Made when the second phase starts, so that their threads do not exist during the first.
     let mut sdk: Option<(SdkTracerProvider, SdkMeterProvider)> = None;
 

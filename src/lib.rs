@@ -5,8 +5,9 @@ pub use mcpeye_macros::{tool, tool_defs, tools};
 
 // Writing tools and serving them.
 pub use mcpeye_runtime::{
-    Annotations, Args, ArgsError, CallError, ErrorReason, Icon, Manifest, ManifestBuilder, ManifestError,
-    ManifestProblem, State, Tool, ToolDef, ToolError, OUTPUT_SCHEMA_PATH,
+    parse_args, Annotations, Args, ArgsError, AsyncHandler, BoxFuture, CallError, ErrorReason, Handler, Icon,
+    Invocation, Manifest, ManifestBuilder, ManifestError, ManifestProblem, State, StateDecl, SyncHandler, Tool,
+    ToolDef, ToolError, OUTPUT_SCHEMA_PATH,
 };
 // What a tool returns.
 pub use mcpeye_runtime::{CallToolResult, Content, EmbeddedResource, ResourceBody, ResourceLink, ToolValue};

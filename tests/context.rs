@@ -167,8 +167,7 @@ fn without_a_client_the_context_sends_nothing_and_the_call_works() {
     assert_eq!(out["content"][0]["text"], "1 rows from nobody");
     // No progress token: nothing is sent even with a client.
     let client = RecordingClient::new();
-    let mut origin = client.origin();
-    origin.progress_token = None;
+    let origin = client.origin().with_progress_token(None);
     m.call_from(&origin, "import_rows", json!({"rows": ["a"]}));
     assert_eq!(client.progress(), []);
     let out = rt().block_on(m.call_async("summarise", json!({"text": "x"})));

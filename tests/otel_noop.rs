@@ -37,8 +37,7 @@ const TRACEPARENT: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-
 #[test]
 fn with_no_provider_the_meta_traceparent_is_still_current_in_the_handler() {
     let manifest = mcpeye::Manifest::builder().tools(mcpeye::tool_defs![noop_sync_trace, noop_async_trace]).build();
-    let mut traced = Origin::default();
-    traced.trace_context = Some(TraceContext::from_traceparent(TRACEPARENT));
+    let traced = Origin::default().with_trace_context(TraceContext::from_traceparent(TRACEPARENT));
     let plain = Origin::default();
     let expected = format!(
         "{}-{}",

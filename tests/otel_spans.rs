@@ -97,12 +97,11 @@ const TRACEPARENT: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-
 #[test]
 fn a_call_is_one_server_span_parented_to_the_traceparent_of_its_meta() {
     otel();
-    let mut origin =
-        Origin::from_client(Arc::new(ClientInfo::new("claude", "1.0").with_protocol_version("2025-11-25")));
-    origin.session_id = Some(Arc::from("191c4850af6c49e08843a3f6c80e5046"));
-    origin.request_id = Some("7".into());
-    origin.transport = Some(Transport::Stdio);
-    origin.trace_context = Some(TraceContext::from_traceparent(TRACEPARENT));
+    let origin = Origin::from_client(Arc::new(ClientInfo::new("claude", "1.0").with_protocol_version("2025-11-25")))
+        .with_session_id("191c4850af6c49e08843a3f6c80e5046")
+        .with_request_id("7")
+        .with_transport(Transport::Stdio)
+        .with_trace_context(TraceContext::from_traceparent(TRACEPARENT));
     let answer = manifest().call_from(&origin, "otel_forecast", json!({"city": "Lisbon"}));
     assert_eq!(answer["content"][0]["text"], "sunny in Lisbon");
 
@@ -180,9 +179,8 @@ fn with_meta_and_an_ambient_context_the_ambient_one_is_linked() {
     otel();
     let outer = global::tracer("host").start("http request");
     let cx = opentelemetry::Context::current_with_span(outer);
-    let mut origin = Origin::default();
-    origin.trace_context =
-        Some(TraceContext::from_traceparent("00-11111111111111111111111111111111-2222222222222222-01"));
+    let origin = Origin::default()
+        .with_trace_context(TraceContext::from_traceparent("00-11111111111111111111111111111111-2222222222222222-01"));
     {
         let _g = cx.clone().attach();
         manifest().call_from(&origin, "otel_forecast", json!({"city": "Linked"}));
@@ -200,8 +198,7 @@ fn arguments_and_results_go_on_spans_only_when_opted_in_and_redacted() {
     otel();
     let (tracker, _sink) = MemorySink::with_config(Config::new("p").span_content(true)).unwrap();
     let m = mcpeye::Manifest::builder().tools(mcpeye::tool_defs![otel_forecast]).tracker(tracker).build();
-    let mut origin = Origin::default();
-    origin.request_id = Some("content-1".into());
+    let origin = Origin::default().with_request_id("content-1");
     m.call_from(&origin, "otel_forecast", json!({"city": "mail a@b.com"}));
     let span = spans_named("tools/call otel_forecast")
         .into_iter()

@@ -3,9 +3,8 @@
 //! depth, denylist extras, exact cap boundaries, and the prefilter never changing an output.
 
 use mcpeye::contract::{markers, MAX_TEXT_BYTES, MAX_TEXT_PRE_REDACT_BYTES, MAX_VALUE_BYTES, TRUNCATED_SUFFIX};
-use mcpeye::redact::{
-    cap_value, compact_json_len, redact_string, redact_string_unfiltered, redact_value, truncated_marker, Redactor,
-};
+use mcpeye::redact::{redact_string, redact_value, Redactor};
+use mcpeye::testing::redact::{cap_value, compact_json_len, redact_string_unfiltered, truncated_marker};
 use serde_json::{json, Value};
 use std::borrow::Cow;
 
@@ -41,7 +40,7 @@ fn short(v: &impl std::fmt::Display) -> String {
     if s.len() <= 300 {
         s
     } else {
-        let head = mcpeye::redact::cut_at_char_boundary(&s, 200);
+        let head = mcpeye::testing::redact::cut_at_char_boundary(&s, 200);
         format!("{head}… ({} bytes)", s.len())
     }
 }

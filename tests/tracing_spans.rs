@@ -84,11 +84,10 @@ fn captured(f: impl FnOnce()) -> Vec<Captured> {
 fn a_call_is_one_span_with_the_conventions_fields() {
     let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let manifest = mcpeye::Manifest::builder().tools(mcpeye::tool_defs![traced_search]).build();
-    let mut origin =
-        Origin::from_client(Arc::new(ClientInfo::new("cursor", "1.0").with_protocol_version("2025-06-18")));
-    origin.request_id = Some("42".into());
-    origin.session_id = Some(Arc::from("s-1"));
-    origin.transport = Some(Transport::Http { version: Some("1.1") });
+    let origin = Origin::from_client(Arc::new(ClientInfo::new("cursor", "1.0").with_protocol_version("2025-06-18")))
+        .with_request_id("42")
+        .with_session_id("s-1")
+        .with_transport(Transport::Http { version: Some("1.1") });
     let spans = captured(|| {
         manifest.call_from(&origin, "traced_search", json!({"query": "mugs"}));
         manifest.call("traced_search", json!({"query": "nothing"}));

@@ -474,7 +474,7 @@ impl Manifest {
 #[cold]
 #[inline(never)]
 fn conclude_rest(
-    mut call: InFlight,
+    call: InFlight,
     ran: Ran,
     duration: Duration,
     recorded: Option<FlatStart>,
@@ -508,13 +508,7 @@ fn conclude_rest(
             (CallToolResult::error_text(outcome.error_message().unwrap_or_default()), outcome, None)
         }
     };
-    match (recorded, tracker.as_deref()) {
-        (Some(flat), Some(t)) => {
-            call.end_span(Some(t), &outcome, None, duration);
-            t.record_flat(flat, Err(outcome), duration);
-        }
-        _ => call.finish_after(tracker.as_deref(), outcome, duration),
-    }
+    call.finish_with(recorded, tracker.as_deref(), outcome, duration);
     if let Some(p) = panic {
         resume_unwind(p);
     }

@@ -55,7 +55,10 @@ pub use model::result::{
 };
 pub use model::stats::{Dropped, Elicitations, FlushReport, Stats};
 pub use tool::context::Context;
-pub use tool::def::{Annotations, Args, ArgsError, Icon, State, Tool, ToolDef};
+pub use tool::def::{
+    parse_args, Annotations, Args, ArgsError, AsyncHandler, BoxFuture, Handler, Icon, Invocation, State, StateDecl,
+    SyncHandler, Tool, ToolDef,
+};
 pub use tool::manifest::{Manifest, ManifestBuilder, ManifestError, ManifestProblem, OUTPUT_SCHEMA_PATH};
 pub use tracker::{init, Guard, Tracker};
 

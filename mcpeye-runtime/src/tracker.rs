@@ -254,8 +254,9 @@ impl Tracker {
         }
     }
 
-    /// Starts recording a call whose arguments the tool takes (rmcp's routes): a pipeline
-    /// flattens them now, a callback tracker gets a copy in its record. See [`Started::finish`].
+    /// Starts recording a call whose arguments the tool takes (rmcp's routes): the call is an
+    /// [`InFlight`] like every other, and a pipeline flattens its arguments now into its record
+    /// (a callback tracker gets a copy in the call instead). See [`Started::finish`].
     #[cfg(feature = "rmcp")]
     pub(crate) fn start(
         &self,
@@ -269,17 +270,16 @@ impl Tracker {
         match &*self.inner {
             // A span that puts the arguments on itself when it ends needs them: copied then.
             Inner::Pipeline(p) if !span.reads_values(self.span_content()) => {
-                let started = Instant::now();
                 // `identify` reads the arguments as a JSON value: built only for it.
                 let user = match &p.identify {
                     None => (None, None),
                     Some(_) => p.identify(&tool_name, &copy()),
                 };
-                let (client, session_id) = (origin.client.clone(), origin.session_id.clone());
-                let flat = FlatStart::new(tool_name, client, session_id, intent, arguments, user, p.pool.take());
-                Started::Flat { flat, started, span }
+                let mut call = InFlight::with_span(tool_name, Value::Null, intent, origin, span);
+                let flat = FlatStart::taken(&mut call, arguments, user, p.pool.take());
+                Started { call, flat: Some(flat) }
             }
-            _ => Started::Call(InFlight::with_span(tool_name, copy(), intent, origin, span)),
+            _ => Started { call: InFlight::with_span(tool_name, copy(), intent, origin, span), flat: None },
         }
     }
 
@@ -461,25 +461,21 @@ impl Pipeline {
     }
 }
 
-/// A call being recorded from its start ([`Tracker::start`]). Kept small: it lives in the
-/// route's future, which rmcp moves.
+/// A call being recorded from its start ([`Tracker::start`]): the call, and its record already
+/// started when a pipeline flattened its arguments (as the dispatcher's calls are, see
+/// [`Tracker::flatten_arguments`]). It lives in the route's future, which rmcp moves.
 #[cfg(feature = "rmcp")]
-pub(crate) enum Started {
-    /// A pipeline's record so far, the arguments already flattened (the record's parts are in
-    /// it: not kept twice).
-    Flat { flat: FlatStart, started: Instant, span: CallSpan },
-    /// Any other: the call, its arguments copied.
-    Call(InFlight),
+pub(crate) struct Started {
+    call: InFlight,
+    /// The record so far, the arguments flattened; the call's parts moved into it.
+    flat: Option<FlatStart>,
 }
 
 #[cfg(feature = "rmcp")]
 impl Started {
     /// The call's span(s).
     pub(crate) fn span(&self) -> &CallSpan {
-        match self {
-            Started::Flat { span, .. } => span,
-            Started::Call(call) => &call.span,
-        }
+        &self.call.span
     }
 
     /// Moves the call's start `earlier` back (a later round of a call, timed from its first).
@@ -493,10 +489,7 @@ impl Started {
 
     /// The time since the call started.
     pub(crate) fn elapsed(&self) -> Duration {
-        match self {
-            Started::Flat { started, .. } => started.elapsed(),
-            Started::Call(call) => call.started.elapsed(),
-        }
+        self.call.started.elapsed()
     }
 
     /// Ends the span (see [`InFlight::end_span`]), without recording.
@@ -507,31 +500,13 @@ impl Started {
         rpc_code: Option<i64>,
         duration: Duration,
     ) {
-        match self {
-            // The span reads no value (see `Tracker::start`).
-            Started::Flat { span, .. } => {
-                std::mem::take(span).end(
-                    &Value::Null,
-                    outcome,
-                    rpc_code,
-                    duration,
-                    tracker.and_then(Tracker::span_content),
-                );
-            }
-            Started::Call(call) => call.end_span(tracker, outcome, rpc_code, duration),
-        }
+        self.call.end_span(tracker, outcome, rpc_code, duration);
     }
 
     /// Records the call's outcome into `tracker` (the one that started it), timed from its start.
     pub(crate) fn finish(self, tracker: &Tracker, outcome: CallOutcome) {
-        match self {
-            Started::Flat { flat, started, span } => {
-                let duration = started.elapsed();
-                span.end(&Value::Null, &outcome, None, duration, tracker.span_content());
-                tracker.record_flat(flat, Err(outcome), duration);
-            }
-            Started::Call(call) => call.finish(Some(tracker), outcome),
-        }
+        let duration = self.call.started.elapsed();
+        self.call.finish_with(self.flat, Some(tracker), outcome, duration);
     }
 
     /// Records a call that succeeded with `result`, whose record is `to_json(result)`: a pipeline
@@ -544,20 +519,15 @@ impl Started {
         flatten: impl FnOnce(&T, &mut Vec<u8>, usize) -> bool,
         to_json: impl FnOnce(&T) -> Value,
     ) {
-        match self {
-            Started::Flat { flat, started, span } => {
-                let duration = started.elapsed();
+        let Started { mut call, flat } = self;
+        match flat {
+            Some(flat) => {
+                let duration = call.started.elapsed();
                 // The span reads no result (see `Tracker::start`).
-                span.end(
-                    &Value::Null,
-                    &CallOutcome::Success { result: Value::Null },
-                    None,
-                    duration,
-                    tracker.span_content(),
-                );
+                call.end_span(Some(tracker), &CallOutcome::Success { result: Value::Null }, None, duration);
                 tracker.deliver(|| flat.finish_serialized(result, flatten, to_json, duration));
             }
-            Started::Call(call) => call.finish(Some(tracker), CallOutcome::Success { result: to_json(result) }),
+            None => call.finish(Some(tracker), CallOutcome::Success { result: to_json(result) }),
         }
     }
 }
@@ -649,6 +619,24 @@ impl InFlight {
         self.end_span(tracker, &outcome, None, duration);
         if let Some(tracker) = tracker {
             tracker.record(self.into_record(outcome, duration));
+        }
+    }
+
+    /// Like [`finish_after`](Self::finish_after), through `flat` when the call's record was
+    /// started with its arguments flattened ([`Tracker::flatten_arguments`], [`Tracker::start`]).
+    pub(crate) fn finish_with(
+        mut self,
+        flat: Option<FlatStart>,
+        tracker: Option<&Tracker>,
+        outcome: CallOutcome,
+        duration: Duration,
+    ) {
+        match (flat, tracker) {
+            (Some(flat), Some(t)) => {
+                self.end_span(Some(t), &outcome, None, duration);
+                t.record_flat(flat, Err(outcome), duration);
+            }
+            _ => self.finish_after(tracker, outcome, duration),
         }
     }
 

@@ -20,9 +20,9 @@
 //! would lengthen the call, and deep ones are capped by the flusher anyway): they cross as the
 //! `Value` they are, as before.
 
+use super::flat_ser::flatten_serialize;
 use super::node::{Kind, Node, Num, Str};
 use super::BLOCK;
-use crate::contract::MAX_VALUE_DEPTH;
 use serde_json::Value;
 
 pub(crate) const NULL: u8 = 0;
@@ -34,36 +34,16 @@ pub(crate) const ARRAY: u8 = 5;
 pub(crate) const OBJECT: u8 = 6;
 
 /// Appends `v` to `out` as a flat node. Returns false, with `out` as it was, when `v` nests
-/// [`MAX_VALUE_DEPTH`] deep or its node would take more than `budget` bytes.
+/// [`MAX_VALUE_DEPTH`](crate::contract::MAX_VALUE_DEPTH) deep or its node would take more than `budget` bytes. Written by the one
+/// flat writer, the serializer of [`flat_ser`](super::flat_ser).
 pub(crate) fn flatten(v: &Value, out: &mut Vec<u8>, budget: usize) -> bool {
-    let start = out.len();
-    let fits = put(v, out, 0, start.saturating_add(budget).min(u32::MAX as usize));
-    if !fits {
-        out.truncate(start);
-    }
-    fits
+    flatten_serialize(v, out, budget, None)
 }
 
 /// Appends `m` as the node of `Value::Object(m)` (without cloning it into one). Returns false,
 /// with `out` as it was, like [`flatten`].
-#[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // rmcp's instrumented routes
 pub(crate) fn flatten_map(m: &serde_json::Map<String, Value>, out: &mut Vec<u8>, budget: usize) -> bool {
-    let start = out.len();
-    let limit = start.saturating_add(budget).min(u32::MAX as usize);
-    let size_at = put_header(out, OBJECT, m.len());
-    let mut fits = true;
-    for (k, item) in m {
-        if !put_str(out, k, limit) || !put(item, out, 1, limit) {
-            fits = false;
-            break;
-        }
-    }
-    if fits && out.len() <= limit {
-        patch_size(out, size_at);
-        return true;
-    }
-    out.truncate(start);
-    false
+    flatten_serialize(m, out, budget, None)
 }
 
 /// Appends `head` then `body` with one capacity check and no per-piece bookkeeping: the header
@@ -96,15 +76,6 @@ pub(crate) fn put_tagged_str(out: &mut Vec<u8>, s: &str, limit: usize) -> bool {
     true
 }
 
-/// A container's header: its tag, its count, and room for its size ([`patch_size`]); returns
-/// where the size goes.
-#[inline]
-pub(crate) fn put_header(out: &mut Vec<u8>, tag: u8, count: usize) -> usize {
-    let [a, b, c, d] = (count as u32).to_le_bytes();
-    put_raw(out, [tag, a, b, c, d, 0, 0, 0, 0], &[]);
-    out.len() - 4
-}
-
 #[inline]
 pub(crate) fn put_str(out: &mut Vec<u8>, s: &str, limit: usize) -> bool {
     if out.len() + 4 + s.len() > limit {
@@ -113,43 +84,6 @@ pub(crate) fn put_str(out: &mut Vec<u8>, s: &str, limit: usize) -> bool {
     // Every length is below the limit, itself below u32::MAX.
     put_raw(out, (s.len() as u32).to_le_bytes(), s.as_bytes());
     true
-}
-
-pub(crate) fn put(v: &Value, out: &mut Vec<u8>, depth: usize, limit: usize) -> bool {
-    match v {
-        Value::Null => out.push(NULL),
-        Value::Bool(b) => out.push(if *b { TRUE } else { FALSE }),
-        Value::Number(n) => {
-            out.extend_from_slice(&[NUMBER, 0]);
-            let at = out.len() - 1;
-            // Writing to a Vec cannot fail.
-            let _ = serde_json::to_writer(&mut *out, n);
-            let Ok(len) = u8::try_from(out.len() - at - 1) else { return false };
-            out[at] = len;
-        }
-        // Checked against the limit by `put_tagged_str`.
-        Value::String(s) => return put_tagged_str(out, s, limit),
-        Value::Array(_) | Value::Object(_) if depth >= MAX_VALUE_DEPTH => return false,
-        Value::Array(a) => {
-            let size_at = put_header(out, ARRAY, a.len());
-            for item in a {
-                if !put(item, out, depth + 1, limit) {
-                    return false;
-                }
-            }
-            patch_size(out, size_at);
-        }
-        Value::Object(m) => {
-            let size_at = put_header(out, OBJECT, m.len());
-            for (k, item) in m {
-                if !put_str(out, k, limit) || !put(item, out, depth + 1, limit) {
-                    return false;
-                }
-            }
-            patch_size(out, size_at);
-        }
-    }
-    out.len() <= limit
 }
 
 /// An object's key; false when it would pass `limit`.
@@ -326,6 +260,7 @@ impl<'a> Node<'a> for Flat<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contract::MAX_VALUE_DEPTH;
     use crate::redact::Redactor;
     use serde_json::json;
 

@@ -76,6 +76,9 @@ impl ClientInfo {
 /// session, the JSON-RPC id, its cancellation signal, and the channel back to the client that a handler's [`Context`](crate::Context)
 /// talks through. `Origin::default()` is a call with none of these (a direct `Manifest::call`).
 ///
+/// It is built with the `with_*` methods and read through accessors, so that a new piece of
+/// request data is one more pair of methods and no caller's code changes.
+///
 /// ```
 /// use mcpeye_runtime::{Cancellation, ClientInfo, Origin, ProgressToken};
 /// use std::sync::Arc;
@@ -84,33 +87,34 @@ impl ClientInfo {
 /// let origin = Origin::from_client(Arc::new(ClientInfo::new("inspector", "0.9")))
 ///     .with_progress_token(ProgressToken::Number(7))
 ///     .with_cancellation(cancel.clone());
-/// assert_eq!(origin.progress_token, Some(ProgressToken::Number(7)));
+/// assert_eq!(origin.progress_token(), Some(&ProgressToken::Number(7)));
+/// assert!(origin.cancellation().is_some() && origin.client().is_some());
 /// ```
 #[derive(Clone, Default)]
 #[non_exhaustive]
 pub struct Origin {
     /// The client that sent the request.
-    pub client: Option<Arc<ClientInfo>>,
+    pub(crate) client: Option<Arc<ClientInfo>>,
     /// The request's `_meta` object.
-    pub meta: Option<Arc<Map<String, Value>>>,
+    pub(crate) meta: Option<Arc<Map<String, Value>>>,
     /// The MCP session (the `Mcp-Session-Id` of Streamable HTTP, or one id per stdio
     /// connection), when there is one. Sampling keeps or drops a session whole
     /// ([`Config::sample_rate`](crate::Config::sample_rate)); it is the span's `mcp.session.id`.
-    pub session_id: Option<Arc<str>>,
+    pub(crate) session_id: Option<Arc<str>>,
     /// The JSON-RPC request id (the span's `jsonrpc.request.id`).
-    pub request_id: Option<RequestId>,
+    pub(crate) request_id: Option<RequestId>,
     /// How the request arrived (the span's `network.transport`, `network.protocol.*`).
-    pub transport: Option<Transport>,
+    pub(crate) transport: Option<Transport>,
     /// The W3C trace context of the request's `params._meta`: the server span's parent.
-    pub trace_context: Option<TraceContext>,
+    pub(crate) trace_context: Option<TraceContext>,
     /// `_meta.progressToken`: the client wants progress notifications for this request.
-    pub progress_token: Option<ProgressToken>,
+    pub(crate) progress_token: Option<ProgressToken>,
     /// The least severe log level the request asks for (`_meta`, MCP 2026-07-28).
-    pub log_level: Option<LogLevel>,
+    pub(crate) log_level: Option<LogLevel>,
     /// Cancelled when the client cancels the request.
-    pub cancellation: Option<Cancellation>,
+    pub(crate) cancellation: Option<Cancellation>,
     /// The way back to the client (progress, logs, sampling, elicitation).
-    pub channel: Option<Arc<dyn ClientChannel>>,
+    pub(crate) channel: Option<Arc<dyn ClientChannel>>,
     /// The channel, cancellation and `_meta` of an rmcp request, not built yet: most handlers
     /// never ask for their context (see [`resolved`](Self::resolved)).
     #[cfg(feature = "rmcp")]
@@ -225,10 +229,80 @@ impl Origin {
         self
     }
 
-    /// With a progress token.
-    pub fn with_progress_token(mut self, token: ProgressToken) -> Self {
-        self.progress_token = Some(token);
+    /// With a progress token (`None`: without one, whatever `_meta` said).
+    pub fn with_progress_token(mut self, token: impl Into<Option<ProgressToken>>) -> Self {
+        self.progress_token = token.into();
         self
+    }
+
+    /// With the JSON-RPC request id.
+    pub fn with_request_id(mut self, id: impl Into<RequestId>) -> Self {
+        self.request_id = Some(id.into());
+        self
+    }
+
+    /// With the transport the request arrived on.
+    pub fn with_transport(mut self, transport: Transport) -> Self {
+        self.transport = Some(transport);
+        self
+    }
+
+    /// With the W3C trace context of the request (the server span's parent).
+    pub fn with_trace_context(mut self, trace_context: TraceContext) -> Self {
+        self.trace_context = Some(trace_context);
+        self
+    }
+
+    /// The client that sent the request.
+    pub fn client(&self) -> Option<&Arc<ClientInfo>> {
+        self.client.as_ref()
+    }
+
+    /// The request's `_meta` object.
+    pub fn meta(&self) -> Option<&Map<String, Value>> {
+        self.meta.as_deref()
+    }
+
+    /// The MCP session (the `Mcp-Session-Id` of Streamable HTTP, or one id per stdio
+    /// connection), when there is one. Sampling keeps or drops a session whole
+    /// ([`Config::sample_rate`](crate::Config::sample_rate)); it is the span's `mcp.session.id`.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+
+    /// The JSON-RPC request id (the span's `jsonrpc.request.id`).
+    pub fn request_id(&self) -> Option<&RequestId> {
+        self.request_id.as_ref()
+    }
+
+    /// How the request arrived (the span's `network.transport`, `network.protocol.*`).
+    pub fn transport(&self) -> Option<Transport> {
+        self.transport
+    }
+
+    /// The W3C trace context of the request's `params._meta`: the server span's parent.
+    pub fn trace_context(&self) -> Option<&TraceContext> {
+        self.trace_context.as_ref()
+    }
+
+    /// `_meta.progressToken`: the client wants progress notifications for this request.
+    pub fn progress_token(&self) -> Option<&ProgressToken> {
+        self.progress_token.as_ref()
+    }
+
+    /// The least severe log level the request asks for (`_meta`, MCP 2026-07-28).
+    pub fn log_level(&self) -> Option<LogLevel> {
+        self.log_level
+    }
+
+    /// The signal cancelled when the client cancels the request, when the serving layer gave one.
+    pub fn cancellation(&self) -> Option<&Cancellation> {
+        self.cancellation.as_ref()
+    }
+
+    /// The way back to the client (progress, logs, sampling, elicitation), when there is one.
+    pub fn channel(&self) -> Option<&Arc<dyn ClientChannel>> {
+        self.channel.as_ref()
     }
 
     /// With the least severe log level the request asks for.

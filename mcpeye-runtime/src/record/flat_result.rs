@@ -1,21 +1,20 @@
 //! A tool's result written into the flat form without building its JSON first: the record of
 //! a result of text items (and structured content) is its JSON, and most results are text.
+//! The result is shown to the one flat writer, the serializer of [`flat_ser`], as the JSON
+//! [`CallToolResult::to_json`] would build.
 
-#[cfg(feature = "rmcp")]
-use crate::json::flat::FALSE;
-use crate::json::flat::{patch_size, put, put_header, put_str, put_tagged_str, ARRAY, OBJECT, TRUE};
+use crate::json::flat_ser::{self, flatten_serialize};
 use crate::model::result::{CallToolResult, Content};
+use serde::ser::{Error as _, SerializeMap, SerializeSeq, Serializer};
+use serde::Serialize;
+#[cfg(feature = "rmcp")]
+use std::cell::Cell;
 
 /// Appends the node of [`CallToolResult::to_json`]`(r)` to `out`, without building that JSON,
 /// for a result of text items only (its record is then its JSON). Returns false, with `out` as
 /// it was, like [`flatten`](crate::json::flat::flatten), and for any other content.
 pub(crate) fn flatten_result(r: &CallToolResult, out: &mut Vec<u8>, budget: usize) -> bool {
-    let start = out.len();
-    let fits = put_result(r, out, start.saturating_add(budget).min(u32::MAX as usize));
-    if !fits {
-        out.truncate(start);
-    }
-    fits
+    flatten_serialize(&TextResult(r), out, budget, None)
 }
 
 /// Appends the node of `{"content": [{"type": "text", "text": t}, …]}`, one item per text of
@@ -28,91 +27,91 @@ pub(crate) fn flatten_texts<'t>(
     out: &mut Vec<u8>,
     budget: usize,
 ) -> bool {
-    let start = out.len();
-    let fits = put_texts(texts, is_error, out, start.saturating_add(budget).min(u32::MAX as usize));
-    if !fits {
-        out.truncate(start);
+    flatten_serialize(&Texts { texts: Cell::new(Some(texts)), is_error }, out, budget, None)
+}
+
+/// A result of text items as its JSON: `content`, then `structuredContent` and `isError: true`
+/// when it has them. Other items are recorded otherwise than sent (binary data replaced by
+/// markers): the serializer gives up on them, and the caller records them through
+/// `CallToolResult::into_record_json`.
+struct TextResult<'r>(&'r CallToolResult);
+
+impl Serialize for TextResult<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let r = self.0;
+        let entries = 1 + usize::from(r.structured_content.is_some()) + usize::from(r.is_error);
+        let mut m = s.serialize_map(Some(entries))?;
+        m.serialize_entry("content", &TextItems(&r.content))?;
+        if let Some(structured) = &r.structured_content {
+            m.serialize_entry("structuredContent", structured)?;
+        }
+        if r.is_error {
+            m.serialize_entry("isError", &true)?;
+        }
+        m.end()
     }
-    fits
+}
+
+struct TextItems<'c>(&'c [Content]);
+
+impl Serialize for TextItems<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for c in self.0 {
+            match c {
+                Content::Text(t) => seq.serialize_element(&TextItem(t))?,
+                _ => return Err(S::Error::custom(flat_ser::GiveUp)),
+            }
+        }
+        seq.end()
+    }
+}
+
+/// `{"type": "text", "text": t}`.
+struct TextItem<'t>(&'t str);
+
+impl Serialize for TextItem<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("type", "text")?;
+        m.serialize_entry("text", self.0)?;
+        m.end()
+    }
+}
+
+/// rmcp's result of text items, read once from its iterator.
+#[cfg(feature = "rmcp")]
+struct Texts<I> {
+    texts: Cell<Option<I>>,
+    is_error: Option<bool>,
 }
 
 #[cfg(feature = "rmcp")]
-fn put_texts<'t>(
-    texts: impl ExactSizeIterator<Item = &'t str>,
-    is_error: Option<bool>,
-    out: &mut Vec<u8>,
-    limit: usize,
-) -> bool {
-    let size_at = put_header(out, OBJECT, 1 + usize::from(is_error.is_some()));
-    if !put_str(out, "content", limit) {
-        return false;
-    }
-    let items_at = put_header(out, ARRAY, texts.len());
-    for t in texts {
-        if !put_text_item(out, t, limit) {
-            return false;
+impl<'t, I: ExactSizeIterator<Item = &'t str>> Serialize for Texts<I> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let Some(texts) = self.texts.take() else { return Err(S::Error::custom(flat_ser::GiveUp)) };
+        let mut m = s.serialize_map(Some(1 + usize::from(self.is_error.is_some())))?;
+        m.serialize_entry("content", &TextIter(Cell::new(Some(texts))))?;
+        if let Some(e) = self.is_error {
+            m.serialize_entry("isError", &e)?;
         }
+        m.end()
     }
-    patch_size(out, items_at);
-    if let Some(e) = is_error {
-        if !put_str(out, "isError", limit) {
-            return false;
-        }
-        out.push(if e { TRUE } else { FALSE });
-    }
-    patch_size(out, size_at);
-    out.len() <= limit
 }
 
-/// Appends the node of a text item, `{"type": "text", "text": t}`; false when it passes `limit`.
-fn put_text_item(out: &mut Vec<u8>, t: &str, limit: usize) -> bool {
-    let at = put_header(out, OBJECT, 2);
-    let fits = put_str(out, "type", limit)
-        && put_tagged_str(out, "text", limit)
-        && put_str(out, "text", limit)
-        && put_tagged_str(out, t, limit);
-    patch_size(out, at);
-    fits
-}
+#[cfg(feature = "rmcp")]
+struct TextIter<I>(Cell<Option<I>>);
 
-fn put_result(r: &CallToolResult, out: &mut Vec<u8>, limit: usize) -> bool {
-    let size_at = put_header(out, OBJECT, 1 + usize::from(r.structured_content.is_some()) + usize::from(r.is_error));
-    if !put_str(out, "content", limit) {
-        return false;
-    }
-    let items_at = put_header(out, ARRAY, r.content.len());
-    for c in &r.content {
-        let fits = match c {
-            Content::Text(t) => put_text_item(out, t, limit),
-            // Other items are recorded otherwise than sent (binary data replaced by markers): the
-            // caller records those through `CallToolResult::into_record_json`.
-            _ => false,
-        };
-        if !fits {
-            return false;
+#[cfg(feature = "rmcp")]
+impl<'t, I: ExactSizeIterator<Item = &'t str>> Serialize for TextIter<I> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let Some(texts) = self.0.take() else { return Err(S::Error::custom(flat_ser::GiveUp)) };
+        let mut seq = s.serialize_seq(Some(texts.len()))?;
+        for t in texts {
+            seq.serialize_element(&TextItem(t))?;
         }
+        seq.end()
     }
-    patch_size(out, items_at);
-    if let Some(s) = &r.structured_content {
-        if !put_str(out, "structuredContent", limit) {
-            return false;
-        }
-        let at = put_header(out, OBJECT, s.len());
-        for (k, item) in s {
-            if !put_str(out, k, limit) || !put(item, out, 2, limit) {
-                return false;
-            }
-        }
-        patch_size(out, at);
-    }
-    if r.is_error {
-        if !put_str(out, "isError", limit) {
-            return false;
-        }
-        out.push(TRUE);
-    }
-    patch_size(out, size_at);
-    out.len() <= limit
 }
 
 #[cfg(test)]

@@ -229,14 +229,12 @@ impl FlatStart {
         FlatStart::of(tool_name, client, session_id, user, bytes, Some(arguments), call.intent.take())
     }
 
-    /// A call's record from its parts; `arguments`: the call's arguments object (`None`, as MCP
-    /// allows, is `{}`).
+    /// The record of a call whose tool takes its arguments (rmcp's routes): `arguments` (the
+    /// call's object; `None`, as MCP allows, is `{}`) flattened now, and the call's parts moved
+    /// in (the call keeps its start and its span).
     #[cfg(feature = "rmcp")]
-    pub(crate) fn new(
-        tool_name: Cow<'static, str>,
-        client: Option<Arc<ClientInfo>>,
-        session_id: Option<Arc<str>>,
-        intent: Option<(String, IntentSource)>,
+    pub(crate) fn taken(
+        call: &mut InFlight,
         arguments: Option<&serde_json::Map<String, Value>>,
         user: (Option<String>, Option<String>),
         mut bytes: Vec<u8>,
@@ -249,10 +247,12 @@ impl FlatStart {
         } else {
             Field::Value(Box::new(Value::Object(map.clone())))
         };
-        FlatStart::of(tool_name, client, session_id, user, bytes, Some(arguments), intent)
+        let (tool_name, client, session_id) =
+            (std::mem::take(&mut call.tool_name), call.client.take(), call.session_id.take());
+        FlatStart::of(tool_name, client, session_id, user, bytes, Some(arguments), call.intent.take())
     }
 
-    /// Like [`new`](Self::new) for a call whose arguments fit the budget; `Err` gives `bytes`
+    /// Like [`taken`](Self::taken) for a call whose arguments fit the budget; `Err` gives `bytes`
     /// back when they do not (the call then keeps its arguments for the record).
     pub(crate) fn flattened(
         call: &mut InFlight,

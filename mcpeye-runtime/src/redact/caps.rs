@@ -2,12 +2,11 @@
 
 use crate::contract::{MAX_VALUE_BYTES, TRUNCATED_SUFFIX};
 use crate::json::node::compact_len;
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 /// The marker that replaces a value whose compact JSON is `bytes` long:
 /// `{"[truncated]":true,"bytes":N}`.
-pub fn truncated_marker(bytes: usize) -> Value {
+pub(crate) fn truncated_marker(bytes: usize) -> Value {
     let mut m = Map::new();
     m.insert("[truncated]".to_owned(), Value::Bool(true));
     m.insert("bytes".to_owned(), Value::from(bytes));
@@ -15,26 +14,11 @@ pub fn truncated_marker(bytes: usize) -> Value {
 }
 
 /// The marker that replaces a value that cannot be serialised: `{"[unserializable]":true}`.
-pub fn unserializable_marker() -> Value {
+#[cfg(test)]
+pub(crate) fn unserializable_marker() -> Value {
     let mut m = Map::new();
     m.insert("[unserializable]".to_owned(), Value::Bool(true));
     Value::Object(m)
-}
-
-/// Converts `value` to JSON, or to [`unserializable_marker`] if its `Serialize` fails (e.g. a
-/// map with non-string keys).
-///
-/// ```
-/// use mcpeye_runtime::redact::{to_value_or_marker, unserializable_marker};
-/// use std::collections::HashMap;
-///
-/// let ok = to_value_or_marker(&vec![1, 2]);
-/// assert_eq!(ok, serde_json::json!([1, 2]));
-/// let bad: HashMap<(u8, u8), u8> = HashMap::from([((1, 2), 3)]);
-/// assert_eq!(to_value_or_marker(&bad), unserializable_marker());
-/// ```
-pub fn to_value_or_marker<T: Serialize + ?Sized>(value: &T) -> Value {
-    serde_json::to_value(value).unwrap_or_else(|_| unserializable_marker())
 }
 
 /// Returns whether `value` is one of the two cap markers (never redacted).
@@ -52,26 +36,15 @@ pub(crate) fn is_cap_marker(value: &Value) -> bool {
 
 /// Length in bytes of the compact JSON of `value` (as `serde_json::to_vec` writes it), computed
 /// without building it and without recursion, so any depth is safe.
-///
-/// ```
-/// use mcpeye_runtime::redact::compact_json_len;
-/// let v = serde_json::json!({"a": [1, "é\n"], "b": null});
-/// assert_eq!(compact_json_len(&v), serde_json::to_vec(&v).unwrap().len());
-/// ```
-pub fn compact_json_len(value: &Value) -> usize {
+pub(crate) fn compact_json_len(value: &Value) -> usize {
     compact_len(value)
 }
 
 /// The value cap alone (docs/wire-format.md#caps): `value` if its compact JSON is at most
 /// [`MAX_VALUE_BYTES`](crate::contract::MAX_VALUE_BYTES) bytes, else
 /// `{"[truncated]":true,"bytes":N}`.
-///
-/// ```
-/// use mcpeye_runtime::redact::cap_value;
-/// let big = serde_json::json!({"b": "y".repeat(40_000)});
-/// assert_eq!(cap_value(big), serde_json::json!({"[truncated]": true, "bytes": 40_008}));
-/// ```
-pub fn cap_value(value: Value) -> Value {
+#[cfg_attr(not(feature = "testing"), allow(dead_code))] // the redaction vectors test it alone
+pub(crate) fn cap_value(value: Value) -> Value {
     let n = compact_json_len(&value);
     if n > MAX_VALUE_BYTES {
         drop_flat(value);
@@ -82,13 +55,7 @@ pub fn cap_value(value: Value) -> Value {
 }
 
 /// The longest prefix of `s` of at most `max` bytes that ends on a char boundary.
-///
-/// ```
-/// use mcpeye_runtime::redact::cut_at_char_boundary;
-/// assert_eq!(cut_at_char_boundary("a界", 3), "a");
-/// assert_eq!(cut_at_char_boundary("a界", 4), "a界");
-/// ```
-pub fn cut_at_char_boundary(s: &str, max: usize) -> &str {
+pub(crate) fn cut_at_char_boundary(s: &str, max: usize) -> &str {
     if s.len() <= max {
         return s;
     }

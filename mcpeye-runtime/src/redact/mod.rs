@@ -29,9 +29,9 @@ mod patterns;
 mod prescan;
 mod write;
 
-pub use caps::{
-    cap_value, compact_json_len, cut_at_char_boundary, to_value_or_marker, truncated_marker, unserializable_marker,
-};
+#[cfg(feature = "testing")]
+pub(crate) use caps::cap_value;
+pub(crate) use caps::{compact_json_len, cut_at_char_boundary, truncated_marker};
 
 use crate::contract::{markers, MAX_TEXT_BYTES, MAX_TEXT_PRE_REDACT_BYTES, MAX_VALUE_BYTES, MAX_VALUE_DEPTH};
 use crate::json::flat::Flat;
@@ -74,9 +74,9 @@ fn redact_flagged(s: &str) -> Cow<'_, str> {
 }
 
 /// [`redact_string`] without the prefilter: all nine patterns always run. Same output, slower;
-/// a baseline for benchmarks and differential tests. Not part of the stable API.
-#[doc(hidden)]
-pub fn redact_string_unfiltered(s: &str) -> Cow<'_, str> {
+/// a baseline for benchmarks and differential tests (`mcpeye::testing::redact`).
+#[cfg_attr(not(feature = "testing"), allow(dead_code))]
+pub(crate) fn redact_string_unfiltered(s: &str) -> Cow<'_, str> {
     patterns::apply(s, patterns::ALL, false)
 }
 
@@ -124,37 +124,6 @@ fn redacted_copy(value: &Value, depth: usize, denylist: &Denylist) -> Value {
     }
 }
 
-/// In-place form of [`redacted_copy`]: clean strings are neither copied nor reallocated.
-fn redact_in_place(value: &mut Value, depth: usize, denylist: &Denylist) {
-    match value {
-        Value::String(s) => {
-            let redacted = match redact_string(s) {
-                Cow::Owned(new) => Some(new),
-                Cow::Borrowed(_) => None,
-            };
-            if let Some(new) = redacted {
-                *s = new;
-            }
-        }
-        Value::Array(_) | Value::Object(_) if depth >= MAX_VALUE_DEPTH => {
-            let old = std::mem::replace(value, Value::String(markers::TOO_DEEP.to_owned()));
-            drop_flat(old);
-        }
-        Value::Array(a) => a.iter_mut().for_each(|v| redact_in_place(v, depth + 1, denylist)),
-        Value::Object(m) => {
-            for (k, v) in m.iter_mut() {
-                if denylist.contains(k) {
-                    let old = std::mem::replace(v, Value::String(markers::FIELD.to_owned()));
-                    drop_flat(old);
-                } else {
-                    redact_in_place(v, depth + 1, denylist);
-                }
-            }
-        }
-        Value::Null | Value::Bool(_) | Value::Number(_) => {}
-    }
-}
-
 /// The flusher's redaction step for one tracker: value caps and text caps of docs/wire-format.md#caps
 /// around the redaction (docs/wire-format.md#redaction), with the configured extra denylist compiled once.
 ///
@@ -189,18 +158,21 @@ impl Redactor {
 
     /// `arguments` / `result`: a value whose compact JSON exceeds
     /// [`MAX_VALUE_BYTES`] becomes
-    /// `{"[truncated]":true,"bytes":N}` (never redacted); any other value is redacted in place
-    /// when redaction is on.
-    pub fn value(&self, mut value: Value) -> Value {
+    /// `{"[truncated]":true,"bytes":N}` (never redacted); any other value is redacted when
+    /// redaction is on.
+    pub fn value(&self, value: Value) -> Value {
         let n = compact_json_len(&value);
         if n > MAX_VALUE_BYTES {
             drop_flat(value);
             return truncated_marker(n);
         }
-        if self.enabled {
-            redact_in_place(&mut value, 0, &self.denylist);
+        if !self.enabled {
+            return value;
         }
-        value
+        // The one walk of a `Value` (`redact_value`'s): a copy, so the value is dropped after it.
+        let redacted = redacted_copy(&value, 0, &self.denylist);
+        drop_flat(value);
+        redacted
     }
 
     /// Writes the compact JSON of [`value`](Self::value)`(value)` to `out`, in one walk
@@ -302,8 +274,7 @@ mod tests {
             "edge": nested(63, json!([]))
         });
         let copy = redact_value(&v, &[]);
-        let mut in_place = v.clone();
-        redact_in_place(&mut in_place, 0, Denylist::default_list());
+        let in_place = Redactor::default().value(v.clone());
         assert_eq!(copy, in_place);
         assert_eq!(copy["Secret"], json!(markers::FIELD));
         assert_eq!(copy["a"][3]["token"], json!(markers::FIELD));

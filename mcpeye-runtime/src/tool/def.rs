@@ -41,6 +41,14 @@ impl Annotations {
 }
 
 /// A future returned by an async tool handler.
+///
+/// ```
+/// use mcpeye_runtime::{ArgsError, BoxFuture, CallToolResult, Handler, Invocation};
+/// fn later(_: &Invocation<'_>, _: &mut serde_json::Value) -> Result<BoxFuture, ArgsError> {
+///     Ok(Box::pin(async { CallToolResult::text("done") }))
+/// }
+/// let _handler = Handler::Async(later);
+/// ```
 pub type BoxFuture = Pin<Box<dyn Future<Output = CallToolResult> + Send + 'static>>;
 
 /// The arguments of a call could not be read into the tool's parameters.
@@ -61,6 +69,17 @@ impl std::error::Error for ArgsError {}
 
 /// How a tool is run. Generated code deserialises and fetches state before returning, so a
 /// returned `Err` always means the call never reached the handler.
+///
+/// `#[mcpeye::tool]` writes it; write one by hand for a tool made at run time (see
+/// [`ToolDef::new`]).
+///
+/// ```
+/// use mcpeye_runtime::{ArgsError, CallToolResult, Handler, Invocation};
+/// fn ping(_: &Invocation<'_>, _: &mut serde_json::Value) -> Result<CallToolResult, ArgsError> {
+///     Ok(CallToolResult::text("pong"))
+/// }
+/// assert!(matches!(Handler::Sync(ping), Handler::Sync(_)));
+/// ```
 #[derive(Clone, Copy)]
 pub enum Handler {
     /// A plain `fn`.
@@ -71,9 +90,25 @@ pub enum Handler {
 
 /// A plain `fn` tool, as generated: parse the arguments, fetch state, run. [`parse_args`] may
 /// take the arguments (leaving `null`) when the call's record has its own copy.
+///
+/// ```
+/// use mcpeye_runtime::{ArgsError, CallToolResult, Invocation, SyncHandler};
+/// fn ping(_: &Invocation<'_>, _: &mut serde_json::Value) -> Result<CallToolResult, ArgsError> {
+///     Ok(CallToolResult::text("pong"))
+/// }
+/// let _handler: SyncHandler = ping;
+/// ```
 pub type SyncHandler = fn(&Invocation<'_>, &mut Value) -> Result<CallToolResult, ArgsError>;
 
 /// An `async fn` tool, as generated: parse the arguments and fetch state, then return the future.
+///
+/// ```
+/// use mcpeye_runtime::{ArgsError, AsyncHandler, BoxFuture, CallToolResult, Invocation};
+/// fn later(_: &Invocation<'_>, _: &mut serde_json::Value) -> Result<BoxFuture, ArgsError> {
+///     Ok(Box::pin(async { CallToolResult::text("done") }))
+/// }
+/// let _handler: AsyncHandler = later;
+/// ```
 pub type AsyncHandler = fn(&Invocation<'_>, &mut Value) -> Result<BoxFuture, ArgsError>;
 
 impl fmt::Debug for Handler {
@@ -85,7 +120,15 @@ impl fmt::Debug for Handler {
     }
 }
 
-/// A state type a tool needs (a `State<T>` parameter).
+/// A state type a tool needs (a `State<T>` parameter): the manifest refuses to build when one
+/// is not registered.
+///
+/// ```
+/// use mcpeye_runtime::StateDecl;
+/// struct Db;
+/// let decl = StateDecl { type_id: std::any::TypeId::of::<Db>, type_name: std::any::type_name::<Db> };
+/// assert!((decl.type_name)().ends_with("Db"));
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct StateDecl {
     /// `TypeId::of::<T>`.
@@ -152,6 +195,29 @@ impl ToolDef {
     /// annotations, timeout, icons or output schema; the intent on; the schema normalised), for
     /// definitions written by hand. Set the other fields with struct update syntax:
     /// `ToolDef { title: Some("Echo"), ..ToolDef::new("echo", "Echo text.", schema, handler) }`.
+    ///
+    /// ```
+    /// use mcpeye_runtime::{parse_args, ArgsError, CallToolResult, Handler, Invocation, Manifest, ToolDef};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct EchoArgs {
+    ///     /// Text to echo.
+    ///     text: String,
+    /// }
+    ///
+    /// fn echo(inv: &Invocation<'_>, args: &mut serde_json::Value) -> Result<CallToolResult, ArgsError> {
+    ///     let a: EchoArgs = parse_args(inv, args)?;
+    ///     Ok(CallToolResult::text(a.text))
+    /// }
+    ///
+    /// static ECHO: ToolDef = ToolDef {
+    ///     title: Some("Echo"),
+    ///     ..ToolDef::new("echo", "Echoes the text back.", mcpeye_runtime::schema::generate::<EchoArgs>, Handler::Sync(echo))
+    /// };
+    /// let manifest = Manifest::builder().tools([&ECHO]).build();
+    /// let answer = manifest.call("echo", serde_json::json!({"text": "hi"}));
+    /// assert_eq!(answer["content"][0]["text"], "hi");
+    /// ```
     pub const fn new(
         name: &'static str,
         description: &'static str,
@@ -243,7 +309,16 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for State<T> {
 pub(crate) struct StateMap(pub(crate) HashMap<TypeId, Arc<dyn Any + Send + Sync>>);
 
 /// What a generated handler receives besides the arguments: the manifest's state and the
-/// request's context.
+/// request's context (see [`ToolDef::new`] for a handler written by hand).
+///
+/// ```
+/// use mcpeye_runtime::{ArgsError, CallToolResult, Invocation};
+/// fn who(inv: &Invocation<'_>, _: &mut serde_json::Value) -> Result<CallToolResult, ArgsError> {
+///     let ctx = inv.context();
+///     Ok(CallToolResult::text(ctx.client().and_then(|c| c.label()).unwrap_or("nobody").to_owned()))
+/// }
+/// # let _ = who;
+/// ```
 pub struct Invocation<'a> {
     pub(crate) states: &'a StateMap,
     /// The tool's normalised input schema, used to describe invalid arguments.
@@ -280,7 +355,21 @@ impl Invocation<'_> {
 /// without echoing any value (serde's own messages quote the input).
 ///
 /// When the call's record already has its own copy of the arguments, they are taken (`args`
-/// is left `null`) and their strings move into the parameters instead of being copied.
+/// is left `null`) and their strings move into the parameters instead of being copied. See
+/// [`ToolDef::new`] for a handler that uses it.
+///
+/// ```
+/// use mcpeye_runtime::{parse_args, ArgsError, CallToolResult, Invocation};
+/// #[derive(serde::Deserialize)]
+/// struct Query {
+///     q: String,
+/// }
+/// fn search(inv: &Invocation<'_>, args: &mut serde_json::Value) -> Result<CallToolResult, ArgsError> {
+///     let Query { q } = parse_args(inv, args)?;
+///     Ok(CallToolResult::text(format!("results for {q}")))
+/// }
+/// # let _ = search;
+/// ```
 pub fn parse_args<T: serde::de::DeserializeOwned>(inv: &Invocation<'_>, args: &mut Value) -> Result<T, ArgsError> {
     // A unit struct's schema is `{}`, but serde reads unit structs only from `null`.
     let empty = matches!(&*args, Value::Object(m) if m.is_empty());

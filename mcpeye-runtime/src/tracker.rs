@@ -480,10 +480,7 @@ impl Started {
 
     /// Moves the call's start `earlier` back (a later round of a call, timed from its first).
     pub(crate) fn started_earlier(&mut self, earlier: Duration) {
-        let started = match self {
-            Started::Flat { started, .. } => started,
-            Started::Call(call) => &mut call.started,
-        };
+        let started = &mut self.call.started;
         *started = started.checked_sub(earlier).unwrap_or(*started);
     }
 

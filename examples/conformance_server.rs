@@ -18,6 +18,8 @@
 #[path = "common/demo_tools.rs"]
 #[allow(dead_code)] // only its analytics set-up is used here
 mod demo_tools;
+#[path = "conformance/input_required.rs"]
+mod input_required;
 #[path = "common/signal.rs"]
 mod signal;
 #[path = "conformance/tasks.rs"]
@@ -503,6 +505,7 @@ impl ServerHandler for Conformance {
                 Some(vec![arg("resourceUri", "URI of the resource to embed")]),
             ),
             Prompt::new("test_prompt_with_image", Some("A prompt with an image"), None),
+            input_required::prompt(),
         ]))
     }
 
@@ -511,6 +514,9 @@ impl ServerHandler for Conformance {
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        if let Some(answer) = input_required::get_prompt(&request) {
+            return answer;
+        }
         let args = request.arguments.unwrap_or_default();
         let arg = |name: &str| args.get(name).and_then(Value::as_str).unwrap_or_default().to_owned();
         let text = |t: &str| json!({"role": "user", "content": {"type": "text", "text": t}});
@@ -585,7 +591,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         tasks::multi_input,
         tasks::test_tool_with_task,
     ]);
-    let server = Conformance { tool_router: tool_router(manifest), tasks: TaskManager::new() };
+    let server =
+        Conformance { tool_router: tool_router(manifest) + input_required::tool_router(), tasks: TaskManager::new() };
     let config = StreamableHttpServerConfig::default().with_sse_keep_alive(None);
     let sessions_end = config.cancellation_token.clone();
     let service =

@@ -189,3 +189,57 @@ fn python_calls_an_unknown_tool_of_an_instrumented_rmcp_server() {
     let test = "python_calls_an_unknown_tool_of_an_instrumented_rmcp_server";
     unknown_tool_run(test, "rmcp_instrumented", "auto", "py-unknown-instrumented");
 }
+
+/// Tools that ask (examples/conformance_server's elicitation and sampling tools) called by the
+/// Python client with its `elicitation_callback` and `sampling_callback`: answered in either
+/// era (2026-07-28 through `input_required` rounds, the handshake era through server-to-client
+/// requests), and each logical call is exactly one event at the ingest, with its intent.
+fn asking_run(test: &str, mode: &str, era: Era, name: &str) {
+    let python = or_skip!(python_with_mcp(test));
+    let ingest = IngestReceiver::start();
+    let server = HttpServer::start_example("conformance_server", &ingest, &[]);
+    let calls = [
+        ("test_input_required_result_elicitation", format!("{name}: greet the user by name")),
+        ("test_input_required_result_sampling", format!("{name}: ask the model for a capital")),
+    ];
+    let job = json!({
+        "server": {"url": server.url},
+        "mode": mode,
+        "answers": {"elicitation": {"name": "Ada"}, "sampling": "Paris."},
+        "clients": [{"name": name, "version": "1.0.0", "calls": calls.iter().map(|(tool, intent)| {
+            json!({"tool": tool, "arguments": {"mcpeyeIntent": intent}})
+        }).collect::<Vec<_>>()}],
+    });
+    let report = drive(&python, &script("py_driver.py"), &job, &[]);
+    let log = server.stderr();
+    server.terminate();
+    let client = &report["clients"][0];
+    let version = client["protocolVersion"].as_str().unwrap_or_default();
+    match era {
+        Era::Modern => assert_eq!(version, "2026-07-28", "{report}"),
+        Era::Handshake => assert!(!version.is_empty() && version < "2026-07-28", "{report}"),
+    }
+    let results = client["results"].as_array().expect("results");
+    assert_eq!(results[0], json!({"isError": false, "text": "Hello, Ada!"}), "{report}\n{log}");
+    assert_eq!(results[1], json!({"isError": false, "text": "The model said: Paris."}), "{report}\n{log}");
+    assert_eq!(client["asked"], json!({"elicitation": 1, "sampling": 1}), "{report}");
+
+    let events: Vec<serde_json::Value> = posts(&ingest).into_iter().flat_map(|p| p.events).collect();
+    assert_eq!(events.len(), calls.len(), "one event per logical call: {events:#?}\n{log}");
+    for (tool, intent) in &calls {
+        let of_tool: Vec<_> = events.iter().filter(|e| e["toolName"] == *tool).collect();
+        assert_eq!(of_tool.len(), 1, "{events:#?}");
+        assert_eq!(of_tool[0]["intent"], intent.as_str(), "{:#}", of_tool[0]);
+        assert_eq!(of_tool[0]["isError"], false, "{:#}", of_tool[0]);
+    }
+}
+
+#[test]
+fn python_auto_answers_tools_that_ask_in_2026_07_28() {
+    asking_run("python_auto_answers_tools_that_ask_in_2026_07_28", "auto", Era::Modern, "py-ask-auto");
+}
+
+#[test]
+fn python_legacy_answers_tools_that_ask_with_the_handshake() {
+    asking_run("python_legacy_answers_tools_that_ask_with_the_handshake", "legacy", Era::Handshake, "py-ask-legacy");
+}

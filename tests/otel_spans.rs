@@ -80,8 +80,16 @@ fn otel_plain(
     Err(format!("could not reach {email}"))
 }
 
+/// Ask the user to confirm (MCP 2026-07-28: through an `input_required` round).
+#[mcpeye::tool]
+async fn otel_confirm(ctx: mcpeye::Context) -> Result<String, mcpeye::ClientError> {
+    let schema = json!({"type": "object", "properties": {"ok": {"type": "boolean"}}});
+    let answer = ctx.elicit(mcpeye::ElicitationRequest::form("Sure?", schema).key("sure")).await?;
+    Ok(answer.action.as_str().to_owned())
+}
+
 fn manifest() -> mcpeye::Manifest {
-    mcpeye::Manifest::builder().tools(mcpeye::tool_defs![otel_forecast, otel_lookup, otel_plain]).build()
+    mcpeye::Manifest::builder().tools(mcpeye::tool_defs![otel_forecast, otel_lookup, otel_plain, otel_confirm]).build()
 }
 
 const TRACEPARENT: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
@@ -266,4 +274,43 @@ async fn served_by_rmcp_the_meta_traceparent_parents_the_span_and_unknown_tools_
     assert_eq!(string(&unknown, "rpc.response.status_code").as_deref(), Some("-32602"));
     assert!(attr(&unknown, "error.type").is_none());
     assert_eq!(unknown.status, Status::Unset);
+}
+
+/// The rounds of a call that asks are on its spans: the round that asks ends its span with a
+/// `mcpeye.input.asked` event (a call abandoned there leaves exactly that), and the round that
+/// gets the answer has `mcpeye.input.answered` with the user's action.
+#[tokio::test]
+async fn input_required_rounds_and_elicitation_actions_are_span_events() {
+    otel();
+    let server = ManifestServer::new(Arc::new(manifest()));
+    let client = serve_and_connect(server, "otel-client", "2.0").await;
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}
+    });
+    let mut request = call("otel_confirm", json!({}));
+    request.meta = Some(serde_json::from_value(meta).unwrap());
+    let rmcp::model::CallToolResponse::InputRequired(asked) = client.call_tool_once(request.clone()).await.unwrap()
+    else {
+        panic!("the first round asks")
+    };
+    let answers = serde_json::from_value(json!({"sure": {"action": "decline"}})).unwrap();
+    let retry = request.with_input_responses(answers).with_request_state(asked.request_state.unwrap());
+    client.call_tool_once(retry).await.unwrap();
+    client.cancel().await.unwrap();
+
+    let spans = spans_named("tools/call otel_confirm");
+    assert_eq!(spans.len(), 2, "one span per round");
+    let event = |name: &str| {
+        spans.iter().flat_map(|s| s.events.iter()).find(|e| e.name == name).cloned().unwrap_or_else(|| panic!("{name}"))
+    };
+    let value = |e: &opentelemetry::trace::Event, key: &str| {
+        e.attributes.iter().find(|kv| kv.key.as_str() == key).map(|kv| kv.value.as_str().into_owned())
+    };
+    let asked = event("mcpeye.input.asked");
+    assert_eq!(value(&asked, "mcpeye.input.key").as_deref(), Some("sure"));
+    assert_eq!(value(&asked, "mcpeye.round").as_deref(), Some("1"));
+    let answered = event("mcpeye.input.answered");
+    assert_eq!(value(&answered, "mcpeye.elicitation.action").as_deref(), Some("decline"));
+    assert_eq!(value(&answered, "mcpeye.round").as_deref(), Some("2"));
 }

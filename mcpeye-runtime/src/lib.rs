@@ -43,7 +43,7 @@ pub use dispatch::CallError;
 pub use model::cancel::{Cancellation, Cancelled};
 pub use model::client::{
     ClientChannel, ClientError, ClientFuture, ElicitationAction, ElicitationRequest, ElicitationResponse, LogLevel,
-    ProgressToken, SamplingRequest, SamplingResponse,
+    ProgressToken, Root, SamplingRequest, SamplingResponse,
 };
 pub use model::diagnostics::{Diagnostic, DiagnosticKind};
 pub use model::event::{BeforeSendFn, Event};
@@ -53,7 +53,7 @@ pub use model::record::{
 pub use model::result::{
     CallToolResult, Content, EmbeddedResource, ErrorReason, ResourceBody, ResourceLink, ToolError, ToolValue,
 };
-pub use model::stats::{Dropped, FlushReport, Stats};
+pub use model::stats::{Dropped, Elicitations, FlushReport, Stats};
 pub use tool::context::Context;
 pub use tool::def::{
     parse_args, Annotations, Args, ArgsError, AsyncHandler, BoxFuture, Handler, Icon, Invocation, State, StateDecl,

@@ -319,6 +319,25 @@ impl Tracker {
         }
     }
 
+    /// Counts a round of a call that may ask the client (MCP 2026-07-28): whether it ended
+    /// `input_required`, and the elicitation actions it received.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+    pub(crate) fn count_round(&self, input_required: bool, actions: &[crate::ElicitationAction]) {
+        let Inner::Pipeline(p) = &*self.inner else { return };
+        let counters = &p.shared.counters;
+        if input_required {
+            Counters::add(&counters.input_required, 1);
+        }
+        for action in actions {
+            let counter = match action {
+                crate::ElicitationAction::Accept => &counters.elicit_accept,
+                crate::ElicitationAction::Decline => &counters.elicit_decline,
+                crate::ElicitationAction::Cancel => &counters.elicit_cancel,
+            };
+            Counters::add(counter, 1);
+        }
+    }
+
     /// The counters now.
     pub fn stats(&self) -> Stats {
         match &*self.inner {
@@ -474,6 +493,12 @@ impl Started {
     /// The call's span(s).
     pub(crate) fn span(&self) -> &CallSpan {
         &self.call.span
+    }
+
+    /// Moves the call's start `earlier` back (a later round of a call, timed from its first).
+    pub(crate) fn started_earlier(&mut self, earlier: Duration) {
+        let started = &mut self.call.started;
+        *started = started.checked_sub(earlier).unwrap_or(*started);
     }
 
     /// The time since the call started.

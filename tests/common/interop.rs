@@ -300,7 +300,12 @@ pub struct HttpServer {
 impl HttpServer {
     /// Starts the example with `--port 0` and `args`, and waits for its `listening on` line.
     pub fn start(ingest: &IngestReceiver, args: &[&str]) -> HttpServer {
-        let exe = example("http_server");
+        HttpServer::start_example("http_server", ingest, args)
+    }
+
+    /// Like [`start`](Self::start), for another example that prints the same line.
+    pub fn start_example(name: &str, ingest: &IngestReceiver, args: &[&str]) -> HttpServer {
+        let exe = example(name);
         let mut child = Command::new(&exe)
             .args(["--port", "0"])
             .args(args)
@@ -328,7 +333,7 @@ impl HttpServer {
         match rx.recv_timeout(Duration::from_secs(30)) {
             Ok(url) => server.url = url,
             Err(_) => panic!(
-                "http_server {args:?} printed no `listening on http://127.0.0.1:PORT/mcp` line within 30 s:\n{}",
+                "{name} {args:?} printed no `listening on http://127.0.0.1:PORT/mcp` line within 30 s:\n{}",
                 server.stderr()
             ),
         }

@@ -8,10 +8,14 @@ Reads one JSON job on stdin and prints one JSON report on stdout:
                                             # "mode" overrides it)
       "concurrency": 1,                     # calls in flight at once, per client
       "clients": [{"name": "...", "version": "...",
-                   "calls": [{"tool": "...", "arguments": {...}, "meta": {...}, "expectError": false}, ...]}, ...]
+                   "calls": [{"tool": "...", "arguments": {...}, "meta": {...}, "expectError": false}, ...]}, ...],
+      "answers": {"elicitation": {...}, "sampling": "..."}   # optional: the client then declares
+                                            # elicitation / sampling and answers every request
+                                            # with this content / text (and counts them)
     }
     report = {"clients": [{"protocolVersion", "serverInfo", "tools": {name: [property, ...]},
-                           "results": [{"isError", "text"} | {"error": {"code", "message"}}, ...]}, ...]}
+                           "results": [{"isError", "text"} | {"error": {"code", "message"}}, ...],
+                           "asked": {"elicitation": n, "sampling": n}}, ...]}
 
 A call with `expectError` answered with a JSON-RPC error reports that error instead of failing.
 
@@ -25,7 +29,7 @@ import json
 import os
 import sys
 
-from mcp import Client, Implementation, StdioServerParameters
+from mcp import Client, Implementation, StdioServerParameters, types
 
 
 def target(server: dict):
@@ -43,13 +47,37 @@ def first_text(result) -> str | None:
     return None
 
 
+def answering(answers: dict, asked: dict) -> dict:
+    """The callbacks of a client that answers what the server asks with `answers`."""
+    callbacks = {}
+    if "elicitation" in answers:
+
+        async def elicit(context, params):
+            asked["elicitation"] += 1
+            return types.ElicitResult(action="accept", content=answers["elicitation"])
+
+        callbacks["elicitation_callback"] = elicit
+    if "sampling" in answers:
+
+        async def sample(context, params):
+            asked["sampling"] += 1
+            text = types.TextContent(type="text", text=answers["sampling"])
+            return types.CreateMessageResult(role="assistant", content=text, model="py-model", stop_reason="endTurn")
+
+        callbacks["sampling_callback"] = sample
+    return callbacks
+
+
 async def run_client(job: dict, spec: dict) -> dict:
     info = Implementation(name=spec["name"], version=spec["version"])
     mode = spec.get("mode", job["mode"])
-    async with Client(target(job["server"]), mode=mode, client_info=info) as client:
+    asked = {"elicitation": 0, "sampling": 0}
+    callbacks = answering(job.get("answers", {}), asked)
+    async with Client(target(job["server"]), mode=mode, client_info=info, **callbacks) as client:
         report = {
             "protocolVersion": client.protocol_version,
             "serverInfo": client.server_info.name if client.server_info else None,
+            "asked": asked,
         }
         listed = await client.list_tools()
         report["tools"] = {

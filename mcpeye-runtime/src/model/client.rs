@@ -131,6 +131,12 @@ pub trait ClientChannel: Send + Sync {
 
     /// Sends `elicitation/create` with these `params` and resolves to the client's result.
     fn elicit(&self, params: Value) -> ClientFuture;
+
+    /// Sends `roots/list` and resolves to the client's result. The default answers
+    /// [`ClientError::Unsupported`].
+    fn list_roots(&self) -> ClientFuture {
+        Box::pin(std::future::ready(Err(ClientError::Unsupported("this channel cannot ask for roots".to_owned()))))
+    }
 }
 
 /// Why a request to the client (sampling, elicitation) got no answer.
@@ -180,6 +186,7 @@ impl std::error::Error for ClientError {}
 #[derive(Debug, Clone, PartialEq)]
 pub struct SamplingRequest {
     params: Map<String, Value>,
+    key: Option<String>,
 }
 
 impl SamplingRequest {
@@ -188,7 +195,7 @@ impl SamplingRequest {
         let mut params = Map::new();
         params.insert("messages".into(), Value::Array(Vec::new()));
         params.insert("maxTokens".into(), Value::from(max_tokens));
-        SamplingRequest { params }
+        SamplingRequest { params, key: None }
     }
 
     /// Adds a message from `role` (`"user"` or `"assistant"`) with this content.
@@ -240,6 +247,25 @@ impl SamplingRequest {
     pub fn param(mut self, key: impl Into<String>, value: Value) -> Self {
         self.params.insert(key.into(), value);
         self
+    }
+
+    /// Names the question in an `input_required` result (MCP 2026-07-28), where the client
+    /// answers under the same key; by default it is `sample-N`, `N` counting the handler's
+    /// questions. Ignored by older clients, which are asked directly.
+    ///
+    /// ```
+    /// use mcpeye_runtime::SamplingRequest;
+    /// let request = SamplingRequest::new(50).user("Capital of France?").key("capital");
+    /// assert_eq!(request.key_name(), Some("capital"));
+    /// ```
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+
+    /// The key set with [`key`](Self::key).
+    pub fn key_name(&self) -> Option<&str> {
+        self.key.as_deref()
     }
 
     /// The `params` object of the request.
@@ -307,6 +333,7 @@ impl SamplingResponse {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ElicitationRequest {
     params: Map<String, Value>,
+    key: Option<String>,
 }
 
 impl ElicitationRequest {
@@ -317,7 +344,7 @@ impl ElicitationRequest {
         params.insert("mode".into(), Value::String("form".into()));
         params.insert("message".into(), Value::String(message.into()));
         params.insert("requestedSchema".into(), requested_schema);
-        ElicitationRequest { params }
+        ElicitationRequest { params, key: None }
     }
 
     /// A form whose schema is generated from `T` (a struct of primitive fields deriving
@@ -336,7 +363,27 @@ impl ElicitationRequest {
         params.insert("message".into(), Value::String(message.into()));
         params.insert("url".into(), Value::String(url.into()));
         params.insert("elicitationId".into(), Value::String(elicitation_id.into()));
-        ElicitationRequest { params }
+        ElicitationRequest { params, key: None }
+    }
+
+    /// Names the question in an `input_required` result (MCP 2026-07-28), where the client
+    /// answers under the same key; by default it is `elicit-N`, `N` counting the handler's
+    /// questions. Ignored by older clients, which are asked directly.
+    ///
+    /// ```
+    /// use mcpeye_runtime::ElicitationRequest;
+    /// let schema = serde_json::json!({"type": "object", "properties": {"name": {"type": "string"}}});
+    /// let form = ElicitationRequest::form("What is your name?", schema).key("user_name");
+    /// assert_eq!(form.key_name(), Some("user_name"));
+    /// ```
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+
+    /// The key set with [`key`](Self::key).
+    pub fn key_name(&self) -> Option<&str> {
+        self.key.as_deref()
     }
 
     /// Whether this is a URL request.
@@ -369,6 +416,55 @@ impl ElicitationAction {
             ElicitationAction::Decline => "decline",
             ElicitationAction::Cancel => "cancel",
         }
+    }
+
+    /// The action of an MCP spelling, `None` for anything else.
+    ///
+    /// ```
+    /// use mcpeye_runtime::ElicitationAction;
+    /// assert_eq!(ElicitationAction::parse("decline"), Some(ElicitationAction::Decline));
+    /// ```
+    pub fn parse(s: &str) -> Option<Self> {
+        [ElicitationAction::Accept, ElicitationAction::Decline, ElicitationAction::Cancel]
+            .into_iter()
+            .find(|a| a.as_str() == s)
+    }
+}
+
+/// A root the client exposes (`roots/list`): a `file://` URI, with a name when the client gives one.
+///
+/// ```
+/// use mcpeye_runtime::Root;
+/// let roots = Root::list_from_json(&serde_json::json!({"roots": [{"uri": "file:///repo"}]})).unwrap();
+/// assert_eq!((roots[0].uri.as_str(), roots[0].name.as_deref()), ("file:///repo", None));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Root {
+    /// The root's URI (`file:///…`).
+    pub uri: String,
+    /// Its name, when the client gives one.
+    pub name: Option<String>,
+}
+
+impl Root {
+    /// Reads a `ListRootsResult`.
+    ///
+    /// ```
+    /// use mcpeye_runtime::Root;
+    /// let roots = Root::list_from_json(&serde_json::json!({"roots": [{"uri": "file:///src", "name": "src"}]})).unwrap();
+    /// assert_eq!(roots[0].uri, "file:///src");
+    /// ```
+    pub fn list_from_json(value: &Value) -> Result<Vec<Root>, ClientError> {
+        let bad = || ClientError::Failed("the client's roots result is not a ListRootsResult".to_owned());
+        let roots = value.get("roots").and_then(Value::as_array).ok_or_else(bad)?;
+        roots
+            .iter()
+            .map(|r| {
+                let uri = r.get("uri").and_then(Value::as_str).ok_or_else(bad)?.to_owned();
+                Ok(Root { uri, name: r.get("name").and_then(Value::as_str).map(str::to_owned) })
+            })
+            .collect()
     }
 }
 
@@ -408,4 +504,24 @@ impl ElicitationResponse {
             _ => Ok(None),
         }
     }
+}
+
+/// Whether a client that declared `elicitation` as `declared` can answer a form (or a URL, `url`).
+pub(crate) fn elicitation_supported(declared: Option<&Value>, url: bool) -> Result<(), ClientError> {
+    let Some(elicitation) = declared else {
+        return Err(ClientError::Unsupported("the client did not declare the `elicitation` capability".to_owned()));
+    };
+    // A client that names neither mode supports forms (MCP 2025-06-18).
+    let modes = |m: &str| elicitation.get(m).is_some_and(|v| !v.is_null());
+    if url && !modes("url") {
+        return Err(ClientError::Unsupported(
+            "the client does not support URL elicitation (`elicitation.url`)".to_owned(),
+        ));
+    }
+    if !url && modes("url") && !modes("form") {
+        return Err(ClientError::Unsupported(
+            "the client does not support form elicitation (`elicitation.form`)".to_owned(),
+        ));
+    }
+    Ok(())
 }

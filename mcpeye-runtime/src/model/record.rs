@@ -122,6 +122,9 @@ pub struct Origin {
     /// never ask for their context (see [`resolved`](Self::resolved)).
     #[cfg(feature = "rmcp")]
     pub(crate) deferred: Option<Box<dyn DeferredParts>>,
+    /// The round of a call that may ask the client through `input_required` results (MCP
+    /// 2026-07-28): the answers it has, and what earlier rounds left (start, intent).
+    pub(crate) asking: Option<Arc<crate::tool::ask::Asking>>,
 }
 
 /// The parts of an [`Origin`] that its serving layer makes only when a handler asks for them
@@ -207,6 +210,7 @@ impl Origin {
                 channel: Some(d.channel()),
                 native_intent: self.native_intent.clone(),
                 deferred: None,
+                asking: self.asking.clone(),
             };
         }
         self.clone()

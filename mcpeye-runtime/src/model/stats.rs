@@ -81,6 +81,30 @@ pub struct Stats {
     /// flusher takes them (sampled-out ones included). Past 1024 distinct pairs, further ones
     /// are counted under `_OTHER` / `_OTHER`.
     pub error_reasons: BTreeMap<String, BTreeMap<String, u64>>,
+    /// Rounds of calls answered `input_required` (MCP 2026-07-28): each asked the client a
+    /// question and was not recorded, the round that ends the call is. A call the client
+    /// abandons mid-way is counted here, and never in `captured`.
+    pub input_required: u64,
+    /// What users did with the elicitations answered in `input_required` rounds.
+    pub elicitations: Elicitations,
+}
+
+/// Elicitation answers by action (MCP 2026-07-28 rounds).
+///
+/// ```
+/// let stats = mcpeye_runtime::Tracker::from_fn(|_| {}).stats();
+/// assert_eq!(stats.elicitations, mcpeye_runtime::Elicitations::default());
+/// assert_eq!(stats.input_required, 0);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Elicitations {
+    /// The user submitted the form (or completed the URL flow).
+    pub accept: u64,
+    /// The user declined.
+    pub decline: u64,
+    /// The user dismissed the request.
+    pub cancel: u64,
 }
 
 /// What a flush or a shutdown achieved.
@@ -131,6 +155,10 @@ pub(crate) struct Counters {
     pub error_reasons: Mutex<(ErrorReasons, usize)>,
     pub outbox_overflow: AtomicU64,
     pub recovered: AtomicU64,
+    pub input_required: AtomicU64,
+    pub elicit_accept: AtomicU64,
+    pub elicit_decline: AtomicU64,
+    pub elicit_cancel: AtomicU64,
 }
 
 impl Counters {
@@ -172,6 +200,12 @@ impl Counters {
         let recovered = self.recovered.load(SeqCst);
         let pending = captured.saturating_sub(sent + dropped.total() + sampled_out);
         let error_reasons = self.error_reasons.lock().unwrap_or_else(|e| e.into_inner()).0.clone();
-        Stats { captured, recovered, sent, dropped, sampled_out, pending, error_reasons }
+        let elicitations = Elicitations {
+            accept: self.elicit_accept.load(SeqCst),
+            decline: self.elicit_decline.load(SeqCst),
+            cancel: self.elicit_cancel.load(SeqCst),
+        };
+        let input_required = self.input_required.load(SeqCst);
+        Stats { captured, recovered, sent, dropped, sampled_out, pending, error_reasons, input_required, elicitations }
     }
 }

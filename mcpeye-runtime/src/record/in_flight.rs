@@ -54,7 +54,24 @@ impl InFlight {
         span: CallSpan,
     ) -> Self {
         let (client, session_id) = (origin.client.clone(), origin.session_id.clone());
-        InFlight { tool_name, arguments, intent, client, session_id, started: Instant::now(), span }
+        let mut call = InFlight { tool_name, arguments, intent, client, session_id, started: Instant::now(), span };
+        if let Some(asking) = &origin.asking {
+            call.continue_from(asking);
+        }
+        call
+    }
+
+    /// A later round of a call that asked the client: timed from the first round's start (as this
+    /// machine's clock places it), with the first round's intent.
+    #[cold]
+    fn continue_from(&mut self, asking: &crate::tool::ask::Asking) {
+        if asking.round > 1 {
+            let earlier = Duration::from_millis(now_epoch_ms().saturating_sub(asking.started_ms));
+            self.started = self.started.checked_sub(earlier).unwrap_or(self.started);
+            if asking.intent.is_some() {
+                self.intent = asking.intent.clone();
+            }
+        }
     }
 
     /// The record of this call, ended now after `duration`.

@@ -15,12 +15,13 @@ use super::client::{Clients, MetaKeys, META_CLIENT_CAPABILITIES, META_LOG_LEVEL}
 use super::session;
 use super::task::TaskInput;
 use crate::model::cancel::Cancellation;
-use crate::model::client::{ClientChannel, ClientError, ClientFuture, LogLevel};
+use crate::model::client::{elicitation_supported, ClientChannel, ClientError, ClientFuture, LogLevel};
 use crate::model::record::{DeferredParts, Origin};
+use crate::tool::ask::Asking;
 use crate::ProgressToken;
 use ::rmcp::model::{
     ClientCapabilities, ClientResult, CreateMessageRequestParams, ElicitRequestParams, InitializeRequestParams,
-    InputRequest, LoggingMessageNotificationParam, Notification, ProgressNotificationParam, Request,
+    InputRequest, ListRootsRequest, LoggingMessageNotificationParam, Notification, ProgressNotificationParam, Request,
     ServerNotification, ServerRequest,
 };
 use ::rmcp::service::{Peer, RequestContext, ServiceError};
@@ -169,6 +170,7 @@ impl RmcpChannel {
             match peer.send_request(request).await {
                 Ok(ClientResult::CreateMessageResult(r)) => serde_json::to_value(r).map_err(failed),
                 Ok(ClientResult::ElicitResult(r)) => serde_json::to_value(r).map_err(failed),
+                Ok(ClientResult::ListRootsResult(r)) => serde_json::to_value(r).map_err(failed),
                 Ok(_) => Err(ClientError::Failed("the client answered with an unexpected result".to_owned())),
                 Err(e) => Err(client_error(e)),
             }
@@ -228,17 +230,9 @@ impl ClientChannel for RmcpChannel {
     }
 
     fn elicit(&self, params: Value) -> ClientFuture {
-        let Some(elicitation) = self.capability("elicitation") else {
-            return unsupported("the client did not declare the `elicitation` capability");
-        };
-        // A client that names neither mode supports forms (MCP 2025-06-18).
-        let modes = |m: &str| elicitation.get(m).is_some_and(|v| !v.is_null());
         let url = params.get("mode").and_then(Value::as_str) == Some("url");
-        if url && !modes("url") {
-            return unsupported("the client does not support URL elicitation (`elicitation.url`)");
-        }
-        if !url && modes("url") && !modes("form") {
-            return unsupported("the client does not support form elicitation (`elicitation.form`)");
+        if let Err(e) = elicitation_supported(self.capability("elicitation"), url) {
+            return Box::pin(std::future::ready(Err(e)));
         }
         match serde_json::from_value::<ElicitRequestParams>(params) {
             Ok(p) => match &self.task {
@@ -249,6 +243,13 @@ impl ClientChannel for RmcpChannel {
                 Box::pin(std::future::ready(Err(ClientError::Failed(format!("invalid elicitation request: {e}")))))
             }
         }
+    }
+
+    fn list_roots(&self) -> ClientFuture {
+        if self.capability("roots").is_none() {
+            return unsupported("the client did not declare the `roots` capability");
+        }
+        self.request(ServerRequest::ListRootsRequest(ListRootsRequest::default()))
     }
 }
 
@@ -518,12 +519,21 @@ impl Pump {
 /// Runs `call` with the [`Origin`] of this rmcp request, in this task: the call's notifications
 /// are pumped beside it and drained before it returns, and the client's cancellation (rmcp's
 /// request token) cancels the origin's signal. The context's `_meta` moves into the origin.
-pub(crate) async fn with_origin<F, Fut, T>(clients: &Clients, context: &mut RequestContext<RoleServer>, call: F) -> T
+///
+/// With `asking` (a round of MCP 2026-07-28), the call is stopped as soon as it waits with a
+/// question the round has no answer for: `None`, and the caller answers `input_required`.
+pub(crate) async fn with_origin<F, Fut, T>(
+    clients: &Clients,
+    context: &mut RequestContext<RoleServer>,
+    asking: Option<Arc<Asking>>,
+    call: F,
+) -> Option<T>
 where
     F: FnOnce(Origin) -> Fut,
     Fut: Future<Output = T>,
 {
-    let (origin, channel, cancellation) = request_origin(clients, context);
+    let (mut origin, channel, cancellation) = request_origin(clients, context);
+    origin.asking = asking.clone();
 
     let mut call = pin!(async {
         let out = call(origin).await;
@@ -533,11 +543,16 @@ where
     // Boxed, and made only for a call that sends something.
     let mut pump: Option<Pin<Box<dyn Future<Output = ()> + Send>>> = None;
     let mut watch = pin!(context.ct.cancelled());
-    let (mut out, mut signalled) = (None, false);
+    let (mut out, mut signalled, mut stopped) = (None, false, false);
     std::future::poll_fn(|cx| {
-        if out.is_none() {
+        if out.is_none() && !stopped {
             match call.as_mut().poll(cx) {
                 Poll::Ready(v) => out = Some(v),
+                // The round ends here: the call is dropped with this function, unfinished.
+                Poll::Pending if asking.as_ref().is_some_and(|a| a.has_pending()) => {
+                    stopped = true;
+                    channel.close();
+                }
                 // Cancelling the signal wakes the call, which then ends at its next poll.
                 Poll::Pending if !signalled && watch.as_mut().poll(cx).is_ready() => {
                     signalled = true;
@@ -546,8 +561,9 @@ where
                 Poll::Pending => {}
             }
         }
+        let running = out.is_none() && !stopped;
         if pump.is_none() {
-            if let Some(rx) = channel.receiver(out.is_none().then(|| cx.waker())) {
+            if let Some(rx) = channel.receiver(running.then(|| cx.waker())) {
                 pump = Some(Box::pin(pump_messages(channel.peer.clone(), rx)));
             }
         }
@@ -556,13 +572,10 @@ where
         }
         // The pump ends only once the call has ended and closed the channel; a call that sent
         // nothing has none (its channel, closed, has no receiver left).
-        match out.take() {
-            Some(v) if pump.is_none() => Poll::Ready(v),
-            taken => {
-                out = taken;
-                Poll::Pending
-            }
+        if pump.is_some() || running {
+            return Poll::Pending;
         }
+        Poll::Ready(out.take())
     })
     .await
 }

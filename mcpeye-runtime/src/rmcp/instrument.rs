@@ -2,6 +2,7 @@
 //! record per call, its tools untouched.
 
 use super::client::Clients;
+use super::rounds::ToolRound;
 use crate::contract::{INTENT_PARAM_DESCRIPTION, INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
 use crate::dispatch::{call_intent, panic_message, take_intent, PANIC};
 use crate::json::flat::flatten;
@@ -248,13 +249,39 @@ fn wrap<S: Send + Sync + 'static>(
                 response
             });
         };
+        // MCP 2026-07-28: the tool may answer `input_required`; what crosses its rounds is
+        // wrapped around its own state.
+        let mut intent = intent;
+        let round = match super::rounds::is_stateless_era(&ctx.request_context) {
+            false => None,
+            true => {
+                let text = intent.as_ref().map(|(t, _)| t.as_str());
+                let opened =
+                    ToolRound::open(&ctx.request_context, &name, ctx.arguments.as_ref(), text, &mut ctx.request_state);
+                match opened {
+                    Ok(round) => Some(Box::new(round)),
+                    Err(e) => return Box::pin(std::future::ready(Err(e))),
+                }
+            }
+        };
+        let earlier = round.as_ref().and_then(|r| r.earlier());
+        if let Some((_, Some(first))) = &earlier {
+            intent = Some(first.clone());
+        }
+        let round = round.map(|mut round| {
+            round.intent = intent.clone();
+            round
+        });
         // The arguments go to the tool: the record takes them now (flattened, not cloned).
         // The origin is dropped where it is (`drop(origin)` would copy it first).
-        let call = {
+        let mut call = {
             let origin = shared.clients.origin(&ctx.request_context);
             let intent = call_intent(intent, &origin);
             tracker.start(name.clone(), ctx.arguments.as_ref(), intent, &origin)
         };
+        if let Some((ago, _)) = earlier {
+            call.started_earlier(ago);
+        }
         let ct = ctx.request_context.ct.clone();
         let cancelled = move || ct.is_cancelled();
         // The span entered by a guard rather than `in_scope`: the context is then moved into one
@@ -267,7 +294,7 @@ fn wrap<S: Send + Sync + 'static>(
             Ok(future) => Running::Tool(future),
             Err(payload) => Running::Panicked(payload),
         };
-        Box::pin(Recorded { future, call: Some(call), tracker, cancelled })
+        Box::pin(Recorded { future, call: Some(call), tracker, cancelled, round })
     })
 }
 
@@ -281,6 +308,8 @@ struct Recorded<'a, C> {
     tracker: Tracker,
     /// Whether the client cancelled the request.
     cancelled: C,
+    /// A call of MCP 2026-07-28: its round, and the intent of its first round.
+    round: Option<Box<ToolRound>>,
 }
 
 enum Running<'a> {
@@ -313,6 +342,10 @@ impl<C: Fn() -> bool + Unpin> Future for Recorded<'_, C> {
                     // move of it copies a couple of hundred bytes).
                     Ok(Poll::Ready(mut response)) => {
                         drop(future);
+                        if let (Ok(CallToolResponse::InputRequired(asks)), Some(round)) = (&mut response, &this.round) {
+                            round.seal(asks);
+                            this.tracker.count_round(true, &[]);
+                        }
                         this.conclude(Ok(&response));
                         mark_complete(&mut response);
                         return Poll::Ready(response);
@@ -480,7 +513,8 @@ mod tests {
         let intent = Some(("why".into(), crate::IntentSource::Mcpeye));
         let call = tracker.start("search".into(), args.as_object(), intent, &Origin::default());
         let future: BoxFuture<'_, Response> = Box::pin(async { panic!("search exploded") });
-        let mut recorded = Recorded { future: Running::Tool(future), call: Some(call), tracker, cancelled: || false };
+        let mut recorded =
+            Recorded { future: Running::Tool(future), call: Some(call), tracker, cancelled: || false, round: None };
         let waker = std::task::Waker::noop();
         let polled = catch_unwind(AssertUnwindSafe(|| Pin::new(&mut recorded).poll(&mut Context::from_waker(waker))));
         let payload = polled.expect_err("the panic is resumed");

@@ -108,17 +108,27 @@
 //! completes the call is. A tool that answers with a task handle itself (`CreateTaskResult`) is
 //! recorded as successful, with the handle as its result; a call run as a task by
 //! [`call_as_task`] is recorded once, when the task ends, with the tool's own outcome.
+//! `input_required` round (MCP 2026-07-28, SEP-2322) is not recorded: the round that completes
+//! the call is, once, timed from the first round and with the first round's intent. What crosses
+//! rounds travels in the `requestState`, sealed (see [`set_request_state_key`]): for a manifest's
+//! tools, mcpeye's own state (the answers included); for an instrumented rmcp tool, the tool's own
+//! state wrapped in mcpeye's, handed back to the tool as it sent it. A round that answers
+//! `input_required` ends its span and counts in [`Stats::input_required`](crate::Stats); a call
+//! the client never retries leaves exactly that (nothing reaches the ingest). A call answered with a task (`CreateTaskResult`) is recorded as
+//! successful, with the task handle as its result.
 
 mod call;
 mod channel;
 mod client;
 mod instrument;
+mod rounds;
 mod serve;
 mod session;
 mod task;
 
 pub use call::{call_tool, call_tool_with};
 pub use instrument::{instrument, instrument_with, instrumented, Instrument};
+pub use rounds::{set_request_state_key, RequestStateKeyError, REQUEST_STATE_KEY_ENV, STATE_TTL};
 pub use serve::{set_log_level, tool_router, ManifestServer};
 pub use task::call_as_task;
 

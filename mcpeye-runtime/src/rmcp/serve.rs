@@ -2,6 +2,7 @@
 
 use super::channel::{with_origin, with_origin_now};
 use super::client::Clients;
+use super::rounds;
 use super::session;
 use crate::dispatch::CallError;
 use crate::model::client::LogLevel;
@@ -11,9 +12,9 @@ use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use ::rmcp::handler::server::tool::ToolCallContext;
 #[allow(deprecated)] // MCP logging: deprecated by rmcp ahead of SEP-2577, still in MCP 2025-11-25
 use ::rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams, InitializeResult, JsonObject,
-    ListToolsResult, LoggingLevel, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
-    SetLevelRequestParams, Tool,
+    CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams, InitializeResult, InputResponses,
+    JsonObject, ListToolsResult, LoggingLevel, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    ServerConfig, SetLevelRequestParams, Tool,
 };
 use ::rmcp::service::RequestContext;
 use ::rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -187,7 +188,9 @@ impl ServerHandler for ManifestServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + Send + '_ {
-        call_manifest(&self.manifest, self.sync, &self.clients, context, request.name, request.arguments)
+        let CallToolRequestParams { name, arguments, input_responses, request_state, .. } = request;
+        let rounds = Rounds { input_responses, request_state };
+        call_manifest(&self.manifest, self.sync, &self.clients, context, name, arguments, rounds)
     }
 
     #[allow(deprecated)] // `logging/setLevel`: deprecated by rmcp ahead of SEP-2577, still in MCP
@@ -272,7 +275,14 @@ fn call_manifest<'a>(
     mut context: RequestContext<RoleServer>,
     name: Cow<'static, str>,
     arguments: Option<JsonObject>,
+    rounds: Rounds,
 ) -> Answer<'a> {
+    // Only an async tool can wait for an answer, so a manifest without one never asks.
+    // A call run as a task asks through the task's own input requests, not through rounds.
+    let in_task = context.extensions.get::<super::task::TaskInput>().is_some();
+    if !sync && rounds::is_stateless_era(&context) && !(in_task && rounds.input_responses.is_none()) {
+        return Answer::Later(Box::pin(call_round(manifest, clients, context, name, arguments, rounds)));
+    }
     let arguments = arguments.map(Value::Object).unwrap_or(Value::Null);
     if sync {
         let (result, pump) =
@@ -288,13 +298,50 @@ fn call_manifest<'a>(
     }
     Answer::Later(Box::pin(async move {
         let name = &name;
-        answer_of(
-            with_origin(clients, &mut context, move |origin| async move {
-                manifest.try_call_async_result(&origin, name, arguments).await
-            })
-            .await,
-        )
+        let ran = with_origin(clients, &mut context, None, move |origin| async move {
+            manifest.try_call_async_result(&origin, name, arguments).await
+        })
+        .await;
+        // Without a round to end, the call always runs to its end.
+        ran.map_or_else(|| Err(ErrorData::internal_error("the call stopped without a question", None)), answer_of)
     }))
+}
+
+/// What a retry of MCP 2026-07-28 brings: the answers and the state of the previous round.
+#[derive(Default)]
+pub(crate) struct Rounds {
+    input_responses: Option<InputResponses>,
+    request_state: Option<String>,
+}
+
+/// One round of a `tools/call` of MCP 2026-07-28: the handler runs with the answers the client
+/// gave (and those of earlier rounds, from the state); if it waits for one it has not got, the
+/// call answers `input_required` with its questions and nothing is recorded yet (the round that
+/// ends the call is recorded, timed from the first). A state that fails verification is an
+/// invalid-params error.
+async fn call_round(
+    manifest: &Manifest,
+    clients: &Clients,
+    mut context: RequestContext<RoleServer>,
+    name: Cow<'static, str>,
+    arguments: Option<JsonObject>,
+    rounds: Rounds,
+) -> Result<CallToolResponse, ErrorData> {
+    let Rounds { input_responses, request_state } = rounds;
+    let (asking, bound) = rounds::open(&context, &name, arguments.as_ref(), input_responses, request_state.as_deref())?;
+    let call_arguments = arguments.clone().map(Value::Object).unwrap_or(Value::Null);
+    let tool = &name;
+    let ran = with_origin(clients, &mut context, Some(asking.clone()), move |origin| async move {
+        manifest.try_call_async_result(&origin, tool, call_arguments).await
+    })
+    .await;
+    if let Some(tracker) = manifest.active_tracker() {
+        tracker.count_round(ran.is_none(), &asking.actions());
+    }
+    match ran {
+        Some(result) => answer_of(result),
+        None => rounds::input_required(&asking, &bound, arguments.as_ref()).map(CallToolResponse::InputRequired),
+    }
 }
 
 /// The answer to one `tools/call` ([`call_manifest`]).
@@ -372,7 +419,8 @@ pub fn tool_router<S: Send + Sync + 'static>(manifest: Arc<Manifest>) -> ToolRou
         router.add_route(ToolRoute::new_dyn(tool, move |ctx: ToolCallContext<'_, S>| {
             let manifest = manifest.clone();
             Box::pin(async move {
-                call_manifest(&manifest, sync, clients, ctx.request_context, ctx.name, ctx.arguments).await
+                let rounds = Rounds { input_responses: ctx.input_responses, request_state: ctx.request_state };
+                call_manifest(&manifest, sync, clients, ctx.request_context, ctx.name, ctx.arguments, rounds).await
             })
         }));
     }

@@ -34,6 +34,8 @@ pub enum Sent {
     Sampling(Value),
     /// `elicitation/create`, with its params.
     Elicitation(Value),
+    /// `roots/list`.
+    Roots,
 }
 
 type Answer = Arc<dyn Fn(&Value) -> Result<Value, ClientError> + Send + Sync>;
@@ -43,6 +45,7 @@ struct State {
     sent: Mutex<Vec<Sent>>,
     sampling: Mutex<Option<Answer>>,
     elicitation: Mutex<Option<Answer>>,
+    roots: Mutex<Option<Answer>>,
     session_level: Mutex<Option<LogLevel>>,
     cancellation: Cancellation,
 }
@@ -109,6 +112,23 @@ impl RecordingClient {
         answer: impl Fn(&Value) -> Result<Value, ClientError> + Send + Sync + 'static,
     ) -> Self {
         *lock(&self.state.elicitation) = Some(Arc::new(answer));
+        self
+    }
+
+    /// Answers `roots/list` with these roots (`file://` URIs). Without it, roots are unsupported.
+    ///
+    /// ```
+    /// use mcpeye_runtime::testing::{block_on, RecordingClient};
+    /// use mcpeye_runtime::Context;
+    ///
+    /// let client = RecordingClient::new().with_roots(["file:///repo"]);
+    /// let roots = block_on(Context::for_origin(&client.origin()).list_roots()).unwrap();
+    /// assert_eq!(roots[0].uri, "file:///repo");
+    /// ```
+    pub fn with_roots<I: IntoIterator<Item = S>, S: Into<String>>(self, uris: I) -> Self {
+        let roots: Vec<Value> = uris.into_iter().map(|u| serde_json::json!({"uri": u.into()})).collect();
+        let result = serde_json::json!({"roots": roots});
+        *lock(&self.state.roots) = Some(Arc::new(move |_| Ok(result.clone())));
         self
     }
 
@@ -190,5 +210,10 @@ impl ClientChannel for RecordingClient {
     fn elicit(&self, params: Value) -> ClientFuture {
         self.push(Sent::Elicitation(params.clone()));
         self.ask(&self.state.elicitation, &params, "elicitation")
+    }
+
+    fn list_roots(&self) -> ClientFuture {
+        self.push(Sent::Roots);
+        self.ask(&self.state.roots, &Value::Null, "roots")
     }
 }

@@ -6,6 +6,7 @@
 use crate::model::cancel::{Cancellation, Cancelled};
 use crate::model::client::*;
 use crate::model::record::{ClientInfo, Origin};
+use crate::tool::ask::{self, Asking, Lookup};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::fmt;
@@ -176,17 +177,116 @@ impl Context {
         self.inner.cancellation.cancelled()
     }
 
+    /// The round of a call that asks through `input_required` results (MCP 2026-07-28): 1 for
+    /// the first request, 2 for the first retry, …, its state verified; `None` in older eras
+    /// (and for a direct call), where questions are sent to the client within one request.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye_runtime::Context::default().round(), None);
+    /// ```
+    pub fn round(&self) -> Option<u32> {
+        self.inner.origin.asking.as_ref().map(|a| a.round)
+    }
+
     /// Asks the client's model for a completion (`sampling/createMessage`).
+    ///
+    /// How it asks depends on the client's era; the handler's code is the same in both:
+    /// - up to MCP 2025-11-25, the request is sent to the client and awaited;
+    /// - in MCP 2026-07-28 the call answers `resultType: "input_required"` with the question
+    ///   (servers cannot send requests there): the handler is stopped at this `.await`, the
+    ///   client retries the call with the answer, and the handler runs again from the start,
+    ///   this time getting the answer here. Questions asked together (`join!`) go in one round;
+    ///   code before the first question runs once per round, so keep it free of side effects.
     pub async fn create_message(&self, request: SamplingRequest) -> Result<SamplingResponse, ClientError> {
+        if let Some(asking) = &self.inner.origin.asking {
+            if asking.capability("sampling").is_none() {
+                return Err(ClientError::Unsupported(
+                    "the client did not declare the `sampling` capability".to_owned(),
+                ));
+            }
+            let valid = |v: &Value| SamplingResponse::from_json(v).is_ok();
+            let answer = ask_round(asking, request.key_name(), ask::SAMPLE, request.to_params(), valid).await;
+            return SamplingResponse::from_json(&answer);
+        }
         let channel = self.inner.origin.channel.clone().ok_or(ClientError::NoClient)?;
         let result = channel.create_message(request.to_params()).await?;
         SamplingResponse::from_json(&result)
     }
 
     /// Asks the user for input through the client (`elicitation/create`, form or URL mode).
+    /// In MCP 2026-07-28, through an `input_required` result, as
+    /// [`create_message`](Self::create_message) says.
+    ///
+    /// ```
+    /// use mcpeye_runtime::{ClientError, Context, ElicitationAction, ElicitationRequest};
+    ///
+    /// // The same code for every client: asked directly, or answered on the call's retry.
+    /// async fn rename(ctx: Context) -> Result<String, ClientError> {
+    ///     let schema = serde_json::json!({"type": "object", "properties": {"name": {"type": "string"}}});
+    ///     let answer = ctx.elicit(ElicitationRequest::form("New name?", schema).key("name")).await?;
+    ///     Ok(match answer.action {
+    ///         ElicitationAction::Accept => format!("renamed to {:?}", answer.content),
+    ///         _ => "left as it was".to_owned(),
+    ///     })
+    /// }
+    /// ```
     pub async fn elicit(&self, request: ElicitationRequest) -> Result<ElicitationResponse, ClientError> {
+        if let Some(asking) = &self.inner.origin.asking {
+            elicitation_supported(asking.capability("elicitation"), request.is_url())?;
+            let valid = |v: &Value| ElicitationResponse::from_json(v).is_ok();
+            let answer = ask_round(asking, request.key_name(), ask::ELICIT, request.to_params(), valid).await;
+            return ElicitationResponse::from_json(&answer);
+        }
         let channel = self.inner.origin.channel.clone().ok_or(ClientError::NoClient)?;
         let result = channel.elicit(request.to_params()).await?;
         ElicitationResponse::from_json(&result)
+    }
+
+    /// Asks the client for its roots (`roots/list`). In MCP 2026-07-28, through an
+    /// `input_required` result (key `roots-N`), as [`create_message`](Self::create_message) says.
+    ///
+    /// ```
+    /// use mcpeye_runtime::{ClientError, Context};
+    ///
+    /// async fn workspace(ctx: Context) -> Result<String, ClientError> {
+    ///     let roots = ctx.list_roots().await?;
+    ///     Ok(roots.iter().map(|r| r.uri.as_str()).collect::<Vec<_>>().join(", "))
+    /// }
+    /// ```
+    pub async fn list_roots(&self) -> Result<Vec<Root>, ClientError> {
+        if let Some(asking) = &self.inner.origin.asking {
+            if asking.capability("roots").is_none() {
+                return Err(ClientError::Unsupported("the client did not declare the `roots` capability".to_owned()));
+            }
+            let valid = |v: &Value| Root::list_from_json(v).is_ok();
+            let answer = ask_round(asking, None, ask::ROOTS, Value::Object(Map::new()), valid).await;
+            return Root::list_from_json(&answer);
+        }
+        let channel = self.inner.origin.channel.clone().ok_or(ClientError::NoClient)?;
+        let result = channel.list_roots().await?;
+        Root::list_from_json(&result)
+    }
+}
+
+/// A question of an MCP 2026-07-28 round: its answer, or (none yet) a wait that never ends,
+/// at which the serving layer stops the handler and answers `input_required`.
+async fn ask_round(
+    asking: &Asking,
+    key: Option<&str>,
+    method: &'static str,
+    params: Value,
+    valid: impl Fn(&Value) -> bool,
+) -> Value {
+    let (key, lookup) = asking.ask(key, method, params, valid);
+    match lookup {
+        Lookup::Answered(answer) => {
+            let action = answer.get("action").and_then(Value::as_str).filter(|_| method == ask::ELICIT);
+            ask::span_event("mcpeye.input.answered", method, &key, asking.round, action);
+            answer
+        }
+        Lookup::Unanswered => {
+            ask::span_event("mcpeye.input.asked", method, &key, asking.round, None);
+            std::future::pending().await
+        }
     }
 }

@@ -16,13 +16,14 @@
 
 use crate::config::{Config, Identity};
 use crate::flush::call_id::CallIds;
+use crate::flush::encode::{encode_edited, encode_event, payload_head, Invalid, Payload, PAYLOAD_TAIL};
 use crate::flush::outbox::Outbox;
 use crate::flush::screen::Screen;
 use crate::flush::transport::{backoff, Answer, Transport};
 use crate::model::diagnostics::{DiagnosticKind, Diagnostics};
 use crate::model::record::ClientInfo;
 use crate::model::stats::Counters;
-use crate::record::{encode_edited, encode_event, payload_head, BufferPool, Invalid, Payload, Queued, PAYLOAD_TAIL};
+use crate::record::{BufferPool, Queued};
 use crate::redact::Redactor;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use std::collections::VecDeque;

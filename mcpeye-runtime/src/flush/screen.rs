@@ -144,8 +144,8 @@ fn stable_hash(s: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::flush::encode::{encode_edited, encode_event};
     use crate::model::record::{CallRecord, IntentSource};
-    use crate::record::{encode_edited, encode_event};
     use serde_json::json;
 
     #[test]

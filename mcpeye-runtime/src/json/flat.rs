@@ -20,7 +20,6 @@
 //! would lengthen the call, and deep ones are capped by the flusher anyway): they cross as the
 //! `Value` they are, as before.
 
-use super::flat_ser::flatten_serialize;
 use super::node::{Kind, Node, Num, Str};
 use super::BLOCK;
 use serde_json::Value;
@@ -32,19 +31,6 @@ pub(crate) const NUMBER: u8 = 3;
 const STRING: u8 = 4;
 pub(crate) const ARRAY: u8 = 5;
 pub(crate) const OBJECT: u8 = 6;
-
-/// Appends `v` to `out` as a flat node. Returns false, with `out` as it was, when `v` nests
-/// [`MAX_VALUE_DEPTH`](crate::contract::MAX_VALUE_DEPTH) deep or its node would take more than `budget` bytes. Written by the one
-/// flat writer, the serializer of [`flat_ser`](super::flat_ser).
-pub(crate) fn flatten(v: &Value, out: &mut Vec<u8>, budget: usize) -> bool {
-    flatten_serialize(v, out, budget, None)
-}
-
-/// Appends `m` as the node of `Value::Object(m)` (without cloning it into one). Returns false,
-/// with `out` as it was, like [`flatten`].
-pub(crate) fn flatten_map(m: &serde_json::Map<String, Value>, out: &mut Vec<u8>, budget: usize) -> bool {
-    flatten_serialize(m, out, budget, None)
-}
 
 /// Appends `head` then `body` with one capacity check and no per-piece bookkeeping: the header
 /// of a node (fixed size, stored as one word) and its bytes.
@@ -261,6 +247,7 @@ impl<'a> Node<'a> for Flat<'a> {
 mod tests {
     use super::*;
     use crate::contract::MAX_VALUE_DEPTH;
+    use crate::json::flat_ser::{flatten, flatten_map};
     use crate::redact::Redactor;
     use serde_json::json;
 

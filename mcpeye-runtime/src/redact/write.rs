@@ -503,7 +503,8 @@ mod tests {
     /// of the value itself, on thousands of generated values, for every redactor.
     #[test]
     fn flat_walk_writes_what_the_generic_walk_writes() {
-        use crate::json::flat::{flatten, Flat};
+        use crate::json::flat::Flat;
+        use crate::json::flat_ser::flatten;
         let redactors = [Redactor::new(true, &[]), Redactor::new(true, &["SSN".to_owned(), "Clé".to_owned()])];
         let no_redaction = Redactor::new(false, &[]);
         let mut g = Gen(0x9E37_79B9_7F4A_7C15);

@@ -456,7 +456,7 @@ mod tests {
     /// `result_json` makes of it.
     #[test]
     fn results_flatten_as_their_json() {
-        use crate::json::flat::flatten;
+        use crate::json::flat_ser::flatten;
         use ::rmcp::model::{Annotations, MetaObject, ResultType, TextContent};
         let mut complete = CallToolResult::success(vec![ContentBlock::text("3 invoices found")]);
         complete.result_type = Some(ResultType::COMPLETE);

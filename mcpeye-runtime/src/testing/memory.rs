@@ -10,6 +10,28 @@ use std::time::Duration;
 
 /// The payloads a [`Tracker`] produced, kept in memory instead of being POSTed. Every payload
 /// is accepted. Read it after [`Tracker::flush`].
+///
+/// [`MemorySink::new`] returns the tracker and its sink as a pair; give the tracker to a
+/// manifest with [`ManifestBuilder::tracker`](crate::ManifestBuilder::tracker):
+///
+/// ```
+/// use mcpeye_runtime::{testing::MemorySink, Manifest};
+/// use std::time::Duration;
+///
+/// let (tracker, sink) = MemorySink::new();
+/// let manifest = Manifest::builder().tracker(tracker.clone()).build();
+/// let args = serde_json::json!({"capability": "export as CSV", "context": "yearly accounts"});
+/// manifest.call("mcpeye_request_capability", args);
+/// assert!(tracker.flush(Duration::from_secs(5)).completed);
+///
+/// let events = sink.events(); // every payload's `events`, in order
+/// assert_eq!(events[0]["toolName"], "mcpeye_request_capability");
+/// assert_eq!(events[0]["arguments"]["capability"], "export as CSV");
+/// assert_eq!(sink.payloads()[0]["projectId"], "test-project"); // each payload, parsed
+/// assert_eq!(sink.bodies().len(), 1); // each payload's bytes, as sent
+/// sink.clear();
+/// assert!(sink.events().is_empty());
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct MemorySink {
     bodies: Arc<Mutex<Vec<Vec<u8>>>>,
@@ -25,7 +47,14 @@ impl Transport for MemoryTransport {
 }
 
 impl MemorySink {
-    /// A tracker for project `test-project` with the default options, and its sink.
+    /// A tracker for project `test-project` with the default options, and the sink that
+    /// receives its payloads: `(Tracker, MemorySink)`, not a sink alone.
+    ///
+    /// ```
+    /// let (tracker, sink) = mcpeye_runtime::testing::MemorySink::new();
+    /// assert!(tracker.flush(std::time::Duration::from_secs(1)).completed);
+    /// assert!(sink.events().is_empty());
+    /// ```
     #[allow(clippy::new_ret_no_self)]
     pub fn new() -> (Tracker, MemorySink) {
         match MemorySink::with_config(Config::new("test-project")) {
@@ -36,6 +65,13 @@ impl MemorySink {
     }
 
     /// A tracker with this configuration (the ingest URL and secret are ignored), and its sink.
+    ///
+    /// ```
+    /// use mcpeye_runtime::{testing::MemorySink, Config};
+    ///
+    /// let (_tracker, _sink) = MemorySink::with_config(Config::new("my-project").denylist_fields(["ssn"])).unwrap();
+    /// assert!(MemorySink::with_config(Config::new("")).is_err()); // an empty project id
+    /// ```
     pub fn with_config(config: Config) -> Result<(Tracker, MemorySink), ConfigError> {
         let mut resolved = config.resolve_with(|_| None)?;
         resolved.url_defaulted = false;

@@ -1,12 +1,20 @@
 //! Test helpers: see what a call produced, with or without HTTP.
 //!
-//! - [`MemorySink`]: a [`Tracker`](crate::Tracker) whose payloads stay in memory, after the
-//!   same caps, redaction and serialisation as the real ones.
+//! - [`MemorySink::new`]: a [`Tracker`](crate::Tracker) and the [`MemorySink`] that keeps its
+//!   payloads in memory, after the same caps, redaction and serialisation as the real ones.
 //! - [`IngestReceiver`]: a loopback HTTP/1.1 ingest (std only) that records every request and
 //!   answers as scripted: status codes, `Retry-After`, delays, silence, slow or broken answers.
 //! - [`RecordingClient`]: an MCP client for handlers that take a [`Context`](crate::Context):
 //!   records their progress and log messages, answers their sampling and elicitation requests.
-//! - [`block_on`]: drive a future (an async tool's call) to completion without an async runtime.
+//! - [`block_on`]: drive an async tool's call to completion on the current thread, for tools
+//!   that need no tokio reactor or timer.
+//!
+//! Turn the `testing` feature on for tests only:
+//!
+//! ```toml
+//! [dev-dependencies]
+//! mcpeye = { path = "../mcpeye-rs", features = ["testing"] }
+//! ```
 //!
 //! ```
 //! use mcpeye_runtime::testing::MemorySink;
@@ -85,13 +93,26 @@ pub fn assert_token_budget(manifest: &Manifest, max_tokens: usize) -> crate::rep
 }
 
 pub use client::{RecordingClient, Sent};
-/// Drives a future to completion without an async runtime, for tests: the current thread polls
-/// it and parks while it waits. Enough for `Manifest::call_async` of tools that wait only on
-/// what they await themselves; a future that needs a runtime's reactor or timers (tokio I/O,
-/// `tokio::time::sleep`) needs that runtime instead.
+/// Drives a future to completion on the current thread, for tests: the thread polls it and
+/// parks until its waker is called.
+///
+/// It runs `Manifest::call_async` of tools that await only futures woken without a runtime:
+/// a [`Context`](crate::Context)'s sampling and elicitation answered by a [`RecordingClient`],
+/// `timeout_ms` (mcpeye times it on a thread of its own), `std`-based or `futures` channels.
+/// It is not a tokio runtime: a future that needs tokio's timer or reactor
+/// (`tokio::time::sleep`, tokio I/O, `tokio::spawn`) panics when polled here, with tokio's
+/// "must be called from the context of a Tokio 1.x runtime". Test those tools under
+/// `#[tokio::test]` with `.await` instead.
 ///
 /// ```
-/// assert_eq!(mcpeye_runtime::testing::block_on(async { 1 + 1 }), 2);
+/// use mcpeye_runtime::{testing::block_on, Manifest};
+///
+/// assert_eq!(block_on(async { 1 + 1 }), 2);
+/// // An async call of the reserved tool, answered without any runtime.
+/// let manifest = Manifest::builder().build();
+/// let args = serde_json::json!({"capability": "export as CSV"});
+/// let out = block_on(manifest.call_async("mcpeye_request_capability", args));
+/// assert_eq!(out.get("isError"), None);
 /// ```
 pub fn block_on<F: Future>(future: F) -> F::Output {
     struct Unpark(std::thread::Thread);

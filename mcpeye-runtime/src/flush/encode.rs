@@ -355,7 +355,7 @@ mod tests {
     }
 
     /// A record crosses to the flusher by value (moved about 4 times on each thread): at most 256
-    /// bytes are copied without memcpy's loop (callgrind: ~40 instructions less per move).
+    /// bytes are copied without memcpy's loop.
     #[cfg(target_pointer_width = "64")]
     #[test]
     fn records_are_moved_in_256_bytes() {

@@ -131,8 +131,8 @@ pub(crate) struct Flusher {
     scratch: Vec<u8>,
     /// The events' `callId`s.
     call_ids: CallIds,
-    /// Buffers of sent events, emptied, for the next events: an allocation and a free per
-    /// event cost ~400 instructions (glibc, freed a batch at a time).
+    /// Buffers of sent events, emptied, for the next events: reused rather than allocated and
+    /// freed for every event.
     spare: Vec<Vec<u8>>,
     /// The on-disk copy of the buffer (`Config::outbox_dir`): appended as events are encoded,
     /// settled as they leave the buffer.

@@ -40,8 +40,8 @@ fn put_raw<const N: usize>(out: &mut Vec<u8>, head: [u8; N], body: &[u8]) {
     let len = out.len();
     // SAFETY: `reserve` left room for `N + body.len()` bytes past `len`; all of them are written
     // (the header, then `body`, which cannot overlap the spare capacity) before `set_len` covers
-    // them. Per piece, `extend_from_slice` twice cost a second capacity check and length update
-    // (callgrind: `flat::put` ~25% fewer instructions this way).
+    // them. Per piece, `extend_from_slice` twice would cost a second capacity check and length
+    // update on every node.
     unsafe {
         let at = out.as_mut_ptr().add(len);
         std::ptr::write_unaligned(at.cast::<[u8; N]>(), head);
@@ -132,8 +132,8 @@ fn text(b: &[u8]) -> &str {
     debug_assert!(std::str::from_utf8(b).is_ok());
     // SAFETY: the reader only slices a flat buffer at the offsets and lengths that `put_str`
     // wrote for a whole `&str` (the buffers are private to `Queued`, written by `flatten` and
-    // read by `Flat`), so `b` is exactly the bytes of a `str`. Validating again cost as much as
-    // the redaction prefilter (callgrind: ~2 000 instructions per event).
+    // read by `Flat`), so `b` is exactly the bytes of a `str`. Validating again would cost as
+    // much as the redaction prefilter.
     unsafe { std::str::from_utf8_unchecked(b) }
 }
 

@@ -187,8 +187,8 @@ fn text_of<'s>(bytes: &'s [u8], t: &'s Text) -> &'s str {
             debug_assert!(std::str::from_utf8(b).is_ok());
             // SAFETY: a `Text::Flat` range is only made by `text`, over the bytes of a `String` it
             // has just appended; the record's bytes are private to `Queued`/`FlatStart`, only
-            // appended to (or cut back to a point after the range) later. Validating again cost
-            // ~150 instructions per event on the flusher.
+            // appended to (or cut back to a point after the range) later. Validating again would
+            // be paid on the flusher for every event.
             unsafe { std::str::from_utf8_unchecked(b) }
         }
         Text::Moved(s) => s,
@@ -451,7 +451,7 @@ impl Queued {
         let queued = self;
         let mut bytes = std::mem::take(&mut queued.bytes);
         // Bytes readable past the record's last value let its last keys and strings be read a block
-        // at a time, as the others are (else a slow path, ~100 instructions per event). Within the
+        // at a time, as the others are (else each event takes a slow path). Within the
         // capacity the buffer has: never a reallocation. The flat form is read by its headers, so the
         // padding is never read as a value; the reads past a key or string ignore what they find.
         let content = bytes.len();

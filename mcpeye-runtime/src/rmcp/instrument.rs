@@ -375,8 +375,8 @@ fn result_json(r: &CallToolResult) -> Value {
 /// Appends the node of [`result_json`]`(r)` to `out` within `budget`, without building that JSON;
 /// false, with `out` as it was, when it does not fit (or cannot be flattened).
 fn flatten_result(r: &CallToolResult, out: &mut Vec<u8>, budget: usize) -> bool {
-    // Text items without `_meta` or annotations, and nothing else: the common result, written
-    // directly (serialising it through serde cost ~4x as many instructions).
+    // Text items without `_meta` or annotations, and nothing else: the common result, serialised
+    // through a view of its texts alone rather than through rmcp's `Serialize` of the whole result.
     let plain_text =
         |c: &ContentBlock| matches!(c, ContentBlock::Text(t) if t.meta.is_none() && t.annotations.is_none());
     if r.structured_content.is_none() && r.meta.is_none() && r.content.iter().all(plain_text) {

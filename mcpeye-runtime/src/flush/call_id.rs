@@ -6,8 +6,7 @@ const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 /// UUID v4s for one flusher: 122 pseudorandom bits each (RFC 9562 allows pseudorandom ones),
 /// from two SplitMix64 streams seeded once from the thread's CSPRNG (`uuid::Uuid::new_v4`).
 ///
-/// A draw from the CSPRNG per event cost ~100 instructions of the flusher's ~5 000; this costs
-/// ~40. A call id names an event so that the ingest can tell it apart; it is not a secret, so it
+/// A draw from the CSPRNG per event costs more than these streams. A call id names an event so that the ingest can tell it apart; it is not a secret, so it
 /// needs to be unique, not unpredictable. Each stream is a bijection of its counter, so two ids
 /// of one generator are equal only if both halves still match once the version and variant bits
 /// are set (about one chance in 2^122 per pair), and generators seeded with 128 random bits

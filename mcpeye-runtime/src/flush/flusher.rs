@@ -16,13 +16,14 @@
 
 use crate::config::{Config, Identity};
 use crate::flush::call_id::CallIds;
+use crate::flush::encode::{encode_edited, encode_event, payload_head, Invalid, Payload, PAYLOAD_TAIL};
 use crate::flush::outbox::Outbox;
 use crate::flush::screen::Screen;
 use crate::flush::transport::{backoff, Answer, Transport};
 use crate::model::diagnostics::{DiagnosticKind, Diagnostics};
 use crate::model::record::ClientInfo;
 use crate::model::stats::Counters;
-use crate::record::{encode_edited, encode_event, payload_head, BufferPool, Invalid, Payload, Queued, PAYLOAD_TAIL};
+use crate::record::{BufferPool, Queued};
 use crate::redact::Redactor;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use std::collections::VecDeque;
@@ -133,8 +134,8 @@ pub(crate) struct Flusher {
     scratch: Vec<u8>,
     /// The events' `callId`s.
     call_ids: CallIds,
-    /// Buffers of sent events, emptied, for the next events: an allocation and a free per
-    /// event cost ~400 instructions (glibc, freed a batch at a time).
+    /// Buffers of sent events, emptied, for the next events: reused rather than allocated and
+    /// freed for every event.
     spare: Vec<Vec<u8>>,
     /// The on-disk copy of the buffer (`Config::outbox_dir`): appended as events are encoded,
     /// settled as they leave the buffer.

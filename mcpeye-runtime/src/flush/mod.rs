@@ -4,6 +4,7 @@
 //! in an outbox.
 
 pub(crate) mod call_id;
+pub(crate) mod encode;
 pub(crate) mod flusher;
 pub(crate) mod outbox;
 pub(crate) mod screen;

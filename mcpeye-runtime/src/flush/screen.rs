@@ -66,7 +66,7 @@ impl Screen {
 
     /// The first part of the screen: counts the record's error reason and samples it. False:
     /// sampled out (counted). The record is only borrowed: it is large, and most records go on
-    /// to the encoder as they are (moving one in and out cost ~130 instructions per event).
+    /// to the encoder as they are, and moving one in and out would be paid for every event.
     pub(crate) fn passes(&self, queued: &Queued, counters: &Counters) -> bool {
         if let Some(reason) = queued.error_type() {
             counters.count_error(&queued.tool_name, reason);
@@ -144,8 +144,8 @@ fn stable_hash(s: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::flush::encode::{encode_edited, encode_event};
     use crate::model::record::{CallRecord, IntentSource};
-    use crate::record::{encode_edited, encode_event};
     use serde_json::json;
 
     #[test]

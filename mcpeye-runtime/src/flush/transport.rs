@@ -2,7 +2,7 @@
 
 use crate::config::Resolved;
 use crate::contract::SECRET_HEADER;
-use crate::record::Payload;
+use crate::flush::encode::Payload;
 use std::time::Duration;
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::time::Duration as TimeoutAfter;
@@ -280,7 +280,7 @@ mod tests {
 
     #[test]
     fn a_streamed_payload_is_sent_as_ureq_sends_the_joined_one() {
-        use crate::record::{payload_head, PAYLOAD_TAIL};
+        use crate::flush::encode::{payload_head, PAYLOAD_TAIL};
         let cases = [(Some("s3cret"), "127.0.0.1"), (None, "localhost")];
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();

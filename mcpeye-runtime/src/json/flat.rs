@@ -20,7 +20,6 @@
 //! would lengthen the call, and deep ones are capped by the flusher anyway): they cross as the
 //! `Value` they are, as before.
 
-use super::flat_ser::flatten_serialize;
 use super::node::{Kind, Node, Num, Str};
 use super::BLOCK;
 use serde_json::Value;
@@ -33,19 +32,6 @@ const STRING: u8 = 4;
 pub(crate) const ARRAY: u8 = 5;
 pub(crate) const OBJECT: u8 = 6;
 
-/// Appends `v` to `out` as a flat node. Returns false, with `out` as it was, when `v` nests
-/// [`MAX_VALUE_DEPTH`](crate::contract::MAX_VALUE_DEPTH) deep or its node would take more than `budget` bytes. Written by the one
-/// flat writer, the serializer of [`flat_ser`](super::flat_ser).
-pub(crate) fn flatten(v: &Value, out: &mut Vec<u8>, budget: usize) -> bool {
-    flatten_serialize(v, out, budget, None)
-}
-
-/// Appends `m` as the node of `Value::Object(m)` (without cloning it into one). Returns false,
-/// with `out` as it was, like [`flatten`].
-pub(crate) fn flatten_map(m: &serde_json::Map<String, Value>, out: &mut Vec<u8>, budget: usize) -> bool {
-    flatten_serialize(m, out, budget, None)
-}
-
 /// Appends `head` then `body` with one capacity check and no per-piece bookkeeping: the header
 /// of a node (fixed size, stored as one word) and its bytes.
 #[inline(always)]
@@ -54,8 +40,8 @@ fn put_raw<const N: usize>(out: &mut Vec<u8>, head: [u8; N], body: &[u8]) {
     let len = out.len();
     // SAFETY: `reserve` left room for `N + body.len()` bytes past `len`; all of them are written
     // (the header, then `body`, which cannot overlap the spare capacity) before `set_len` covers
-    // them. Per piece, `extend_from_slice` twice cost a second capacity check and length update
-    // (callgrind: `flat::put` ~25% fewer instructions this way).
+    // them. Per piece, `extend_from_slice` twice would cost a second capacity check and length
+    // update on every node.
     unsafe {
         let at = out.as_mut_ptr().add(len);
         std::ptr::write_unaligned(at.cast::<[u8; N]>(), head);
@@ -146,8 +132,8 @@ fn text(b: &[u8]) -> &str {
     debug_assert!(std::str::from_utf8(b).is_ok());
     // SAFETY: the reader only slices a flat buffer at the offsets and lengths that `put_str`
     // wrote for a whole `&str` (the buffers are private to `Queued`, written by `flatten` and
-    // read by `Flat`), so `b` is exactly the bytes of a `str`. Validating again cost as much as
-    // the redaction prefilter (callgrind: ~2 000 instructions per event).
+    // read by `Flat`), so `b` is exactly the bytes of a `str`. Validating again would cost as
+    // much as the redaction prefilter.
     unsafe { std::str::from_utf8_unchecked(b) }
 }
 
@@ -261,6 +247,7 @@ impl<'a> Node<'a> for Flat<'a> {
 mod tests {
     use super::*;
     use crate::contract::MAX_VALUE_DEPTH;
+    use crate::json::flat_ser::{flatten, flatten_map};
     use crate::redact::Redactor;
     use serde_json::json;
 

@@ -32,6 +32,19 @@ pub(crate) fn flatten_serialize<T: Serialize + ?Sized>(
     fits
 }
 
+/// Appends `v` to `out` as a flat node. Returns false, with `out` as it was, when `v` nests
+/// [`MAX_VALUE_DEPTH`](crate::contract::MAX_VALUE_DEPTH) deep or its node would take more than `budget` bytes. Written by the one
+/// flat writer, this serializer.
+pub(crate) fn flatten(v: &Value, out: &mut Vec<u8>, budget: usize) -> bool {
+    flatten_serialize(v, out, budget, None)
+}
+
+/// Appends `m` as the node of `Value::Object(m)` (without cloning it into one). Returns false,
+/// with `out` as it was, like [`flatten`].
+pub(crate) fn flatten_map(m: &serde_json::Map<String, Value>, out: &mut Vec<u8>, budget: usize) -> bool {
+    flatten_serialize(m, out, budget, None)
+}
+
 #[derive(Debug)]
 pub(crate) struct GiveUp;
 
@@ -137,7 +150,7 @@ struct Container<'a> {
 
 /// Objects with up to this many entries are checked for a key twice as their keys are written,
 /// larger ones by [`patch_header`] at their end (collecting and sorting their keys: an
-/// allocation per object, ~300 instructions for an rmcp result's two small objects).
+/// allocation per object, which small objects, the common ones, are spared).
 const KEYS_CHECKED: usize = 8;
 
 /// Completes the header of a container of `count` items or entries at `at`; false when an object
@@ -594,7 +607,7 @@ impl ser::Serializer for KeySer<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::flat::flatten;
+    use super::flatten;
     use super::*;
     use serde_json::json;
     use std::collections::BTreeMap;
@@ -726,7 +739,7 @@ mod tests {
                             m.shift_remove("k0é");
                         }
                         let mut via_value = b"keep".to_vec();
-                        assert!(super::super::flat::flatten(&v, &mut via_value, usize::MAX));
+                        assert!(super::flatten(&v, &mut via_value, usize::MAX));
                         assert_eq!(out, via_value, "{n}");
                     } else {
                         assert_eq!(out, b"keep");

@@ -12,14 +12,14 @@ use std::cell::Cell;
 
 /// Appends the node of [`CallToolResult::to_json`]`(r)` to `out`, without building that JSON,
 /// for a result of text items only (its record is then its JSON). Returns false, with `out` as
-/// it was, like [`flatten`](crate::json::flat::flatten), and for any other content.
+/// it was, like [`flatten`](crate::json::flat_ser::flatten), and for any other content.
 pub(crate) fn flatten_result(r: &CallToolResult, out: &mut Vec<u8>, budget: usize) -> bool {
     flatten_serialize(&TextResult(r), out, budget, None)
 }
 
 /// Appends the node of `{"content": [{"type": "text", "text": t}, …]}`, one item per text of
 /// `texts`, followed by `"isError": e` when `is_error` is `Some(e)`: the record of a result of
-/// plain text items only. Returns false, with `out` as it was, like [`flatten`](crate::json::flat::flatten).
+/// plain text items only. Returns false, with `out` as it was, like [`flatten`](crate::json::flat_ser::flatten).
 #[cfg(feature = "rmcp")]
 pub(crate) fn flatten_texts<'t>(
     texts: impl ExactSizeIterator<Item = &'t str>,
@@ -117,7 +117,7 @@ impl<'t, I: ExactSizeIterator<Item = &'t str>> Serialize for TextIter<I> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::flat::flatten;
+    use crate::json::flat_ser::flatten;
     use serde_json::{json, Value};
 
     fn nested(depth: usize, leaf: Value) -> Value {

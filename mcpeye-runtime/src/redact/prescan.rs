@@ -7,6 +7,10 @@
 //! can be read (a string in a flat buffer), the last chunk reads them and ignores the positions
 //! past the string; otherwise the string's last bytes are tested in a copy padded with spaces,
 //! which are neither escaped nor part of any trigger.
+//!
+//! It answers the escape question of [`needs_escape`](crate::json::needs_escape) in the same pass as
+//! the trigger question, so a value's strings are read once, not twice, on the flusher's path;
+//! strings too short to hold a trigger are left to `needs_escape` itself.
 
 /// A byte of the string is escaped by serde_json (exact).
 pub(crate) const ESCAPES: u8 = 1;

@@ -31,8 +31,9 @@ pub(super) fn write_value<'a, N: Node<'a>>(value: N, denylist: Option<&Denylist>
 }
 
 /// [`write_value`] of a flattened value, by a walk of its own: the bytes are read in order by a
-/// cursor, with a stack of the open containers' counts instead of recursion (the generic walk
-/// cost ~130 instructions per key or value, mostly in calls and iterators).
+/// cursor, with a stack of the open containers' counts instead of recursion. It is the flusher's
+/// path for every record's values: the generic [`Node`] walk pays for calls and iterators on
+/// every key and value.
 pub(super) fn write_flat(value: Flat<'_>, denylist: Option<&Denylist>, out: &mut Vec<u8>) -> bool {
     let mut w = Walk { denylist, out, measured: 0, skipped: false };
     // Every node's compact JSON, with the comma after it, takes at most 7 bytes per byte of its
@@ -538,7 +539,8 @@ mod tests {
     /// of the value itself, on thousands of generated values, for every redactor.
     #[test]
     fn flat_walk_writes_what_the_generic_walk_writes() {
-        use crate::json::flat::{flatten, Flat};
+        use crate::json::flat::Flat;
+        use crate::json::flat_ser::flatten;
         let redactors = [
             Redactor::new(true, &[]),
             Redactor::new(true, &["SSN".to_owned(), "Clé".to_owned()]),

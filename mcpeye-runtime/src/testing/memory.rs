@@ -1,8 +1,8 @@
 //! [`MemorySink`]: a transport that keeps payloads in memory.
 
 use crate::config::Config;
+use crate::flush::encode::Payload;
 use crate::flush::transport::{Answer, Transport};
-use crate::record::Payload;
 use crate::{ConfigError, Tracker};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};

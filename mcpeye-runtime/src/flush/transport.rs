@@ -144,7 +144,6 @@ impl Transport for HttpTransport {
             // writes for the joined payload.
             Some(host) => {
                 let mut request = request
-                    .header("accept-encoding", "gzip")
                     .header("content-length", body.len())
                     .header("user-agent", USER_AGENT)
                     .header("accept", "*/*")

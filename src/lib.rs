@@ -28,8 +28,8 @@ pub use mcpeye_runtime::{contract, redact, schema};
 // What the tool list costs a model (feature `tokens`) and the Intent Gap of captured events.
 pub use mcpeye_runtime::report;
 pub use mcpeye_runtime::{
-    init, BeforeSendFn, CallIdentity, Config, ConfigError, Diagnostic, DiagnosticKind, Dropped, Event, FlushReport,
-    Guard, Identity, IdentityValue, Stats, Tracker,
+    init, BeforeSendFn, CallIdentity, Config, ConfigError, Diagnostic, DiagnosticKind, Dropped, Elicitations, Event,
+    FlushReport, Guard, Identity, IdentityValue, Stats, Tracker,
 };
 
 #[cfg(feature = "rmcp")]

@@ -146,7 +146,7 @@ impl Ingest {
 
     /// A tracker with adjusted options.
     pub fn tracker_with(&self, f: impl FnOnce(Config) -> Config) -> Tracker {
-        Tracker::new(f(Config::new("bench").ingest_url(self.url()).on_error(|_| {}))).unwrap()
+        Tracker::new(with_bench_redaction(f(Config::new("bench").ingest_url(self.url()).on_error(|_| {})))).unwrap()
     }
 }
 
@@ -280,7 +280,8 @@ impl ChildIngest {
     /// A tracker sending here whose buffer holds `calls` records and more, so that calls faster
     /// than the flusher are not dropped; diagnostics are silenced.
     pub fn tracker(&self, calls: usize) -> Tracker {
-        Tracker::new(Config::new("bench").ingest_url(self.url()).max_buffer(calls + 1_000).on_error(|_| {})).unwrap()
+        let config = Config::new("bench").ingest_url(self.url()).max_buffer(calls + 1_000).on_error(|_| {});
+        Tracker::new(with_bench_redaction(config)).unwrap()
     }
 
     /// Events received so far (in the payloads it answered 200 to).
@@ -429,4 +430,13 @@ pub fn wait_until(timeout: Duration, f: impl Fn() -> bool) -> bool {
         std::thread::sleep(Duration::from_millis(2));
     }
     f()
+}
+
+/// `MCPEYE_BENCH_CREDENTIALS=off` runs a bench with the siblings' redaction only
+/// (`Config::redact_credentials(false)`), to tell the credential layer's cost from the rest.
+pub fn with_bench_redaction(config: Config) -> Config {
+    match std::env::var("MCPEYE_BENCH_CREDENTIALS").as_deref() {
+        Ok("off") => config.redact_credentials(false),
+        _ => config,
+    }
 }

@@ -33,6 +33,8 @@ pub(crate) struct Queued {
     pub client: Option<Arc<ClientInfo>>,
     /// The MCP session of the call: sampling keeps or drops it whole.
     pub session_id: Option<Arc<str>>,
+    /// The model that made the call (`Stats::calls_by_model`, `before_send`'s event).
+    pub model: Option<Arc<str>>,
     pub timestamp_ms: u64,
     /// The call's duration as its seconds and nanoseconds (a `Duration`'s padding, and the
     /// intent's source apart from its text, would make the record 8 bytes longer than the 256
@@ -85,9 +87,11 @@ impl Queued {
         user_email: Option<String>,
         mut bytes: Vec<u8>,
     ) -> Queued {
-        let CallRecord { tool_name, arguments, outcome, intent, client, session_id, timestamp_ms, duration } = record;
+        let CallRecord { tool_name, arguments, outcome, intent, client, session_id, model, timestamp_ms, duration } =
+            record;
         let arguments = flat_arguments(arguments, &mut bytes);
-        let start = FlatStart::of(tool_name, client, session_id, (user_id, user_email), bytes, arguments, intent);
+        let start =
+            FlatStart::of(tool_name, client, (session_id, model), (user_id, user_email), bytes, arguments, intent);
         start.ended(outcome, timestamp_ms, duration)
     }
 
@@ -101,9 +105,9 @@ impl Queued {
         user_email: Option<String>,
         mut bytes: Vec<u8>,
     ) -> Queued {
-        let InFlight { tool_name, arguments, intent, client, session_id, .. } = call;
+        let InFlight { tool_name, arguments, intent, client, session_id, model, .. } = call;
         let arguments = flat_arguments(arguments, &mut bytes);
-        FlatStart::of(tool_name, client, session_id, (user_id, user_email), bytes, arguments, intent)
+        FlatStart::of(tool_name, client, (session_id, model), (user_id, user_email), bytes, arguments, intent)
             .finish_result(result, duration)
     }
 
@@ -122,7 +126,7 @@ impl Queued {
             Field::Value(v) => *v,
         };
         let duration = self.duration();
-        let Queued { tool_name, client, session_id, timestamp_ms, user_id, user_email, bytes, .. } = self;
+        let Queued { tool_name, client, session_id, model, timestamp_ms, user_id, user_email, bytes, .. } = self;
         let arguments = match self.arguments {
             Some(f) => value(f, &bytes),
             None => Value::Object(serde_json::Map::new()),
@@ -132,7 +136,8 @@ impl Queued {
             Outcome::Failed(o) => o,
         };
         let intent = self.intent.map(|t| (text_of(&bytes, &t).to_owned(), self.intent_source));
-        let record = CallRecord { tool_name, arguments, outcome, intent, client, session_id, timestamp_ms, duration };
+        let record =
+            CallRecord { tool_name, arguments, outcome, intent, client, session_id, model, timestamp_ms, duration };
         (record, user_id, user_email)
     }
 
@@ -204,6 +209,7 @@ pub(crate) struct FlatStart {
     tool_name: Cow<'static, str>,
     client: Option<Arc<ClientInfo>>,
     session_id: Option<Arc<str>>,
+    model: Option<Arc<str>>,
     user_id: Option<String>,
     user_email: Option<String>,
     bytes: Vec<u8>,
@@ -218,20 +224,21 @@ impl FlatStart {
     fn of(
         tool_name: Cow<'static, str>,
         client: Option<Arc<ClientInfo>>,
-        session_id: Option<Arc<str>>,
+        (session_id, model): (Option<Arc<str>>, Option<Arc<str>>),
         (user_id, user_email): (Option<String>, Option<String>),
         mut bytes: Vec<u8>,
         arguments: Option<Field>,
         intent: Option<(String, IntentSource)>,
     ) -> FlatStart {
         let intent = intent.map(|(t, source)| (text(t, &mut bytes), source));
-        FlatStart { tool_name, client, session_id, user_id, user_email, bytes, arguments, intent }
+        FlatStart { tool_name, client, session_id, model, user_id, user_email, bytes, arguments, intent }
     }
 
     /// The same for a call still in flight: its intent is taken, the rest copied.
     fn of_call(call: &mut InFlight, user: (Option<String>, Option<String>), bytes: Vec<u8>, arguments: Field) -> Self {
         let (tool_name, client, session_id) = (call.tool_name.clone(), call.client.clone(), call.session_id.clone());
-        FlatStart::of(tool_name, client, session_id, user, bytes, Some(arguments), call.intent.take())
+        let session = (session_id, call.model.clone());
+        FlatStart::of(tool_name, client, session, user, bytes, Some(arguments), call.intent.take())
     }
 
     /// The record of a call whose tool takes its arguments (rmcp's routes): `arguments` (the
@@ -254,7 +261,8 @@ impl FlatStart {
         };
         let (tool_name, client, session_id) =
             (std::mem::take(&mut call.tool_name), call.client.take(), call.session_id.take());
-        FlatStart::of(tool_name, client, session_id, user, bytes, Some(arguments), call.intent.take())
+        let session = (session_id, call.model.take());
+        FlatStart::of(tool_name, client, session, user, bytes, Some(arguments), call.intent.take())
     }
 
     /// Like [`taken`](Self::taken) for a call whose arguments fit the budget; `Err` gives `bytes`
@@ -329,7 +337,7 @@ impl FlatStart {
 
     /// The one place a [`Queued`] is made.
     fn queued(self, outcome: Outcome, timestamp_ms: u64, duration: Duration) -> Queued {
-        let FlatStart { tool_name, client, session_id, user_id, user_email, bytes, arguments, intent } = self;
+        let FlatStart { tool_name, client, session_id, model, user_id, user_email, bytes, arguments, intent } = self;
         let (intent, intent_source) = match intent {
             Some((text, source)) => (Some(text), source),
             None => (None, IntentSource::Mcpeye),
@@ -338,6 +346,7 @@ impl FlatStart {
             tool_name,
             client,
             session_id,
+            model,
             timestamp_ms,
             duration_secs: duration.as_secs(),
             duration_nanos: duration.subsec_nanos(),

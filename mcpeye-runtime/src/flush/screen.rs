@@ -72,7 +72,7 @@ impl Screen {
         if let Some(reason) = queued.error_type() {
             counters.count_error(&queued.tool_name, reason);
         }
-        if let Some(model) = &queued.model {
+        if let Some(model) = queued.model() {
             counters.count_model(model);
         }
         if !self.keeps(queued.tool_name.as_ref(), queued.session_id.as_deref()) {

@@ -99,11 +99,16 @@ const MAX_MODEL_BYTES: usize = 128;
 /// A model name as recorded: a string that is not blank, trimmed and cut to [`MAX_MODEL_BYTES`].
 fn model_text(v: &Value) -> Option<Arc<str>> {
     let s = v.as_str().filter(|s| !is_blank(s))?.trim();
-    let mut end = s.len().min(MAX_MODEL_BYTES);
+    Some(Arc::from(&s[..floor_char_boundary(s, MAX_MODEL_BYTES)]))
+}
+
+/// The largest index at most `max` that is a character boundary of `s`.
+pub(crate) fn floor_char_boundary(s: &str, max: usize) -> usize {
+    let mut end = s.len().min(max);
     while !s.is_char_boundary(end) {
         end -= 1;
     }
-    Some(Arc::from(&s[..end]))
+    end
 }
 
 /// Removes `llm_model` from a call's arguments and returns the model it names, if any.

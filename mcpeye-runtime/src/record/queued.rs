@@ -33,8 +33,6 @@ pub(crate) struct Queued {
     pub client: Option<Arc<ClientInfo>>,
     /// The MCP session of the call: sampling keeps or drops it whole.
     pub session_id: Option<Arc<str>>,
-    /// The model that made the call (`Stats::calls_by_model`, `before_send`'s event).
-    pub model: Option<Arc<str>>,
     pub timestamp_ms: u64,
     /// The call's duration as its seconds and nanoseconds (a `Duration`'s padding, and the
     /// intent's source apart from its text, would make the record 8 bytes longer than the 256
@@ -51,6 +49,9 @@ pub(crate) struct Queued {
     intent: Option<Text>,
     /// The intent's source (meaningless without an intent).
     intent_source: IntentSource,
+    /// The model that made the call is the first `model_len` bytes of `bytes` (see
+    /// [`put_model`]): a field of its own would make the record longer than 256 bytes.
+    model_len: u8,
 }
 
 /// A value of a queued record.
@@ -89,9 +90,10 @@ impl Queued {
     ) -> Queued {
         let CallRecord { tool_name, arguments, outcome, intent, client, session_id, model, timestamp_ms, duration } =
             record;
+        let model_len = put_model(model.as_deref(), &mut bytes);
         let arguments = flat_arguments(arguments, &mut bytes);
         let start =
-            FlatStart::of(tool_name, client, (session_id, model), (user_id, user_email), bytes, arguments, intent);
+            FlatStart::of(tool_name, client, (session_id, model_len), (user_id, user_email), bytes, arguments, intent);
         start.ended(outcome, timestamp_ms, duration)
     }
 
@@ -106,8 +108,9 @@ impl Queued {
         mut bytes: Vec<u8>,
     ) -> Queued {
         let InFlight { tool_name, arguments, intent, client, session_id, model, .. } = call;
+        let model_len = put_model(model.as_deref(), &mut bytes);
         let arguments = flat_arguments(arguments, &mut bytes);
-        FlatStart::of(tool_name, client, (session_id, model), (user_id, user_email), bytes, arguments, intent)
+        FlatStart::of(tool_name, client, (session_id, model_len), (user_id, user_email), bytes, arguments, intent)
             .finish_result(result, duration)
     }
 
@@ -126,7 +129,8 @@ impl Queued {
             Field::Value(v) => *v,
         };
         let duration = self.duration();
-        let Queued { tool_name, client, session_id, model, timestamp_ms, user_id, user_email, bytes, .. } = self;
+        let model = self.model().map(Arc::from);
+        let Queued { tool_name, client, session_id, timestamp_ms, user_id, user_email, bytes, .. } = self;
         let arguments = match self.arguments {
             Some(f) => value(f, &bytes),
             None => Value::Object(serde_json::Map::new()),
@@ -156,6 +160,13 @@ impl Queued {
                 unsafe { _mm_prefetch::<_MM_HINT_T0>(self.bytes.as_ptr().add(line * 64).cast()) }
             }
         }
+    }
+
+    /// The model that made the call (`Stats::calls_by_model`, `before_send`'s event).
+    pub(crate) fn model(&self) -> Option<&str> {
+        let b = self.bytes.get(..usize::from(self.model_len)).filter(|b| !b.is_empty())?;
+        // Checked on the flusher: the bytes were copied from a `str`, cut at a char boundary.
+        std::str::from_utf8(b).ok()
     }
 
     /// How long the call took.
@@ -209,7 +220,7 @@ pub(crate) struct FlatStart {
     tool_name: Cow<'static, str>,
     client: Option<Arc<ClientInfo>>,
     session_id: Option<Arc<str>>,
-    model: Option<Arc<str>>,
+    model_len: u8,
     user_id: Option<String>,
     user_email: Option<String>,
     bytes: Vec<u8>,
@@ -224,20 +235,26 @@ impl FlatStart {
     fn of(
         tool_name: Cow<'static, str>,
         client: Option<Arc<ClientInfo>>,
-        (session_id, model): (Option<Arc<str>>, Option<Arc<str>>),
+        (session_id, model_len): (Option<Arc<str>>, u8),
         (user_id, user_email): (Option<String>, Option<String>),
         mut bytes: Vec<u8>,
         arguments: Option<Field>,
         intent: Option<(String, IntentSource)>,
     ) -> FlatStart {
         let intent = intent.map(|(t, source)| (text(t, &mut bytes), source));
-        FlatStart { tool_name, client, session_id, model, user_id, user_email, bytes, arguments, intent }
+        FlatStart { tool_name, client, session_id, model_len, user_id, user_email, bytes, arguments, intent }
     }
 
     /// The same for a call still in flight: its intent is taken, the rest copied.
-    fn of_call(call: &mut InFlight, user: (Option<String>, Option<String>), bytes: Vec<u8>, arguments: Field) -> Self {
+    fn of_call(
+        call: &mut InFlight,
+        user: (Option<String>, Option<String>),
+        bytes: Vec<u8>,
+        arguments: Field,
+        model_len: u8,
+    ) -> Self {
         let (tool_name, client, session_id) = (call.tool_name.clone(), call.client.clone(), call.session_id.clone());
-        let session = (session_id, call.model.clone());
+        let session = (session_id, model_len);
         FlatStart::of(tool_name, client, session, user, bytes, Some(arguments), call.intent.take())
     }
 
@@ -253,6 +270,7 @@ impl FlatStart {
     ) -> FlatStart {
         let empty = serde_json::Map::new();
         let map = arguments.unwrap_or(&empty);
+        let model_len = put_model(call.model.as_deref(), &mut bytes);
         let start = bytes.len();
         let arguments = if flatten_map(map, &mut bytes, FLAT_VALUE_BUDGET) {
             Field::Flat(start)
@@ -261,7 +279,7 @@ impl FlatStart {
         };
         let (tool_name, client, session_id) =
             (std::mem::take(&mut call.tool_name), call.client.take(), call.session_id.take());
-        let session = (session_id, call.model.take());
+        let session = (session_id, model_len);
         FlatStart::of(tool_name, client, session, user, bytes, Some(arguments), call.intent.take())
     }
 
@@ -272,11 +290,13 @@ impl FlatStart {
         arguments: &serde_json::Map<String, Value>,
         mut bytes: Vec<u8>,
     ) -> Result<FlatStart, Vec<u8>> {
+        let model_len = put_model(call.model.as_deref(), &mut bytes);
         let start = bytes.len();
         if !flatten_map(arguments, &mut bytes, FLAT_VALUE_BUDGET) {
+            bytes.clear();
             return Err(bytes);
         }
-        Ok(FlatStart::of_call(call, (None, None), bytes, Field::Flat(start)))
+        Ok(FlatStart::of_call(call, (None, None), bytes, Field::Flat(start), model_len))
     }
 
     /// The arguments as they were when the call started, rebuilt from their flat copy (to
@@ -337,7 +357,7 @@ impl FlatStart {
 
     /// The one place a [`Queued`] is made.
     fn queued(self, outcome: Outcome, timestamp_ms: u64, duration: Duration) -> Queued {
-        let FlatStart { tool_name, client, session_id, model, user_id, user_email, bytes, arguments, intent } = self;
+        let FlatStart { tool_name, client, session_id, model_len, user_id, user_email, bytes, arguments, intent } = self;
         let (intent, intent_source) = match intent {
             Some((text, source)) => (Some(text), source),
             None => (None, IntentSource::Mcpeye),
@@ -346,7 +366,6 @@ impl FlatStart {
             tool_name,
             client,
             session_id,
-            model,
             timestamp_ms,
             duration_secs: duration.as_secs(),
             duration_nanos: duration.subsec_nanos(),
@@ -357,7 +376,21 @@ impl FlatStart {
             outcome,
             intent,
             intent_source,
+            model_len,
         }
+    }
+}
+
+/// Copies the call's model to the start of an empty record buffer and gives its length (0:
+/// no model, or a buffer that is not empty). Model names are cut to 128 bytes when read.
+fn put_model(model: Option<&str>, bytes: &mut Vec<u8>) -> u8 {
+    match model {
+        Some(m) if bytes.is_empty() && !m.is_empty() => {
+            let m = &m[..crate::model::meta::floor_char_boundary(m, u8::MAX as usize)];
+            bytes.extend_from_slice(m.as_bytes());
+            m.len() as u8
+        }
+        _ => 0,
     }
 }
 

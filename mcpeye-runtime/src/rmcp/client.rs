@@ -305,6 +305,7 @@ mod tests {
             META_LOG_LEVEL: "info",
             META_CLIENT_CAPABILITIES: {},
             crate::model::meta::META_AI_INVOCATION: {"userIntent": "x"},
+            crate::model::meta::META_CODEX_TURN: {"model": "m"},
         });
         assert_eq!(keys(all), MetaKeys::ALL);
         assert!(keys(serde_json::json!({"baggage": "b"})).trace);

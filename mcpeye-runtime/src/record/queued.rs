@@ -357,7 +357,8 @@ impl FlatStart {
 
     /// The one place a [`Queued`] is made.
     fn queued(self, outcome: Outcome, timestamp_ms: u64, duration: Duration) -> Queued {
-        let FlatStart { tool_name, client, session_id, model_len, user_id, user_email, bytes, arguments, intent } = self;
+        let FlatStart { tool_name, client, session_id, model_len, user_id, user_email, bytes, arguments, intent } =
+            self;
         let (intent, intent_source) = match intent {
             Some((text, source)) => (Some(text), source),
             None => (None, IntentSource::Mcpeye),

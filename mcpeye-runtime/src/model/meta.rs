@@ -11,7 +11,6 @@
 //!
 //! Both are read in that order; a blank or non-string model is none.
 
-use crate::model::record::is_blank;
 use serde_json::{Map, Value};
 use std::hash::{BuildHasher, Hasher};
 use std::sync::Arc;
@@ -192,6 +191,22 @@ fn check_handle(s: &str) -> bool {
 /// The text item a result gets on the call that minted its conversation's handle.
 pub(crate) fn handle_text(handle: &str) -> String {
     format!("conversation: {handle}")
+}
+
+/// Whether `s` is empty or only whitespace (`str::trim`'s). An intent or a tool name almost
+/// always starts with a printable ASCII character, which settles it without `trim`'s Unicode
+/// tables: their code, on every call (and every event the flusher encodes), is what it would cost.
+pub(crate) fn is_blank(s: &str) -> bool {
+    match s.as_bytes().first() {
+        // ASCII and not one of `char::is_whitespace`'s ASCII characters (vertical tab included).
+        Some(&b) if b.is_ascii() && !matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ') => false,
+        _ => is_blank_slow(s),
+    }
+}
+
+#[inline(never)]
+fn is_blank_slow(s: &str) -> bool {
+    s.trim().is_empty()
 }
 
 #[cfg(test)]

@@ -489,21 +489,8 @@ impl IntentSource {
     }
 }
 
-/// Whether `s` is empty or only whitespace (`str::trim`'s). An intent or a tool name almost
-/// always starts with a printable ASCII character, which settles it without `trim`'s Unicode
-/// tables: their code, on every call (and every event the flusher encodes), is what it would cost.
-pub(crate) fn is_blank(s: &str) -> bool {
-    match s.as_bytes().first() {
-        // ASCII and not one of `char::is_whitespace`'s ASCII characters (vertical tab included).
-        Some(&b) if b.is_ascii() && !matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ') => false,
-        _ => is_blank_slow(s),
-    }
-}
-
-#[inline(never)]
-fn is_blank_slow(s: &str) -> bool {
-    s.trim().is_empty()
-}
+// Blank checks live with the `_meta` readers, which need them too.
+pub(crate) use crate::model::meta::is_blank;
 
 /// How a call ended. A failed call has no result: the two cannot be recorded together.
 ///

@@ -201,6 +201,7 @@ impl IntentGap {
     /// also has [`models`](Self::models) and [`conversations`](Self::conversations).
     ///
     /// ```
+    /// # #[cfg(feature = "testing")] {
     /// use mcpeye_runtime::{report::IntentGap, testing::MemorySink, Config, Manifest, Origin};
     /// use std::sync::{Arc, Mutex};
     /// let seen = Arc::new(Mutex::new(Vec::new()));
@@ -215,6 +216,7 @@ impl IntentGap {
     /// assert_eq!(gap.models[0].model, "gpt-5");
     /// assert_eq!(gap.models[0].capability_requests[0].capability, "CSV export");
     /// assert_eq!(gap.conversations[0].journey, ["mcpeye_request_capability"]);
+    /// # }
     /// ```
     pub fn from_attributed_events<'a>(events: impl IntoIterator<Item = &'a crate::Event>) -> Self {
         let mut builder = Builder::default();

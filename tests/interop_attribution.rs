@@ -48,6 +48,7 @@ fn python_model_in_meta_and_a_conversation_round_trip_over_stateless_http() {
         "server": {"url": url},
         "mode": "2026-07-28",
         "concurrency": 1,
+        "texts": true,
         "clients": [{"name": "py-attribution", "version": "1.0.0", "calls": [
             {"tool": "get_forecast", "arguments": {"city": "Oslo", "days": 1}, "meta": model("claude-sonnet-4")},
             {"tool": "get_forecast", "arguments": {"city": "Rome", "days": 1, "mcpeyeConversation": "$conversation"},

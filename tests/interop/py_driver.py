@@ -105,7 +105,11 @@ async def run_client(job: dict, spec: dict) -> dict:
                 for t in texts:
                     if t.startswith("conversation: "):
                         seen["conversation"] = t[len("conversation: "):]
-                return {"isError": bool(r.is_error), "text": first_text(r), "texts": texts}
+                out = {"isError": bool(r.is_error), "text": first_text(r)}
+                # Every text item only when the job asks: other jobs compare results exactly.
+                if job.get("texts"):
+                    out["texts"] = texts
+                return out
 
         report["results"] = list(await asyncio.gather(*(call(c) for c in spec["calls"])))
     return report

@@ -31,6 +31,10 @@ pub use mcpeye_runtime::{
     init, BeforeSendFn, CallIdentity, Config, ConfigError, Diagnostic, DiagnosticKind, Dropped, Elicitations, Event,
     FlushReport, Guard, Identity, IdentityValue, Stats, Tracker,
 };
+// Attribution: the model and the conversation of each call (docs/attribution.md).
+pub use mcpeye_runtime::{
+    ModelArgument, CONVERSATION_PARAM_DESCRIPTION, CONVERSATION_PARAM_NAME, MODEL_PARAM_DESCRIPTION, MODEL_PARAM_NAME,
+};
 
 #[cfg(feature = "rmcp")]
 pub use mcpeye_runtime::rmcp;

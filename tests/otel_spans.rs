@@ -314,3 +314,25 @@ async fn input_required_rounds_and_elicitation_actions_are_span_events() {
     assert_eq!(value(&answered, "mcpeye.elicitation.action").as_deref(), Some("decline"));
     assert_eq!(value(&answered, "mcpeye.round").as_deref(), Some("2"));
 }
+
+/// The call's model is the server span's `gen_ai.request.model` (docs/attribution.md).
+#[test]
+fn the_model_of_the_meta_is_the_spans_request_model() {
+    otel();
+    let meta = json!({
+        "traceparent": "00-5bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        "io.modelcontextprotocol/aiInvocation": {"model": "claude-opus-4"}
+    });
+    let origin = Origin::default().with_meta(meta.as_object().unwrap().clone());
+    let origin = origin.clone().with_trace_context(TraceContext::from_meta(meta.as_object().unwrap()).unwrap());
+    manifest().call_from(&origin, "otel_forecast", json!({"city": "Porto"}));
+    let trace_id = TraceId::from_hex("5bf92f3577b34da6a3ce929d0e0e4736").unwrap();
+    let span = otel()
+        .spans
+        .get_finished_spans()
+        .unwrap()
+        .into_iter()
+        .find(|s| s.span_context.trace_id() == trace_id && s.span_kind == SpanKind::Server)
+        .expect("the call's span");
+    assert_eq!(string(&span, "gen_ai.request.model").as_deref(), Some("claude-opus-4"));
+}

@@ -128,3 +128,28 @@ fn without_a_subscriber_nothing_is_made() {
     let answer = manifest.call("traced_search", json!({"query": "quiet"}));
     assert_eq!(answer["content"][0]["text"], "found quiet");
 }
+
+/// The call's model and conversation handle are the span's `gen_ai.request.model` and
+/// `mcp.session.id` (docs/attribution.md), whether `_meta` or the opt-in arguments said them.
+#[test]
+fn the_model_and_the_conversation_are_span_fields() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let manifest = mcpeye::Manifest::builder()
+        .tools(mcpeye::tool_defs![traced_search])
+        .model_argument(mcpeye::ModelArgument::EveryTool)
+        .conversations(true)
+        .build();
+    let meta = json!({"io.modelcontextprotocol/aiInvocation": {"model": "claude-opus-4"}});
+    let origin = Origin::default().with_meta(meta.as_object().unwrap().clone());
+    let mut handle = String::new();
+    let spans = captured(|| {
+        let first = manifest.call_from(&origin, "traced_search", json!({"query": "mugs"}));
+        handle = first["content"][1]["text"].as_str().unwrap().trim_start_matches("conversation: ").to_owned();
+        manifest.call("traced_search", json!({"query": "cups", "llm_model": "gpt-5", "mcpeyeConversation": handle}));
+    });
+    let calls: Vec<&Captured> = spans.iter().filter(|s| s.name == "tools/call").collect();
+    assert_eq!(calls[0].fields.get("gen_ai.request.model").map(String::as_str), Some("claude-opus-4"));
+    assert_eq!(calls[0].fields.get("mcp.session.id"), Some(&handle));
+    assert_eq!(calls[1].fields.get("gen_ai.request.model").map(String::as_str), Some("gpt-5"));
+    assert_eq!(calls[1].fields.get("mcp.session.id"), Some(&handle));
+}

@@ -46,8 +46,35 @@ pub async fn convert_temperature(
 }
 
 /// The two tools, with `mcpeyeIntent` and the reserved `mcpeye_request_capability`.
+///
+/// With `MCPEYE_DEMO_ATTRIBUTION=1`, the opt-in attribution arguments too
+/// (`ManifestBuilder::conversations`, `ModelArgument::ReservedTool`: docs/attribution.md).
 pub fn manifest() -> Manifest {
+    if std::env::var_os("MCPEYE_DEMO_ATTRIBUTION").is_some_and(|v| v == "1") {
+        return Manifest::builder()
+            .tools(mcpeye::tool_defs![get_forecast, convert_temperature])
+            .conversations(true)
+            .model_argument(mcpeye::ModelArgument::ReservedTool)
+            .build();
+    }
     mcpeye::tools![get_forecast, convert_temperature]
+}
+
+/// With `MCPEYE_DEMO_ATTRIBUTION_LOG=PATH`, a `before_send` that appends each event's tool,
+/// model and session to PATH as JSON Lines and sends the event unchanged: what the wire does
+/// not carry, for the interop tests to read (a stand-in for a real analytics hook).
+fn attribution_log(config: Config) -> Config {
+    use std::io::Write;
+    let Some(path) = std::env::var_os("MCPEYE_DEMO_ATTRIBUTION_LOG").filter(|p| !p.is_empty()) else { return config };
+    let file = std::sync::Mutex::new(std::fs::OpenOptions::new().create(true).append(true).open(path));
+    config.before_send(move |event| {
+        let line =
+            serde_json::json!({"tool": &*event.tool_name, "model": event.model(), "session": event.session_id()});
+        if let Ok(f) = &mut *file.lock().unwrap_or_else(|e| e.into_inner()) {
+            let _ = writeln!(f, "{line}");
+        }
+        Some(event)
+    })
 }
 
 /// Starts the pipeline from `MCPEYE_PROJECT_ID` (default `default_project`), `MCPEYE_INGEST_URL`,
@@ -61,6 +88,7 @@ pub fn init_analytics(example: &str, default_project: &str) -> Option<Guard> {
     if let Some(dir) = std::env::var_os("MCPEYE_OUTBOX_DIR").filter(|d| !d.is_empty()) {
         config = config.outbox_dir(dir);
     }
+    let config = attribution_log(config);
     match mcpeye::init(config) {
         Ok(guard) => Some(guard),
         Err(e) => {

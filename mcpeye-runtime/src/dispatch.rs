@@ -3,6 +3,9 @@
 
 use crate::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_ACK, RESERVED_TOOL_NAME};
 use crate::model::cancel::{Cancellation, Sleep};
+use crate::model::meta::{
+    handle_text, mint_handle, take_conversation, take_model, Handle, CONVERSATION_PARAM_NAME, MODEL_PARAM_NAME,
+};
 use crate::model::record::{is_blank, CallOutcome, IntentSource, Origin};
 use crate::model::result::{CallToolResult, Content};
 use crate::record::FlatStart;
@@ -18,6 +21,7 @@ use std::fmt;
 use std::future::Future;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -265,6 +269,27 @@ impl Manifest {
 
     /// A sync call; an unknown tool is handed back, not yet recorded (its answer decides how).
     fn call_result(&self, origin: &Origin, name: &str, arguments: Value) -> Result<CallToolResult, Unknown> {
+        if self.attribution.any() {
+            return self.call_result_attributed(origin, name, arguments);
+        }
+        self.call_result_plain(origin, name, arguments)
+    }
+
+    /// [`call_result`](Self::call_result) with the opt-in attribution arguments taken out first.
+    #[cold]
+    #[inline(never)]
+    fn call_result_attributed(
+        &self,
+        origin: &Origin,
+        name: &str,
+        mut arguments: Value,
+    ) -> Result<CallToolResult, Unknown> {
+        let (attributed, minted) = self.attribute(origin, name, &mut arguments);
+        let result = self.call_result_plain(attributed.as_ref().unwrap_or(origin), name, arguments);
+        result.map(|r| hand_out(r, minted))
+    }
+
+    fn call_result_plain(&self, origin: &Origin, name: &str, arguments: Value) -> Result<CallToolResult, Unknown> {
         let ready = |call: InFlight, entry: &Entry| match entry.def.handler {
             Handler::Sync(run) => self.run_sync(origin, call, entry, run),
             Handler::Async(_) => self.refuse_async(call, name),
@@ -327,6 +352,20 @@ impl Manifest {
 
     /// A call, sync or async; an unknown tool is handed back, not yet recorded.
     async fn call_async_result(
+        &self,
+        origin: &Origin,
+        name: &str,
+        mut arguments: Value,
+    ) -> Result<CallToolResult, Unknown> {
+        if !self.attribution.any() {
+            return self.call_async_result_plain(origin, name, arguments).await;
+        }
+        let (attributed, minted) = self.attribute(origin, name, &mut arguments);
+        let result = self.call_async_result_plain(attributed.as_ref().unwrap_or(origin), name, arguments).await;
+        result.map(|r| hand_out(r, minted))
+    }
+
+    async fn call_async_result_plain(
         &self,
         origin: &Origin,
         name: &str,
@@ -473,6 +512,46 @@ impl Manifest {
         }
     }
 
+    /// Takes the opt-in attribution arguments out of a call's arguments (`llm_model`, the
+    /// conversation handle: docs/attribution.md), and gives the origin they make, when they
+    /// change it, and the handle minted for the call, when one was. A tool whose own schema
+    /// declares one of them keeps it.
+    fn attribute(&self, origin: &Origin, name: &str, arguments: &mut Value) -> (Option<Origin>, Option<Arc<str>>) {
+        let reserved = self.reserved && name == RESERVED_TOOL_NAME;
+        let entry = if reserved { None } else { self.lookup(name) };
+        let (Value::Object(map), true) = (arguments, reserved || entry.is_some_and(|e| e.def.intent)) else {
+            return (None, None);
+        };
+        let owns = |key: &str| entry.is_some_and(|e| e.declares(key));
+        let mut attributed: Option<Origin> = None;
+        if self.attribution.model_argument.on(reserved) && !owns(MODEL_PARAM_NAME) {
+            // `_meta` wins: the client states it, the agent only reports it.
+            if let Some(model) = take_model(map).filter(|_| origin.model.is_none()) {
+                attributed.get_or_insert_with(|| origin.clone()).model = Some(model);
+            }
+        }
+        let mut minted = None;
+        if self.attribution.conversations && !reserved && !owns(CONVERSATION_PARAM_NAME) {
+            let handle = take_conversation(map);
+            // A transport session wins: the handle is for calls that have none.
+            if origin.session_id.is_none() {
+                let session = match handle {
+                    Handle::Valid(h) => h,
+                    Handle::Absent | Handle::Invalid => {
+                        let h = mint_handle();
+                        if let Some(t) = self.active_tracker() {
+                            t.count_conversation(handle == Handle::Invalid);
+                        }
+                        minted = Some(h.clone());
+                        h
+                    }
+                };
+                attributed.get_or_insert_with(|| origin.clone()).session_id = Some(session);
+            }
+        }
+        (attributed, minted)
+    }
+
     /// The tracker calls are recorded into (see [`active_tracker`]).
     pub(crate) fn active_tracker(&self) -> Option<Cow<'_, Tracker>> {
         active_tracker(self.tracker.as_ref())
@@ -589,6 +668,15 @@ fn start(origin: &Origin, tool_name: &'static str, strip: bool, arguments: Value
     let (mut map, is_object) = split_arguments(arguments);
     let intent = call_intent(if strip { take_intent(&mut map) } else { None }, origin);
     (InFlight::start(Cow::Borrowed(tool_name), Value::Object(map), intent, origin), is_object)
+}
+
+/// The result with the conversation handle minted for its call handed out, as one more text
+/// item (the one change to a handler's result, opt-in: docs/attribution.md#conversation).
+fn hand_out(mut result: CallToolResult, minted: Option<Arc<str>>) -> CallToolResult {
+    if let Some(handle) = minted {
+        result.content.push(Content::Text(handle_text(&handle)));
+    }
+    result
 }
 
 /// Catches a panic raised while polling a tool's future (used by the rmcp integration too).

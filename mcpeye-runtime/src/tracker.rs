@@ -338,6 +338,16 @@ impl Tracker {
         }
     }
 
+    /// Counts a conversation handle minted, and whether the call came with one that was invalid.
+    pub(crate) fn count_conversation(&self, invalid: bool) {
+        let Inner::Pipeline(p) = &*self.inner else { return };
+        let counters = &p.shared.counters;
+        Counters::add(&counters.conversations_started, 1);
+        if invalid {
+            Counters::add(&counters.invalid_conversation_handles, 1);
+        }
+    }
+
     /// The counters now.
     pub fn stats(&self) -> Stats {
         match &*self.inner {

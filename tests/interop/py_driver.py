@@ -84,18 +84,32 @@ async def run_client(job: dict, spec: dict) -> dict:
             t.name: sorted(((t.input_schema or {}).get("properties") or {}).keys()) for t in listed.tools
         }
         limit = asyncio.Semaphore(max(1, int(job.get("concurrency", 1))))
+        # The conversation handle of the latest result that handed one out (docs/attribution.md).
+        seen = {"conversation": None}
 
         async def call(c: dict) -> dict:
             async with limit:
                 try:
                     # `_meta` only when the job gives one: the other jobs send what the client sends.
                     extra = {"meta": c["meta"]} if "meta" in c else {}
-                    r = await client.call_tool(c["tool"], c["arguments"], **extra)
+                    # An argument "$conversation" is the handle handed out last (at concurrency 1).
+                    arguments = {
+                        k: (seen["conversation"] if v == "$conversation" else v) for k, v in c["arguments"].items()
+                    }
+                    r = await client.call_tool(c["tool"], arguments, **extra)
                 except Exception as e:  # the client rejected the answer: say which call
                     if c.get("expectError"):
                         return {"error": {"code": error_code(e), "message": str(e)}}
                     raise RuntimeError(f"{spec['name']}: tools/call {c['tool']} failed: {describe(e)}") from None
-                return {"isError": bool(r.is_error), "text": first_text(r)}
+                texts = [b.text for b in r.content or [] if getattr(b, "type", None) == "text"]
+                for t in texts:
+                    if t.startswith("conversation: "):
+                        seen["conversation"] = t[len("conversation: "):]
+                out = {"isError": bool(r.is_error), "text": first_text(r)}
+                # Every text item only when the job asks: other jobs compare results exactly.
+                if job.get("texts"):
+                    out["texts"] = texts
+                return out
 
         report["results"] = list(await asyncio.gather(*(call(c) for c in spec["calls"])))
     return report

@@ -45,6 +45,7 @@ impl Event {
             duration_ms: u64::try_from(record.duration.as_millis()).unwrap_or(u64::MAX),
             client: record.client,
             session_id: record.session_id,
+            model: record.model,
         }
     }
 }
@@ -70,6 +71,9 @@ impl Screen {
     pub(crate) fn passes(&self, queued: &Queued, counters: &Counters) -> bool {
         if let Some(reason) = queued.error_type() {
             counters.count_error(&queued.tool_name, reason);
+        }
+        if let Some(model) = queued.model() {
+            counters.count_model(model);
         }
         if !self.keeps(queued.tool_name.as_ref(), queued.session_id.as_deref()) {
             Counters::add(&counters.sampled_out, 1);

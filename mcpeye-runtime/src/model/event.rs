@@ -36,8 +36,12 @@ pub struct Event {
     pub duration_ms: u64,
     /// The client that made the call: the event is sent in the payload of its identity.
     pub client: Option<Arc<ClientInfo>>,
-    /// The MCP session of the call, when there is one.
+    /// The MCP session of the call, when there is one (or its conversation handle:
+    /// `docs/attribution.md#conversation`).
     pub session_id: Option<Arc<str>>,
+    /// The model that made the call, when the request said (`docs/attribution.md#model`). Never
+    /// sent: the wire has no key for it.
+    pub model: Option<Arc<str>>,
 }
 
 impl Event {
@@ -52,5 +56,31 @@ impl Event {
     /// ```
     pub fn is_error(&self) -> bool {
         self.outcome.is_error()
+    }
+
+    /// The model that made the call, when the request said: `_meta`
+    /// `io.modelcontextprotocol/aiInvocation.model` (or `x-codex-turn-metadata.model`), or the
+    /// opt-in `llm_model` argument.
+    ///
+    /// ```
+    /// use mcpeye_runtime::Event;
+    /// # fn check(event: &Event) {
+    /// let per_model = event.model().unwrap_or("(unknown)");
+    /// # }
+    /// ```
+    pub fn model(&self) -> Option<&str> {
+        self.model.as_deref()
+    }
+
+    /// The call's session or conversation, when it has one.
+    ///
+    /// ```
+    /// use mcpeye_runtime::Event;
+    /// # fn check(event: &Event) {
+    /// assert_eq!(event.session_id(), event.session_id.as_deref());
+    /// # }
+    /// ```
+    pub fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
     }
 }

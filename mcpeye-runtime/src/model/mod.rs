@@ -9,6 +9,7 @@ pub(crate) mod client;
 pub(crate) mod diagnostics;
 pub(crate) mod event;
 pub(crate) mod identity;
+pub(crate) mod meta;
 pub(crate) mod record;
 pub(crate) mod result;
 pub(crate) mod stats;

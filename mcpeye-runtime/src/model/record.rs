@@ -118,6 +118,9 @@ pub struct Origin {
     /// The intent the client stated in `_meta` (`io.modelcontextprotocol/aiInvocation`
     /// `.userIntent`), read when the origin was made: the serving layer may move `_meta` away.
     pub(crate) native_intent: Option<String>,
+    /// The model that made the call: from `_meta` (see `model/meta.rs`), or from the opt-in
+    /// `llm_model` argument. The span's `gen_ai.request.model`; never sent to the ingest.
+    pub(crate) model: Option<Arc<str>>,
     /// The channel, cancellation and `_meta` of an rmcp request, not built yet: most handlers
     /// never ask for their context (see [`resolved`](Self::resolved)).
     #[cfg(feature = "rmcp")]
@@ -166,6 +169,7 @@ impl fmt::Debug for Origin {
             .field("log_level", &self.log_level)
             .field("cancellation", &self.cancellation)
             .field("channel", &self.channel.as_ref().map(|_| "…"))
+            .field("model", &self.model)
             .finish()
     }
 }
@@ -181,7 +185,8 @@ impl Origin {
         if let Some(token) = small_map_get(&meta, "progressToken").and_then(ProgressToken::from_json) {
             self.progress_token = Some(token);
         }
-        self.native_intent = native_intent(&meta);
+        self.native_intent = crate::model::meta::native_intent(&meta);
+        self.model = crate::model::meta::meta_model(&meta);
         self.meta = Some(Arc::new(meta));
         self
     }
@@ -209,6 +214,7 @@ impl Origin {
                 cancellation: Some(d.cancellation()),
                 channel: Some(d.channel()),
                 native_intent: self.native_intent.clone(),
+                model: self.model.clone(),
                 deferred: None,
                 asking: self.asking.clone(),
             };
@@ -319,6 +325,26 @@ impl Origin {
     /// With a cancellation signal, cancelled when the client cancels the request.
     pub fn with_cancellation(mut self, cancellation: Cancellation) -> Self {
         self.cancellation = Some(cancellation);
+        self
+    }
+
+    /// The model that made the call, when the request said (its `_meta`, read by
+    /// [`with_meta`](Self::with_meta), or the opt-in `llm_model` argument): see
+    /// `docs/attribution.md#model`.
+    ///
+    /// ```
+    /// let meta = serde_json::json!({"io.modelcontextprotocol/aiInvocation": {"model": "claude-opus-4"}});
+    /// let origin = mcpeye_runtime::Origin::default().with_meta(meta.as_object().unwrap().clone());
+    /// assert_eq!(origin.model(), Some("claude-opus-4"));
+    /// assert_eq!(origin.with_model("gpt-5").model(), Some("gpt-5"));
+    /// ```
+    pub fn model(&self) -> Option<&str> {
+        self.model.as_deref()
+    }
+
+    /// With the model that made the call.
+    pub fn with_model(mut self, model: impl Into<Arc<str>>) -> Self {
+        self.model = Some(model.into());
         self
     }
 
@@ -463,35 +489,8 @@ impl IntentSource {
     }
 }
 
-/// `_meta` key under which MCP clients describe the model's invocation; its `userIntent` is the
-/// intent the client states for the call.
-pub(crate) const META_AI_INVOCATION: &str = "io.modelcontextprotocol/aiInvocation";
-
-/// The intent a client sent in the request's `_meta` (`io.modelcontextprotocol/aiInvocation`
-/// `.userIntent`), when it is a string that is not blank; recorded untrimmed, as
-/// `mcpeyeIntent` is.
-pub(crate) fn native_intent(meta: &Map<String, Value>) -> Option<String> {
-    match meta.get(META_AI_INVOCATION)?.get("userIntent")? {
-        Value::String(s) if !is_blank(s) => Some(s.clone()),
-        _ => None,
-    }
-}
-
-/// Whether `s` is empty or only whitespace (`str::trim`'s). An intent or a tool name almost
-/// always starts with a printable ASCII character, which settles it without `trim`'s Unicode
-/// tables: their code, on every call (and every event the flusher encodes), is what it would cost.
-pub(crate) fn is_blank(s: &str) -> bool {
-    match s.as_bytes().first() {
-        // ASCII and not one of `char::is_whitespace`'s ASCII characters (vertical tab included).
-        Some(&b) if b.is_ascii() && !matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ') => false,
-        _ => is_blank_slow(s),
-    }
-}
-
-#[inline(never)]
-fn is_blank_slow(s: &str) -> bool {
-    s.trim().is_empty()
-}
+// Blank checks live with the `_meta` readers, which need them too.
+pub(crate) use crate::model::meta::is_blank;
 
 /// How a call ended. A failed call has no result: the two cannot be recorded together.
 ///
@@ -632,8 +631,12 @@ pub struct CallRecord {
     /// its own identity; the configured [`Identity`](crate::Identity) fills what it does not say.
     pub client: Option<Arc<ClientInfo>>,
     /// The MCP session of the call, when there is one (sampling keeps a session whole). Never
-    /// sent to the ingest.
+    /// sent to the ingest. A conversation handle (`docs/attribution.md#conversation`) is the
+    /// session of a call that has no transport session.
     pub session_id: Option<Arc<str>>,
+    /// The model that made the call, when the request said ([`Origin::model`]). Never sent to
+    /// the ingest.
+    pub model: Option<Arc<str>>,
     /// Epoch milliseconds at the end of the call.
     pub timestamp_ms: u64,
     /// How long the call took.
@@ -651,6 +654,7 @@ impl CallRecord {
             intent: None,
             client: None,
             session_id: None,
+            model: None,
             timestamp_ms: now_epoch_ms(),
             duration: Duration::ZERO,
         }

@@ -87,6 +87,15 @@ pub struct Stats {
     pub input_required: u64,
     /// What users did with the elicitations answered in `input_required` rounds.
     pub elicitations: Elicitations,
+    /// Calls by the model that made them (`docs/attribution.md#model`), counted as the flusher
+    /// takes them (sampled-out ones included); calls of no known model are not counted. Past
+    /// 256 distinct models, further ones are counted under `_OTHER`.
+    pub calls_by_model: BTreeMap<String, u64>,
+    /// Conversation handles minted (`docs/attribution.md#conversation`).
+    pub conversations_started: u64,
+    /// Conversation arguments that were not a handle this process minted: ignored (the call
+    /// started a new conversation), never an error to the agent.
+    pub invalid_conversation_handles: u64,
 }
 
 /// Elicitation answers by action (MCP 2026-07-28 rounds).
@@ -159,7 +168,15 @@ pub(crate) struct Counters {
     pub elicit_accept: AtomicU64,
     pub elicit_decline: AtomicU64,
     pub elicit_cancel: AtomicU64,
+    /// Calls by model, with the number of distinct models.
+    pub calls_by_model: Mutex<BTreeMap<String, u64>>,
+    pub conversations_started: AtomicU64,
+    pub invalid_conversation_handles: AtomicU64,
 }
+
+/// Distinct models counted before further ones are folded into `_OTHER`: model names are the
+/// clients' to choose.
+const MAX_MODEL_KEYS: usize = 256;
 
 impl Counters {
     pub(crate) fn add(counter: &AtomicU64, n: usize) {
@@ -177,6 +194,17 @@ impl Counters {
             *keys += 1;
         }
         *by_reason.entry(reason.to_owned()).or_default() += 1;
+    }
+
+    /// Counts one call of `model`.
+    pub(crate) fn count_model(&self, model: &str) {
+        let mut map = self.calls_by_model.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = map.get_mut(model) {
+            *n += 1;
+            return;
+        }
+        let key = if map.len() < MAX_MODEL_KEYS { model } else { OTHER };
+        *map.entry(key.to_owned()).or_default() += 1;
     }
 
     pub(crate) fn snapshot(&self) -> Stats {
@@ -206,6 +234,20 @@ impl Counters {
             cancel: self.elicit_cancel.load(SeqCst),
         };
         let input_required = self.input_required.load(SeqCst);
-        Stats { captured, recovered, sent, dropped, sampled_out, pending, error_reasons, input_required, elicitations }
+        let calls_by_model = self.calls_by_model.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        Stats {
+            captured,
+            recovered,
+            sent,
+            dropped,
+            sampled_out,
+            pending,
+            error_reasons,
+            input_required,
+            elicitations,
+            calls_by_model,
+            conversations_started: self.conversations_started.load(SeqCst),
+            invalid_conversation_handles: self.invalid_conversation_handles.load(SeqCst),
+        }
     }
 }

@@ -18,6 +18,8 @@ pub(crate) struct InFlight {
     pub(crate) intent: Option<(String, IntentSource)>,
     pub(crate) client: Option<Arc<ClientInfo>>,
     pub(crate) session_id: Option<Arc<str>>,
+    /// The model that made the call ([`Origin::model`]).
+    pub(crate) model: Option<Arc<str>>,
     pub(crate) started: Instant,
     /// The call's span(s), with the `opentelemetry` or `tracing` feature.
     pub(crate) span: CallSpan,
@@ -53,8 +55,9 @@ impl InFlight {
         origin: &Origin,
         span: CallSpan,
     ) -> Self {
-        let (client, session_id) = (origin.client.clone(), origin.session_id.clone());
-        let mut call = InFlight { tool_name, arguments, intent, client, session_id, started: Instant::now(), span };
+        let (client, session_id, model) = (origin.client.clone(), origin.session_id.clone(), origin.model.clone());
+        let mut call =
+            InFlight { tool_name, arguments, intent, client, session_id, model, started: Instant::now(), span };
         if let Some(asking) = &origin.asking {
             call.continue_from(asking);
         }
@@ -83,6 +86,7 @@ impl InFlight {
             intent: self.intent,
             client: self.client,
             session_id: self.session_id,
+            model: self.model,
             timestamp_ms: now_epoch_ms(),
             duration,
         }

@@ -49,6 +49,9 @@ pub(crate) struct Queued {
     intent: Option<Text>,
     /// The intent's source (meaningless without an intent).
     intent_source: IntentSource,
+    /// The model that made the call is the first `model_len` bytes of `bytes` (see
+    /// [`put_model`]): a field of its own would make the record longer than 256 bytes.
+    model_len: u8,
 }
 
 /// A value of a queued record.
@@ -85,9 +88,12 @@ impl Queued {
         user_email: Option<String>,
         mut bytes: Vec<u8>,
     ) -> Queued {
-        let CallRecord { tool_name, arguments, outcome, intent, client, session_id, timestamp_ms, duration } = record;
+        let CallRecord { tool_name, arguments, outcome, intent, client, session_id, model, timestamp_ms, duration } =
+            record;
+        let model_len = put_model(model.as_deref(), &mut bytes);
         let arguments = flat_arguments(arguments, &mut bytes);
-        let start = FlatStart::of(tool_name, client, session_id, (user_id, user_email), bytes, arguments, intent);
+        let start =
+            FlatStart::of(tool_name, client, (session_id, model_len), (user_id, user_email), bytes, arguments, intent);
         start.ended(outcome, timestamp_ms, duration)
     }
 
@@ -101,9 +107,10 @@ impl Queued {
         user_email: Option<String>,
         mut bytes: Vec<u8>,
     ) -> Queued {
-        let InFlight { tool_name, arguments, intent, client, session_id, .. } = call;
+        let InFlight { tool_name, arguments, intent, client, session_id, model, .. } = call;
+        let model_len = put_model(model.as_deref(), &mut bytes);
         let arguments = flat_arguments(arguments, &mut bytes);
-        FlatStart::of(tool_name, client, session_id, (user_id, user_email), bytes, arguments, intent)
+        FlatStart::of(tool_name, client, (session_id, model_len), (user_id, user_email), bytes, arguments, intent)
             .finish_result(result, duration)
     }
 
@@ -122,6 +129,7 @@ impl Queued {
             Field::Value(v) => *v,
         };
         let duration = self.duration();
+        let model = self.model().map(Arc::from);
         let Queued { tool_name, client, session_id, timestamp_ms, user_id, user_email, bytes, .. } = self;
         let arguments = match self.arguments {
             Some(f) => value(f, &bytes),
@@ -132,7 +140,8 @@ impl Queued {
             Outcome::Failed(o) => o,
         };
         let intent = self.intent.map(|t| (text_of(&bytes, &t).to_owned(), self.intent_source));
-        let record = CallRecord { tool_name, arguments, outcome, intent, client, session_id, timestamp_ms, duration };
+        let record =
+            CallRecord { tool_name, arguments, outcome, intent, client, session_id, model, timestamp_ms, duration };
         (record, user_id, user_email)
     }
 
@@ -151,6 +160,13 @@ impl Queued {
                 unsafe { _mm_prefetch::<_MM_HINT_T0>(self.bytes.as_ptr().add(line * 64).cast()) }
             }
         }
+    }
+
+    /// The model that made the call (`Stats::calls_by_model`, `before_send`'s event).
+    pub(crate) fn model(&self) -> Option<&str> {
+        let b = self.bytes.get(..usize::from(self.model_len)).filter(|b| !b.is_empty())?;
+        // Checked on the flusher: the bytes were copied from a `str`, cut at a char boundary.
+        std::str::from_utf8(b).ok()
     }
 
     /// How long the call took.
@@ -204,6 +220,7 @@ pub(crate) struct FlatStart {
     tool_name: Cow<'static, str>,
     client: Option<Arc<ClientInfo>>,
     session_id: Option<Arc<str>>,
+    model_len: u8,
     user_id: Option<String>,
     user_email: Option<String>,
     bytes: Vec<u8>,
@@ -218,20 +235,27 @@ impl FlatStart {
     fn of(
         tool_name: Cow<'static, str>,
         client: Option<Arc<ClientInfo>>,
-        session_id: Option<Arc<str>>,
+        (session_id, model_len): (Option<Arc<str>>, u8),
         (user_id, user_email): (Option<String>, Option<String>),
         mut bytes: Vec<u8>,
         arguments: Option<Field>,
         intent: Option<(String, IntentSource)>,
     ) -> FlatStart {
         let intent = intent.map(|(t, source)| (text(t, &mut bytes), source));
-        FlatStart { tool_name, client, session_id, user_id, user_email, bytes, arguments, intent }
+        FlatStart { tool_name, client, session_id, model_len, user_id, user_email, bytes, arguments, intent }
     }
 
     /// The same for a call still in flight: its intent is taken, the rest copied.
-    fn of_call(call: &mut InFlight, user: (Option<String>, Option<String>), bytes: Vec<u8>, arguments: Field) -> Self {
+    fn of_call(
+        call: &mut InFlight,
+        user: (Option<String>, Option<String>),
+        bytes: Vec<u8>,
+        arguments: Field,
+        model_len: u8,
+    ) -> Self {
         let (tool_name, client, session_id) = (call.tool_name.clone(), call.client.clone(), call.session_id.clone());
-        FlatStart::of(tool_name, client, session_id, user, bytes, Some(arguments), call.intent.take())
+        let session = (session_id, model_len);
+        FlatStart::of(tool_name, client, session, user, bytes, Some(arguments), call.intent.take())
     }
 
     /// The record of a call whose tool takes its arguments (rmcp's routes): `arguments` (the
@@ -246,6 +270,7 @@ impl FlatStart {
     ) -> FlatStart {
         let empty = serde_json::Map::new();
         let map = arguments.unwrap_or(&empty);
+        let model_len = put_model(call.model.as_deref(), &mut bytes);
         let start = bytes.len();
         let arguments = if flatten_map(map, &mut bytes, FLAT_VALUE_BUDGET) {
             Field::Flat(start)
@@ -254,7 +279,8 @@ impl FlatStart {
         };
         let (tool_name, client, session_id) =
             (std::mem::take(&mut call.tool_name), call.client.take(), call.session_id.take());
-        FlatStart::of(tool_name, client, session_id, user, bytes, Some(arguments), call.intent.take())
+        let session = (session_id, model_len);
+        FlatStart::of(tool_name, client, session, user, bytes, Some(arguments), call.intent.take())
     }
 
     /// Like [`taken`](Self::taken) for a call whose arguments fit the budget; `Err` gives `bytes`
@@ -264,11 +290,13 @@ impl FlatStart {
         arguments: &serde_json::Map<String, Value>,
         mut bytes: Vec<u8>,
     ) -> Result<FlatStart, Vec<u8>> {
+        let model_len = put_model(call.model.as_deref(), &mut bytes);
         let start = bytes.len();
         if !flatten_map(arguments, &mut bytes, FLAT_VALUE_BUDGET) {
+            bytes.clear();
             return Err(bytes);
         }
-        Ok(FlatStart::of_call(call, (None, None), bytes, Field::Flat(start)))
+        Ok(FlatStart::of_call(call, (None, None), bytes, Field::Flat(start), model_len))
     }
 
     /// The arguments as they were when the call started, rebuilt from their flat copy (to
@@ -329,7 +357,8 @@ impl FlatStart {
 
     /// The one place a [`Queued`] is made.
     fn queued(self, outcome: Outcome, timestamp_ms: u64, duration: Duration) -> Queued {
-        let FlatStart { tool_name, client, session_id, user_id, user_email, bytes, arguments, intent } = self;
+        let FlatStart { tool_name, client, session_id, model_len, user_id, user_email, bytes, arguments, intent } =
+            self;
         let (intent, intent_source) = match intent {
             Some((text, source)) => (Some(text), source),
             None => (None, IntentSource::Mcpeye),
@@ -348,7 +377,21 @@ impl FlatStart {
             outcome,
             intent,
             intent_source,
+            model_len,
         }
+    }
+}
+
+/// Copies the call's model to the start of an empty record buffer and gives its length (0:
+/// no model, or a buffer that is not empty). Model names are cut to 128 bytes when read.
+fn put_model(model: Option<&str>, bytes: &mut Vec<u8>) -> u8 {
+    match model {
+        Some(m) if bytes.is_empty() && !m.is_empty() => {
+            let m = &m[..crate::model::meta::floor_char_boundary(m, u8::MAX as usize)];
+            bytes.extend_from_slice(m.as_bytes());
+            m.len() as u8
+        }
+        _ => 0,
     }
 }
 

@@ -90,6 +90,51 @@ pub struct UnknownTool {
     pub calls: usize,
 }
 
+/// What one model did: its calls, and the capabilities it asked for (from events that know
+/// their model: [`IntentGap::from_attributed_events`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ModelActivity {
+    /// The model, as the request named it.
+    pub model: String,
+    /// Calls it made (the reserved tool's included).
+    pub calls: usize,
+    /// The capabilities it asked for through `mcpeye_request_capability`, most asked first.
+    pub capability_requests: Vec<CapabilityCount>,
+}
+
+/// A capability and how often it was asked for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct CapabilityCount {
+    /// The capability, as first written.
+    pub capability: String,
+    /// How many calls asked for it.
+    pub count: usize,
+}
+
+/// One conversation (a session, or a conversation handle: docs/attribution.md#conversation):
+/// the tools it called, in order, and whether it ended up asking for a missing capability.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Conversation {
+    /// The session id or handle.
+    pub id: String,
+    /// Calls in it.
+    pub calls: usize,
+    /// Calls that ended in an error.
+    pub errors: usize,
+    /// The tools called, in order of arrival (the reserved tool included), at most 50.
+    pub journey: Vec<String>,
+    /// The capabilities it asked for.
+    pub capability_requests: Vec<String>,
+}
+
+/// Longest journey kept per conversation.
+const MAX_JOURNEY: usize = 50;
+
 /// The Intent Gap of a set of captured events: the capabilities users asked for, the tools most
 /// called and most failing, the intents given per tool, the calls with an intent that ended in
 /// an error, and the unknown tools agents tried. `Display` prints terminal tables;
@@ -129,6 +174,15 @@ pub struct IntentGap {
     pub failed_intents: Vec<FailedIntent>,
     /// Names of tools that do not exist, most called first.
     pub unknown_tools: Vec<UnknownTool>,
+    /// Calls and capability requests per model, most calls first. Only events that know their
+    /// model fill it ([`from_attributed_events`](Self::from_attributed_events)): the wire has
+    /// no key for the model.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<ModelActivity>,
+    /// Conversations, most calls first; likewise only from
+    /// [`from_attributed_events`](Self::from_attributed_events) (the wire has no session key).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub conversations: Vec<Conversation>,
 }
 
 impl IntentGap {
@@ -137,6 +191,47 @@ impl IntentGap {
         let mut builder = Builder::default();
         for event in events {
             builder.add(event);
+        }
+        builder.finish()
+    }
+
+    /// The summary of events as [`Config::before_send`](crate::Config::before_send) sees them,
+    /// which know what the wire does not: each call's model and session (or conversation
+    /// handle). Collect them in a `before_send` that returns each event unchanged; the result
+    /// also has [`models`](Self::models) and [`conversations`](Self::conversations).
+    ///
+    /// ```
+    /// # #[cfg(feature = "testing")] {
+    /// use mcpeye_runtime::{report::IntentGap, testing::MemorySink, Config, Manifest, Origin};
+    /// use std::sync::{Arc, Mutex};
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let keep = seen.clone();
+    /// let config = Config::new("p").before_send(move |e| { keep.lock().unwrap().push(e.clone()); Some(e) });
+    /// let (tracker, _sink) = MemorySink::with_config(config).unwrap();
+    /// let manifest = Manifest::builder().tracker(tracker.clone()).build();
+    /// let origin = Origin::default().with_model("gpt-5").with_session_id("s1");
+    /// manifest.call_from(&origin, "mcpeye_request_capability", serde_json::json!({"capability": "CSV export"}));
+    /// tracker.flush(std::time::Duration::from_secs(5));
+    /// let gap = IntentGap::from_attributed_events(seen.lock().unwrap().iter());
+    /// assert_eq!(gap.models[0].model, "gpt-5");
+    /// assert_eq!(gap.models[0].capability_requests[0].capability, "CSV export");
+    /// assert_eq!(gap.conversations[0].journey, ["mcpeye_request_capability"]);
+    /// # }
+    /// ```
+    pub fn from_attributed_events<'a>(events: impl IntoIterator<Item = &'a crate::Event>) -> Self {
+        let mut builder = Builder::default();
+        for event in events {
+            let mut wire = serde_json::Map::new();
+            wire.insert("toolName".into(), Value::from(event.tool_name.as_ref()));
+            wire.insert("arguments".into(), event.arguments.clone());
+            wire.insert("isError".into(), Value::Bool(event.is_error()));
+            if let Some(m) = event.outcome.error_message() {
+                wire.insert("errorMessage".into(), Value::from(m));
+            }
+            if let Some((intent, _)) = &event.intent {
+                wire.insert("intent".into(), Value::from(intent.as_str()));
+            }
+            builder.add_attributed(&Value::Object(wire), event.model(), event.session_id());
         }
         builder.finish()
     }
@@ -197,9 +292,62 @@ struct Builder {
     capabilities: HashMap<String, usize>,
     tools: HashMap<String, usize>,
     unknown: HashMap<String, usize>,
+    models: HashMap<String, usize>,
+    conversations: HashMap<String, usize>,
 }
 
 impl Builder {
+    /// [`add`](Self::add), and the event's model and conversation counted.
+    fn add_attributed(&mut self, event: &Value, model: Option<&str>, conversation: Option<&str>) {
+        let Some(tool) = event.get("toolName").and_then(Value::as_str) else { return };
+        let is_error = event.get("isError").and_then(Value::as_bool).unwrap_or(false);
+        let capability = (tool == RESERVED_TOOL_NAME && !is_error)
+            .then(|| event["arguments"].get("capability").and_then(Value::as_str).map(str::trim))
+            .flatten()
+            .filter(|c| !c.is_empty());
+        if let Some(model) = model {
+            let i = *self.models.entry(model.to_owned()).or_insert_with(|| {
+                self.gap.models.push(ModelActivity {
+                    model: model.to_owned(),
+                    calls: 0,
+                    capability_requests: Vec::new(),
+                });
+                self.gap.models.len() - 1
+            });
+            let m = &mut self.gap.models[i];
+            m.calls += 1;
+            if let Some(c) = capability {
+                let key = group_key(c);
+                match m.capability_requests.iter_mut().find(|r| group_key(&r.capability) == key) {
+                    Some(r) => r.count += 1,
+                    None => m.capability_requests.push(CapabilityCount { capability: c.to_owned(), count: 1 }),
+                }
+            }
+        }
+        if let Some(id) = conversation {
+            let i = *self.conversations.entry(id.to_owned()).or_insert_with(|| {
+                self.gap.conversations.push(Conversation {
+                    id: id.to_owned(),
+                    calls: 0,
+                    errors: 0,
+                    journey: Vec::new(),
+                    capability_requests: Vec::new(),
+                });
+                self.gap.conversations.len() - 1
+            });
+            let c = &mut self.gap.conversations[i];
+            c.calls += 1;
+            c.errors += usize::from(is_error);
+            if c.journey.len() < MAX_JOURNEY {
+                c.journey.push(tool.to_owned());
+            }
+            if let Some(cap) = capability {
+                c.capability_requests.push(cap.to_owned());
+            }
+        }
+        self.add(event);
+    }
+
     fn add(&mut self, event: &Value) {
         let Some(tool) = event.get("toolName").and_then(Value::as_str) else { return };
         if let Some(id) = event.get("callId").and_then(Value::as_str) {
@@ -285,6 +433,11 @@ impl Builder {
             t.intents.sort_by_key(|i| std::cmp::Reverse(i.count));
         }
         gap.unknown_tools.sort_by_key(|u| std::cmp::Reverse(u.calls));
+        gap.models.sort_by(|a, b| b.calls.cmp(&a.calls).then_with(|| a.model.cmp(&b.model)));
+        for m in &mut gap.models {
+            m.capability_requests.sort_by_key(|r| std::cmp::Reverse(r.count));
+        }
+        gap.conversations.sort_by_key(|c| std::cmp::Reverse(c.calls));
         gap
     }
 }
@@ -426,6 +579,38 @@ impl fmt::Display for IntentGap {
             }
             t.write(f, 2)?;
             more(f, SHOWN * 2, self.unknown_tools.len(), "names")?;
+        }
+
+        if !self.models.is_empty() {
+            writeln!(f, "\nModels, most calls first, with the capabilities each asked for")?;
+            let mut t = Table::new(&[("model", Align::Left), ("calls", Align::Right), ("asked for", Align::Left)]);
+            for m in self.models.iter().take(SHOWN * 2) {
+                let asked: Vec<String> =
+                    m.capability_requests.iter().take(3).map(|r| format!("{}× {}", r.count, r.capability)).collect();
+                t.row([one_line(&m.model, CELL / 2), grouped(m.calls), one_line(&asked.join("; "), CELL)]);
+            }
+            t.write(f, 2)?;
+            more(f, SHOWN * 2, self.models.len(), "models")?;
+        }
+
+        if !self.conversations.is_empty() {
+            writeln!(f, "\nConversations, most calls first")?;
+            let mut t = Table::new(&[
+                ("conversation", Align::Left),
+                ("calls", Align::Right),
+                ("errors", Align::Right),
+                ("journey", Align::Left),
+            ]);
+            for c in self.conversations.iter().take(SHOWN) {
+                t.row([
+                    one_line(&c.id, 28),
+                    grouped(c.calls),
+                    grouped(c.errors),
+                    one_line(&c.journey.join(" → "), CELL),
+                ]);
+            }
+            t.write(f, 2)?;
+            more(f, SHOWN, self.conversations.len(), "conversations")?;
         }
         Ok(())
     }

@@ -11,6 +11,9 @@ mod table;
 #[cfg(feature = "tokens")]
 mod tokens;
 
-pub use intent_gap::{CapabilityRequest, FailedIntent, IntentCount, IntentGap, ToolActivity, UnknownTool};
+pub use intent_gap::{
+    CapabilityCount, CapabilityRequest, Conversation, FailedIntent, IntentCount, IntentGap, ModelActivity,
+    ToolActivity, UnknownTool,
+};
 #[cfg(feature = "tokens")]
 pub use tokens::{count_tokens, TokenReport, ToolTokens, ENCODING};

@@ -11,6 +11,7 @@
 
 use super::table::{grouped, Align, Table};
 use crate::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
+use crate::model::meta::{CONVERSATION_PARAM_NAME, MODEL_PARAM_NAME};
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt;
@@ -47,6 +48,9 @@ pub struct ToolTokens {
     pub input_schema: usize,
     /// Tokens that `mcpeyeIntent` adds to the descriptor (0 with `intent = false`).
     pub intent: usize,
+    /// Tokens that the opt-in attribution arguments (`llm_model`, `mcpeyeConversation`:
+    /// docs/attribution.md) add to the descriptor (0 when they are not advertised).
+    pub attribution: usize,
     /// Tokens of the output schema, when the tool has one.
     pub output_schema: Option<usize>,
     /// Tokens of the whole descriptor's compact JSON.
@@ -58,22 +62,28 @@ impl ToolTokens {
     fn of(descriptor: &Value) -> Self {
         let text = |key: &str| descriptor.get(key).and_then(Value::as_str).unwrap_or("");
         let total = count_json(descriptor);
-        let without_intent = match descriptor.pointer("/inputSchema/properties").and_then(Value::as_object) {
-            Some(p) if p.contains_key(INTENT_PARAM_NAME) => {
+        // The descriptor's count without these properties (`total` when it has none of them).
+        let without = |names: &[&str]| match descriptor.pointer("/inputSchema/properties").and_then(Value::as_object) {
+            Some(p) if names.iter().any(|n| p.contains_key(*n)) => {
                 let mut bare = descriptor.clone();
                 if let Some(p) = bare.pointer_mut("/inputSchema/properties").and_then(Value::as_object_mut) {
-                    p.remove(INTENT_PARAM_NAME);
+                    for n in names {
+                        p.remove(*n);
+                    }
                 }
                 count_json(&bare)
             }
             _ => total,
         };
+        let without_intent = without(&[INTENT_PARAM_NAME]);
+        let without_attribution = without(&[MODEL_PARAM_NAME, CONVERSATION_PARAM_NAME]);
         ToolTokens {
             name: text("name").to_owned(),
             name_tokens: count_tokens(text("name")),
             description: count_tokens(text("description")),
             input_schema: descriptor.get("inputSchema").map_or(0, count_json),
             intent: total.saturating_sub(without_intent),
+            attribution: total.saturating_sub(without_attribution),
             output_schema: descriptor.get("outputSchema").map(count_json),
             total,
         }
@@ -136,6 +146,18 @@ impl TokenReport {
     /// Tokens that `mcpeyeIntent` adds, over all tools.
     pub fn intent_total(&self) -> usize {
         self.all().map(|t| t.intent).sum()
+    }
+
+    /// Tokens that the attribution arguments (`llm_model`, `mcpeyeConversation`) add, over all
+    /// tools.
+    ///
+    /// ```
+    /// let manifest = mcpeye_runtime::Manifest::builder().model_argument(mcpeye_runtime::ModelArgument::ReservedTool).build();
+    /// assert!(manifest.token_report().attribution_total() > 0);
+    /// assert_eq!(mcpeye_runtime::Manifest::builder().build().token_report().attribution_total(), 0);
+    /// ```
+    pub fn attribution_total(&self) -> usize {
+        self.all().map(|t| t.attribution).sum()
     }
 
     /// Tokens of the reserved tool (0 when it is not listed).
@@ -213,6 +235,15 @@ impl fmt::Display for TokenReport {
                  or #[mcpeye::tool(intent = false)]",
                 grouped(intent),
                 100.0 * intent as f64 / total as f64
+            )?;
+        }
+        let attribution = self.attribution_total();
+        if attribution > 0 && total > 0 {
+            writeln!(
+                f,
+                "  llm_model and mcpeyeConversation add {} tokens ({:.0} %); see docs/attribution.md",
+                grouped(attribution),
+                100.0 * attribution as f64 / total as f64
             )?;
         }
         Ok(())

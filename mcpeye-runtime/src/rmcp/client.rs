@@ -60,8 +60,10 @@ pub(crate) struct MetaKeys {
     pub(crate) protocol_version: bool,
     pub(crate) log_level: bool,
     pub(crate) client_capabilities: bool,
-    /// `io.modelcontextprotocol/aiInvocation`, which may carry the call's intent.
+    /// `io.modelcontextprotocol/aiInvocation`, which may carry the call's intent and model.
     pub(crate) ai_invocation: bool,
+    /// `x-codex-turn-metadata`, which may carry the call's model.
+    pub(crate) codex_turn: bool,
 }
 
 impl MetaKeys {
@@ -72,6 +74,7 @@ impl MetaKeys {
         log_level: true,
         client_capabilities: true,
         ai_invocation: true,
+        codex_turn: true,
     };
 
     pub(crate) fn of(meta: &Map<String, Value>) -> MetaKeys {
@@ -87,7 +90,8 @@ impl MetaKeys {
                 META_PROTOCOL_VERSION => keys.protocol_version = true,
                 META_LOG_LEVEL => keys.log_level = true,
                 META_CLIENT_CAPABILITIES => keys.client_capabilities = true,
-                crate::model::record::META_AI_INVOCATION => keys.ai_invocation = true,
+                crate::model::meta::META_AI_INVOCATION => keys.ai_invocation = true,
+                crate::model::meta::META_CODEX_TURN => keys.codex_turn = true,
                 _ => {}
             }
         }
@@ -137,7 +141,13 @@ impl Clients {
             transport: Some(transport),
             // Most requests carry no trace context: its three lookups skipped then.
             trace_context: if keys.trace { TraceContext::from_meta(&context.meta) } else { None },
-            native_intent: if keys.ai_invocation { crate::model::record::native_intent(&context.meta) } else { None },
+            native_intent: if keys.ai_invocation { crate::model::meta::native_intent(&context.meta) } else { None },
+            // Read with the intent, from the same scan of `_meta`'s keys.
+            model: if keys.ai_invocation || keys.codex_turn {
+                crate::model::meta::meta_model(&context.meta)
+            } else {
+                None
+            },
             ..Origin::default()
         }
     }
@@ -294,7 +304,8 @@ mod tests {
             META_PROTOCOL_VERSION: "2026-07-28",
             META_LOG_LEVEL: "info",
             META_CLIENT_CAPABILITIES: {},
-            crate::model::record::META_AI_INVOCATION: {"userIntent": "x"},
+            crate::model::meta::META_AI_INVOCATION: {"userIntent": "x"},
+            crate::model::meta::META_CODEX_TURN: {"model": "m"},
         });
         assert_eq!(keys(all), MetaKeys::ALL);
         assert!(keys(serde_json::json!({"baggage": "b"})).trace);

@@ -7,10 +7,16 @@ use crate::contract::{INTENT_PARAM_DESCRIPTION, INTENT_PARAM_NAME, RESERVED_TOOL
 use crate::dispatch::{call_intent, panic_message, take_intent, PANIC};
 use crate::json::flat_ser::flatten;
 use crate::json::flat_ser::flatten_serialize;
+use crate::model::meta::{
+    handle_text, mint_handle, take_conversation, take_model, Handle, CONVERSATION_PARAM_DESCRIPTION,
+    CONVERSATION_PARAM_NAME, MODEL_PARAM_DESCRIPTION, MODEL_PARAM_NAME,
+};
 use crate::model::record::CallOutcome;
 use crate::record::flatten_texts;
 use crate::schema::inject_intent_described;
-use crate::tool::manifest::{intent_description_problem, reserved_descriptor, Manifest, ManifestError};
+use crate::schema::inject_property;
+use crate::tool::manifest::Attribution;
+use crate::tool::manifest::{intent_description_problem, Manifest, ManifestError};
 use crate::tracker::active_tracker;
 use crate::tracker::{Started, Tracker};
 use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
@@ -46,12 +52,12 @@ type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// Routes keep their names, descriptions, annotations and disabled state. Apply it once, when
 /// the router is built: `Self { tool_router: mcpeye::rmcp::instrument(Self::tool_router()) }`.
 pub fn instrument<S: Send + Sync + 'static>(router: ToolRouter<S>) -> ToolRouter<S> {
-    instrument_router(router, None, INTENT_PARAM_DESCRIPTION)
+    instrument_router(router, None, INTENT_PARAM_DESCRIPTION, Attribution::default())
 }
 
 /// Like [`instrument`], recording into `tracker` instead of the process-wide tracker.
 pub fn instrument_with<S: Send + Sync + 'static>(router: ToolRouter<S>, tracker: Tracker) -> ToolRouter<S> {
-    instrument_router(router, Some(tracker), INTENT_PARAM_DESCRIPTION)
+    instrument_router(router, Some(tracker), INTENT_PARAM_DESCRIPTION, Attribution::default())
 }
 
 /// [`instrument`] with options: the tracker to record into, and another description of
@@ -82,6 +88,7 @@ pub fn instrument_with<S: Send + Sync + 'static>(router: ToolRouter<S>, tracker:
 pub struct Instrument {
     tracker: Option<Tracker>,
     intent_description: Option<Cow<'static, str>>,
+    attribution: Attribution,
 }
 
 impl Instrument {
@@ -104,6 +111,51 @@ impl Instrument {
         self
     }
 
+    /// Advertises the `llm_model` argument where `at` says, taken out before the tool runs, as
+    /// `ManifestBuilder::model_argument` does (see `docs/attribution.md#model`).
+    ///
+    /// ```
+    /// use rmcp::{tool, tool_router};
+    /// struct Clock;
+    /// #[tool_router]
+    /// impl Clock {
+    ///     #[tool(description = "Tell the time.")]
+    ///     fn now(&self) -> String {
+    ///         "noon".to_owned()
+    ///     }
+    /// }
+    /// let router = mcpeye_runtime::rmcp::Instrument::new()
+    ///     .model_argument(mcpeye_runtime::ModelArgument::EveryTool)
+    ///     .apply(Clock::tool_router());
+    /// assert!(router.get("now").unwrap().input_schema["properties"]["llm_model"].is_object());
+    /// ```
+    pub fn model_argument(mut self, at: crate::ModelArgument) -> Self {
+        self.attribution.model_argument = at;
+        self
+    }
+
+    /// Opt-in conversation handles, as `ManifestBuilder::conversations` gives a manifest (see
+    /// `docs/attribution.md#conversation`): the handle minted for a call without a session is
+    /// handed out as one more text item of its result.
+    ///
+    /// ```
+    /// use rmcp::{tool, tool_router};
+    /// struct Clock;
+    /// #[tool_router]
+    /// impl Clock {
+    ///     #[tool(description = "Tell the time.")]
+    ///     fn now(&self) -> String {
+    ///         "noon".to_owned()
+    ///     }
+    /// }
+    /// let router = mcpeye_runtime::rmcp::Instrument::new().conversations(true).apply(Clock::tool_router());
+    /// assert!(router.get("now").unwrap().input_schema["properties"]["mcpeyeConversation"].is_object());
+    /// ```
+    pub fn conversations(mut self, on: bool) -> Self {
+        self.attribution.conversations = on;
+        self
+    }
+
     /// Instruments `router`; a blank or over-long intent description is an error naming the
     /// rule, and the router is not changed.
     pub fn try_apply<S: Send + Sync + 'static>(self, router: ToolRouter<S>) -> Result<ToolRouter<S>, ManifestError> {
@@ -111,7 +163,7 @@ impl Instrument {
         if let Some(problem) = intent_description_problem(&description, "Instrument::intent_description") {
             return Err(ManifestError { problems: vec![problem] });
         }
-        Ok(instrument_router(router, self.tracker, &description))
+        Ok(instrument_router(router, self.tracker, &description, self.attribution))
     }
 
     /// Instruments `router`; panics with the problem when the intent description is blank or
@@ -169,7 +221,7 @@ where
         return r;
     }
     // Built outside the lock: `make` is the user's code.
-    let built = instrument_router(make(), None, INTENT_PARAM_DESCRIPTION);
+    let built = instrument_router(make(), None, INTENT_PARAM_DESCRIPTION, Attribution::default());
     let mut cache = CACHE.write().unwrap_or_else(|e| e.into_inner());
     if let Some(r) = find(&cache) {
         return r;
@@ -184,6 +236,7 @@ where
 struct Instrumented {
     tracker: Option<Tracker>,
     clients: &'static Clients,
+    attribution: Attribution,
 }
 
 impl Instrumented {
@@ -196,13 +249,29 @@ fn instrument_router<S: Send + Sync + 'static>(
     mut router: ToolRouter<S>,
     tracker: Option<Tracker>,
     intent_description: &str,
+    attribution: Attribution,
 ) -> ToolRouter<S> {
     let reserved = active_tracker(tracker.as_ref()).is_none_or(|t| t.capture_missing_capabilities());
-    let shared = Arc::new(Instrumented { tracker, clients: Clients::shared() });
+    let shared = Arc::new(Instrumented { tracker, clients: Clients::shared(), attribution });
     for route in router.map.values_mut() {
         let mut attr = route.attr.clone();
         let strip = inject(&mut attr.input_schema, intent_description);
-        *route = wrap(attr, route.call.clone(), strip, shared.clone());
+        // Where the intent goes, and not over a property the tool declares itself.
+        let mut add = |name: &str, description: &str| {
+            let declared = attr.input_schema.get("properties").and_then(|p| p.get(name)).is_some();
+            if strip && !declared {
+                let mut v = Value::Object(std::mem::take(Arc::make_mut(&mut attr.input_schema)));
+                inject_property(&mut v, name, description);
+                if let Value::Object(m) = v {
+                    *Arc::make_mut(&mut attr.input_schema) = m;
+                }
+            }
+            strip && !declared
+        };
+        let model = attribution.model_argument.on(false) && add(MODEL_PARAM_NAME, MODEL_PARAM_DESCRIPTION);
+        let conversation = attribution.conversations && add(CONVERSATION_PARAM_NAME, CONVERSATION_PARAM_DESCRIPTION);
+        let takes = Takes { intent: strip, model, conversation };
+        *route = wrap(attr, route.call.clone(), takes, shared.clone());
     }
     if reserved && !router.map.contains_key(RESERVED_TOOL_NAME) {
         router.add_route(reserved_route(shared));
@@ -228,20 +297,80 @@ fn inject(schema: &mut Arc<JsonObject>, description: &str) -> bool {
     true
 }
 
+/// What a route takes out of its calls' arguments before the tool runs.
+#[derive(Clone, Copy)]
+struct Takes {
+    intent: bool,
+    model: bool,
+    conversation: bool,
+}
+
+/// The attribution arguments of an instrumented call taken out (docs/attribution.md): the
+/// origin gets the model and the conversation; the handle minted for it, when one was.
+#[cold]
+#[inline(never)]
+fn attribute(
+    takes: Takes,
+    arguments: Option<&mut JsonObject>,
+    origin: &mut crate::model::record::Origin,
+    tracker: Option<&Tracker>,
+) -> Option<Arc<str>> {
+    let map = arguments?;
+    if takes.model {
+        if let Some(model) = take_model(map).filter(|_| origin.model.is_none()) {
+            origin.model = Some(model);
+        }
+    }
+    if !takes.conversation {
+        return None;
+    }
+    let handle = take_conversation(map);
+    if origin.session_id.is_some() {
+        return None;
+    }
+    match handle {
+        Handle::Valid(h) => {
+            origin.session_id = Some(h);
+            None
+        }
+        Handle::Absent | Handle::Invalid => {
+            let h = mint_handle();
+            if let Some(t) = tracker {
+                t.count_conversation(handle == Handle::Invalid);
+            }
+            origin.session_id = Some(h.clone());
+            Some(h)
+        }
+    }
+}
+
+/// The response with the conversation handle minted for its call handed out, as one more text
+/// item of a complete result (the one change to a tool's result, opt-in).
+fn hand_out(response: &mut Response, handle: &str) {
+    if let Ok(CallToolResponse::Complete(r)) = response {
+        r.content.push(ContentBlock::text(handle_text(handle)));
+    }
+}
+
 type DynCall<S> = Arc<::rmcp::handler::server::tool::DynCallToolHandler<S>>;
 type Response = Result<CallToolResponse, ErrorData>;
 
 fn wrap<S: Send + Sync + 'static>(
     attr: Tool,
     inner: DynCall<S>,
-    strip: bool,
+    takes: Takes,
     shared: Arc<Instrumented>,
 ) -> ToolRoute<S> {
     let name = attr.name.clone();
+    let attributes = takes.model || takes.conversation;
     ToolRoute::new_dyn(attr, move |mut ctx: ToolCallContext<'_, S>| {
         // Stripped with or without a tracker: the tool must never see the property.
-        let intent = if strip { ctx.arguments.as_mut().and_then(take_intent) } else { None };
+        let intent = if takes.intent { ctx.arguments.as_mut().and_then(take_intent) } else { None };
         let Some(tracker) = shared.tracker() else {
+            if attributes {
+                let mut origin = crate::model::record::Origin::default();
+                attribute(takes, ctx.arguments.as_mut(), &mut origin, None);
+            }
             let call = inner(ctx);
             return Box::pin(async move {
                 let mut response = call.await;
@@ -274,8 +403,12 @@ fn wrap<S: Send + Sync + 'static>(
         });
         // The arguments go to the tool: the record takes them now (flattened, not cloned).
         // The origin is dropped where it is (`drop(origin)` would copy it first).
+        let mut minted = None;
         let mut call = {
-            let origin = shared.clients.origin(&ctx.request_context);
+            let mut origin = shared.clients.origin(&ctx.request_context);
+            if attributes {
+                minted = attribute(takes, ctx.arguments.as_mut(), &mut origin, Some(&tracker));
+            }
             let intent = call_intent(intent, &origin);
             tracker.start(name.clone(), ctx.arguments.as_ref(), intent, &origin)
         };
@@ -294,7 +427,15 @@ fn wrap<S: Send + Sync + 'static>(
             Ok(future) => Running::Tool(future),
             Err(payload) => Running::Panicked(payload),
         };
-        Box::pin(Recorded { future, call: Some(call), tracker, cancelled, round })
+        let recorded = Recorded { future, call: Some(call), tracker, cancelled, round };
+        match minted {
+            None => Box::pin(recorded),
+            Some(handle) => Box::pin(async move {
+                let mut response = recorded.await;
+                hand_out(&mut response, &handle);
+                response
+            }),
+        }
     })
 }
 
@@ -474,12 +615,14 @@ fn joined_text(r: &CallToolResult) -> Option<String> {
 /// The reserved tool, answered by a tool-less manifest so that its answer and record are
 /// exactly those of a manifest-served server.
 fn reserved_route<S: Send + Sync + 'static>(shared: Arc<Instrumented>) -> ToolRoute<S> {
-    let mut builder = Manifest::builder().capture_missing_capabilities(true);
+    let mut builder =
+        Manifest::builder().capture_missing_capabilities(true).model_argument(shared.attribution.model_argument);
     if let Some(t) = &shared.tracker {
         builder = builder.tracker(t.clone());
     }
     let manifest = builder.build();
-    let descriptor = reserved_descriptor();
+    // The manifest has only the reserved tool: its descriptor, with `llm_model` when asked for.
+    let descriptor = manifest.tools_list()[0].clone();
     let schema = descriptor["inputSchema"].as_object().cloned().unwrap_or_default();
     let description = descriptor["description"].as_str().unwrap_or_default().to_owned();
     let tool = Tool::new(RESERVED_TOOL_NAME, description, schema);

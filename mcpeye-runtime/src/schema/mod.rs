@@ -122,6 +122,19 @@ pub(crate) fn inject_intent_described(schema: &mut Value, description: &str) {
     }
 }
 
+/// Adds the optional string property `name`, described by `description`, to an object schema
+/// (the opt-in attribution arguments, `docs/attribution.md`), as `mcpeyeIntent` is added.
+pub(crate) fn inject_property(schema: &mut Value, name: &str, description: &str) {
+    let Some(root) = schema.as_object_mut() else { return };
+    let properties = root.entry("properties").or_insert_with(|| Value::Object(Map::new()));
+    if let Some(properties) = properties.as_object_mut() {
+        let mut p = Map::new();
+        p.insert("type".to_owned(), Value::from("string"));
+        p.insert("description".to_owned(), Value::from(description));
+        properties.insert(name.to_owned(), Value::Object(p));
+    }
+}
+
 /// Whether `name` is an acceptable MCP tool name: 1 to 128 characters of `[A-Za-z0-9_.-]`.
 /// (A manifest also refuses the reserved `mcpeye_request_capability`, a valid name.)
 ///

@@ -161,7 +161,7 @@ impl OtelCall {
         if let Some(cx) = call.cx.as_ref().filter(|_| recording) {
             let span = cx.span();
             span.update_name(request.span_name());
-            let mut attributes = Vec::with_capacity(MAX_METRIC_ATTRIBUTES + 3);
+            let mut attributes = Vec::with_capacity(MAX_METRIC_ATTRIBUTES + 4);
             call.common_attributes(&mut attributes);
             if !request.known {
                 attributes.push(KeyValue::new("gen_ai.tool.name", request.tool.to_string()));
@@ -171,6 +171,11 @@ impl OtelCall {
             }
             if let Some(session) = &request.origin.session_id {
                 attributes.push(KeyValue::new("mcp.session.id", session.clone()));
+            }
+            // The model is a span attribute only: as a metric attribute its values are the
+            // clients' to choose, unbounded.
+            if let Some(model) = &request.origin.model {
+                attributes.push(KeyValue::new("gen_ai.request.model", model.clone()));
             }
             span.set_attributes(attributes);
         }

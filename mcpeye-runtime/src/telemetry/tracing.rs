@@ -20,6 +20,7 @@ pub(super) fn start(request: &Request<'_>) -> Option<Span> {
         gen_ai.tool.name = &**request.tool,
         jsonrpc.request.id = Empty,
         mcp.session.id = Empty,
+        gen_ai.request.model = Empty,
         mcp.protocol.version = Empty,
         network.transport = Empty,
         network.protocol.name = Empty,
@@ -42,6 +43,9 @@ pub(super) fn start(request: &Request<'_>) -> Option<Span> {
     }
     if let Some(session) = &origin.session_id {
         span.record("mcp.session.id", &**session);
+    }
+    if let Some(model) = &origin.model {
+        span.record("gen_ai.request.model", &**model);
     }
     if let Some(version) = request.protocol_version() {
         span.record("mcp.protocol.version", version);

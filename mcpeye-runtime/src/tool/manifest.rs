@@ -6,6 +6,9 @@ use crate::contract::{
     CAPABILITY_PARAM_DESCRIPTION, CONTEXT_PARAM_DESCRIPTION, INTENT_PARAM_DESCRIPTION, RESERVED_TOOL_DESCRIPTION,
     RESERVED_TOOL_NAME,
 };
+use crate::model::meta::{
+    ModelArgument, CONVERSATION_PARAM_DESCRIPTION, CONVERSATION_PARAM_NAME, MODEL_PARAM_DESCRIPTION, MODEL_PARAM_NAME,
+};
 use crate::schema;
 use crate::tool::def::Handler;
 use crate::tool::def::{StateMap, ToolDef};
@@ -108,6 +111,23 @@ pub struct ManifestBuilder {
     capture_missing_capabilities: Option<bool>,
     intent_description: Option<Cow<'static, str>>,
     tracker: Option<Tracker>,
+    attribution: Attribution,
+}
+
+/// The opt-in arguments a manifest advertises and strips for attribution
+/// (`docs/attribution.md`): `llm_model` and the conversation handle.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Attribution {
+    pub(crate) model_argument: ModelArgument,
+    pub(crate) conversations: bool,
+}
+
+impl Attribution {
+    /// Whether calls have anything to strip (the one test a call pays when nothing is configured).
+    #[inline(always)]
+    pub(crate) fn any(self) -> bool {
+        self.conversations || self.model_argument != ModelArgument::Off
+    }
 }
 
 impl fmt::Debug for ManifestBuilder {
@@ -280,9 +300,14 @@ impl ManifestBuilder {
             .capture_missing_capabilities
             .or_else(|| active_tracker(self.tracker.as_ref()).map(|t| t.capture_missing_capabilities()))
             .unwrap_or(true);
-        let mut list: Vec<Value> = entries.iter().map(|e| e.descriptor(&intent_description)).collect();
+        let attribution = self.attribution;
+        let mut list: Vec<Value> = entries.iter().map(|e| e.descriptor(&intent_description, attribution)).collect();
         if reserved {
-            list.push(reserved_descriptor());
+            let mut reserved = reserved_descriptor();
+            if attribution.model_argument.on(true) {
+                schema::inject_property(&mut reserved["inputSchema"], MODEL_PARAM_NAME, MODEL_PARAM_DESCRIPTION);
+            }
+            list.push(reserved);
         }
         let index = entries.iter().enumerate().map(|(i, e)| (e.def.name, i)).collect();
         Ok(Manifest {
@@ -291,8 +316,41 @@ impl ManifestBuilder {
             states: self.states,
             reserved,
             tracker: self.tracker,
+            attribution,
             tools_list: Value::Array(list),
         })
+    }
+
+    /// Advertises the `llm_model` argument where `at` says, for clients that do not state their
+    /// model in `_meta`; it is taken out of the arguments before the handler runs, and the
+    /// model it names is the call's ([`Origin::model`](crate::Origin::model)). Default:
+    /// [`ModelArgument::Off`]. See `docs/attribution.md#model`.
+    ///
+    /// ```
+    /// use mcpeye_runtime::{Manifest, ModelArgument};
+    /// let manifest = Manifest::builder().model_argument(ModelArgument::EveryTool).build();
+    /// assert!(manifest.tools_list()[0]["inputSchema"]["properties"]["llm_model"].is_object());
+    /// ```
+    pub fn model_argument(mut self, at: ModelArgument) -> Self {
+        self.attribution.model_argument = at;
+        self
+    }
+
+    /// Opt-in conversation handles, for protocols without sessions (MCP 2026-07-28 over
+    /// stateless HTTP): every tool gets the optional `mcpeyeConversation` argument; a call
+    /// that comes without a valid handle and has no transport session gets a new handle, handed
+    /// out as one more text item of its result (`conversation: cv_…`: the one change mcpeye
+    /// makes to a handler's result, and only with this option); a call that brings it back has
+    /// it as its session. Default: off. See `docs/attribution.md#conversation`.
+    ///
+    /// ```
+    /// let manifest = mcpeye_runtime::Manifest::builder().conversations(true).build();
+    /// let out = manifest.call("mcpeye_request_capability", serde_json::json!({"capability": "CSV export"}));
+    /// assert!(out["content"].as_array().unwrap().len() == 1); // the reserved tool takes no part
+    /// ```
+    pub fn conversations(mut self, on: bool) -> Self {
+        self.attribution.conversations = on;
+        self
     }
 
     /// Builds the manifest; panics with every problem listed (a server should refuse to start
@@ -303,6 +361,14 @@ impl ManifestBuilder {
             Ok(m) => m,
             Err(e) => panic!("{e}"),
         }
+    }
+}
+
+impl Entry {
+    /// Whether the tool's own schema has the property `name` (then it is the tool's: mcpeye
+    /// neither advertises nor strips it).
+    pub(crate) fn declares(&self, name: &str) -> bool {
+        self.schema.get("properties").and_then(|p| p.get(name)).is_some()
     }
 }
 
@@ -317,11 +383,19 @@ pub(crate) struct Entry {
 impl Entry {
     /// The `tools/list` descriptor, with `mcpeyeIntent` described by `intent_description`
     /// unless the tool has `intent = false`.
-    fn descriptor(&self, intent_description: &str) -> Value {
+    fn descriptor(&self, intent_description: &str, attribution: Attribution) -> Value {
         let def = self.def;
         let mut input_schema = self.schema.clone();
         if def.intent {
             schema::inject_intent_described(&mut input_schema, intent_description);
+            // The attribution arguments go where the intent goes: a tool with `intent = false`
+            // keeps its schema as written.
+            if attribution.model_argument.on(false) && !self.declares(MODEL_PARAM_NAME) {
+                schema::inject_property(&mut input_schema, MODEL_PARAM_NAME, MODEL_PARAM_DESCRIPTION);
+            }
+            if attribution.conversations && !self.declares(CONVERSATION_PARAM_NAME) {
+                schema::inject_property(&mut input_schema, CONVERSATION_PARAM_NAME, CONVERSATION_PARAM_DESCRIPTION);
+            }
         }
         let mut m = Map::new();
         m.insert("name".into(), Value::String(def.name.into()));
@@ -396,6 +470,7 @@ pub struct Manifest {
     pub(crate) states: StateMap,
     pub(crate) reserved: bool,
     pub(crate) tracker: Option<Tracker>,
+    pub(crate) attribution: Attribution,
     tools_list: Value,
 }
 

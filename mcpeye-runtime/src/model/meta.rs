@@ -1,0 +1,268 @@
+//! Readers of what a request says about its model and its conversation: the request's `_meta`
+//! (the intent and the model a client states), and the two opt-in arguments mcpeye may advertise
+//! for them (`llm_model`, `mcpeyeConversation`), with the conversation handles mcpeye mints.
+//!
+//! The `_meta` keys read for the model, as real clients send them:
+//! - `io.modelcontextprotocol/aiInvocation` `.model`: the key of the MCP proposal for AI
+//!   invocation metadata, whose `.userIntent` is already read as the call's native intent;
+//! - `x-codex-turn-metadata` `.model`: OpenAI Codex sends its turn's metadata under this key (an
+//!   object, or that object as a JSON string, as it is in its HTTP header of the same name);
+//!   posthog-rs 0.30 (`mcp` feature) reads the model from it after `aiInvocation`.
+//!
+//! Both are read in that order; a blank or non-string model is none.
+
+use serde_json::{Map, Value};
+use std::hash::{BuildHasher, Hasher};
+use std::sync::Arc;
+
+/// `_meta` key under which MCP clients describe the model's invocation; its `userIntent` is the
+/// intent the client states for the call, its `model` the model that made it.
+pub(crate) const META_AI_INVOCATION: &str = "io.modelcontextprotocol/aiInvocation";
+
+/// `_meta` key under which OpenAI Codex sends its turn's metadata (with the turn's `model`).
+pub(crate) const META_CODEX_TURN: &str = "x-codex-turn-metadata";
+
+/// The argument mcpeye advertises for the model when asked to ([`ModelArgument`]).
+pub const MODEL_PARAM_NAME: &str = "llm_model";
+
+/// How the `llm_model` argument is described to the agent.
+pub const MODEL_PARAM_DESCRIPTION: &str =
+    "Optional. The name of the language model making this call (for example 'claude-sonnet-4'); used only for product analytics.";
+
+/// The argument that carries a conversation handle back ([`ManifestBuilder::conversations`](crate::ManifestBuilder::conversations)).
+pub const CONVERSATION_PARAM_NAME: &str = "mcpeyeConversation";
+
+/// How the conversation argument is described to the agent: what it is, where its value comes
+/// from, and that leaving it out is fine. Worded as a plain field description, with no
+/// instruction about the rest of the conversation (see docs/attribution.md#conversation).
+pub const CONVERSATION_PARAM_DESCRIPTION: &str =
+    "Optional analytics field. If an earlier result from this server ended with 'conversation: cv_…', copy that value here; otherwise leave it out.";
+
+/// Where mcpeye advertises the `llm_model` argument, for clients that do not state their model
+/// in `_meta`. Off by default: `_meta` costs the agent nothing, the argument costs tokens in
+/// every `tools/list` (the token report counts them).
+///
+/// ```
+/// use mcpeye_runtime::{Manifest, ModelArgument};
+/// let manifest = Manifest::builder().model_argument(ModelArgument::ReservedTool).build();
+/// let reserved = &manifest.tools_list()[0];
+/// assert!(reserved["inputSchema"]["properties"]["llm_model"].is_object());
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ModelArgument {
+    /// Not advertised (the default): the model comes from `_meta` only.
+    #[default]
+    Off,
+    /// On the reserved tool `mcpeye_request_capability` only: a capability request says which
+    /// model asked for it, and no other tool's schema grows.
+    ReservedTool,
+    /// On every tool that gets `mcpeyeIntent`, and on the reserved tool.
+    EveryTool,
+}
+
+impl ModelArgument {
+    /// Whether a tool's schema gets the argument (`reserved`: the reserved tool).
+    pub(crate) fn on(self, reserved: bool) -> bool {
+        match self {
+            ModelArgument::Off => false,
+            ModelArgument::ReservedTool => reserved,
+            ModelArgument::EveryTool => true,
+        }
+    }
+}
+
+/// The model a request's `_meta` states (see the module docs for the keys).
+pub(crate) fn meta_model(meta: &Map<String, Value>) -> Option<Arc<str>> {
+    if let Some(m) = meta.get(META_AI_INVOCATION).and_then(|v| v.get("model")).and_then(model_text) {
+        return Some(m);
+    }
+    match meta.get(META_CODEX_TURN)? {
+        Value::Object(o) => o.get("model").and_then(model_text),
+        // Codex's header form: the object as a JSON string.
+        Value::String(s) if s.len() <= MAX_CODEX_TURN_BYTES => {
+            serde_json::from_str::<Map<String, Value>>(s).ok()?.get("model").and_then(model_text)
+        }
+        _ => None,
+    }
+}
+
+/// Longest `x-codex-turn-metadata` string parsed for its model (a turn's metadata is a few
+/// hundred bytes; a longer one is not parsed on the calling thread).
+const MAX_CODEX_TURN_BYTES: usize = 4096;
+
+/// Longest model name kept, in bytes (longer ones are cut at a character boundary): a model
+/// name is short, and it is a grouping key of `Stats` and the Intent Gap.
+const MAX_MODEL_BYTES: usize = 128;
+
+/// A model name as recorded: a string that is not blank, trimmed and cut to [`MAX_MODEL_BYTES`].
+fn model_text(v: &Value) -> Option<Arc<str>> {
+    let s = v.as_str().filter(|s| !is_blank(s))?.trim();
+    Some(Arc::from(&s[..floor_char_boundary(s, MAX_MODEL_BYTES)]))
+}
+
+/// The largest index at most `max` that is a character boundary of `s`.
+pub(crate) fn floor_char_boundary(s: &str, max: usize) -> usize {
+    let mut end = s.len().min(max);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    end
+}
+
+/// Removes `llm_model` from a call's arguments and returns the model it names, if any.
+pub(crate) fn take_model(arguments: &mut Map<String, Value>) -> Option<Arc<str>> {
+    arguments.shift_remove(MODEL_PARAM_NAME).as_ref().and_then(model_text)
+}
+
+/// The intent a client sent in the request's `_meta` (`io.modelcontextprotocol/aiInvocation`
+/// `.userIntent`), when it is a string that is not blank; recorded untrimmed, as
+/// `mcpeyeIntent` is.
+pub(crate) fn native_intent(meta: &Map<String, Value>) -> Option<String> {
+    match meta.get(META_AI_INVOCATION)?.get("userIntent")? {
+        Value::String(s) if !is_blank(s) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+/// What the conversation argument of a call said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Handle {
+    /// None given (or `null`, or blank): the call starts a conversation.
+    Absent,
+    /// A handle this process minted, checked.
+    Valid(Arc<str>),
+    /// Something else: ignored (and counted), the call starts a conversation.
+    Invalid,
+}
+
+/// The handle prefix; a handle is `cv_` + 16 hex digits of id + 8 hex digits of tag.
+const HANDLE_PREFIX: &str = "cv_";
+const HANDLE_LEN: usize = HANDLE_PREFIX.len() + 16 + 8;
+
+/// Removes the conversation argument from a call's arguments and checks the handle it carries.
+pub(crate) fn take_conversation(arguments: &mut Map<String, Value>) -> Handle {
+    match arguments.shift_remove(CONVERSATION_PARAM_NAME) {
+        None | Some(Value::Null) => Handle::Absent,
+        Some(Value::String(s)) if is_blank(&s) => Handle::Absent,
+        Some(Value::String(s)) => match check_handle(s.trim()) {
+            true => Handle::Valid(Arc::from(s.trim())),
+            false => Handle::Invalid,
+        },
+        Some(_) => Handle::Invalid,
+    }
+}
+
+/// The key of this process's handles: a handle is only valid in the process that minted it, so
+/// one cannot be made up, nor carried from another server, to join someone else's conversation.
+fn handle_key() -> &'static std::collections::hash_map::RandomState {
+    static KEY: std::sync::OnceLock<std::collections::hash_map::RandomState> = std::sync::OnceLock::new();
+    KEY.get_or_init(std::collections::hash_map::RandomState::new)
+}
+
+/// The tag of a handle's id: keyed SipHash (std's `RandomState`, keys drawn from the OS at
+/// first use), cut to 32 bits.
+fn tag(id: u64) -> u32 {
+    let mut h = handle_key().build_hasher();
+    h.write_u64(id);
+    h.finish() as u32
+}
+
+/// A new conversation handle.
+pub(crate) fn mint_handle() -> Arc<str> {
+    let id = uuid::Uuid::new_v4().as_u64_pair().0;
+    Arc::from(format!("{HANDLE_PREFIX}{id:016x}{:08x}", tag(id)))
+}
+
+/// Whether `s` is a handle this process minted: the format first (cheap, and nothing of an
+/// arbitrary string is parsed), then the tag.
+fn check_handle(s: &str) -> bool {
+    let Some(hex) = s.strip_prefix(HANDLE_PREFIX).filter(|_| s.len() == HANDLE_LEN) else { return false };
+    if !hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+        return false;
+    }
+    let (id, t) = hex.split_at(16);
+    match (u64::from_str_radix(id, 16), u32::from_str_radix(t, 16)) {
+        (Ok(id), Ok(t)) => tag(id) == t,
+        _ => false,
+    }
+}
+
+/// The text item a result gets on the call that minted its conversation's handle.
+pub(crate) fn handle_text(handle: &str) -> String {
+    format!("conversation: {handle}")
+}
+
+/// Whether `s` is empty or only whitespace (`str::trim`'s). An intent or a tool name almost
+/// always starts with a printable ASCII character, which settles it without `trim`'s Unicode
+/// tables: their code, on every call (and every event the flusher encodes), is what it would cost.
+pub(crate) fn is_blank(s: &str) -> bool {
+    match s.as_bytes().first() {
+        // ASCII and not one of `char::is_whitespace`'s ASCII characters (vertical tab included).
+        Some(&b) if b.is_ascii() && !matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ') => false,
+        _ => is_blank_slow(s),
+    }
+}
+
+#[inline(never)]
+fn is_blank_slow(s: &str) -> bool {
+    s.trim().is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn obj(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn the_model_is_read_from_each_meta_key() {
+        let ai = obj(json!({META_AI_INVOCATION: {"model": " claude-opus-4 ", "userIntent": "x"}}));
+        assert_eq!(meta_model(&ai).as_deref(), Some("claude-opus-4"));
+        let codex = obj(json!({META_CODEX_TURN: {"model": "gpt-5-codex", "turn_id": "t"}}));
+        assert_eq!(meta_model(&codex).as_deref(), Some("gpt-5-codex"));
+        let codex_text = obj(json!({META_CODEX_TURN: "{\"model\":\"gpt-5\",\"turn_id\":\"t\"}"}));
+        assert_eq!(meta_model(&codex_text).as_deref(), Some("gpt-5"));
+        // aiInvocation first; blanks and non-strings are no model.
+        let both = obj(json!({META_CODEX_TURN: {"model": "b"}, META_AI_INVOCATION: {"model": "a"}}));
+        assert_eq!(meta_model(&both).as_deref(), Some("a"));
+        for none in [json!({META_AI_INVOCATION: {"model": "  "}}), json!({META_AI_INVOCATION: {"model": 3}}), json!({})]
+        {
+            assert_eq!(meta_model(&obj(none.clone())), None, "{none}");
+        }
+        let long = obj(json!({META_AI_INVOCATION: {"model": "é".repeat(100)}}));
+        assert!(meta_model(&long).unwrap().len() <= MAX_MODEL_BYTES);
+    }
+
+    #[test]
+    fn the_model_argument_is_taken_out() {
+        let mut args = obj(json!({"q": 1, "llm_model": "gpt-4o"}));
+        assert_eq!(take_model(&mut args).as_deref(), Some("gpt-4o"));
+        assert_eq!(Value::Object(args), json!({"q": 1}));
+        let mut blank = obj(json!({"llm_model": ""}));
+        assert_eq!(take_model(&mut blank), None);
+        assert!(blank.is_empty());
+    }
+
+    #[test]
+    fn handles_are_checked() {
+        let h = mint_handle();
+        assert_eq!(h.len(), HANDLE_LEN);
+        let mut args = obj(json!({CONVERSATION_PARAM_NAME: &*h, "a": 1}));
+        assert_eq!(take_conversation(&mut args), Handle::Valid(h.clone()));
+        assert_eq!(Value::Object(args), json!({"a": 1}));
+        // A made-up handle of the right shape, another shape, another type: invalid.
+        let forged = format!("{}{}", &h[..h.len() - 1], if h.ends_with('0') { '1' } else { '0' });
+        for bad in [json!(forged), json!("cv_123"), json!("hello"), json!(7), json!({"x": 1})] {
+            let mut args = obj(json!({CONVERSATION_PARAM_NAME: bad.clone()}));
+            assert_eq!(take_conversation(&mut args), Handle::Invalid, "{bad}");
+            assert!(args.is_empty());
+        }
+        for absent in [json!({}), json!({CONVERSATION_PARAM_NAME: null}), json!({CONVERSATION_PARAM_NAME: " "})] {
+            assert_eq!(take_conversation(&mut obj(absent)), Handle::Absent);
+        }
+    }
+}

@@ -209,6 +209,31 @@ fn is_blank_slow(s: &str) -> bool {
     s.trim().is_empty()
 }
 
+/// Where a call's intent came from (`intentSource` on the wire).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntentSource {
+    /// From the `mcpeyeIntent` argument injected by mcpeye.
+    Mcpeye,
+    /// Harvested from a host-specific field.
+    Native,
+}
+
+impl IntentSource {
+    /// The wire spelling: `"mcpeye"` or `"native"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IntentSource::Mcpeye => "mcpeye",
+            IntentSource::Native => "native",
+        }
+    }
+}
+
+/// Milliseconds since the Unix epoch now (0 if the clock is before 1970).
+pub(crate) fn now_epoch_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,7 @@
 //! the tool's result, the event `before_send` sees, the identity events are sent under, and
 //! the stats and diagnostics a tracker reports. Nothing here runs a call or delivers one.
 
+pub(crate) mod ask;
 pub(crate) mod cancel;
 pub(crate) mod client;
 pub(crate) mod diagnostics;

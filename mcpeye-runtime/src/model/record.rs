@@ -127,7 +127,7 @@ pub struct Origin {
     pub(crate) deferred: Option<Box<dyn DeferredParts>>,
     /// The round of a call that may ask the client through `input_required` results (MCP
     /// 2026-07-28): the answers it has, and what earlier rounds left (start, intent).
-    pub(crate) asking: Option<Arc<crate::tool::ask::Asking>>,
+    pub(crate) asking: Option<Arc<crate::model::ask::Asking>>,
 }
 
 /// The parts of an [`Origin`] that its serving layer makes only when a handler asks for them
@@ -470,24 +470,8 @@ impl TraceContext {
     }
 }
 
-/// Where a call's intent came from (`intentSource` on the wire).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IntentSource {
-    /// From the `mcpeyeIntent` argument injected by mcpeye.
-    Mcpeye,
-    /// Harvested from a host-specific field.
-    Native,
-}
-
-impl IntentSource {
-    /// The wire spelling: `"mcpeye"` or `"native"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            IntentSource::Mcpeye => "mcpeye",
-            IntentSource::Native => "native",
-        }
-    }
-}
+// Defined beside the `_meta` readers (the native intent is one), which the rounds' state uses too.
+pub use crate::model::meta::IntentSource;
 
 // Blank checks live with the `_meta` readers, which need them too.
 pub(crate) use crate::model::meta::is_blank;
@@ -684,10 +668,7 @@ impl CallRecord {
     }
 }
 
-/// Milliseconds since the Unix epoch now (0 if the clock is before 1970).
-pub(crate) fn now_epoch_ms() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
-}
+pub(crate) use crate::model::meta::now_epoch_ms;
 
 #[cfg(test)]
 mod tests {

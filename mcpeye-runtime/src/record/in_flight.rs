@@ -67,7 +67,7 @@ impl InFlight {
     /// A later round of a call that asked the client: timed from the first round's start (as this
     /// machine's clock places it), with the first round's intent.
     #[cold]
-    fn continue_from(&mut self, asking: &crate::tool::ask::Asking) {
+    fn continue_from(&mut self, asking: &crate::model::ask::Asking) {
         if asking.round > 1 {
             let earlier = Duration::from_millis(now_epoch_ms().saturating_sub(asking.started_ms));
             self.started = self.started.checked_sub(earlier).unwrap_or(self.started);

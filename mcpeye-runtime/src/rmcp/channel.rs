@@ -17,7 +17,7 @@ use super::task::TaskInput;
 use crate::model::cancel::Cancellation;
 use crate::model::client::{elicitation_supported, ClientChannel, ClientError, ClientFuture, LogLevel};
 use crate::model::record::{DeferredParts, Origin};
-use crate::tool::ask::Asking;
+use crate::model::ask::Asking;
 use crate::ProgressToken;
 use ::rmcp::model::{
     ClientCapabilities, ClientResult, CreateMessageRequestParams, ElicitRequestParams, InitializeRequestParams,

@@ -6,7 +6,7 @@
 use crate::model::cancel::{Cancellation, Cancelled};
 use crate::model::client::*;
 use crate::model::record::{ClientInfo, Origin};
-use crate::tool::ask::{self, Asking, Lookup};
+use crate::model::ask::{self, Asking, Lookup};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::fmt;

@@ -4,7 +4,6 @@
 
 // Only the rmcp integration answers `input_required`; without it no round is ever opened.
 #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
-pub(crate) mod ask;
 pub(crate) mod context;
 pub(crate) mod def;
 pub(crate) mod manifest;

@@ -13,7 +13,7 @@
 //! call's first start, its round, the first round's intent and the answers used so far.
 
 use crate::model::client::ElicitationAction;
-use crate::model::record::IntentSource;
+use crate::model::meta::{now_epoch_ms, IntentSource};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::sync::Mutex;
@@ -81,7 +81,7 @@ impl Asking {
     pub(crate) fn new(carried: Option<Carried>, responses: Map<String, Value>, capabilities: Value) -> Self {
         let first = carried.is_none();
         let carried = carried
-            .unwrap_or_else(|| Carried { started_ms: crate::model::record::now_epoch_ms(), ..Carried::default() });
+            .unwrap_or_else(|| Carried { started_ms: now_epoch_ms(), ..Carried::default() });
         let mut answers = carried.answers;
         let fresh: Vec<String> = responses.keys().cloned().collect();
         answers.extend(responses);

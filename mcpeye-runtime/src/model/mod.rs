@@ -10,5 +10,6 @@ pub(crate) mod diagnostics;
 pub(crate) mod event;
 pub(crate) mod identity;
 pub(crate) mod record;
+pub(crate) mod request;
 pub(crate) mod result;
 pub(crate) mod stats;

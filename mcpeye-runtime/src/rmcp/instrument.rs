@@ -275,7 +275,10 @@ fn wrap<S: Send + Sync + 'static>(
         // The arguments go to the tool: the record takes them now (flattened, not cloned).
         // The origin is dropped where it is (`drop(origin)` would copy it first).
         let mut call = {
-            let origin = shared.clients.origin(&ctx.request_context);
+            let mut origin = shared.clients.origin(&ctx.request_context);
+            if crate::tracker::identify_configured() {
+                origin.request = Some(Arc::new(crate::model::request::RequestExtra::of(&ctx.request_context)));
+            }
             let intent = call_intent(intent, &origin);
             tracker.start(name.clone(), ctx.arguments.as_ref(), intent, &origin)
         };

@@ -84,7 +84,9 @@ fn a_panicking_identify_gives_no_identity_and_one_diagnostic() {
     let seen: Arc<Mutex<Vec<Diagnostic>>> = Arc::default();
     let s = seen.clone();
     let config = Config::new("proj")
-        .identify(|r| if r.tool_name() == "bad" { panic!("identify bug") } else { Some(CallIdentity::new().user_id(1)) })
+        .identify(
+            |r| if r.tool_name() == "bad" { panic!("identify bug") } else { Some(CallIdentity::new().user_id(1)) },
+        )
         .on_error(move |d| s.lock().unwrap().push(d.clone()));
     let (tracker, sink) = MemorySink::with_config(config).unwrap();
     tracker.record(call("bad", json!({})));

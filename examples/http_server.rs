@@ -15,6 +15,11 @@
 //! - `--stateless`: no sessions for any client. Every POST is answered on its own, as plain JSON
 //!   (no SSE stream, no `Mcp-Session-Id`, no server-initiated messages), by a fresh handler:
 //!   any number of instances can serve the same clients behind a load balancer.
+//! - `--user-header NAME`: each call's `userId` is the value of HTTP header `NAME` of its own
+//!   request (through `Config::identify` and `RequestInfo::header`). This is a stand-in for a
+//!   real auth layer, for demos and tests only: anyone can send any header, so a real server
+//!   must not trust it as is; it would have its auth middleware put the verified user into the
+//!   request's extensions and read that (`RequestInfo::http`) instead.
 //!
 //! Same environment as `stdio_server` (`MCPEYE_PROJECT_ID`, `MCPEYE_INGEST_URL`,
 //! `MCPEYE_INGEST_SECRET`, `MCPEYE_OUTBOX_DIR`). On SIGTERM or SIGINT the server stops accepting connections, ends
@@ -33,6 +38,7 @@ use hyper_util::rt::TokioIo;
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use mcpeye::rmcp::ManifestServer;
+use mcpeye::CallIdentity;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use std::convert::Infallible;
@@ -47,9 +53,13 @@ type Mcp = TowerToHyperService<StreamableHttpService<ManifestServer, LocalSessio
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let (port, stateless) = parse_args()?;
+    let Args { port, stateless, user_header } = parse_args()?;
     // Dropped when `main` returns: delivers what was captured, within `Config::shutdown_timeout`.
-    let _guard = demo_tools::init_analytics("http_server", "http-demo");
+    let _guard = demo_tools::init_analytics_with("http_server", "http-demo", |config| match user_header {
+        // Unverified: see `--user-header` above.
+        Some(header) => config.identify(move |request| Some(CallIdentity::new().user_id(request.header(&header)?))),
+        None => config,
+    });
     let mut stop = Box::pin(signal::termination());
 
     let server = ManifestServer::new(Arc::new(demo_tools::manifest()))
@@ -106,26 +116,37 @@ async fn route(mcp: Mcp, request: Request<Incoming>) -> Result<Response<BoxBody<
     Ok(not_found)
 }
 
-/// `--port N` (default 8080, 0 for any free port) and `--stateless`.
-fn parse_args() -> Result<(u16, bool), String> {
-    const USAGE: &str = "usage: http_server [--port N] [--stateless]";
-    let (mut port, mut stateless) = (8080, false);
+/// What the command line asks for.
+struct Args {
+    port: u16,
+    stateless: bool,
+    user_header: Option<String>,
+}
+
+/// `--port N` (default 8080, 0 for any free port), `--stateless` and `--user-header NAME`.
+fn parse_args() -> Result<Args, String> {
+    const USAGE: &str = "usage: http_server [--port N] [--stateless] [--user-header NAME]";
+    let mut parsed = Args { port: 8080, stateless: false, user_header: None };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
-        let value = match arg.split_once('=') {
-            Some(("--port", v)) => Some(v.to_owned()),
-            _ if arg == "--port" => Some(args.next().ok_or(USAGE)?),
-            _ => None,
+        let (flag, inline) = match arg.split_once('=') {
+            Some((flag, v)) => (flag.to_owned(), Some(v.to_owned())),
+            None => (arg.clone(), None),
         };
-        match (arg.as_str(), value) {
-            (_, Some(v)) => port = v.parse().map_err(|_| format!("--port: not a port number: {v:?}\n{USAGE}"))?,
-            ("--stateless", None) => stateless = true,
-            ("-h" | "--help", None) => {
+        let mut value = |inline: Option<String>| inline.or_else(|| args.next()).ok_or(USAGE);
+        match flag.as_str() {
+            "--port" => {
+                let v = value(inline)?;
+                parsed.port = v.parse().map_err(|_| format!("--port: not a port number: {v:?}\n{USAGE}"))?;
+            }
+            "--user-header" => parsed.user_header = Some(value(inline)?),
+            "--stateless" if inline.is_none() => parsed.stateless = true,
+            "-h" | "--help" if inline.is_none() => {
                 eprintln!("{USAGE}");
                 std::process::exit(0);
             }
             _ => return Err(format!("unknown argument {arg:?}\n{USAGE}")),
         }
     }
-    Ok((port, stateless))
+    Ok(parsed)
 }

@@ -31,9 +31,11 @@ pub use mcpeye_runtime::{
     init, BeforeSendFn, CallIdentity, Config, ConfigError, Diagnostic, DiagnosticKind, Dropped, Elicitations, Event,
     FlushReport, Guard, Identity, IdentityValue, Stats, Tracker,
 };
-// Attribution: the model and the conversation of each call (docs/attribution.md).
+// Attribution: the request `identify` sees, the model and the conversation of each call
+// (docs/attribution.md).
 pub use mcpeye_runtime::{
-    ModelArgument, CONVERSATION_PARAM_DESCRIPTION, CONVERSATION_PARAM_NAME, MODEL_PARAM_DESCRIPTION, MODEL_PARAM_NAME,
+    ModelArgument, RequestInfo, CONVERSATION_PARAM_DESCRIPTION, CONVERSATION_PARAM_NAME, MODEL_PARAM_DESCRIPTION,
+    MODEL_PARAM_NAME,
 };
 
 #[cfg(feature = "rmcp")]

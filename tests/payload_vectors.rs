@@ -105,7 +105,7 @@ fn scenario_a_low_level_server_with_identity_and_secret() {
     let config = Config::new("proj_demo")
         .ingest_secret("s3cr3t-ingest")
         .identity(Identity::new().client("claude-desktop/1.0").server_version("1.2.3"))
-        .identify(|_, _| Some(CallIdentity::new().user_id(42).user_email("carol@example.com")));
+        .identify(|_| Some(CallIdentity::new().user_id(42).user_email("carol@example.com")));
     let mut capability = ok(
         RESERVED_TOOL_NAME,
         json!({"capability": "export the report as a PDF", "context": "monthly report for erin@example.com"}),

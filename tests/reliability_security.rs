@@ -131,7 +131,8 @@ fn diagnostics_and_debug_output_never_show_a_secret() {
             .request_timeout(Duration::from_secs(2))
             .retry_backoff(Duration::from_millis(10), Duration::from_millis(20))
             .denylist_fields(["ssn"])
-            .identify(|_, args| {
+            .identify(|r| {
+                let args = r.arguments();
                 // A buggy identify callback whose panic message holds the user's data.
                 panic!("no user for {}", args["email"]);
             });
@@ -195,7 +196,7 @@ fn child_writes_default_diagnostics() {
             .ingest_secret(INGEST_SECRET)
             .flush_threshold(1)
             .retry_backoff(Duration::from_millis(10), Duration::from_millis(20))
-            .identify(|_, args| -> Option<CallIdentity> { panic!("no user for {}", args["email"]) });
+            .identify(|r| -> Option<CallIdentity> { panic!("no user for {}", r.arguments()["email"]) });
         let tracker = Tracker::new(config).unwrap();
         quiet_panics(|| call_every_outcome(&manifest(&tracker)));
         tracker.flush(Duration::from_secs(2));

@@ -58,7 +58,8 @@ fn the_memory_sink_sees_the_wire_event() {
 
 #[test]
 fn identify_gives_each_call_its_user() {
-    let config = Config::new("proj").identify(|tool, args| {
+    let config = Config::new("proj").identify(|r| {
+        let (tool, args) = (r.tool_name(), r.arguments());
         if tool == "anonymous" {
             return None;
         }
@@ -83,7 +84,9 @@ fn a_panicking_identify_gives_no_identity_and_one_diagnostic() {
     let seen: Arc<Mutex<Vec<Diagnostic>>> = Arc::default();
     let s = seen.clone();
     let config = Config::new("proj")
-        .identify(|tool, _| if tool == "bad" { panic!("identify bug") } else { Some(CallIdentity::new().user_id(1)) })
+        .identify(
+            |r| if r.tool_name() == "bad" { panic!("identify bug") } else { Some(CallIdentity::new().user_id(1)) },
+        )
         .on_error(move |d| s.lock().unwrap().push(d.clone()));
     let (tracker, sink) = MemorySink::with_config(config).unwrap();
     tracker.record(call("bad", json!({})));

@@ -33,7 +33,7 @@ fn before_send_edits_and_drops_events_after_redaction() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let saw = seen.clone();
     let config = Config::new("test-project")
-        .identify(|_, args| Some(CallIdentity::new().user_id(args.get("account")?.clone())))
+        .identify(|r| Some(CallIdentity::new().user_id(r.arguments().get("account")?.clone())))
         .before_send(move |mut event| {
             // It sees what the ingest would: redacted arguments, the error's reason.
             saw.lock().unwrap().push((event.arguments.clone(), event.outcome.error_type().map(str::to_owned)));

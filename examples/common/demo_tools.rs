@@ -81,9 +81,20 @@ fn attribution_log(config: Config) -> Config {
 /// `MCPEYE_INGEST_SECRET` and `MCPEYE_OUTBOX_DIR` (`Config::outbox_dir`, when set). A bad
 /// configuration must not take the server down: it runs untracked and says why on stderr. Dropping the guard delivers what was captured, within
 /// `Config::shutdown_timeout` (2 s by default).
+#[allow(dead_code)] // http_server configures its own (init_analytics_with)
 pub fn init_analytics(example: &str, default_project: &str) -> Option<Guard> {
+    init_analytics_with(example, default_project, |config| config)
+}
+
+/// Like [`init_analytics`], with `configure` applied to the configuration first.
+#[allow(dead_code)] // only http_server adds to the configuration
+pub fn init_analytics_with(
+    example: &str,
+    default_project: &str,
+    configure: impl FnOnce(Config) -> Config,
+) -> Option<Guard> {
     // `from_env` reads MCPEYE_PROJECT_ID (and the URL and secret) itself.
-    let mut config = Config::from_env(default_project);
+    let mut config = configure(Config::from_env(default_project));
     // Undelivered events survive a kill there, and are sent at the next start.
     if let Some(dir) = std::env::var_os("MCPEYE_OUTBOX_DIR").filter(|d| !d.is_empty()) {
         config = config.outbox_dir(dir);

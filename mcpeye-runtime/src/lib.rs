@@ -53,6 +53,7 @@ pub use model::meta::{
 pub use model::record::{
     CallOutcome, CallRecord, ClientInfo, IntentSource, Origin, RequestId, TraceContext, Transport,
 };
+pub use model::request::RequestInfo;
 pub use model::result::{
     CallToolResult, Content, EmbeddedResource, ErrorReason, ResourceBody, ResourceLink, ToolError, ToolValue,
 };

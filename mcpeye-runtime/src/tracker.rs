@@ -13,6 +13,7 @@ use crate::flush::outbox::Outbox;
 use crate::flush::transport::{HttpTransport, Transport};
 use crate::model::diagnostics::{DiagnosticKind, Diagnostics};
 use crate::model::record::{CallOutcome, CallRecord};
+use crate::model::request::RequestInfo;
 use crate::model::result::CallToolResult;
 use crate::model::stats::{Counters, FlushReport, Stats};
 use crate::record::FlatStart;
@@ -158,6 +159,9 @@ impl Tracker {
             None => None,
         };
         let pool = BufferPool::new();
+        if config.identify.is_some() {
+            IDENTIFY_CONFIGURED.store(true, Ordering::Relaxed);
+        }
         let flusher = Flusher::new(&config, data_rx, control_rx, shared.clone(), transport, outbox, pool.clone());
         let handle = std::thread::Builder::new()
             .name("mcpeye-flusher".into())
@@ -204,7 +208,7 @@ impl Tracker {
                 let _ = catch_unwind(AssertUnwindSafe(|| f(record)));
             }
             Inner::Pipeline(p) => {
-                if let Some((user_id, user_email)) = p.admit(&call.tool_name, &call.arguments) {
+                if let Some((user_id, user_email)) = p.admit(|| call.request_info()) {
                     p.send(Queued::of_result(call, result, duration, user_id, user_email, p.pool.take()));
                 }
             }
@@ -279,7 +283,10 @@ impl Tracker {
                 // `identify` reads the arguments as a JSON value: built only for it.
                 let user = match &p.identify {
                     None => (None, None),
-                    Some(_) => p.identify(&tool_name, &copy()),
+                    Some(_) => {
+                        let arguments = copy();
+                        p.identify(RequestInfo::of_origin(&tool_name, &arguments, origin))
+                    }
                 };
                 let mut call = InFlight::with_span(tool_name, Value::Null, intent, origin, span);
                 let flat = FlatStart::taken(&mut call, arguments, user, p.pool.take());
@@ -403,18 +410,26 @@ impl Tracker {
 
 impl Pipeline {
     fn record(&self, record: CallRecord) {
-        if let Some((user_id, user_email)) = self.admit(&record.tool_name, &record.arguments) {
+        let request = || {
+            RequestInfo::new(&record.tool_name, &record.arguments)
+                .with_client(record.client.as_deref())
+                .with_session_id(record.session_id.as_deref())
+        };
+        if let Some((user_id, user_email)) = self.admit(request) {
             self.send(Queued::new(record, user_id, user_email, self.pool.take()));
         }
     }
 
     /// Counts a call captured and runs `identify`; `None` when its record cannot be queued
     /// (shut down, or the channel full: then it is not even flattened), counted as dropped.
-    fn admit(&self, tool_name: &str, arguments: &Value) -> Option<(Option<String>, Option<String>)> {
+    fn admit<'a>(&self, request: impl FnOnce() -> RequestInfo<'a>) -> Option<(Option<String>, Option<String>)> {
         if !self.admit_count() {
             return None;
         }
-        Some(self.identify(tool_name, arguments))
+        match self.identify {
+            None => Some((None, None)),
+            Some(_) => Some(self.identify(request())),
+        }
     }
 
     /// Counts a call captured; false (and counted as dropped) when its record cannot be queued.
@@ -436,10 +451,10 @@ impl Pipeline {
     }
 
     /// The user of a call, from the `identify` callback.
-    fn identify(&self, tool_name: &str, arguments: &Value) -> (Option<String>, Option<String>) {
+    fn identify(&self, request: RequestInfo<'_>) -> (Option<String>, Option<String>) {
         match &self.identify {
             None => (None, None),
-            Some(f) => match catch_unwind(AssertUnwindSafe(|| f(tool_name, arguments))) {
+            Some(f) => match catch_unwind(AssertUnwindSafe(|| f(&request))) {
                 Ok(Some(id)) => (id.user_id, id.user_email),
                 Ok(None) => (None, None),
                 Err(_) => {
@@ -617,6 +632,19 @@ pub fn init(config: Config) -> Result<Guard, ConfigError> {
 static GLOBAL: RwLock<Option<Tracker>> = RwLock::new(None);
 
 /// The process-wide tracker installed by [`init`], if any.
+/// Set once a tracker with an `identify` callback is built in this process: until then the
+/// serving layers keep nothing of a request for it, at the cost of one relaxed load per call
+/// (cheaper than finding the call's tracker before the call).
+static IDENTIFY_CONFIGURED: AtomicBool = AtomicBool::new(false);
+
+/// Whether some tracker of this process has an `identify` callback (see
+/// [`RequestExtra`](crate::model::request::RequestExtra)).
+#[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+#[inline]
+pub(crate) fn identify_configured() -> bool {
+    IDENTIFY_CONFIGURED.load(Ordering::Relaxed)
+}
+
 pub(crate) fn global() -> Option<Tracker> {
     GLOBAL.read().ok().and_then(|g| g.clone())
 }
@@ -631,6 +659,14 @@ pub(crate) fn set_global(t: Option<Tracker>) {
 /// The end of a call: its span ended and its record handed to the tracker. It lives beside the
 /// tracker it records into, so that what a call holds while it runs knows nothing of delivery.
 impl InFlight {
+    /// The request of this call, for `identify`.
+    fn request_info(&self) -> RequestInfo<'_> {
+        RequestInfo::new(&self.tool_name, &self.arguments)
+            .with_client(self.client.as_deref())
+            .with_session_id(self.session_id.as_deref())
+            .with_extra(self.request.as_deref())
+    }
+
     /// Records the outcome into `tracker` (nothing when there is none), timed from the start.
     #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // the dispatcher times its calls itself
     pub(crate) fn finish(self, tracker: Option<&Tracker>, outcome: CallOutcome) {

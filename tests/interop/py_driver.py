@@ -7,7 +7,8 @@ Reads one JSON job on stdin and prints one JSON report on stdout:
       "mode": "auto" | "legacy",            # the `mcp.Client` connection mode (a client's own
                                             # "mode" overrides it)
       "concurrency": 1,                     # calls in flight at once, per client
-      "clients": [{"name": "...", "version": "...",
+      "clients": [{"name": "...", "version": "...", "headers": {...},  # optional HTTP headers of
+                                            # every request this client sends (a URL server only)
                    "calls": [{"tool": "...", "arguments": {...}, "meta": {...}, "expectError": false}, ...]}, ...],
       "answers": {"elicitation": {...}, "sampling": "..."}   # optional: the client then declares
                                             # elicitation / sampling and answers every request
@@ -32,8 +33,14 @@ import sys
 from mcp import Client, Implementation, StdioServerParameters, types
 
 
-def target(server: dict):
+def target(server: dict, headers: dict | None = None):
     if "url" in server:
+        if headers:
+            # The SDK's own way to send headers: a transport over an HTTP client that has them.
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
+
+            return streamable_http_client(server["url"], http_client=create_mcp_http_client(headers=headers))
         return server["url"]
     command, *args = server["stdio"]
     env = {k: v for k, v in os.environ.items() if k.startswith("MCPEYE_")}
@@ -73,7 +80,7 @@ async def run_client(job: dict, spec: dict) -> dict:
     mode = spec.get("mode", job["mode"])
     asked = {"elicitation": 0, "sampling": 0}
     callbacks = answering(job.get("answers", {}), asked)
-    async with Client(target(job["server"]), mode=mode, client_info=info, **callbacks) as client:
+    async with Client(target(job["server"], spec.get("headers")), mode=mode, client_info=info, **callbacks) as client:
         report = {
             "protocolVersion": client.protocol_version,
             "serverInfo": client.server_info.name if client.server_info else None,

@@ -10,7 +10,6 @@ pub(crate) use resolve::Resolved;
 
 use crate::model::diagnostics::{Diagnostic, OnErrorFn};
 use crate::model::event::{BeforeSendFn, Event};
-use serde_json::Value;
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -210,17 +209,23 @@ impl Config {
     }
 
     /// A callback naming the user of each call (`userId` / `userEmail` of the event). It gets the
-    /// tool name and the call's arguments and runs on the calling thread, so keep it cheap. Its
-    /// values are trimmed, blank ones dropped, cut to 256 characters, and not redacted. A
-    /// callback that panics gives the call no identity (reported once in the diagnostics).
+    /// call's [`RequestInfo`](crate::RequestInfo): the tool name, the arguments, the client, the
+    /// session, the request's `_meta` and, over Streamable HTTP, the HTTP request's head with its
+    /// extensions (what an auth layer put there). It runs on the calling thread, so keep it
+    /// cheap. Its values are trimmed, blank ones dropped, cut to 256 characters, and not
+    /// redacted. A callback that panics gives the call no identity (reported once in the
+    /// diagnostics). See docs/attribution.md.
     ///
     /// ```
-    /// let config = mcpeye_runtime::Config::new("proj").identify(|_tool, args| {
-    ///     Some(mcpeye_runtime::CallIdentity::new().user_id(args.get("account")?.clone()))
+    /// let config = mcpeye_runtime::Config::new("proj").identify(|request| {
+    ///     Some(mcpeye_runtime::CallIdentity::new().user_id(request.arguments().get("account")?.clone()))
     /// });
     /// # drop(config);
     /// ```
-    pub fn identify(mut self, f: impl Fn(&str, &Value) -> Option<CallIdentity> + Send + Sync + 'static) -> Self {
+    pub fn identify(
+        mut self,
+        f: impl Fn(&crate::RequestInfo<'_>) -> Option<CallIdentity> + Send + Sync + 'static,
+    ) -> Self {
         self.identify = Some(Arc::new(f));
         self
     }

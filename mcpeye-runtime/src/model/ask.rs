@@ -80,8 +80,7 @@ impl Asking {
     /// A round: the first when `carried` is `None`; `responses` are the retry's `inputResponses`.
     pub(crate) fn new(carried: Option<Carried>, responses: Map<String, Value>, capabilities: Value) -> Self {
         let first = carried.is_none();
-        let carried = carried
-            .unwrap_or_else(|| Carried { started_ms: now_epoch_ms(), ..Carried::default() });
+        let carried = carried.unwrap_or_else(|| Carried { started_ms: now_epoch_ms(), ..Carried::default() });
         let mut answers = carried.answers;
         let fresh: Vec<String> = responses.keys().cloned().collect();
         answers.extend(responses);

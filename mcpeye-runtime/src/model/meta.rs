@@ -233,7 +233,6 @@ pub(crate) fn now_epoch_ms() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,5 +12,6 @@ pub(crate) mod event;
 pub(crate) mod identity;
 pub(crate) mod meta;
 pub(crate) mod record;
+pub(crate) mod request;
 pub(crate) mod result;
 pub(crate) mod stats;

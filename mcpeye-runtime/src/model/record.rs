@@ -128,6 +128,9 @@ pub struct Origin {
     /// The round of a call that may ask the client through `input_required` results (MCP
     /// 2026-07-28): the answers it has, and what earlier rounds left (start, intent).
     pub(crate) asking: Option<Arc<crate::model::ask::Asking>>,
+    /// What `identify` reads of the request beyond the above (`_meta`, the HTTP head): made by
+    /// the serving layer only when the tracker has an `identify` callback.
+    pub(crate) request: Option<Arc<crate::model::request::RequestExtra>>,
 }
 
 /// The parts of an [`Origin`] that its serving layer makes only when a handler asks for them
@@ -217,6 +220,7 @@ impl Origin {
                 model: self.model.clone(),
                 deferred: None,
                 asking: self.asking.clone(),
+                request: self.request.clone(),
             };
         }
         self.clone()

@@ -23,6 +23,8 @@ pub(crate) struct InFlight {
     pub(crate) started: Instant,
     /// The call's span(s), with the `opentelemetry` or `tracing` feature.
     pub(crate) span: CallSpan,
+    /// The origin's request for `identify` (`None` unless it is configured).
+    pub(crate) request: Option<Arc<crate::model::request::RequestExtra>>,
 }
 
 impl InFlight {
@@ -56,8 +58,18 @@ impl InFlight {
         span: CallSpan,
     ) -> Self {
         let (client, session_id, model) = (origin.client.clone(), origin.session_id.clone(), origin.model.clone());
-        let mut call =
-            InFlight { tool_name, arguments, intent, client, session_id, model, started: Instant::now(), span };
+        let request = origin.request.clone();
+        let mut call = InFlight {
+            tool_name,
+            arguments,
+            intent,
+            client,
+            session_id,
+            model,
+            started: Instant::now(),
+            span,
+            request,
+        };
         if let Some(asking) = &origin.asking {
             call.continue_from(asking);
         }

@@ -94,7 +94,10 @@ async fn answer<S: Send + Sync + 'static>(
 #[inline(never)]
 fn record_unknown<S>(own: Option<&Tracker>, context: &mut ToolCallContext<'_, S>) {
     let Some(tracker) = active_tracker(own) else { return };
-    let origin = Clients::shared().origin(&context.request_context);
+    let mut origin = Clients::shared().origin(&context.request_context);
+    if crate::tracker::identify_configured() {
+        origin.request = Some(std::sync::Arc::new(crate::model::request::RequestExtra::of(&context.request_context)));
+    }
     let intent = context.arguments.as_mut().and_then(take_intent);
     // The name is the agent's: an unbounded one is not kept in full (the message cuts it too).
     let kept: String = context.name.chars().take(mcpeye_contract::MAX_TOOL_NAME_CHARS).collect();

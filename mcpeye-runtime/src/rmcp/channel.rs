@@ -14,10 +14,10 @@
 use super::client::{Clients, MetaKeys, META_CLIENT_CAPABILITIES, META_LOG_LEVEL};
 use super::session;
 use super::task::TaskInput;
+use crate::model::ask::Asking;
 use crate::model::cancel::Cancellation;
 use crate::model::client::{elicitation_supported, ClientChannel, ClientError, ClientFuture, LogLevel};
 use crate::model::record::{DeferredParts, Origin};
-use crate::model::ask::Asking;
 use crate::ProgressToken;
 use ::rmcp::model::{
     ClientCapabilities, ClientResult, CreateMessageRequestParams, ElicitRequestParams, InitializeRequestParams,
@@ -443,6 +443,10 @@ fn origin_parts(clients: &Clients, context: &mut RequestContext<RoleServer>) -> 
         _ => Capabilities::Meta(None),
     };
     let mut origin = clients.origin_with(context, info, keys);
+    // Before the `_meta` is taken: `identify` may read it.
+    if crate::tracker::identify_configured() {
+        origin.request = Some(Arc::new(crate::model::request::RequestExtra::of(context)));
+    }
     // `_meta` serialises as the map it is, so the map is its JSON: taken, not copied (the context
     // is the handler's, and nothing below reads its `_meta`).
     let meta = match context.meta.is_empty() {

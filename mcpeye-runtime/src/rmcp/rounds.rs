@@ -10,8 +10,8 @@
 
 use super::client::META_CLIENT_CAPABILITIES;
 use crate::dispatch::take_intent;
-use crate::model::record::IntentSource;
 use crate::model::ask::{Asking, Carried};
+use crate::model::record::IntentSource;
 use ::rmcp::model::{InputRequests, InputRequiredResult, InputResponses, JsonObject, RequestStateCodec, SealOptions};
 use ::rmcp::service::RequestContext;
 use ::rmcp::{ErrorData, RoleServer};

@@ -3,10 +3,10 @@
 //! elicitation. What it sends goes through the [`ClientChannel`] of the request's
 //! [`Origin`]; without one (a direct `Manifest::call`) it sends nothing and asks nothing.
 
+use crate::model::ask::{self, Asking, Lookup};
 use crate::model::cancel::{Cancellation, Cancelled};
 use crate::model::client::*;
 use crate::model::record::{ClientInfo, Origin};
-use crate::model::ask::{self, Asking, Lookup};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::fmt;

@@ -638,7 +638,7 @@ static GLOBAL: RwLock<Option<Tracker>> = RwLock::new(None);
 static IDENTIFY_CONFIGURED: AtomicBool = AtomicBool::new(false);
 
 /// Whether some tracker of this process has an `identify` callback (see
-/// [`RequestExtra`](crate::model::request::RequestExtra)).
+/// [`RequestExtra`](crate::model::record::RequestExtra)).
 #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
 #[inline]
 pub(crate) fn identify_configured() -> bool {

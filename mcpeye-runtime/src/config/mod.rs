@@ -3,7 +3,8 @@
 mod error;
 mod resolve;
 
-pub use crate::model::identity::{CallIdentity, IdentifyFn, Identity, IdentityValue};
+pub use crate::model::identity::{CallIdentity, Identity, IdentityValue};
+pub use crate::model::request::IdentifyFn;
 pub use error::ConfigError;
 use resolve::without_userinfo;
 pub(crate) use resolve::Resolved;

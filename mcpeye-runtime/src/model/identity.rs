@@ -6,11 +6,6 @@ use serde_json::Value;
 /// Longest identity value kept, in characters (docs/wire-format.md#identity).
 const MAX_IDENTITY_CHARS: usize = 256;
 
-/// The per-call identity callback: given the call's [`RequestInfo`](crate::RequestInfo) (tool,
-/// arguments without `mcpeyeIntent` and before redaction, client, session, `_meta`, the HTTP
-/// request), says who made the call.
-pub type IdentifyFn = dyn Fn(&crate::model::request::RequestInfo<'_>) -> Option<CallIdentity> + Send + Sync;
-
 /// A value usable as an identity field: strings, integers, floats, booleans and JSON scalars.
 /// Numbers are written as strings (the ingest requires strings); `null`, arrays and objects
 /// give no value.

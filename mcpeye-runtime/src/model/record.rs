@@ -130,7 +130,7 @@ pub struct Origin {
     pub(crate) asking: Option<Arc<crate::model::ask::Asking>>,
     /// What `identify` reads of the request beyond the above (`_meta`, the HTTP head): made by
     /// the serving layer only when the tracker has an `identify` callback.
-    pub(crate) request: Option<Arc<crate::model::request::RequestExtra>>,
+    pub(crate) request: Option<Arc<RequestExtra>>,
 }
 
 /// The parts of an [`Origin`] that its serving layer makes only when a handler asks for them
@@ -673,6 +673,26 @@ impl CallRecord {
 }
 
 pub(crate) use crate::model::meta::now_epoch_ms;
+
+/// What a serving layer keeps of a request for `identify` beyond what every call records: its
+/// `_meta` and its HTTP head. Made only when the tracker has an `identify` callback, so a server
+/// without one never copies them.
+#[derive(Debug, Default)]
+pub(crate) struct RequestExtra {
+    pub(crate) meta: Option<Map<String, Value>>,
+    #[cfg(feature = "rmcp")]
+    pub(crate) http: Option<http::request::Parts>,
+}
+
+#[cfg(feature = "rmcp")]
+impl RequestExtra {
+    /// What `identify` may read of the request of `context`: copied, as the context's `_meta` is
+    /// moved on and its extensions stay with rmcp.
+    pub(crate) fn of(context: &rmcp::service::RequestContext<rmcp::RoleServer>) -> Self {
+        let meta = (!context.meta.is_empty()).then(|| context.meta.0 .0.clone());
+        RequestExtra { meta, http: context.extensions.get::<http::request::Parts>().cloned() }
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -2,7 +2,7 @@
 //! layer knows it (tool, arguments, client, session, `_meta` and, over HTTP, the request's
 //! head with what an auth middleware put in its extensions).
 
-use crate::model::record::ClientInfo;
+use crate::model::record::{ClientInfo, RequestExtra};
 use serde_json::{Map, Value};
 
 /// The request of one tool call, as [`Config::identify`](crate::Config::identify) sees it.
@@ -33,16 +33,6 @@ pub struct RequestInfo<'a> {
     client: Option<&'a ClientInfo>,
     session_id: Option<&'a str>,
     extra: Option<&'a RequestExtra>,
-}
-
-/// What a serving layer keeps of a request for `identify` beyond what every call records: its
-/// `_meta` and its HTTP head. Made only when the tracker has an `identify` callback, so a server
-/// without one never copies them.
-#[derive(Debug, Default)]
-pub(crate) struct RequestExtra {
-    pub(crate) meta: Option<Map<String, Value>>,
-    #[cfg(feature = "rmcp")]
-    pub(crate) http: Option<http::request::Parts>,
 }
 
 impl<'a> RequestInfo<'a> {
@@ -147,12 +137,7 @@ impl std::fmt::Debug for RequestInfo<'_> {
     }
 }
 
-#[cfg(feature = "rmcp")]
-impl RequestExtra {
-    /// What `identify` may read of the request of `context`: copied, as the context's `_meta` is
-    /// moved on and its extensions stay with rmcp.
-    pub(crate) fn of(context: &rmcp::service::RequestContext<rmcp::RoleServer>) -> Self {
-        let meta = (!context.meta.is_empty()).then(|| context.meta.0 .0.clone());
-        RequestExtra { meta, http: context.extensions.get::<http::request::Parts>().cloned() }
-    }
-}
+/// The per-call identity callback: given the call's [`RequestInfo`](crate::RequestInfo) (tool,
+/// arguments without `mcpeyeIntent` and before redaction, client, session, `_meta`, the HTTP
+/// request), says who made the call.
+pub type IdentifyFn = dyn Fn(&RequestInfo<'_>) -> Option<crate::model::identity::CallIdentity> + Send + Sync;

@@ -24,7 +24,7 @@ pub(crate) struct InFlight {
     /// The call's span(s), with the `opentelemetry` or `tracing` feature.
     pub(crate) span: CallSpan,
     /// The origin's request for `identify` (`None` unless it is configured).
-    pub(crate) request: Option<Arc<crate::model::request::RequestExtra>>,
+    pub(crate) request: Option<Arc<crate::model::record::RequestExtra>>,
 }
 
 impl InFlight {

@@ -96,7 +96,7 @@ fn record_unknown<S>(own: Option<&Tracker>, context: &mut ToolCallContext<'_, S>
     let Some(tracker) = active_tracker(own) else { return };
     let mut origin = Clients::shared().origin(&context.request_context);
     if crate::tracker::identify_configured() {
-        origin.request = Some(std::sync::Arc::new(crate::model::request::RequestExtra::of(&context.request_context)));
+        origin.request = Some(std::sync::Arc::new(crate::model::record::RequestExtra::of(&context.request_context)));
     }
     let intent = context.arguments.as_mut().and_then(take_intent);
     // The name is the agent's: an unbounded one is not kept in full (the message cuts it too).

@@ -445,7 +445,7 @@ fn origin_parts(clients: &Clients, context: &mut RequestContext<RoleServer>) -> 
     let mut origin = clients.origin_with(context, info, keys);
     // Before the `_meta` is taken: `identify` may read it.
     if crate::tracker::identify_configured() {
-        origin.request = Some(Arc::new(crate::model::request::RequestExtra::of(context)));
+        origin.request = Some(Arc::new(crate::model::record::RequestExtra::of(context)));
     }
     // `_meta` serialises as the map it is, so the map is its JSON: taken, not copied (the context
     // is the handler's, and nothing below reads its `_meta`).

@@ -410,7 +410,7 @@ fn wrap<S: Send + Sync + 'static>(
                 minted = attribute(takes, ctx.arguments.as_mut(), &mut origin, Some(&tracker));
             }
             if crate::tracker::identify_configured() {
-                origin.request = Some(Arc::new(crate::model::request::RequestExtra::of(&ctx.request_context)));
+                origin.request = Some(Arc::new(crate::model::record::RequestExtra::of(&ctx.request_context)));
             }
             let intent = call_intent(intent, &origin);
             tracker.start(name.clone(), ctx.arguments.as_ref(), intent, &origin)

@@ -26,6 +26,8 @@ pub(crate) const SAMPLE: &str = "sampling/createMessage";
 pub(crate) const ROOTS: &str = "roots/list";
 
 /// What travels from one round to the next in the sealed `requestState`.
+// Only rmcp serves rounds; without it the manifest never asks through them.
+#[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub(crate) struct Carried {
     /// Epoch milliseconds when the call's first round started.
@@ -76,6 +78,8 @@ pub(crate) enum Lookup {
     Unanswered,
 }
 
+// Only rmcp serves rounds; without it the manifest never asks through them.
+#[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
 impl Asking {
     /// A round: the first when `carried` is `None`; `responses` are the retry's `inputResponses`.
     pub(crate) fn new(carried: Option<Carried>, responses: Map<String, Value>, capabilities: Value) -> Self {

@@ -55,6 +55,7 @@ impl<'a> RequestInfo<'a> {
     }
 
     /// The request of a call of `tool_name` with `arguments` from `origin`.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
     pub(crate) fn of_origin(tool_name: &'a str, arguments: &'a Value, origin: &'a crate::Origin) -> Self {
         RequestInfo::new(tool_name, arguments)
             .with_client(origin.client.as_deref())

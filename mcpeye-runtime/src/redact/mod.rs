@@ -138,6 +138,7 @@ pub(crate) fn redact_string_unfiltered(s: &str) -> Cow<'_, str> {
 
 /// [`redact_string`] with the credential layer of [`Redactor::credentials`], on a string of any
 /// length (a redactor's `text` cuts at 36 KiB): for benchmarks. Not part of the stable API.
+#[cfg_attr(not(feature = "testing"), allow(dead_code))]
 pub(crate) fn redact_string_with_credentials(s: &str) -> Cow<'_, str> {
     redact_with(s, Rules { credentials: true, luhn: false })
 }
@@ -145,6 +146,7 @@ pub(crate) fn redact_string_with_credentials(s: &str) -> Cow<'_, str> {
 /// The credential layer and then all nine patterns, without any prefilter: what a redactor with
 /// [`Redactor::credentials`] gives a string of 6 bytes or more (shorter ones are never looked at).
 /// A baseline for differential tests and fuzzing. Not part of the stable API.
+#[cfg_attr(not(feature = "testing"), allow(dead_code))]
 pub(crate) fn redact_string_layered_unfiltered(s: &str) -> Cow<'_, str> {
     match credentials::apply(s) {
         Cow::Borrowed(_) => patterns::apply(s, patterns::ALL, false),

@@ -251,6 +251,12 @@ async fn manifest_server_reads_the_model_and_hands_out_handles() {
     let r = take(&records).pop().unwrap();
     assert_eq!((r.model.as_deref(), r.session_id.as_deref()), (Some("codex"), Some(handle.as_str())));
     assert_eq!(r.arguments, json!({"text": "c"}));
+    // A tool the server does not have, called in the conversation: recorded in it.
+    let mut request = call("no_such_tool", json!({"mcpeyeConversation": handle, "mcpeyeIntent": "guess"}));
+    request.meta = Some(serde_json::from_value(Value::Object(modern_meta(json!({})))).unwrap());
+    assert!(client.call_tool(request).await.is_err());
+    let r = take(&records).pop().unwrap();
+    assert_eq!((r.tool_name.as_ref(), r.session_id.as_deref()), ("no_such_tool", Some(handle.as_str())));
 }
 
 #[tokio::test]

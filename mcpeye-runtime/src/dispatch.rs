@@ -4,7 +4,8 @@
 use crate::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_ACK, RESERVED_TOOL_NAME};
 use crate::model::cancel::{Cancellation, Sleep};
 use crate::model::meta::{
-    handle_text, mint_handle, take_conversation, take_model, Handle, CONVERSATION_PARAM_NAME, MODEL_PARAM_NAME,
+    handle_text, mint_handle, resumed_conversation, take_conversation, take_model, Handle, CONVERSATION_PARAM_NAME,
+    MODEL_PARAM_NAME,
 };
 use crate::model::record::{is_blank, CallOutcome, IntentSource, Origin};
 use crate::model::result::{CallToolResult, Content};
@@ -575,7 +576,10 @@ impl Manifest {
         // intent is kept, which says what the agent was after.
         let (mut map, _) = split_arguments(arguments);
         let intent = take_intent(&mut map);
-        let call = InFlight::start_unknown(Cow::Owned(kept), intent, origin);
+        // A call without a transport session stays in the conversation its handle names.
+        let resumed = origin.session_id.is_none().then(|| resumed_conversation(&mut map)).flatten();
+        let in_conversation = resumed.map(|h| Origin { session_id: Some(h), ..origin.clone() });
+        let call = InFlight::start_unknown(Cow::Owned(kept), intent, in_conversation.as_ref().unwrap_or(origin));
         match rpc_code {
             None => self.conclude(call, Ran::Failed(msg)),
             Some(code) => {

@@ -159,9 +159,6 @@ impl Tracker {
             None => None,
         };
         let pool = BufferPool::new();
-        if config.identify.is_some() {
-            IDENTIFY_CONFIGURED.store(true, Ordering::Relaxed);
-        }
         let flusher = Flusher::new(&config, data_rx, control_rx, shared.clone(), transport, outbox, pool.clone());
         let handle = std::thread::Builder::new()
             .name("mcpeye-flusher".into())
@@ -196,6 +193,22 @@ impl Tracker {
                 let _ = catch_unwind(AssertUnwindSafe(|| f(record)));
             }
             Inner::Pipeline(p) => p.record(record),
+        }
+    }
+
+    /// Records a call that ended with `outcome`: `identify` sees its whole request (the
+    /// serving layer's `_meta` and HTTP head, which a [`CallRecord`] does not carry).
+    fn record_in_flight(&self, call: InFlight, outcome: CallOutcome, duration: Duration) {
+        match &*self.inner {
+            Inner::Callback(f) => {
+                let record = call.into_record(outcome, duration);
+                let _ = catch_unwind(AssertUnwindSafe(|| f(record)));
+            }
+            Inner::Pipeline(p) => {
+                if let Some((user_id, user_email)) = p.admit(|| call.request_info()) {
+                    p.send(Queued::new(call.into_record(outcome, duration), user_id, user_email, p.pool.take()));
+                }
+            }
         }
     }
 
@@ -353,6 +366,11 @@ impl Tracker {
         if invalid {
             Counters::add(&counters.invalid_conversation_handles, 1);
         }
+    }
+
+    /// Whether this tracker runs an `identify` callback on each call.
+    pub(crate) fn identifies(&self) -> bool {
+        matches!(&*self.inner, Inner::Pipeline(p) if p.identify.is_some())
     }
 
     /// The counters now.
@@ -605,6 +623,7 @@ impl Drop for Guard {
         self.tracker.shutdown(self.shutdown_timeout);
         if let Ok(mut global) = GLOBAL.write() {
             if global.as_ref().is_some_and(|g| g.same(&self.tracker)) {
+                GLOBAL_IDENTIFIES.store(false, Ordering::Relaxed);
                 *global = None;
             }
         }
@@ -631,18 +650,21 @@ pub fn init(config: Config) -> Result<Guard, ConfigError> {
 
 static GLOBAL: RwLock<Option<Tracker>> = RwLock::new(None);
 
-/// The process-wide tracker installed by [`init`], if any.
-/// Set once a tracker with an `identify` callback is built in this process: until then the
-/// serving layers keep nothing of a request for it, at the cost of one relaxed load per call
-/// (cheaper than finding the call's tracker before the call).
-static IDENTIFY_CONFIGURED: AtomicBool = AtomicBool::new(false);
+/// Whether the process-wide tracker has an `identify` callback: kept beside [`GLOBAL`] so that a
+/// serving layer without a tracker of its own can tell, with one relaxed load and no lock,
+/// whether to keep the request for it.
+static GLOBAL_IDENTIFIES: AtomicBool = AtomicBool::new(false);
 
-/// Whether some tracker of this process has an `identify` callback (see
+/// Whether calls recorded into `own` (or, without one, the process-wide tracker) run an
+/// `identify` callback, which then needs the request (see
 /// [`RequestExtra`](crate::model::record::RequestExtra)).
 #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
 #[inline]
-pub(crate) fn identify_configured() -> bool {
-    IDENTIFY_CONFIGURED.load(Ordering::Relaxed)
+pub(crate) fn keeps_request(own: Option<&Tracker>) -> bool {
+    match own {
+        Some(t) => t.identifies(),
+        None => GLOBAL_IDENTIFIES.load(Ordering::Relaxed),
+    }
 }
 
 pub(crate) fn global() -> Option<Tracker> {
@@ -652,6 +674,7 @@ pub(crate) fn global() -> Option<Tracker> {
 /// Installs (or with `None` removes) the process-wide tracker. [`init`] does this.
 pub(crate) fn set_global(t: Option<Tracker>) {
     if let Ok(mut g) = GLOBAL.write() {
+        GLOBAL_IDENTIFIES.store(t.as_ref().is_some_and(Tracker::identifies), Ordering::Relaxed);
         *g = t;
     }
 }
@@ -664,6 +687,7 @@ impl InFlight {
         RequestInfo::new(&self.tool_name, &self.arguments)
             .with_client(self.client.as_deref())
             .with_session_id(self.session_id.as_deref())
+            .with_meta(self.meta.as_deref())
             .with_extra(self.request.as_deref())
     }
 
@@ -678,7 +702,7 @@ impl InFlight {
     pub(crate) fn finish_after(mut self, tracker: Option<&Tracker>, outcome: CallOutcome, duration: Duration) {
         self.end_span(tracker, &outcome, None, duration);
         if let Some(tracker) = tracker {
-            tracker.record(self.into_record(outcome, duration));
+            tracker.record_in_flight(self, outcome, duration);
         }
     }
 
@@ -688,7 +712,7 @@ impl InFlight {
         let duration = self.started.elapsed();
         self.end_span(tracker, &outcome, Some(rpc_code), duration);
         if let Some(tracker) = tracker {
-            tracker.record(self.into_record(outcome, duration));
+            tracker.record_in_flight(self, outcome, duration);
         }
     }
 

@@ -153,6 +153,15 @@ pub(crate) fn take_conversation(arguments: &mut Map<String, Value>) -> Handle {
     }
 }
 
+/// The conversation a call of a tool the server does not have belongs to: a valid handle among
+/// its arguments, taken out. No handle is minted for it (it has no result to hand one out in).
+pub(crate) fn resumed_conversation(arguments: &mut Map<String, Value>) -> Option<Arc<str>> {
+    match take_conversation(arguments) {
+        Handle::Valid(h) => Some(h),
+        Handle::Absent | Handle::Invalid => None,
+    }
+}
+
 /// The key of this process's handles: a handle is only valid in the process that minted it, so
 /// one cannot be made up, nor carried from another server, to join someone else's conversation.
 fn handle_key() -> &'static std::collections::hash_map::RandomState {

@@ -32,6 +32,7 @@ pub struct RequestInfo<'a> {
     arguments: &'a Value,
     client: Option<&'a ClientInfo>,
     session_id: Option<&'a str>,
+    meta: Option<&'a Map<String, Value>>,
     extra: Option<&'a RequestExtra>,
 }
 
@@ -39,7 +40,7 @@ impl<'a> RequestInfo<'a> {
     /// The request of a call of `tool_name` with `arguments`, with no client, session, `_meta`
     /// or HTTP request (add them with the `with_` methods).
     pub fn new(tool_name: &'a str, arguments: &'a Value) -> Self {
-        RequestInfo { tool_name, arguments, client: None, session_id: None, extra: None }
+        RequestInfo { tool_name, arguments, client: None, session_id: None, meta: None, extra: None }
     }
 
     /// The same request, from `client`.
@@ -54,16 +55,35 @@ impl<'a> RequestInfo<'a> {
         self
     }
 
+    /// The same request, with `_meta` object `meta`.
+    ///
+    /// ```
+    /// # use mcpeye_runtime::RequestInfo;
+    /// let meta = serde_json::json!({"acme/user": "u-1"});
+    /// let request = RequestInfo::new("search", &serde_json::Value::Null).with_meta(meta.as_object());
+    /// assert_eq!(request.meta().unwrap()["acme/user"], "u-1");
+    /// ```
+    pub fn with_meta(mut self, meta: Option<&'a Map<String, Value>>) -> Self {
+        self.meta = meta;
+        self
+    }
+
     /// The request of a call of `tool_name` with `arguments` from `origin`.
     #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
     pub(crate) fn of_origin(tool_name: &'a str, arguments: &'a Value, origin: &'a crate::Origin) -> Self {
         RequestInfo::new(tool_name, arguments)
             .with_client(origin.client.as_deref())
             .with_session_id(origin.session_id.as_deref())
+            .with_meta(origin.meta.as_deref())
             .with_extra(origin.request.as_deref())
     }
 
+    /// With what a serving layer kept of the request; its `_meta` wins over the origin's, which
+    /// the serving layer may not have made yet.
     pub(crate) fn with_extra(mut self, extra: Option<&'a RequestExtra>) -> Self {
+        if let Some(meta) = extra.and_then(|e| e.meta.as_ref()) {
+            self.meta = Some(meta);
+        }
         self.extra = extra;
         self
     }
@@ -89,9 +109,12 @@ impl<'a> RequestInfo<'a> {
         self.session_id
     }
 
-    /// The request's `params._meta` object, when it had one (the serving layers only).
+    /// The request's `params._meta` object, when it had one (for [`Manifest::call_from`], the
+    /// origin's, see [`Origin::with_meta`](crate::Origin::with_meta)).
+    ///
+    /// [`Manifest::call_from`]: crate::Manifest::call_from
     pub fn meta(&self) -> Option<&'a Map<String, Value>> {
-        self.extra?.meta.as_ref()
+        self.meta
     }
 
     /// The HTTP request's head (method, URI, headers, extensions) over rmcp's Streamable HTTP

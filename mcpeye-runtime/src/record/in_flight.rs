@@ -25,6 +25,9 @@ pub(crate) struct InFlight {
     pub(crate) span: CallSpan,
     /// The origin's request for `identify` (`None` unless it is configured).
     pub(crate) request: Option<Arc<crate::model::record::RequestExtra>>,
+    /// The origin's `_meta`, when it was made before the call (`Manifest::call_from`), for
+    /// `identify`: shared, not copied.
+    pub(crate) meta: Option<Arc<serde_json::Map<String, Value>>>,
 }
 
 impl InFlight {
@@ -58,7 +61,7 @@ impl InFlight {
         span: CallSpan,
     ) -> Self {
         let (client, session_id, model) = (origin.client.clone(), origin.session_id.clone(), origin.model.clone());
-        let request = origin.request.clone();
+        let (request, meta) = (origin.request.clone(), origin.meta.clone());
         let mut call = InFlight {
             tool_name,
             arguments,
@@ -69,6 +72,7 @@ impl InFlight {
             started: Instant::now(),
             span,
             request,
+            meta,
         };
         if let Some(asking) = &origin.asking {
             call.continue_from(asking);

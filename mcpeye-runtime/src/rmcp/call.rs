@@ -95,10 +95,13 @@ async fn answer<S: Send + Sync + 'static>(
 fn record_unknown<S>(own: Option<&Tracker>, context: &mut ToolCallContext<'_, S>) {
     let Some(tracker) = active_tracker(own) else { return };
     let mut origin = Clients::shared().origin(&context.request_context);
-    if crate::tracker::identify_configured() {
+    if tracker.identifies() {
         origin.request = Some(std::sync::Arc::new(crate::model::record::RequestExtra::of(&context.request_context)));
     }
     let intent = context.arguments.as_mut().and_then(take_intent);
+    if origin.session_id.is_none() {
+        origin.session_id = context.arguments.as_mut().and_then(crate::model::meta::resumed_conversation);
+    }
     // The name is the agent's: an unbounded one is not kept in full (the message cuts it too).
     let kept: String = context.name.chars().take(mcpeye_contract::MAX_TOOL_NAME_CHARS).collect();
     let message = CallError::UnknownTool(context.name.to_string()).to_string();

@@ -427,8 +427,11 @@ impl DeferredParts for Deferred {
 }
 
 /// The [`Origin`] of this rmcp request without its channel, cancellation and `_meta`, and what
-/// makes those. The context's `_meta` moves into the latter.
-fn origin_parts(clients: &Clients, context: &mut RequestContext<RoleServer>) -> (Origin, Parts) {
+/// makes those. The context's `_meta` moves into the latter. `keep_request`: the call's tracker
+/// runs `identify`, which reads the request's `_meta` and HTTP head (see [`keeps_request`]).
+///
+/// [`keeps_request`]: crate::tracker::keeps_request
+fn origin_parts(clients: &Clients, context: &mut RequestContext<RoleServer>, keep_request: bool) -> (Origin, Parts) {
     let keys = MetaKeys::of(&context.meta);
     let log_level = match keys.log_level {
         true => context.meta.get(META_LOG_LEVEL).and_then(Value::as_str).and_then(LogLevel::parse),
@@ -444,7 +447,7 @@ fn origin_parts(clients: &Clients, context: &mut RequestContext<RoleServer>) -> 
     };
     let mut origin = clients.origin_with(context, info, keys);
     // Before the `_meta` is taken: `identify` may read it.
-    if crate::tracker::identify_configured() {
+    if keep_request {
         origin.request = Some(Arc::new(crate::model::record::RequestExtra::of(context)));
     }
     // `_meta` serialises as the map it is, so the map is its JSON: taken, not copied (the context
@@ -463,8 +466,9 @@ fn origin_parts(clients: &Clients, context: &mut RequestContext<RoleServer>) -> 
 fn request_origin(
     clients: &Clients,
     context: &mut RequestContext<RoleServer>,
+    keep_request: bool,
 ) -> (Origin, Arc<RmcpChannel>, Cancellation) {
-    let (mut origin, mut parts) = origin_parts(clients, context);
+    let (mut origin, mut parts) = origin_parts(clients, context, keep_request);
     let Made { channel, cancellation, meta } = parts.make(context);
     origin.meta = meta;
     origin.cancellation = Some(cancellation.clone());
@@ -481,6 +485,7 @@ fn request_origin(
 pub(crate) fn with_origin_now<F, T>(
     clients: &Clients,
     context: &mut RequestContext<RoleServer>,
+    keep_request: bool,
     call: F,
 ) -> (T, Option<Pump>)
 where
@@ -489,7 +494,7 @@ where
     // The origin is dropped at the end of this block, where it is (`drop(origin)` would copy it
     // first).
     let (out, channel) = {
-        let (mut origin, parts) = origin_parts(clients, context);
+        let (mut origin, parts) = origin_parts(clients, context, keep_request);
         let context: &RequestContext<RoleServer> = context;
         // SAFETY: `context` stays borrowed until `origin` is dropped, at the end of this block;
         // `call` sees the origin only by reference, and a clone it makes has its parts made.
@@ -530,13 +535,14 @@ pub(crate) async fn with_origin<F, Fut, T>(
     clients: &Clients,
     context: &mut RequestContext<RoleServer>,
     asking: Option<Arc<Asking>>,
+    keep_request: bool,
     call: F,
 ) -> Option<T>
 where
     F: FnOnce(Origin) -> Fut,
     Fut: Future<Output = T>,
 {
-    let (mut origin, channel, cancellation) = request_origin(clients, context);
+    let (mut origin, channel, cancellation) = request_origin(clients, context, keep_request);
     origin.asking = asking.clone();
 
     let mut call = pin!(async {

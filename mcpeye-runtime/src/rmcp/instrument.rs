@@ -409,7 +409,7 @@ fn wrap<S: Send + Sync + 'static>(
             if attributes {
                 minted = attribute(takes, ctx.arguments.as_mut(), &mut origin, Some(&tracker));
             }
-            if crate::tracker::identify_configured() {
+            if tracker.identifies() {
                 origin.request = Some(Arc::new(crate::model::record::RequestExtra::of(&ctx.request_context)));
             }
             let intent = call_intent(intent, &origin);

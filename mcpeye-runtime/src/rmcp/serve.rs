@@ -285,8 +285,9 @@ fn call_manifest<'a>(
     }
     let arguments = arguments.map(Value::Object).unwrap_or(Value::Null);
     if sync {
-        let (result, pump) =
-            with_origin_now(clients, &mut context, |origin| manifest.try_call_result(origin, &name, arguments));
+        let (result, pump) = with_origin_now(clients, &mut context, manifest.keeps_request(), |origin| {
+            manifest.try_call_result(origin, &name, arguments)
+        });
         return match pump {
             None => Answer::Now(std::future::ready(answer_of(result))),
             Some(pump) => Answer::Later(Box::pin(async move {
@@ -298,7 +299,7 @@ fn call_manifest<'a>(
     }
     Answer::Later(Box::pin(async move {
         let name = &name;
-        let ran = with_origin(clients, &mut context, None, move |origin| async move {
+        let ran = with_origin(clients, &mut context, None, manifest.keeps_request(), move |origin| async move {
             manifest.try_call_async_result(&origin, name, arguments).await
         })
         .await;
@@ -331,10 +332,11 @@ async fn call_round(
     let (asking, bound) = rounds::open(&context, &name, arguments.as_ref(), input_responses, request_state.as_deref())?;
     let call_arguments = arguments.clone().map(Value::Object).unwrap_or(Value::Null);
     let tool = &name;
-    let ran = with_origin(clients, &mut context, Some(asking.clone()), move |origin| async move {
-        manifest.try_call_async_result(&origin, tool, call_arguments).await
-    })
-    .await;
+    let ran =
+        with_origin(clients, &mut context, Some(asking.clone()), manifest.keeps_request(), move |origin| async move {
+            manifest.try_call_async_result(&origin, tool, call_arguments).await
+        })
+        .await;
     if let Some(tracker) = manifest.active_tracker() {
         tracker.count_round(ran.is_none(), &asking.actions());
     }

@@ -21,11 +21,11 @@ pub(crate) const ESCAPES: u8 = 1;
 ///
 /// [`patterns::scan`]: super::patterns::scan
 pub(crate) const TRIGGERS: u8 = 2;
-/// A rule of the credential layer may match (docs/wire-format.md#credentials): `=`, `_`, `--`,
-/// `://`, a vendor prefix's first bytes (`xox`, `xap`, `xai`, `AIz`, `ASI`, `AGE`, `ATA`, `gl`,
-/// `SK`, `pyp`, `ppl`, `SG.`, `sq0`, `dp.`, `GOC`, `HRK`, `Bas`, `key-`, `hv?.`, `?AK-`, `?Q~`),
-/// or an aligned block of 16 base64 or `.` bytes (any run of 31 or more has one). Like
-/// [`TRIGGERS`], a clear bit is a proof, a set bit a hint.
+/// A rule of the credential layer may match (docs/wire-format.md#credentials): `=` (a credential
+/// parameter), `--` (a PEM block), `://` (URL userinfo), `Bas` (`Basic`), `?Q~` (Azure AD), or
+/// [`TOKEN_RUN`] bytes of `[A-Za-z0-9+/=_.-]` in a row, which every vendor token and base64 run
+/// is. Like [`TRIGGERS`], a clear bit is a proof, a set bit a hint. Snake-case words, dates and
+/// prose set none of these, so most strings never meet the layer's searcher.
 pub(crate) const CREDS: u8 = 4;
 
 use crate::json::bytes_need_escape;
@@ -36,6 +36,9 @@ const LOOKAHEAD: usize = 3;
 const MAX_CHUNK: usize = 32;
 /// Fewest digits that can make a card or phone number.
 const MIN_DIGITS: u32 = 9;
+/// Fewest token bytes in a row that a vendor rule of the credential layer matches: Slack's
+/// `xox?-` and 10 more.
+const TOKEN_RUN: u32 = 15;
 /// Length of the shortest match of any pattern: an e-mail, `a@b.cd`. The others take 9 digits,
 /// or a literal and 12 or more characters after it.
 pub(crate) const SHORTEST_MATCH: usize = 6;
@@ -85,36 +88,41 @@ fn windows(bytes: &[u8], len: usize, chunk: usize, mut test: impl FnMut(&[u8], u
     }
 }
 
-/// The lanes where a [`CREDS`] literal starts, from the lanes' bytes `$a` to `$d` (each the
+/// The lanes where a [`CREDS`] literal starts, from the lanes' bytes `$a` to `$c` (each the
 /// next position's) and the lane tests `$eq` (against a byte), `$and` and `$or`.
 #[cfg(target_arch = "x86_64")]
 macro_rules! creds_lanes {
-    ($a:ident, $b:ident, $c:ident, $d:ident, $eq:ident, $and:ident, $or:ident) => {{
+    ($a:ident, $b:ident, $c:ident, $eq:ident, $and:ident, $or:ident) => {{
         let ab = |x: u8, y: u8| $and($eq($a, x), $eq($b, y));
         let abc = |x: u8, y: u8, z: u8| $and(ab(x, y), $eq($c, z));
-        let single = $or($eq($a, b'='), $eq($a, b'_'));
-        let pairs = $or($or(ab(b'-', b'-'), ab(b'g', b'l')), ab(b'S', b'K'));
-        let t1 =
-            $or($or(abc(b':', b'/', b'/'), abc(b'x', b'o', b'x')), $or(abc(b'x', b'a', b'p'), abc(b'x', b'a', b'i')));
-        let t2 =
-            $or($or(abc(b'A', b'I', b'z'), abc(b'A', b'S', b'I')), $or(abc(b'A', b'G', b'E'), abc(b'A', b'T', b'A')));
-        let t3 =
-            $or($or(abc(b'p', b'y', b'p'), abc(b'p', b'p', b'l')), $or(abc(b'S', b'G', b'.'), abc(b's', b'q', b'0')));
-        let t4 =
-            $or($or(abc(b'd', b'p', b'.'), abc(b'G', b'O', b'C')), $or(abc(b'H', b'R', b'K'), abc(b'B', b'a', b's')));
-        let t5 = $or(
-            $or($and(abc(b'k', b'e', b'y'), $eq($d, b'-')), $and(ab(b'h', b'v'), $eq($d, b'.'))),
-            $or($and($and($eq($b, b'A'), $eq($c, b'K')), $eq($d, b'-')), $and($eq($b, b'Q'), $eq($c, b'~'))),
-        );
-        $or($or($or(single, pairs), $or(t1, t2)), $or($or(t3, t4), t5))
+        $or(
+            $or($eq($a, b'='), ab(b'-', b'-')),
+            $or($or(abc(b':', b'/', b'/'), abc(b'B', b'a', b's')), $and($eq($b, b'Q'), $eq($c, b'~'))),
+        )
     }};
 }
 
-/// Whether 16 token bytes (`[A-Za-z0-9+/=_.-]`) fill the first or second half of a chunk: the
-/// lanes' bit mask `m` (bit `i` for lane `i`).
-#[inline(always)]
-fn long_run(m: u32) -> bool {
-    m & 0xFFFF == 0xFFFF || m >> 16 == 0xFFFF
+/// Whether [`TOKEN_RUN`] token bytes stand in a row, fed the lanes' token masks chunk by chunk
+/// (bit `i` for lane `i`), so that a run across chunks counts.
+#[derive(Default)]
+struct Runs {
+    /// Token bytes in a row at the end of the chunks so far.
+    carry: u32,
+    found: bool,
+}
+
+impl Runs {
+    /// Feeds the mask `m` of a chunk of `width` lanes (lanes past the string clear).
+    #[inline(always)]
+    fn feed(&mut self, m: u32, width: u32) {
+        let lead = m.trailing_ones();
+        // Bit `i` of `x` ends up set when lanes `i` to `i + 14` all are: runs of 2, 4, 8, 15.
+        let x = m & (m >> 1);
+        let x = x & (x >> 2);
+        let x = x & (x >> 4);
+        self.found |= self.carry + lead >= TOKEN_RUN || x & (x >> (TOKEN_RUN - 8)) != 0;
+        self.carry = if lead >= width { self.carry + width } else { (m << (32 - width)).leading_ones() };
+    }
 }
 
 /// One chunk test written once for SSE2 and AVX2: `$v` the vector type, `$w` its width, and the
@@ -165,10 +173,10 @@ macro_rules! simd_look {
                 $or($or(letter, digit), marks)
             };
             let (mut triggers, mut escapes, mut digits, mut creds) = ($zero(), $zero(), $zero(), $zero());
-            let mut long = false;
+            let mut runs = super::Runs::default();
             super::windows(bytes, len, $w, |w, valid| {
                 let (a, b, c, d) = (load(w, 0), load(w, 1), load(w, 2), load(w, 3));
-                let mut cr = creds_lanes!(a, b, c, d, eq, and, or);
+                let mut cr = creds_lanes!(a, b, c, eq, and, or);
                 let mut tok = token(a);
                 let case = splat(0x20);
                 let bea = $and($and(eq($or(a, case), b'b'), eq($or(b, case), b'e')), eq($or(c, case), b'a'));
@@ -192,10 +200,10 @@ macro_rules! simd_look {
                 escapes = $or(escapes, e);
                 digits = $adds(digits, n);
                 creds = $or(creds, cr);
-                long |= super::long_run($movemask(tok) as u32);
+                runs.feed($movemask(tok) as u32, $w);
             });
             let triggers = $movemask(triggers) != 0 || $sum(digits) >= super::MIN_DIGITS;
-            let creds = $movemask(creds) != 0 || long;
+            let creds = $movemask(creds) != 0 || runs.found;
             u8::from($movemask(escapes) != 0) * super::ESCAPES
                 + u8::from(triggers) * super::TRIGGERS
                 + u8::from(creds) * super::CREDS
@@ -272,7 +280,7 @@ mod x86 {
         let triggers = or(words, eq(a, b'@'));
         let escapes = or(at_most(a, 0x1F), or(eq(a, b'"'), eq(a, b'\\')));
         let digits = at_most(_mm256_sub_epi8(a, splat(b'0')), 9);
-        let creds = creds_lanes!(a, b, c, d, eq, and, or);
+        let creds = creds_lanes!(a, b, c, eq, and, or);
         let letter = at_most(_mm256_sub_epi8(or(a, case), splat(b'a')), 25);
         let marks = or(or(or(eq(a, b'_'), eq(a, b'.')), or(eq(a, b'+'), eq(a, b'/'))), or(eq(a, b'='), eq(a, b'-')));
         let token = or(or(letter, digits), marks);
@@ -280,7 +288,9 @@ mod x86 {
         let mine = u32::MAX >> (32 - len);
         let bits = |v: __m256i| _mm256_movemask_epi8(v) as u32 & mine;
         let triggers = bits(triggers) != 0 || bits(digits).count_ones() >= super::MIN_DIGITS;
-        let creds = bits(creds) != 0 || super::long_run(bits(token));
+        let mut runs = super::Runs::default();
+        runs.feed(bits(token), 32);
+        let creds = bits(creds) != 0 || runs.found;
         u8::from(bits(escapes) != 0) * super::ESCAPES
             + u8::from(triggers) * super::TRIGGERS
             + u8::from(creds) * super::CREDS
@@ -309,38 +319,14 @@ mod x86 {
     }
 }
 
-/// Whether a [`CREDS`] literal starts at a position holding `a`, followed by `b`, `c`, `d`
-/// (the portable path's form of `creds_lanes!`).
+/// Whether a [`CREDS`] literal starts at a position holding `a`, followed by `b` and `c` (the
+/// portable path's form of `creds_lanes!`).
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline(always)]
-fn creds_at(a: u8, b: u8, c: u8, d: u8) -> bool {
+fn creds_at(a: u8, b: u8, c: u8) -> bool {
     let ab = |x, y| (a == x) & (b == y);
     let abc = |x, y, z| ab(x, y) & (c == z);
-    (a == b'=')
-        | (a == b'_')
-        | ab(b'-', b'-')
-        | ab(b'g', b'l')
-        | ab(b'S', b'K')
-        | abc(b':', b'/', b'/')
-        | abc(b'x', b'o', b'x')
-        | abc(b'x', b'a', b'p')
-        | abc(b'x', b'a', b'i')
-        | abc(b'A', b'I', b'z')
-        | abc(b'A', b'S', b'I')
-        | abc(b'A', b'G', b'E')
-        | abc(b'A', b'T', b'A')
-        | abc(b'p', b'y', b'p')
-        | abc(b'p', b'p', b'l')
-        | abc(b'S', b'G', b'.')
-        | abc(b's', b'q', b'0')
-        | abc(b'd', b'p', b'.')
-        | abc(b'G', b'O', b'C')
-        | abc(b'H', b'R', b'K')
-        | abc(b'B', b'a', b's')
-        | (abc(b'k', b'e', b'y') & (d == b'-'))
-        | (ab(b'h', b'v') & (d == b'.'))
-        | ((b == b'A') & (c == b'K') & (d == b'-'))
-        | ((b == b'Q') & (c == b'~'))
+    (a == b'=') | ab(b'-', b'-') | abc(b':', b'/', b'/') | abc(b'B', b'a', b's') | ((b == b'Q') & (c == b'~'))
 }
 
 /// `[A-Za-z0-9+/=_.-]`: the bytes of base64 and of dotted tokens.
@@ -359,6 +345,7 @@ mod portable {
 
     pub(super) fn look_in(bytes: &[u8], len: usize) -> u8 {
         let (mut triggers, mut escapes, mut digits, mut creds) = (false, false, 0u32, false);
+        let mut runs = super::Runs::default();
         super::windows(bytes, len, CHUNK, |w, valid| {
             let (mut t, mut e, mut n, mut cr, mut tok) = (0u8, 0u8, 0u8, 0u8, 0u32);
             for i in 0..CHUNK {
@@ -374,14 +361,16 @@ mod portable {
                         | (u8::from(a | 0x20 == b'b') & u8::from(b | 0x20 == b'e') & u8::from(c | 0x20 == b'a')));
                 e |= mine & (u8::from(a < 0x20) | u8::from(a == b'"') | u8::from(a == b'\\'));
                 n += mine & u8::from(a.wrapping_sub(b'0') < 10);
-                cr |= mine & u8::from(super::creds_at(a, b, c, d));
+                cr |= mine & u8::from(super::creds_at(a, b, c));
                 tok |= u32::from(mine & u8::from(super::is_token(a))) << i;
             }
             triggers |= t != 0;
             escapes |= e != 0;
             digits = digits.saturating_add(u32::from(n));
-            creds |= cr != 0 || super::long_run(tok);
+            creds |= cr != 0;
+            runs.feed(tok, CHUNK as u32);
         });
+        let creds = creds || runs.found;
         let triggers = triggers || digits >= MIN_DIGITS;
         u8::from(escapes) * super::ESCAPES + u8::from(triggers) * super::TRIGGERS + u8::from(creds) * super::CREDS
     }
@@ -407,14 +396,12 @@ mod tests {
                     ["@", "?k-", "?h?_", "AK", "?yJ"].iter().any(|lit| starts(i, lit.as_bytes()))
                         || bytes.get(i..i + 3).is_some_and(|w| w.eq_ignore_ascii_case(b"bea"))
                 }));
-        const CREDS_LITERALS: [&str; 25] = [
-            "=", "_", "--", "gl", "SK", "://", "xox", "xap", "xai", "AIz", "ASI", "AGE", "ATA", "pyp", "ppl", "SG.",
-            "sq0", "dp.", "GOC", "HRK", "Bas", "key-", "hv?.", "?AK-", "?Q~",
-        ];
+        const CREDS_LITERALS: [&str; 5] = ["=", "--", "://", "Bas", "?Q~"];
         let token = |b: &u8| b.is_ascii_alphanumeric() || b"_.+/=-".contains(b);
+        let longest_run = s.split(|b| !token(b)).map(<[u8]>::len).max().unwrap_or(0);
         let creds = len >= SHORTEST_MATCH
             && ((0..len).any(|i| CREDS_LITERALS.iter().any(|lit| starts(i, lit.as_bytes())))
-                || s.chunks_exact(16).any(|block| block.iter().all(token)));
+                || longest_run >= TOKEN_RUN as usize);
         u8::from(escapes) * ESCAPES + u8::from(triggers) * TRIGGERS + u8::from(creds) * CREDS
     }
 

@@ -121,6 +121,7 @@ mod call;
 mod channel;
 mod client;
 mod instrument;
+mod observe;
 mod rounds;
 mod serve;
 mod session;
@@ -128,6 +129,7 @@ mod task;
 
 pub use call::{call_tool, call_tool_with};
 pub use instrument::{instrument, instrument_with, instrumented, Instrument};
+pub use observe::{observe, Observed};
 pub use rounds::{set_request_state_key, RequestStateKeyError, REQUEST_STATE_KEY_ENV, STATE_TTL};
 pub use serve::{set_log_level, tool_router, ManifestServer};
 pub use task::call_as_task;

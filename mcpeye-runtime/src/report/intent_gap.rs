@@ -798,10 +798,7 @@ mod tests {
         stats.resources_read.insert("docs://a".into(), 1);
         stats.resources_read.insert("docs://b".into(), 3);
         stats.prompts_got.insert("review".into(), 2);
-        let mut count = crate::MethodCount::default();
-        count.requests = 4;
-        count.errors = 1;
-        stats.methods.insert("resources/read".into(), count);
+        stats.methods.insert("resources/read".into(), crate::MethodCount { requests: 4, errors: 1 });
         let gap = IntentGap::from_events(&sample()).with_reads(&stats);
         let reads = gap.reads.as_ref().unwrap();
         let resources: Vec<(&str, u64)> = reads.resources.iter().map(|r| (r.name.as_str(), r.count)).collect();

@@ -435,11 +435,8 @@ impl MethodSpan {
     /// and message the request was answered with, if any.
     #[allow(unused_variables)]
     pub(crate) fn end(self, error: Option<(i64, &str)>, duration: Duration) {
-        if !self.is_observed() {
-            return;
-        }
         #[cfg(any(feature = "opentelemetry", feature = "tracing"))]
-        {
+        if self.is_observed() {
             let ending = Ending::of_rpc(error);
             #[cfg(feature = "opentelemetry")]
             if let Some(o) = self.otel {

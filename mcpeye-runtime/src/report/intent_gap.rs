@@ -134,6 +134,15 @@ pub struct Conversation {
 
 /// What agents read besides calling tools, from a tracker's [`Stats`](crate::Stats)
 /// ([`IntentGap::with_reads`]): these requests never reach the ingest, so events cannot tell.
+///
+/// ```
+/// use mcpeye_runtime::report::IntentGap;
+/// let mut stats = mcpeye_runtime::Stats::default();
+/// stats.resources_read.insert("docs://guide".into(), 3);
+/// let gap = IntentGap::from_events(&[]).with_reads(&stats);
+/// let reads = gap.reads.unwrap();
+/// assert_eq!((reads.resources[0].name.as_str(), reads.resources[0].count), ("docs://guide", 3));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -148,6 +157,14 @@ pub struct Reads {
 }
 
 /// A resource URI or a prompt name, and how often agents asked for it.
+///
+/// ```
+/// let mut stats = mcpeye_runtime::Stats::default();
+/// stats.prompts_got.insert("review".into(), 2);
+/// let gap = mcpeye_runtime::report::IntentGap::default().with_reads(&stats);
+/// let prompt: &mcpeye_runtime::report::ReadCount = &gap.reads.as_ref().unwrap().prompts[0];
+/// assert_eq!((prompt.name.as_str(), prompt.count), ("review", 2));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct ReadCount {
@@ -158,6 +175,14 @@ pub struct ReadCount {
 }
 
 /// The requests of one method ([`Reads::methods`]).
+///
+/// ```
+/// let mut stats = mcpeye_runtime::Stats::default();
+/// stats.methods.insert("tools/list".into(), mcpeye_runtime::MethodCount::default());
+/// let gap = mcpeye_runtime::report::IntentGap::default().with_reads(&stats);
+/// let list: &mcpeye_runtime::report::MethodRequests = &gap.reads.as_ref().unwrap().methods[0];
+/// assert_eq!((list.method.as_str(), list.requests, list.errors), ("tools/list", 0, 0));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct MethodRequests {

@@ -121,7 +121,7 @@ pub(crate) fn completion_target(request: &CompleteRequestParams) -> Target<'_> {
 ///     ReadResourceResult, Resource, ResourceContents, ServerCapabilities, ServerConfig,
 /// };
 /// use rmcp::service::RequestContext;
-/// use rmcp::{tool_handler, tool_router, ErrorData, RoleServer, ServerHandler};
+/// use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler};
 ///
 /// #[derive(Clone)]
 /// struct Docs {
@@ -129,7 +129,12 @@ pub(crate) fn completion_target(request: &CompleteRequestParams) -> Target<'_> {
 /// }
 ///
 /// #[tool_router]
-/// impl Docs {}
+/// impl Docs {
+///     #[tool(description = "Name the newest guide.")]
+///     fn newest(&self) -> String {
+///         "docs://guide".into()
+///     }
+/// }
 ///
 /// #[tool_handler(router = self.tool_router)]
 /// impl ServerHandler for Docs {

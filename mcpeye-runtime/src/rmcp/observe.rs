@@ -111,6 +111,8 @@ pub(crate) fn completion_target(request: &CompleteRequestParams) -> Target<'_> {
 /// [`instrument`](super::instrument)ed router or a [`tool_router`](super::tool_router)). A
 /// test compares the methods forwarded with rmcp's trait, so an rmcp release that adds one
 /// fails the build's tests rather than falling back to rmcp's default in silence.
+/// [`ManifestServer`](super::ManifestServer) records these requests itself: serve it as it is,
+/// not observed, or they would be counted twice.
 ///
 /// Made by [`observe`]; serve it in place of the handler:
 ///

@@ -4,7 +4,9 @@
 //! elicitation), mounted with `mcpeye::rmcp::tool_router` into an rmcp server that serves the
 //! resources, prompts, completion, logging level, `subscriptions/listen` and tasks (the
 //! `io.modelcontextprotocol/tasks` extension, through rmcp's `TaskManager`) the other scenarios
-//! ask for, over rmcp's Streamable HTTP at `http://127.0.0.1:PORT/mcp`.
+//! ask for, over rmcp's Streamable HTTP at `http://127.0.0.1:PORT/mcp`. The server is served
+//! as `mcpeye::rmcp::observe(…)`, so its resources, prompts and completions are counted (printed
+//! on stderr at exit) and spanned, never sent to the ingest.
 //!
 //! ```text
 //! cargo run --example conformance_server -- --port 3000
@@ -44,6 +46,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{tool_handler, ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -591,8 +594,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         tasks::multi_input,
         tasks::test_tool_with_task,
     ]);
-    let server =
-        Conformance { tool_router: tool_router(manifest) + input_required::tool_router(), tasks: TaskManager::new() };
+    // Observed: its resources, prompts and completions are counted and spanned (never sent).
+    let server = mcpeye::rmcp::observe(Conformance {
+        tool_router: tool_router(manifest) + input_required::tool_router(),
+        tasks: TaskManager::new(),
+    });
     let config = StreamableHttpServerConfig::default().with_sse_keep_alive(None);
     let sessions_end = config.cancellation_token.clone();
     let service =
@@ -620,6 +626,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         });
     }
     sessions_end.cancel();
+    if let Some(guard) = &_guard {
+        // What only this process knows: the ingest receives tool calls alone.
+        let stats = guard.stats();
+        let methods: BTreeMap<&str, u64> = stats.methods.iter().map(|(m, c)| (m.as_str(), c.requests)).collect();
+        let line = serde_json::json!({"methods": methods, "resourcesRead": stats.resources_read, "promptsGot": stats.prompts_got});
+        eprintln!("[conformance_server] not sent to the ingest: {line}");
+    }
     Ok(())
 }
 

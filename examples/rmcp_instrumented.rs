@@ -95,8 +95,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             None
         }
     };
-    // Instrument after `init`: the reserved tool follows the tracker's settings.
-    let server = ShoppingList::new();
+    // Instrument after `init`: the reserved tool follows the tracker's settings. Observed, the
+    // server's `tools/list` (and any resource or prompt it served) is counted and spanned too.
+    let server = mcpeye::rmcp::observe(ShoppingList::new());
     server.serve(rmcp::transport::stdio()).await?.waiting().await?;
     if let Some(guard) = guard {
         guard.shutdown(std::time::Duration::from_secs(2));

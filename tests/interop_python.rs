@@ -243,3 +243,57 @@ fn python_auto_answers_tools_that_ask_in_2026_07_28() {
 fn python_legacy_answers_tools_that_ask_with_the_handshake() {
     asking_run("python_legacy_answers_tools_that_ask_with_the_handshake", "legacy", Era::Handshake, "py-ask-legacy");
 }
+
+/// Resources and prompts read by the official Python client, in both eras, from a server of its
+/// own wrapped in `mcpeye::rmcp::observe` (examples/conformance_server): the client gets the
+/// handler's answers, the ingest receives nothing for them (its events are tool calls), and the
+/// server's `Stats` count each read with its URI and each prompt with its name.
+fn reads_run(test: &str, mode: &str, name: &str) {
+    let python = or_skip!(python_with_mcp(test));
+    let ingest = IngestReceiver::start();
+    let server = HttpServer::start_example("conformance_server", &ingest, &[]);
+    let job = json!({
+        "server": {"url": server.url},
+        "mode": mode,
+        "concurrency": 1,
+        "clients": [{
+            "name": name, "version": "1.0.0", "calls": [],
+            "reads": ["test://static-text", "test://static-text"],
+            "prompts": ["test_simple_prompt"],
+        }],
+    });
+    let report = drive(&python, &script("py_driver.py"), &job, &server_env(&ingest));
+    let client = &report["clients"][0];
+    let text = "This is the content of the static text resource.";
+    assert_eq!(client["reads"], json!([text, text]), "the handler's answers: {report}");
+    assert_eq!(client["prompts"], json!(["This is a simple prompt for testing."]), "{report}");
+    let log = server.log();
+    server.terminate();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let line = loop {
+        let found =
+            log.lock().unwrap().lines().find_map(|l| l.split("not sent to the ingest: ").nth(1).map(str::to_owned));
+        match found {
+            Some(line) => break line,
+            None if std::time::Instant::now() < deadline => std::thread::sleep(std::time::Duration::from_millis(50)),
+            None => panic!("no counts on the server's stderr:\n{}", log.lock().unwrap()),
+        }
+    };
+    let counts: serde_json::Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(counts["resourcesRead"]["test://static-text"], 2, "{counts}");
+    assert_eq!(counts["promptsGot"]["test_simple_prompt"], 1, "{counts}");
+    assert_eq!(counts["methods"]["resources/read"], 2, "{counts}");
+    assert_eq!(counts["methods"]["tools/list"], 1, "{counts}");
+    let events: Vec<serde_json::Value> = posts(&ingest).into_iter().flat_map(|p| p.events).collect();
+    assert!(events.is_empty(), "no event for reads and prompts: {events:#?}");
+}
+
+#[test]
+fn python_reads_resources_and_prompts_of_an_observed_server() {
+    reads_run("python_reads_resources_and_prompts_of_an_observed_server", "auto", "py-reader");
+}
+
+#[test]
+fn python_legacy_reads_resources_and_prompts_of_an_observed_server() {
+    reads_run("python_legacy_reads_resources_and_prompts_of_an_observed_server", "legacy", "py-reader-legacy");
+}

@@ -336,3 +336,125 @@ fn the_model_of_the_meta_is_the_spans_request_model() {
         .expect("the call's span");
     assert_eq!(string(&span, "gen_ai.request.model").as_deref(), Some("claude-opus-4"));
 }
+
+/// A handler of its own with a resource, a prompt and a completion that fails on the server's
+/// side, observed (`mcpeye::rmcp::observe`).
+struct Reading;
+
+impl rmcp::ServerHandler for Reading {
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        let capabilities =
+            rmcp::model::ServerCapabilities::builder().enable_resources().enable_prompts().enable_completions().build();
+        rmcp::model::ServerConfig::new(capabilities)
+    }
+
+    async fn read_resource(
+        &self,
+        request: rmcp::model::ReadResourceRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResponse, rmcp::ErrorData> {
+        // The handler's own span is a child of the request's.
+        let _inner = global::tracer("handler").start("load resource");
+        let text = rmcp::model::ResourceContents::text("hello", request.uri);
+        Ok(rmcp::model::ReadResourceResult::new(vec![text]).into())
+    }
+
+    async fn get_prompt(
+        &self,
+        request: rmcp::model::GetPromptRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::GetPromptResponse, rmcp::ErrorData> {
+        if request.name != "otel_review" {
+            return Err(rmcp::ErrorData::invalid_params("no such prompt", None));
+        }
+        let message = rmcp::model::PromptMessage::new_text(rmcp::model::Role::User, "Review this.");
+        Ok(rmcp::model::GetPromptResult::new(vec![message]).into())
+    }
+
+    async fn complete(
+        &self,
+        _request: rmcp::model::CompleteRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CompleteResult, rmcp::ErrorData> {
+        Err(rmcp::ErrorData::internal_error("the index is down", None))
+    }
+}
+
+/// `resources/read`, `prompts/get` and `completion/complete` are SERVER spans per the
+/// conventions: `mcp.method.name`, `mcp.resource.uri`, `gen_ai.prompt.name`, parented to the
+/// request's `_meta` trace context, with the session; a server-side error sets `error.type` and
+/// an ERROR status, a client-side one only `rpc.response.status_code`; and a histogram point.
+#[tokio::test]
+async fn reads_prompts_and_completions_are_server_spans_with_the_conventions_attributes() {
+    use rmcp::model::{
+        ArgumentInfo, CompleteRequestParams, GetPromptRequestParams, ReadResourceRequestParams, Reference,
+    };
+    let o = otel();
+    let client = serve_and_connect(mcpeye::rmcp::observe(Reading), "otel-reader", "1.0").await;
+    let meta = json!({"traceparent": "00-66666666666666666666666666666666-7777777777777777-01"});
+    let read = ReadResourceRequestParams::new("docs://otel-guide").with_meta(serde_json::from_value(meta).unwrap());
+    client.read_resource(read).await.unwrap();
+    client.get_prompt(GetPromptRequestParams::new("otel_review")).await.unwrap();
+    assert!(client.get_prompt(GetPromptRequestParams::new("otel_unknown")).await.is_err());
+    let complete = CompleteRequestParams::new(Reference::for_prompt("otel_review"), ArgumentInfo::new("a", "b"));
+    assert!(client.complete(complete).await.is_err());
+    client.cancel().await.unwrap();
+
+    let read = spans_named("resources/read")
+        .into_iter()
+        .find(|s| string(s, "mcp.resource.uri").as_deref() == Some("docs://otel-guide"))
+        .expect("a span for the read");
+    assert_eq!(read.span_kind, SpanKind::Server);
+    assert_eq!(read.span_context.trace_id(), TraceId::from_hex("66666666666666666666666666666666").unwrap());
+    assert_eq!(read.parent_span_id, SpanId::from_hex("7777777777777777").unwrap());
+    assert_eq!(string(&read, "mcp.method.name").as_deref(), Some("resources/read"));
+    assert!(string(&read, "mcp.session.id").is_some(), "a stdio-like session has an id");
+    assert!(string(&read, "jsonrpc.request.id").is_some());
+    assert_eq!(string(&read, "network.transport").as_deref(), Some("pipe"));
+    assert_eq!(read.status, Status::Unset);
+    let inner = spans_named("load resource");
+    assert!(inner.iter().any(|s| s.parent_span_id == read.span_context.span_id()), "the handler's span is a child");
+
+    let prompt = spans_named("prompts/get otel_review").pop().expect("an answered prompt names its span");
+    assert_eq!(string(&prompt, "gen_ai.prompt.name").as_deref(), Some("otel_review"));
+    assert_eq!(string(&prompt, "mcp.method.name").as_deref(), Some("prompts/get"));
+    // A prompt the server does not have: the method alone names the span, a client-side error.
+    let unknown = spans_named("prompts/get")
+        .into_iter()
+        .find(|s| string(s, "gen_ai.prompt.name").as_deref() == Some("otel_unknown"))
+        .expect("a span for the unknown prompt");
+    assert_eq!(string(&unknown, "rpc.response.status_code").as_deref(), Some("-32602"));
+    assert!(attr(&unknown, "error.type").is_none());
+    assert_eq!(unknown.status, Status::Unset);
+
+    let failed = spans_named("completion/complete").pop().expect("a span for the completion");
+    assert_eq!(string(&failed, "gen_ai.prompt.name").as_deref(), Some("otel_review"));
+    assert_eq!(string(&failed, "error.type").as_deref(), Some("-32603"));
+    assert_eq!(string(&failed, "rpc.response.status_code").as_deref(), Some("-32603"));
+    assert_eq!(failed.status, Status::error("the index is down"));
+
+    o.meter_provider.force_flush().unwrap();
+    let exported = o.metrics.get_finished_metrics().unwrap();
+    let points: Vec<Vec<(String, String)>> = exported
+        .iter()
+        .flat_map(|rm| rm.scope_metrics())
+        .filter(|sm| sm.scope().name() == "mcpeye")
+        .flat_map(|sm| sm.metrics())
+        .filter(|m| m.name() == "mcp.server.operation.duration")
+        .flat_map(|m| match m.data() {
+            AggregatedMetrics::F64(MetricData::Histogram(h)) => h
+                .data_points()
+                .map(|p| p.attributes().map(|kv| (kv.key.to_string(), kv.value.as_str().into_owned())).collect())
+                .collect::<Vec<_>>(),
+            _ => Vec::new(),
+        })
+        .collect();
+    let has = |pairs: &[(&str, &str)]| {
+        points.iter().any(|p| pairs.iter().all(|(k, v)| p.contains(&((*k).to_owned(), (*v).to_owned()))))
+    };
+    assert!(has(&[("mcp.method.name", "prompts/get"), ("gen_ai.prompt.name", "otel_review")]), "{points:?}");
+    assert!(has(&[("mcp.method.name", "resources/read")]), "{points:?}");
+    assert!(has(&[("mcp.method.name", "completion/complete"), ("error.type", "-32603")]), "{points:?}");
+    // The URI is the client's, unbounded: never a metric attribute.
+    assert!(points.iter().flatten().all(|(k, _)| k != "mcp.resource.uri"));
+}

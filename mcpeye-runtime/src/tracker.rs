@@ -15,7 +15,7 @@ use crate::model::diagnostics::{DiagnosticKind, Diagnostics};
 use crate::model::record::{CallOutcome, CallRecord};
 use crate::model::request::RequestInfo;
 use crate::model::result::CallToolResult;
-use crate::model::stats::{Counters, FlushReport, Stats};
+use crate::model::stats::{Counters, FlushReport, Method, Stats, Target};
 use crate::record::FlatStart;
 use crate::record::InFlight;
 use crate::record::{BufferPool, Queued};
@@ -356,6 +356,21 @@ impl Tracker {
             };
             Counters::add(counter, 1);
         }
+    }
+
+    /// Counts a request of a method other than `tools/call` ([`Stats::methods`]); nothing of
+    /// it is queued for the ingest.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+    pub(crate) fn count_method(&self, method: Method, target: Target<'_>) {
+        let Inner::Pipeline(p) = &*self.inner else { return };
+        p.shared.counters.count_method(method, target);
+    }
+
+    /// Counts a request of `method` answered with a JSON-RPC error.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+    pub(crate) fn count_method_error(&self, method: Method) {
+        let Inner::Pipeline(p) = &*self.inner else { return };
+        p.shared.counters.count_method_error(method);
     }
 
     /// Counts a conversation handle minted, and whether the call came with one that was invalid.

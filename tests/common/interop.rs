@@ -350,6 +350,11 @@ impl HttpServer {
         self.stderr.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
+    /// What the server writes on stderr, kept after [`terminate`](Self::terminate) too.
+    pub fn log(&self) -> Arc<Mutex<String>> {
+        self.stderr.clone()
+    }
+
     /// SIGTERM, then waits (up to 10 s) for the exit, which delivers what it captured.
     pub fn terminate(mut self) -> ExitStatus {
         sigterm(&self.child);

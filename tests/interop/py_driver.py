@@ -9,13 +9,17 @@ Reads one JSON job on stdin and prints one JSON report on stdout:
       "concurrency": 1,                     # calls in flight at once, per client
       "clients": [{"name": "...", "version": "...", "headers": {...},  # optional HTTP headers of
                                             # every request this client sends (a URL server only)
-                   "calls": [{"tool": "...", "arguments": {...}, "meta": {...}, "expectError": false}, ...]}, ...],
+                   "calls": [{"tool": "...", "arguments": {...}, "meta": {...}, "expectError": false}, ...],
+                   "reads": ["uri", ...], "prompts": ["name", ...]},  # optional: resources read
+                                            # and prompts got after the calls, in order
+                   ...],
       "answers": {"elicitation": {...}, "sampling": "..."}   # optional: the client then declares
                                             # elicitation / sampling and answers every request
                                             # with this content / text (and counts them)
     }
     report = {"clients": [{"protocolVersion", "serverInfo", "tools": {name: [property, ...]},
                            "results": [{"isError", "text"} | {"error": {"code", "message"}}, ...],
+                           "reads": [first text of each resource read], "prompts": [first text of each prompt],
                            "asked": {"elicitation": n, "sampling": n}}, ...]}
 
 A call with `expectError` answered with a JSON-RPC error reports that error instead of failing.
@@ -119,6 +123,15 @@ async def run_client(job: dict, spec: dict) -> dict:
                 return out
 
         report["results"] = list(await asyncio.gather(*(call(c) for c in spec["calls"])))
+        # Read one by one, past the client's cache: each read is a request the server sees.
+        report["reads"] = [
+            getattr((await client.read_resource(uri, cache_mode="bypass")).contents[0], "text", None)
+            for uri in spec.get("reads", [])
+        ]
+        report["prompts"] = [
+            getattr((await client.get_prompt(name)).messages[0].content, "text", None)
+            for name in spec.get("prompts", [])
+        ]
     return report
 
 

@@ -96,6 +96,73 @@ pub struct Stats {
     /// Conversation arguments that were not a handle this process minted: ignored (the call
     /// started a new conversation), never an error to the agent.
     pub invalid_conversation_handles: u64,
+    /// Requests of the methods other than `tools/call` that mcpeye sees (`tools/list`,
+    /// `resources/list`, `resources/templates/list`, `resources/read`, `prompts/list`,
+    /// `prompts/get`, `completion/complete`), by method (`docs/attribution.md#methods`). They
+    /// never reach the ingest: these counts and the spans are all that is kept of them.
+    pub methods: BTreeMap<String, MethodCount>,
+    /// `resources/read` requests by URI, answered or not. Past 256 distinct URIs, further ones
+    /// are counted under `_OTHER`.
+    pub resources_read: BTreeMap<String, u64>,
+    /// `prompts/get` requests by prompt name, answered or not. Past 256 distinct names, further
+    /// ones are counted under `_OTHER`.
+    pub prompts_got: BTreeMap<String, u64>,
+}
+
+/// The requests of one method ([`Stats::methods`]).
+///
+/// ```
+/// let stats = mcpeye_runtime::Tracker::from_fn(|_| {}).stats();
+/// assert_eq!(stats.methods.get("resources/read"), None);
+/// assert_eq!(mcpeye_runtime::MethodCount::default().requests, 0);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct MethodCount {
+    /// Requests received.
+    pub requests: u64,
+    /// Of those, the ones answered with a JSON-RPC error.
+    pub errors: u64,
+}
+
+/// A method mcpeye records besides `tools/call`: its counts and span, never an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+pub(crate) enum Method {
+    ToolsList,
+    ResourcesList,
+    ResourceTemplatesList,
+    ResourcesRead,
+    PromptsList,
+    PromptsGet,
+    CompletionComplete,
+}
+
+#[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+impl Method {
+    /// `mcp.method.name`: the JSON-RPC method.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Method::ToolsList => "tools/list",
+            Method::ResourcesList => "resources/list",
+            Method::ResourceTemplatesList => "resources/templates/list",
+            Method::ResourcesRead => "resources/read",
+            Method::PromptsList => "prompts/list",
+            Method::PromptsGet => "prompts/get",
+            Method::CompletionComplete => "completion/complete",
+        }
+    }
+}
+
+/// What a method request is about, as the conventions name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+pub(crate) enum Target<'a> {
+    None,
+    /// `mcp.resource.uri`: the resource read, or the template a completion is for.
+    Resource(&'a str),
+    /// `gen_ai.prompt.name`: the prompt got, or the prompt a completion is for.
+    Prompt(&'a str),
 }
 
 /// Elicitation answers by action (MCP 2026-07-28 rounds).
@@ -172,6 +239,39 @@ pub(crate) struct Counters {
     pub calls_by_model: Mutex<BTreeMap<String, u64>>,
     pub conversations_started: AtomicU64,
     pub invalid_conversation_handles: AtomicU64,
+    /// Requests of other methods, and what was read.
+    pub methods: Mutex<MethodCounters>,
+}
+
+/// [`Stats::methods`], [`Stats::resources_read`] and [`Stats::prompts_got`], live.
+#[derive(Debug, Default)]
+pub(crate) struct MethodCounters {
+    methods: BTreeMap<String, MethodCount>,
+    resources_read: BTreeMap<String, u64>,
+    prompts_got: BTreeMap<String, u64>,
+}
+
+/// Distinct resource URIs, and prompt names, counted before further ones are folded into
+/// `_OTHER`: both are the client's to send.
+const MAX_READ_KEYS: usize = 256;
+
+/// The entry of `method`, made on its first request.
+fn method_count(methods: &mut BTreeMap<String, MethodCount>, method: Method) -> Option<&mut MethodCount> {
+    // Looked up first: the key is allocated once per method, not per request.
+    if !methods.contains_key(method.as_str()) {
+        methods.insert(method.as_str().to_owned(), MethodCount::default());
+    }
+    methods.get_mut(method.as_str())
+}
+
+/// Counts one more of `key` in `map`, folding new keys past `max` into `_OTHER`.
+fn count_key(map: &mut BTreeMap<String, u64>, key: &str, max: usize) {
+    if let Some(n) = map.get_mut(key) {
+        *n += 1;
+        return;
+    }
+    let key = if map.len() < max { key } else { OTHER };
+    *map.entry(key.to_owned()).or_default() += 1;
 }
 
 /// Distinct models counted before further ones are folded into `_OTHER`: model names are the
@@ -199,12 +299,34 @@ impl Counters {
     /// Counts one call of `model`.
     pub(crate) fn count_model(&self, model: &str) {
         let mut map = self.calls_by_model.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(n) = map.get_mut(model) {
-            *n += 1;
-            return;
+        count_key(&mut map, model, MAX_MODEL_KEYS);
+    }
+
+    /// Counts one request of `method` about `target`, as it arrives (the target is read where
+    /// it is, never copied for later).
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+    pub(crate) fn count_method(&self, method: Method, target: Target<'_>) {
+        let mut guard = self.methods.lock().unwrap_or_else(|e| e.into_inner());
+        let counters = &mut *guard;
+        if let Some(count) = method_count(&mut counters.methods, method) {
+            count.requests += 1;
         }
-        let key = if map.len() < MAX_MODEL_KEYS { model } else { OTHER };
-        *map.entry(key.to_owned()).or_default() += 1;
+        match (method, target) {
+            (Method::ResourcesRead, Target::Resource(uri)) => {
+                count_key(&mut counters.resources_read, uri, MAX_READ_KEYS)
+            }
+            (Method::PromptsGet, Target::Prompt(name)) => count_key(&mut counters.prompts_got, name, MAX_READ_KEYS),
+            _ => {}
+        }
+    }
+
+    /// Counts a request of `method` answered with a JSON-RPC error.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+    pub(crate) fn count_method_error(&self, method: Method) {
+        let mut guard = self.methods.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(count) = method_count(&mut guard.methods, method) {
+            count.errors += 1;
+        }
     }
 
     pub(crate) fn snapshot(&self) -> Stats {
@@ -235,6 +357,10 @@ impl Counters {
         };
         let input_required = self.input_required.load(SeqCst);
         let calls_by_model = self.calls_by_model.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let (methods, resources_read, prompts_got) = {
+            let m = self.methods.lock().unwrap_or_else(|e| e.into_inner());
+            (m.methods.clone(), m.resources_read.clone(), m.prompts_got.clone())
+        };
         Stats {
             captured,
             recovered,
@@ -248,6 +374,9 @@ impl Counters {
             calls_by_model,
             conversations_started: self.conversations_started.load(SeqCst),
             invalid_conversation_handles: self.invalid_conversation_handles.load(SeqCst),
+            methods,
+            resources_read,
+            prompts_got,
         }
     }
 }

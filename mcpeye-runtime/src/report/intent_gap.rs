@@ -132,6 +132,68 @@ pub struct Conversation {
     pub capability_requests: Vec<String>,
 }
 
+/// What agents read besides calling tools, from a tracker's [`Stats`](crate::Stats)
+/// ([`IntentGap::with_reads`]): these requests never reach the ingest, so events cannot tell.
+///
+/// ```
+/// use mcpeye_runtime::report::IntentGap;
+/// let mut stats = mcpeye_runtime::Stats::default();
+/// stats.resources_read.insert("docs://guide".into(), 3);
+/// let gap = IntentGap::from_events(&[]).with_reads(&stats);
+/// let reads = gap.reads.unwrap();
+/// assert_eq!((reads.resources[0].name.as_str(), reads.resources[0].count), ("docs://guide", 3));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Reads {
+    /// Resources read (`resources/read`), by URI, most read first.
+    pub resources: Vec<ReadCount>,
+    /// Prompts got (`prompts/get`), by name, most got first.
+    pub prompts: Vec<ReadCount>,
+    /// Requests per method other than `tools/call` (the lists and `completion/complete`
+    /// included), with how many were answered with an error, in method order.
+    pub methods: Vec<MethodRequests>,
+}
+
+/// A resource URI or a prompt name, and how often agents asked for it.
+///
+/// ```
+/// let mut stats = mcpeye_runtime::Stats::default();
+/// stats.prompts_got.insert("review".into(), 2);
+/// let gap = mcpeye_runtime::report::IntentGap::default().with_reads(&stats);
+/// let prompt: &mcpeye_runtime::report::ReadCount = &gap.reads.as_ref().unwrap().prompts[0];
+/// assert_eq!((prompt.name.as_str(), prompt.count), ("review", 2));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct ReadCount {
+    /// The URI or the name, as the client sent it (`_OTHER` past 256 distinct ones).
+    pub name: String,
+    /// Requests for it.
+    pub count: u64,
+}
+
+/// The requests of one method ([`Reads::methods`]).
+///
+/// ```
+/// let mut stats = mcpeye_runtime::Stats::default();
+/// stats.methods.insert("tools/list".into(), mcpeye_runtime::MethodCount::default());
+/// let gap = mcpeye_runtime::report::IntentGap::default().with_reads(&stats);
+/// let list: &mcpeye_runtime::report::MethodRequests = &gap.reads.as_ref().unwrap().methods[0];
+/// assert_eq!((list.method.as_str(), list.requests, list.errors), ("tools/list", 0, 0));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct MethodRequests {
+    /// The method, e.g. `resources/read`.
+    pub method: String,
+    /// Requests received.
+    pub requests: u64,
+    /// Of those, the ones answered with a JSON-RPC error.
+    pub errors: u64,
+}
+
 /// Longest journey kept per conversation.
 const MAX_JOURNEY: usize = 50;
 
@@ -183,6 +245,10 @@ pub struct IntentGap {
     /// [`from_attributed_events`](Self::from_attributed_events) (the wire has no session key).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub conversations: Vec<Conversation>,
+    /// What agents read (resources, prompts) and the other methods they sent, once
+    /// [`with_reads`](Self::with_reads) gave a tracker's counts: never from events.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reads: Option<Reads>,
 }
 
 impl IntentGap {
@@ -269,6 +335,40 @@ impl IntentGap {
             }
         }
         Ok(builder.finish())
+    }
+
+    /// The summary with what agents read besides calling tools: the resources read, the
+    /// prompts got and the requests of each other method, from a tracker's counters. The
+    /// ingest receives none of these requests (its events are tool calls), so only the process
+    /// that served them knows them.
+    ///
+    /// ```
+    /// use mcpeye_runtime::report::IntentGap;
+    /// let stats = mcpeye_runtime::Tracker::from_fn(|_| {}).stats();
+    /// let gap = IntentGap::from_events(&[]).with_reads(&stats);
+    /// let reads = gap.reads.as_ref().unwrap();
+    /// assert!(reads.resources.is_empty() && reads.prompts.is_empty());
+    /// assert!(gap.to_string().contains("What agents read"));
+    /// ```
+    pub fn with_reads(mut self, stats: &crate::Stats) -> Self {
+        let most_first = |map: &std::collections::BTreeMap<String, u64>| {
+            let mut counts: Vec<ReadCount> =
+                map.iter().map(|(name, &count)| ReadCount { name: name.clone(), count }).collect();
+            // Stable: equal counts stay in name order.
+            counts.sort_by_key(|c| std::cmp::Reverse(c.count));
+            counts
+        };
+        let methods = stats
+            .methods
+            .iter()
+            .map(|(method, c)| MethodRequests { method: method.clone(), requests: c.requests, errors: c.errors })
+            .collect();
+        self.reads = Some(Reads {
+            resources: most_first(&stats.resources_read),
+            prompts: most_first(&stats.prompts_got),
+            methods,
+        });
+        self
     }
 
     /// The tools that failed at least once, most errors first.
@@ -612,6 +712,30 @@ impl fmt::Display for IntentGap {
             t.write(f, 2)?;
             more(f, SHOWN, self.conversations.len(), "conversations")?;
         }
+
+        if let Some(reads) = &self.reads {
+            writeln!(f, "\nWhat agents read (resources/read, prompts/get; counted here, never sent to the ingest)")?;
+            if reads.resources.is_empty() && reads.prompts.is_empty() {
+                writeln!(f, "  (none)")?;
+            } else {
+                let mut t = Table::new(&[("read", Align::Right), ("what", Align::Left), ("name", Align::Left)]);
+                let rows =
+                    reads.resources.iter().map(|r| ("resource", r)).chain(reads.prompts.iter().map(|p| ("prompt", p)));
+                for (kind, r) in rows.take(SHOWN * 2) {
+                    t.row([grouped(r.count as usize), kind.to_owned(), one_line(&r.name, CELL)]);
+                }
+                t.write(f, 2)?;
+                more(f, SHOWN * 2, reads.resources.len() + reads.prompts.len(), "resources and prompts")?;
+            }
+            if !reads.methods.is_empty() {
+                let mut t =
+                    Table::new(&[("method", Align::Left), ("requests", Align::Right), ("errors", Align::Right)]);
+                for m in &reads.methods {
+                    t.row([m.method.clone(), grouped(m.requests as usize), grouped(m.errors as usize)]);
+                }
+                t.write(f, 2)?;
+            }
+        }
         Ok(())
     }
 }
@@ -691,6 +815,28 @@ mod tests {
             assert!(shown.contains(needle), "{needle}: {shown}");
         }
         assert!(IntentGap::default().to_string().contains("(none)"));
+    }
+
+    #[test]
+    fn reads_come_from_the_counters_most_read_first() {
+        let mut stats = crate::Stats::default();
+        stats.resources_read.insert("docs://a".into(), 1);
+        stats.resources_read.insert("docs://b".into(), 3);
+        stats.prompts_got.insert("review".into(), 2);
+        stats.methods.insert("resources/read".into(), crate::MethodCount { requests: 4, errors: 1 });
+        let gap = IntentGap::from_events(&sample()).with_reads(&stats);
+        let reads = gap.reads.as_ref().unwrap();
+        let resources: Vec<(&str, u64)> = reads.resources.iter().map(|r| (r.name.as_str(), r.count)).collect();
+        assert_eq!(resources, [("docs://b", 3), ("docs://a", 1)]);
+        assert_eq!(reads.prompts[0], ReadCount { name: "review".into(), count: 2 });
+        assert_eq!(reads.methods[0], MethodRequests { method: "resources/read".into(), requests: 4, errors: 1 });
+        assert_eq!(gap.to_json()["reads"]["resources"][0]["name"], "docs://b");
+        let shown = gap.to_string();
+        for needle in ["What agents read", "docs://b", "review", "resources/read"] {
+            assert!(shown.contains(needle), "{needle}: {shown}");
+        }
+        // Without counters given, the summary says nothing of reads.
+        assert!(IntentGap::from_events(&sample()).to_json().get("reads").is_none());
     }
 
     #[test]

@@ -12,8 +12,8 @@ mod table;
 mod tokens;
 
 pub use intent_gap::{
-    CapabilityCount, CapabilityRequest, Conversation, FailedIntent, IntentCount, IntentGap, ModelActivity,
-    ToolActivity, UnknownTool,
+    CapabilityCount, CapabilityRequest, Conversation, FailedIntent, IntentCount, IntentGap, MethodRequests,
+    ModelActivity, ReadCount, Reads, ToolActivity, UnknownTool,
 };
 #[cfg(feature = "tokens")]
 pub use tokens::{count_tokens, TokenReport, ToolTokens, ENCODING};

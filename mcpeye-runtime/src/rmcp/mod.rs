@@ -15,6 +15,10 @@
 //!    answered locally, and every call is timed and recorded once, with the intent stripped
 //!    before the tool runs.
 //!
+//! What agents read as well (`resources/read`, `prompts/get`, `completion/complete`, the lists):
+//! [`ManifestServer`] records it itself; a handler of your own is served as
+//! [`observe`]`(handler)` ([`Observed`]). Counts and spans only, never an event for the ingest.
+//!
 //! In both, every call is recorded with the client that made it: its session's `initialize`
 //! `clientInfo`, or in MCP 2026-07-28 (no handshake) the `clientInfo` in the request's `_meta`.
 //! Events go to the ingest under their own client's identity, one payload per client, so many
@@ -78,7 +82,9 @@
 //! - **A `ServerHandler` newtype** around the user's handler: the trait has about 32 methods
 //!   with default bodies. A wrapper must forward every one of them; any it misses silently
 //!   falls back to rmcp's default (prompts, resources, completion, tasks… vanish without an
-//!   error), and every rmcp release that adds a method reopens the hole. Rejected.
+//!   error), and every rmcp release that adds a method reopens the hole. Rejected for the tools;
+//!   [`Observed`] is such a newtype for the other methods only (opt-in, `tools/call` forwarded
+//!   untouched), with a test comparing its methods to rmcp's trait to close that hole.
 //! - **A `Service<RoleServer>` wrapper** over raw requests: rmcp's streamable HTTP server needs
 //!   a `ServerHandler`-backed service factory, so it does not work there. Rejected.
 //! - **The `ToolRouter<S>`** (chosen): its `map` of `ToolRoute`s is public, each route's
@@ -121,6 +127,7 @@ mod call;
 mod channel;
 mod client;
 mod instrument;
+mod observe;
 mod rounds;
 mod serve;
 mod session;
@@ -128,6 +135,7 @@ mod task;
 
 pub use call::{call_tool, call_tool_with};
 pub use instrument::{instrument, instrument_with, instrumented, Instrument};
+pub use observe::{observe, Observed};
 pub use rounds::{set_request_state_key, RequestStateKeyError, REQUEST_STATE_KEY_ENV, STATE_TTL};
 pub use serve::{set_log_level, tool_router, ManifestServer};
 pub use task::call_as_task;

@@ -2,18 +2,22 @@
 
 use super::channel::{with_origin, with_origin_now};
 use super::client::Clients;
+use super::observe::{completion_target, Watch};
 use super::rounds;
 use super::session;
 use crate::dispatch::CallError;
 use crate::model::client::LogLevel;
 use crate::model::result::CallToolResult as McpeyeResult;
+use crate::model::stats::{Method, Target};
 use crate::tool::manifest::Manifest;
 use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use ::rmcp::handler::server::tool::ToolCallContext;
 #[allow(deprecated)] // MCP logging: deprecated by rmcp ahead of SEP-2577, still in MCP 2025-11-25
 use ::rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams, InitializeResult, InputResponses,
-    JsonObject, ListToolsResult, LoggingLevel, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, GetPromptRequestParams,
+    GetPromptResponse, Implementation, InitializeRequestParams, InitializeResult, InputResponses, JsonObject,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
     ServerConfig, SetLevelRequestParams, Tool,
 };
 use ::rmcp::service::RequestContext;
@@ -173,8 +177,65 @@ impl ServerHandler for ManifestServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        let watch = self.watch(&context, Method::ToolsList, Target::None);
         let tools = if has_output_schema(&context) { &self.tools } else { &self.tools_without_output };
-        Ok(ListToolsResult::with_all_items(tools.to_vec()))
+        Watch::around(watch, std::future::ready(Ok(ListToolsResult::with_all_items(tools.to_vec())))).await
+    }
+
+    // The methods a manifest does not serve answer as rmcp's defaults do (`Defaults`), and are
+    // recorded: an agent asking this server for a resource or a prompt is worth knowing of.
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let watch = self.watch(&context, Method::ResourcesList, Target::None);
+        Watch::around(watch, Defaults(self.config.clone()).list_resources(request, context)).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let watch = self.watch(&context, Method::ResourceTemplatesList, Target::None);
+        Watch::around(watch, Defaults(self.config.clone()).list_resource_templates(request, context)).await
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let watch = self.watch(&context, Method::ResourcesRead, Target::Resource(&request.uri));
+        Watch::around(watch, Defaults(self.config.clone()).read_resource(request, context)).await
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let watch = self.watch(&context, Method::PromptsList, Target::None);
+        Watch::around(watch, Defaults(self.config.clone()).list_prompts(request, context)).await
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let watch = self.watch(&context, Method::PromptsGet, Target::Prompt(&request.name));
+        Watch::around(watch, Defaults(self.config.clone()).get_prompt(request, context)).await
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let watch = self.watch(&context, Method::CompletionComplete, completion_target(&request));
+        Watch::around(watch, Defaults(self.config.clone()).complete(request, context)).await
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -201,6 +262,23 @@ impl ServerHandler for ManifestServer {
     ) -> Result<(), ErrorData> {
         set_log_level(&context, request.level.into());
         Ok(())
+    }
+}
+
+impl ManifestServer {
+    /// Starts recording a request of another method than `tools/call` (`rmcp::observe`).
+    fn watch(&self, context: &RequestContext<RoleServer>, method: Method, target: Target<'_>) -> Option<Watch> {
+        Watch::start(self.manifest.active_tracker().as_deref(), &self.clients, context, method, target)
+    }
+}
+
+/// rmcp's default answers for a server announcing `0`'s capabilities: what [`ManifestServer`]
+/// answers to the methods it does not serve, exactly as if it had not written them.
+struct Defaults(ServerConfig);
+
+impl ServerHandler for Defaults {
+    fn get_info(&self) -> ServerConfig {
+        self.0.clone()
     }
 }
 

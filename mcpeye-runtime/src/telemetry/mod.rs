@@ -3,6 +3,9 @@
 //! for MCP (`open-telemetry/semantic-conventions-genai` at commit
 //! `5c50d346f1c9e8f745889f7777a412991564b334`: `docs/gen-ai/mcp.md`, `model/mcp/*.yaml`).
 //!
+//! [`MethodSpan`] is the same for the other methods mcpeye sees (`resources/read`,
+//! `prompts/get`, `completion/complete`, the lists): a span and a metric point, no event.
+//!
 //! [`CallSpan`] is what [`InFlight`](crate::record::InFlight) carries: started with the call,
 //! current while the handler runs (so the handler's own spans are its children), ended with the
 //! outcome. Without the `opentelemetry` and `tracing` features it is empty and every method is
@@ -17,6 +20,7 @@ mod otel;
 mod tracing;
 
 use crate::model::record::{CallOutcome, Origin, Transport};
+use crate::model::stats::{Method, Target};
 use crate::redact::Redactor;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -137,13 +141,35 @@ impl Ending {
     }
 }
 
+impl Ending {
+    /// How a request of another method ended: answered, or the JSON-RPC error it got.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+    fn of_rpc(error: Option<(i64, &str)>) -> Self {
+        match error {
+            None => Ending { error_type: None, rpc_status: None, description: None },
+            Some((code, message)) => {
+                let server_side = !is_client_side(code);
+                Ending {
+                    error_type: server_side.then(|| Cow::Owned(code.to_string())),
+                    rpc_status: Some(code.to_string()),
+                    description: server_side.then(|| redacted_message(message)),
+                }
+            }
+        }
+    }
+}
+
 /// Longest status description kept (it is a message, not a payload).
 const MAX_DESCRIPTION_BYTES: usize = 1024;
 
 fn outcome_message(outcome: &CallOutcome) -> Option<String> {
-    let m = outcome.error_message()?;
-    let redacted = crate::redact::redact_string(m);
-    Some(crate::redact::cut_at_char_boundary(&redacted, MAX_DESCRIPTION_BYTES).to_owned())
+    outcome.error_message().map(redacted_message)
+}
+
+/// A status description: the message redacted, cut at [`MAX_DESCRIPTION_BYTES`].
+fn redacted_message(message: &str) -> String {
+    let redacted = crate::redact::redact_string(message);
+    crate::redact::cut_at_char_boundary(&redacted, MAX_DESCRIPTION_BYTES).to_owned()
 }
 
 /// The opt-in `gen_ai.tool.call.arguments` and `gen_ai.tool.call.result`, as compact JSON after
@@ -306,6 +332,119 @@ impl CallSpan {
             #[cfg(feature = "tracing")]
             if let Some(s) = self.tracing {
                 tracing::end(&s, &ending, content.as_ref());
+            }
+        }
+    }
+}
+
+/// What the conventions record of a request of another method than `tools/call`.
+pub(crate) struct MethodRequest<'a> {
+    method: Method,
+    target: Target<'a>,
+    origin: &'a Origin,
+}
+
+/// The span(s) of a request of another method than `tools/call` (`resources/read`,
+/// `prompts/get`, `completion/complete`, the lists): named after the method (`prompts/get
+/// {name}` once a prompt is answered), with `mcp.resource.uri` or `gen_ai.prompt.name`, and a
+/// point of the duration histogram.
+#[derive(Default)]
+#[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+pub(crate) struct MethodSpan {
+    #[cfg(feature = "opentelemetry")]
+    otel: Option<otel::OtelMethod>,
+    #[cfg(feature = "tracing")]
+    tracing: Option<(::tracing::Span, Method, Option<String>)>,
+}
+
+#[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+impl MethodSpan {
+    /// Whether a request could make a span or a metric point: false without the features, with
+    /// the hooks off, or once the OpenTelemetry providers are known to be no-ops and no
+    /// `tracing` subscriber wants mcpeye's spans. The caller then builds no origin at all.
+    pub(crate) fn wanted() -> bool {
+        if !ENABLED.load(Ordering::Relaxed) {
+            return false;
+        }
+        #[allow(unused_mut)]
+        let mut wanted = false;
+        #[cfg(feature = "opentelemetry")]
+        {
+            wanted |= otel::may_observe();
+        }
+        #[cfg(feature = "tracing")]
+        {
+            wanted |= ::tracing::enabled!(target: "mcpeye", ::tracing::Level::INFO);
+        }
+        wanted
+    }
+
+    /// Starts the span(s) of a request of `method` about `target` from `origin`.
+    #[allow(unused_variables)]
+    pub(crate) fn start(method: Method, target: Target<'_>, origin: &Origin) -> Self {
+        if !ENABLED.load(Ordering::Relaxed) {
+            return MethodSpan::default();
+        }
+        #[allow(unused)]
+        let request = MethodRequest { method, target, origin };
+        MethodSpan {
+            #[cfg(feature = "opentelemetry")]
+            otel: otel::OtelMethod::start(&request),
+            #[cfg(feature = "tracing")]
+            tracing: tracing::start_method(&request).map(|span| {
+                let prompt = match target {
+                    Target::Prompt(name) => Some(name.to_owned()),
+                    _ => None,
+                };
+                (span, method, prompt)
+            }),
+        }
+    }
+
+    /// Whether a span is open.
+    pub(crate) fn is_observed(&self) -> bool {
+        #[allow(unused_mut)]
+        let mut observed = false;
+        #[cfg(feature = "opentelemetry")]
+        {
+            observed |= self.otel.is_some();
+        }
+        #[cfg(feature = "tracing")]
+        {
+            observed |= self.tracing.is_some();
+        }
+        observed
+    }
+
+    /// The span(s) current until the guard is dropped: the handler's own spans are children.
+    pub(crate) fn enter(&self) -> Entered<'_> {
+        if !self.is_observed() {
+            return Entered::default();
+        }
+        Entered {
+            #[cfg(feature = "opentelemetry")]
+            _otel: self.otel.as_ref().and_then(|o| o.attach()),
+            #[cfg(feature = "tracing")]
+            _tracing: self.tracing.as_ref().map(|(s, _, _)| s.enter()),
+            #[cfg(not(feature = "tracing"))]
+            _span: std::marker::PhantomData,
+        }
+    }
+
+    /// Ends the span(s) and records the duration histogram; `error` is the JSON-RPC error code
+    /// and message the request was answered with, if any.
+    #[allow(unused_variables)]
+    pub(crate) fn end(self, error: Option<(i64, &str)>, duration: Duration) {
+        #[cfg(any(feature = "opentelemetry", feature = "tracing"))]
+        if self.is_observed() {
+            let ending = Ending::of_rpc(error);
+            #[cfg(feature = "opentelemetry")]
+            if let Some(o) = self.otel {
+                o.end(&ending, duration);
+            }
+            #[cfg(feature = "tracing")]
+            if let Some((span, method, prompt)) = self.tracing {
+                tracing::end_method(&span, method, prompt.as_deref(), &ending);
             }
         }
     }

@@ -1,8 +1,10 @@
 //! The `opentelemetry` feature: a SERVER span per call and the `mcp.server.operation.duration`
 //! histogram, through the OpenTelemetry API and the host's global tracer and meter providers.
 
-use super::{network, Content, Ending, Request, METHOD};
+use super::{network, Content, Ending, MethodRequest, Request, METHOD};
+use crate::model::record::Origin;
 use crate::model::record::{ClientInfo, Transport};
+use crate::model::stats::Target;
 use opentelemetry::metrics::{Histogram, MeterProvider};
 use opentelemetry::propagation::Extractor;
 use opentelemetry::trace::{
@@ -124,7 +126,7 @@ impl OtelCall {
         // current, as a no-op span would have carried it.
         let noop_parent = match kind == TracerKind::Noop as u8 {
             true if request.origin.trace_context.is_none() => None,
-            true => Some(parent(request).0).filter(|parent| parent.span().span_context().is_valid()),
+            true => Some(parent(request.origin).0).filter(|parent| parent.span().span_context().is_valid()),
             false => None,
         };
         // Nothing to propagate and no metric to record: nothing to do at the end either.
@@ -142,22 +144,10 @@ impl OtelCall {
             call.cx = noop_parent;
             return Some(call);
         }
-        let (parent, link) = parent(request);
         // Named without the tool first: with a no-op provider nothing else is paid for.
-        let mut builder = SpanBuilder::from_name(METHOD).with_kind(SpanKind::Server);
-        if let Some(link) = link {
-            builder = builder.with_links(vec![link]);
-        }
-        let span = instruments.tracer.build_with_context(builder, &parent);
-        let recording = span.is_recording();
-        if kind == TracerKind::Unknown as u8 && !parent.is_telemetry_suppressed() {
-            let noop = !recording && span.span_context() == parent.span().span_context();
-            let learnt = if noop { TracerKind::Noop } else { TracerKind::Spans };
-            instruments.tracer_kind.store(learnt as u8, Ordering::Relaxed);
-        }
-        let propagates = recording || span.span_context().is_valid();
+        let (cx, recording) = server_span(instruments, kind, METHOD, request.origin);
         call.recording = recording;
-        call.cx = propagates.then(|| parent.with_span(span));
+        call.cx = cx;
         if let Some(cx) = call.cx.as_ref().filter(|_| recording) {
             let span = cx.span();
             span.update_name(request.span_name());
@@ -166,17 +156,7 @@ impl OtelCall {
             if !request.known {
                 attributes.push(KeyValue::new("gen_ai.tool.name", request.tool.to_string()));
             }
-            if let Some(id) = &request.origin.request_id {
-                attributes.push(KeyValue::new("jsonrpc.request.id", id.to_string()));
-            }
-            if let Some(session) = &request.origin.session_id {
-                attributes.push(KeyValue::new("mcp.session.id", session.clone()));
-            }
-            // The model is a span attribute only: as a metric attribute its values are the
-            // clients' to choose, unbounded.
-            if let Some(model) = &request.origin.model {
-                attributes.push(KeyValue::new("gen_ai.request.model", model.clone()));
-            }
+            request_attributes(request.origin, &mut attributes);
             span.set_attributes(attributes);
         }
         Some(call)
@@ -185,25 +165,12 @@ impl OtelCall {
     /// The attributes the span and the metric share (`model/mcp/common.yaml`,
     /// `mcp.common.attributes`), before the outcome's.
     fn common_attributes(&self, attributes: &mut impl Extend<KeyValue>) {
-        let (transport, protocol, protocol_version) = network(self.transport);
         attributes
             .extend([KeyValue::new("mcp.method.name", METHOD), KeyValue::new("gen_ai.operation.name", "execute_tool")]);
         if let Some(tool) = &self.tool {
             attributes.extend([KeyValue::new("gen_ai.tool.name", tool.clone())]);
         }
-        if let Some(version) = self.client.as_deref().and_then(ClientInfo::protocol_version) {
-            let version = match known_protocol_version(version) {
-                Some(known) => KeyValue::new("mcp.protocol.version", known),
-                None => KeyValue::new("mcp.protocol.version", version.to_owned()),
-            };
-            attributes.extend([version]);
-        }
-        let network = [
-            ("network.transport", transport),
-            ("network.protocol.name", protocol),
-            ("network.protocol.version", protocol_version),
-        ];
-        attributes.extend(network.into_iter().filter_map(|(k, v)| Some(KeyValue::new(k, v?))));
+        connection_attributes(self.client.as_deref(), self.transport, attributes);
     }
 
     pub(super) fn is_recording(&self) -> bool {
@@ -249,6 +216,167 @@ impl OtelCall {
             }
         }
         span.end();
+    }
+}
+
+/// `mcp.protocol.version` and the `network.*` attributes of a request's client and transport.
+fn connection_attributes(
+    client: Option<&ClientInfo>,
+    transport: Option<Transport>,
+    attributes: &mut impl Extend<KeyValue>,
+) {
+    if let Some(version) = client.and_then(ClientInfo::protocol_version) {
+        let version = match known_protocol_version(version) {
+            Some(known) => KeyValue::new("mcp.protocol.version", known),
+            None => KeyValue::new("mcp.protocol.version", version.to_owned()),
+        };
+        attributes.extend([version]);
+    }
+    let (transport, protocol, protocol_version) = network(transport);
+    let network = [
+        ("network.transport", transport),
+        ("network.protocol.name", protocol),
+        ("network.protocol.version", protocol_version),
+    ];
+    attributes.extend(network.into_iter().filter_map(|(k, v)| Some(KeyValue::new(k, v?))));
+}
+
+/// A SERVER span named `name` in the request's parent context (learning on the way whether
+/// the tracer is a no-op), and whether it records; the context is `None` when there is nothing
+/// to propagate.
+fn server_span(instruments: &Instruments, kind: u8, name: &'static str, origin: &Origin) -> (Option<Context>, bool) {
+    let (parent, link) = parent(origin);
+    let mut builder = SpanBuilder::from_name(name).with_kind(SpanKind::Server);
+    if let Some(link) = link {
+        builder = builder.with_links(vec![link]);
+    }
+    let span = instruments.tracer.build_with_context(builder, &parent);
+    let recording = span.is_recording();
+    if kind == TracerKind::Unknown as u8 && !parent.is_telemetry_suppressed() {
+        let noop = !recording && span.span_context() == parent.span().span_context();
+        let learnt = if noop { TracerKind::Noop } else { TracerKind::Spans };
+        instruments.tracer_kind.store(learnt as u8, Ordering::Relaxed);
+    }
+    let propagates = recording || span.span_context().is_valid();
+    (propagates.then(|| parent.with_span(span)), recording)
+}
+
+/// The request attributes every server span has beyond the shared ones: its id, session and
+/// model (span attributes only: their values are unbounded).
+fn request_attributes(origin: &Origin, attributes: &mut Vec<KeyValue>) {
+    if let Some(id) = &origin.request_id {
+        attributes.push(KeyValue::new("jsonrpc.request.id", id.to_string()));
+    }
+    if let Some(session) = &origin.session_id {
+        attributes.push(KeyValue::new("mcp.session.id", session.clone()));
+    }
+    if let Some(model) = &origin.model {
+        attributes.push(KeyValue::new("gen_ai.request.model", model.clone()));
+    }
+}
+
+/// Whether a request could make a span or a metric point: not once the tracer is known to be
+/// a no-op and the meter provider keeps nothing.
+pub(super) fn may_observe() -> bool {
+    let instruments = instruments();
+    !(instruments.tracer_kind.load(Ordering::Relaxed) == TracerKind::Noop as u8 && instruments.meter_is_noop)
+}
+
+/// The span of a request of another method than `tools/call` (`resources/read`,
+/// `prompts/get`…), and what its metric point needs.
+pub(super) struct OtelMethod {
+    cx: Option<Context>,
+    recording: bool,
+    method: &'static str,
+    /// `gen_ai.prompt.name`: on the metric only once the prompt was answered (a name the server
+    /// does not have is the client's, unbounded).
+    prompt: Option<String>,
+    client: Option<Arc<ClientInfo>>,
+    transport: Option<Transport>,
+}
+
+impl OtelMethod {
+    pub(super) fn start(request: &MethodRequest<'_>) -> Option<OtelMethod> {
+        let instruments = instruments();
+        let kind = instruments.tracer_kind.load(Ordering::Relaxed);
+        let noop = kind == TracerKind::Noop as u8;
+        if noop && instruments.meter_is_noop {
+            return None;
+        }
+        let method = request.method.as_str();
+        let mut call = OtelMethod {
+            cx: None,
+            recording: false,
+            method,
+            prompt: match request.target {
+                Target::Prompt(name) => Some(name.to_owned()),
+                _ => None,
+            },
+            client: request.origin.client.clone(),
+            transport: request.origin.transport,
+        };
+        if noop {
+            return Some(call);
+        }
+        let (cx, recording) = server_span(instruments, kind, method, request.origin);
+        call.cx = cx;
+        call.recording = recording;
+        if let Some(cx) = call.cx.as_ref().filter(|_| recording) {
+            let mut attributes = Vec::with_capacity(MAX_METRIC_ATTRIBUTES + 4);
+            attributes.push(KeyValue::new("mcp.method.name", method));
+            match request.target {
+                Target::Prompt(name) => attributes.push(KeyValue::new("gen_ai.prompt.name", name.to_owned())),
+                Target::Resource(uri) => attributes.push(KeyValue::new("mcp.resource.uri", uri.to_owned())),
+                Target::None => {}
+            }
+            connection_attributes(call.client.as_deref(), call.transport, &mut attributes);
+            request_attributes(request.origin, &mut attributes);
+            cx.span().set_attributes(attributes);
+        }
+        Some(call)
+    }
+
+    pub(super) fn attach(&self) -> Option<opentelemetry::ContextGuard> {
+        self.cx.clone().map(Context::attach)
+    }
+
+    /// Ends the span and records the metric point; `answered` is false for a JSON-RPC error.
+    pub(super) fn end(self, ending: &Ending, duration: Duration) {
+        let answered = ending.rpc_status.is_none();
+        let instruments = instruments();
+        if !instruments.meter_is_noop {
+            let mut attributes = Attributes::default();
+            attributes.extend([KeyValue::new("mcp.method.name", self.method)]);
+            if let Some(prompt) = self.prompt.as_ref().filter(|_| answered) {
+                attributes.extend([KeyValue::new("gen_ai.prompt.name", prompt.clone())]);
+            }
+            connection_attributes(self.client.as_deref(), self.transport, &mut attributes);
+            end_attributes(ending, &mut attributes);
+            instruments.duration.record(duration.as_secs_f64(), attributes.as_slice());
+        }
+        let Some(cx) = self.cx.as_ref().filter(|_| self.recording) else { return };
+        let span = cx.span();
+        if let Some(prompt) = self.prompt.as_ref().filter(|_| answered) {
+            span.update_name(format!("{} {prompt}", self.method));
+        }
+        let mut attributes = Vec::new();
+        end_attributes(ending, &mut attributes);
+        span.set_attributes(attributes);
+        if ending.error_type.is_some() {
+            let description = ending.description.clone().map(Cow::Owned).unwrap_or_default();
+            span.set_status(Status::Error { description });
+        }
+        span.end();
+    }
+}
+
+/// `rpc.response.status_code` and `error.type` of how a request ended.
+fn end_attributes(ending: &Ending, attributes: &mut impl Extend<KeyValue>) {
+    if let Some(code) = &ending.rpc_status {
+        attributes.extend([KeyValue::new("rpc.response.status_code", code.clone())]);
+    }
+    if let Some(error_type) = &ending.error_type {
+        attributes.extend([KeyValue::new("error.type", error_type.clone())]);
     }
 }
 
@@ -303,9 +431,9 @@ impl Drop for Attributes {
 /// The server span's parent: the trace context of the request's `_meta` (through the host's
 /// propagator, else read as W3C Trace Context), with a link to the ambient context when there
 /// is one; else the ambient context.
-fn parent(request: &Request<'_>) -> (Context, Option<Link>) {
+fn parent(origin: &Origin) -> (Context, Option<Link>) {
     let current = Context::current();
-    let Some(meta) = &request.origin.trace_context else { return (current, None) };
+    let Some(meta) = &origin.trace_context else { return (current, None) };
     let mut cx = global::get_text_map_propagator(|p| p.extract_with_context(&current, &MetaExtractor(meta)));
     if !cx.span().span_context().is_remote() {
         // No propagator installed (the API's default is a no-op): W3C Trace Context, which is

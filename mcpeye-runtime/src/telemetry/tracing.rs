@@ -2,8 +2,9 @@
 //! with the conventions' attributes as fields, plus `otel.name` (`tools/call {tool}`),
 //! `otel.kind` and `otel.status_code` that `tracing-opentelemetry` maps onto the span it exports.
 
-use super::{network, Content, Ending, Request, METHOD};
-use crate::model::record::RequestId;
+use super::{network, Content, Ending, MethodRequest, Request, METHOD};
+use crate::model::record::{Origin, RequestId};
+use crate::model::stats::{Method, Target};
 use tracing::field::Empty;
 use tracing::Span;
 
@@ -34,7 +35,12 @@ pub(super) fn start(request: &Request<'_>) -> Option<Span> {
         return None;
     }
     span.record("otel.name", &*request.span_name());
-    let origin = request.origin;
+    record_origin(&span, request.origin, request.protocol_version());
+    Some(span)
+}
+
+/// The fields every server span takes from its request's origin.
+fn record_origin(span: &Span, origin: &Origin, protocol_version: Option<&str>) {
     if let Some(id) = &origin.request_id {
         match id {
             RequestId::String(s) => span.record("jsonrpc.request.id", &**s),
@@ -47,7 +53,7 @@ pub(super) fn start(request: &Request<'_>) -> Option<Span> {
     if let Some(model) = &origin.model {
         span.record("gen_ai.request.model", &**model);
     }
-    if let Some(version) = request.protocol_version() {
+    if let Some(version) = protocol_version {
         span.record("mcp.protocol.version", version);
     }
     let (transport, protocol, protocol_version) = network(origin.transport);
@@ -60,7 +66,6 @@ pub(super) fn start(request: &Request<'_>) -> Option<Span> {
             span.record(field, v);
         }
     }
-    Some(span)
 }
 
 pub(super) fn end(span: &Span, ending: &Ending, content: Option<&Content>) {
@@ -80,4 +85,62 @@ pub(super) fn end(span: &Span, ending: &Ending, content: Option<&Content>) {
             span.record("gen_ai.tool.call.result", result.as_str());
         }
     }
+}
+
+/// The span of a request of another method, named after it (a `tracing` span's name is a
+/// literal of its call site, so one per method).
+macro_rules! method_span {
+    ($name:literal) => {
+        tracing::info_span!(
+            target: "mcpeye",
+            $name,
+            otel.name = $name,
+            otel.kind = "server",
+            otel.status_code = Empty,
+            otel.status_description = Empty,
+            mcp.method.name = $name,
+            mcp.resource.uri = Empty,
+            gen_ai.prompt.name = Empty,
+            jsonrpc.request.id = Empty,
+            mcp.session.id = Empty,
+            gen_ai.request.model = Empty,
+            mcp.protocol.version = Empty,
+            network.transport = Empty,
+            network.protocol.name = Empty,
+            network.protocol.version = Empty,
+            error.type = Empty,
+            rpc.response.status_code = Empty,
+        )
+    };
+}
+
+pub(super) fn start_method(request: &MethodRequest<'_>) -> Option<Span> {
+    let span = match request.method {
+        Method::ToolsList => method_span!("tools/list"),
+        Method::ResourcesList => method_span!("resources/list"),
+        Method::ResourceTemplatesList => method_span!("resources/templates/list"),
+        Method::ResourcesRead => method_span!("resources/read"),
+        Method::PromptsList => method_span!("prompts/list"),
+        Method::PromptsGet => method_span!("prompts/get"),
+        Method::CompletionComplete => method_span!("completion/complete"),
+    };
+    if span.is_disabled() {
+        return None;
+    }
+    match request.target {
+        Target::Resource(uri) => span.record("mcp.resource.uri", uri),
+        Target::Prompt(name) => span.record("gen_ai.prompt.name", name),
+        Target::None => &span,
+    };
+    let origin = request.origin;
+    record_origin(&span, origin, origin.client.as_deref().and_then(|c| c.protocol_version()));
+    Some(span)
+}
+
+/// Ends a method's span: `prompt` renames an answered `prompts/get` to `prompts/get {name}`.
+pub(super) fn end_method(span: &Span, method: Method, prompt: Option<&str>, ending: &Ending) {
+    if let Some(prompt) = prompt.filter(|_| ending.rpc_status.is_none()) {
+        span.record("otel.name", format!("{} {prompt}", method.as_str()).as_str());
+    }
+    end(span, ending, None);
 }

@@ -7,7 +7,7 @@
 //! ask for, over rmcp's Streamable HTTP at `http://127.0.0.1:PORT/mcp`.
 //!
 //! ```text
-//! cargo run --example conformance_server -- --port 3000
+//! cargo run -p mcpeye-servers --example conformance_server -- --port 3000
 //! scripts/conformance.sh                      # builds this, installs the suite, runs both revisions and tasks
 //! ```
 //!

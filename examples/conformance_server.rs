@@ -9,7 +9,7 @@
 //! on stderr at exit) and spanned, never sent to the ingest.
 //!
 //! ```text
-//! cargo run --example conformance_server -- --port 3000
+//! cargo run -p mcpeye-servers --example conformance_server -- --port 3000
 //! scripts/conformance.sh                      # builds this, installs the suite, runs both revisions and tasks
 //! ```
 //!

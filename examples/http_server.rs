@@ -2,7 +2,7 @@
 //! `http://127.0.0.1:PORT/mcp`.
 //!
 //! ```text
-//! MCPEYE_PROJECT_ID=demo MCPEYE_INGEST_URL=http://127.0.0.1:3001 cargo run --example http_server -- --port 8080
+//! MCPEYE_PROJECT_ID=demo MCPEYE_INGEST_URL=http://127.0.0.1:3001 cargo run -p mcpeye-servers --example http_server -- --port 8080
 //! ```
 //!
 //! - `--port N`: the port to listen on, 8080 by default; `--port 0` picks a free one. The

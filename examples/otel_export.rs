@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 MCPEYE_PROJECT_ID=demo \
-//!     MCPEYE_INGEST_URL=http://127.0.0.1:3001 cargo run --example otel_export
+//!     MCPEYE_INGEST_URL=http://127.0.0.1:3001 cargo run -p mcpeye-servers --example otel_export
 //! ```
 //!
 //! mcpeye needs no code for this: the `opentelemetry` feature makes the spans through the

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! MCPEYE_PROJECT_ID=demo MCPEYE_INGEST_URL=http://127.0.0.1:3001 \
-//!     cargo run --example rmcp_instrumented
+//!     cargo run -p mcpeye-servers --example rmcp_instrumented
 //! ```
 //!
 //! Stdout carries nothing but MCP messages; mcpeye's diagnostics go to stderr.

@@ -1,7 +1,7 @@
 //! A real MCP server over stdio: the demo tools of a `mcpeye::Manifest`, served by rmcp.
 //!
 //! ```text
-//! MCPEYE_PROJECT_ID=demo MCPEYE_INGEST_URL=http://127.0.0.1:3001 cargo run --example stdio_server
+//! MCPEYE_PROJECT_ID=demo MCPEYE_INGEST_URL=http://127.0.0.1:3001 cargo run -p mcpeye-servers --example stdio_server
 //! ```
 //!
 //! One JSON-RPC 2.0 message per line on stdin and stdout, in both protocol eras (the

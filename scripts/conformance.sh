@@ -50,7 +50,7 @@ suite=("$node" "$suite_pkg/dist/index.js")
 server=${CONFORMANCE_SERVER:-}
 if [ -z "$server" ]; then
   echo "conformance: building examples/conformance_server" >&2
-  (cd "$repo" && cargo build --quiet --example conformance_server)
+  (cd "$repo" && cargo build --quiet -p mcpeye-servers --example conformance_server)
   server="$target/debug/examples/conformance_server"
 fi
 

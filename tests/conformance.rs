@@ -8,6 +8,9 @@
 //! Needs `python3` (Node.js 24 is installed from PyPI, the suite from npm, both under
 //! `target/conformance/` on first run); without it the test says so and passes.
 
+mod common;
+
+use common::interop::example;
 use mcpeye::testing::IngestReceiver;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -68,21 +71,6 @@ fn profile_dir() -> PathBuf {
     exe.parent().and_then(Path::parent).expect("target/<profile>/deps").to_path_buf()
 }
 
-/// `target/<profile>/examples/conformance_server`, built if this test runs on its own.
-fn server() -> PathBuf {
-    let path = profile_dir().join("examples").join(format!("conformance_server{}", std::env::consts::EXE_SUFFIX));
-    if !path.exists() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        let status = Command::new(cargo)
-            .args(["build", "--example", "conformance_server"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .expect("cargo build");
-        assert!(status.success(), "could not build examples/conformance_server");
-    }
-    path
-}
-
 #[test]
 fn the_conformance_suite_passes_and_every_call_is_recorded_once() {
     let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned());
@@ -94,7 +82,7 @@ fn the_conformance_suite_passes_and_every_call_is_recorded_once() {
     let target = profile_dir().parent().expect("target dir").to_path_buf();
     let out = Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts").join("conformance.sh"))
         .env("CARGO_TARGET_DIR", &target)
-        .env("CONFORMANCE_SERVER", server())
+        .env("CONFORMANCE_SERVER", example("conformance_server"))
         .env("MCPEYE_INGEST_URL", ingest.url())
         .env("MCPEYE_PROJECT_ID", "conformance-test")
         .env_remove("MCPEYE_INGEST_SECRET")

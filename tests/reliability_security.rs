@@ -4,6 +4,9 @@
 //! and bodies carry redaction markers instead. HTTPS goes out as TLS; the stdio example writes
 //! nothing but JSON-RPC on stdout, whatever the ingest configuration.
 
+mod common;
+
+use common::interop::example;
 use mcpeye::contract::markers;
 use mcpeye::testing::{IngestReceiver, Reply};
 use mcpeye::{CallIdentity, Config, Diagnostic, DiagnosticKind, Manifest, Tracker};
@@ -278,26 +281,6 @@ fn plain_http_off_this_machine_gives_one_warning_and_nothing_is_sent() {
     assert_clean("the warning", &seen[0].message);
 }
 
-/// The stdio example, which a plain `cargo test` builds next to this test's binary; built here
-/// when only this test target was asked for.
-fn stdio_server() -> std::path::PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
-    let path = dir.join("examples").join(format!("stdio_server{}", std::env::consts::EXE_SUFFIX));
-    if !path.exists() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        let mut build = Command::new(cargo);
-        build.args(["build", "--example", "stdio_server", "--manifest-path"]);
-        build.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"));
-        if dir.ends_with("release") {
-            build.arg("--release");
-        }
-        let status = build.status().unwrap();
-        assert!(status.success() && path.exists(), "could not build {}", path.display());
-    }
-    path
-}
-
 fn rpc(id: u64, method: &str, params: Value) -> String {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
 }
@@ -335,7 +318,7 @@ fn the_stdio_example_writes_only_json_rpc_to_stdout() {
     // message (`[]`, `null`); lines that are not JSON at all get no answer.
     let expected_replies = 13;
     for url in [format!("http://{dead}"), "not a url".to_owned()] {
-        let mut child = Command::new(stdio_server())
+        let mut child = Command::new(example("stdio_server"))
             .env("MCPEYE_INGEST_URL", &url)
             .env("MCPEYE_INGEST_SECRET", INGEST_SECRET)
             .env("MCPEYE_PROJECT_ID", "proj_stdio")

@@ -90,8 +90,21 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
         ReturnType::Default => ident.span(),
         ReturnType::Type(_, t) => t.span(),
     };
+    // The return type's checks are obligations of public traits (`ToolValue` on the value,
+    // `Display` on the error), spanned at the return type, so rustc's notes name nothing hidden.
+    // The call's path is spanned at the return type too: rustc labels the call that introduced
+    // the bound, which would otherwise be the whole attribute.
+    let into_call_result = respan(quote!(#private::ToolValue::into_call_result), ret_span);
     let finish = quote_spanned! {ret_span=>
-        (&&#private::probe(&__ret)).__mcpeye_kind().finish(__ret)
+        {
+            let __tag = (&&#private::probe(&__ret)).__mcpeye_kind();
+            match __tag.split(__ret) {
+                ::core::result::Result::Ok(__value) => #into_call_result(__value),
+                ::core::result::Result::Err(__error) => {
+                    __tag.error(&__error as &dyn ::core::fmt::Display, &__error)
+                }
+            }
+        }
     };
     let kinds = quote!(
         use #private::{ResultKind as _, ValueKind as _};
@@ -436,4 +449,22 @@ fn description_tokens(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
         })
         .collect();
     quote!(::core::concat!(#(#parts),*))
+}
+
+/// `tokens` with every span set to `span` (groups included), for generated code whose errors
+/// must point at one token of the user's.
+fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let proc_macro2::TokenTree::Group(g) = &tt {
+                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                tt = proc_macro2::TokenTree::Group(group);
+            } else {
+                tt.set_span(span);
+            }
+            tt
+        })
+        .collect()
 }

@@ -157,7 +157,8 @@ pub fn node_with_sdk(test: &str) -> Option<(PathBuf, PathBuf)> {
     Some((PathBuf::from("node"), dir.join("ts_driver.mjs")))
 }
 
-/// `target/<profile>/examples/<name>`, built (once per test process) so that it is never stale.
+/// `target/<profile>/examples/<name>`, an example of `examples/servers` (not a default member, so
+/// `cargo test` does not build it), built here once per test process so that it is never stale.
 pub fn example(name: &str) -> PathBuf {
     static BUILT: Mutex<Option<HashMap<String, Result<(), String>>>> = Mutex::new(None);
     let exe = std::env::current_exe().expect("test binary path");
@@ -167,7 +168,7 @@ pub fn example(name: &str) -> PathBuf {
     let outcome = built.get_or_insert_with(HashMap::new).entry(name.to_owned()).or_insert_with(|| {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
         let mut cmd = Command::new(cargo);
-        cmd.args(["build", "--quiet", "--example", name]).current_dir(repo());
+        cmd.args(["build", "--quiet", "-p", "mcpeye-servers", "--example", name]).current_dir(repo());
         // Not the variables cargo sets for this test process: build scripts that track them
         // (ring tracks CARGO_PKG_NAME, …) would rebuild here, and again in the next `cargo test`.
         for (key, _) in std::env::vars_os() {

@@ -643,10 +643,16 @@ pub mod kind {
         Probe(PhantomData)
     }
 
+    #[derive(Clone, Copy)]
     pub struct ResultTag;
+    #[derive(Clone, Copy)]
     pub struct ValueTag;
-
+    #[derive(Clone, Copy)]
     pub struct ReasonTag;
+
+    /// The error side of a plain return, which has none. Not visibly empty outside this crate
+    /// (a private field), so generated code's `Err` arm is not linted as unreachable.
+    pub struct NoError(std::convert::Infallible);
 
     // One trait for both `Result` levels, so that generated code imports the same names.
     pub trait ResultKind {
@@ -681,27 +687,41 @@ pub mod kind {
     }
     impl<T> ValueKind for Probe<T> {}
 
+    // The tags only split a return into its value and its error; the checks on the user's types
+    // are made by the generated code itself (`ToolValue::into_call_result(v)`, `&e as &dyn
+    // Display`), so that a failing check is an obligation of a public trait on the return type's
+    // token, with no note naming these hidden items.
     impl ResultTag {
-        pub fn finish<T: ToolValue, E: Display>(self, r: Result<T, E>) -> CallToolResult {
-            match r {
-                Ok(v) => v.into_call_result(),
-                Err(e) => CallToolResult::error_text(e.to_string()),
-            }
+        pub fn split<T, E>(self, r: Result<T, E>) -> Result<T, E> {
+            r
+        }
+        pub fn error<E>(self, text: &dyn Display, _: &E) -> CallToolResult {
+            CallToolResult::error_text(text.to_string())
         }
     }
 
     impl ReasonTag {
-        pub fn finish<T: ToolValue, E: ErrorReason>(self, r: Result<T, E>) -> CallToolResult {
-            match r {
-                Ok(v) => v.into_call_result(),
-                Err(e) => CallToolResult::error_text(e.to_string()).with_reason(e.reason()),
-            }
+        pub fn split<T, E>(self, r: Result<T, E>) -> Result<T, E> {
+            r
+        }
+        // `E: ErrorReason` holds whenever this tag is chosen (it is what chooses it).
+        pub fn error<E: ErrorReason>(self, text: &dyn Display, e: &E) -> CallToolResult {
+            CallToolResult::error_text(text.to_string()).with_reason(e.reason())
         }
     }
 
     impl ValueTag {
-        pub fn finish<T: ToolValue>(self, v: T) -> CallToolResult {
-            v.into_call_result()
+        pub fn split<T>(self, v: T) -> Result<T, NoError> {
+            Ok(v)
+        }
+        pub fn error(self, _: &dyn Display, e: &NoError) -> CallToolResult {
+            match e.0 {}
+        }
+    }
+
+    impl Display for NoError {
+        fn fmt(&self, _: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            match self.0 {}
         }
     }
 }
@@ -764,23 +784,36 @@ pub mod output {
 
 #[cfg(test)]
 mod tests {
-    use super::kind::ResultKind as _;
+    use super::kind::{ResultKind as _, ValueKind as _};
     use super::*;
 
     fn finish_any<R: ToolValue>(r: R) -> CallToolResult {
-        kind::ValueTag.finish(r)
+        r.into_call_result()
+    }
+
+    /// What generated code does with a handler's return value.
+    macro_rules! finish {
+        ($r:expr) => {{
+            let r = $r;
+            let tag = (&&kind::probe(&r)).__mcpeye_kind();
+            match tag.split(r) {
+                Ok(v) => ToolValue::into_call_result(v),
+                Err(e) => tag.error(&e as &dyn Display, &e),
+            }
+        }};
     }
 
     #[test]
     fn kinds_dispatch() {
         let r: Result<String, String> = Err("boom".into());
-        let out = (&&kind::probe(&r)).__mcpeye_kind().finish(r);
+        let out = finish!(r);
         assert_eq!(out, CallToolResult::error_text("boom"));
         let r: Result<String, ToolError> = Err(ToolError::new("out_of_stock", "no mugs left"));
-        let out = (&&kind::probe(&r)).__mcpeye_kind().finish(r);
+        let out = finish!(r);
         assert_eq!(out, CallToolResult::error_text("no mugs left").with_reason("out_of_stock"));
         let r: Result<String, ToolError> = Ok("fine".into());
-        assert_eq!((&&kind::probe(&r)).__mcpeye_kind().finish(r), CallToolResult::text("fine"));
+        assert_eq!(finish!(r), CallToolResult::text("fine"));
+        assert_eq!(finish!(7u32), CallToolResult::json(serde_json::json!(7)));
         let v = vec![1, 2];
         assert_eq!(finish_any(v).to_json().to_string(), r#"{"content":[{"type":"text","text":"[1,2]"}]}"#);
         assert_eq!(finish_any(()).to_json().to_string(), r#"{"content":[]}"#);

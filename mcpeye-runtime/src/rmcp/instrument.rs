@@ -422,10 +422,11 @@ fn wrap<S: Send + Sync + 'static>(
         let cancelled = move || ct.is_cancelled();
         // The span entered by a guard rather than `in_scope`: the context is then moved into one
         // closure, not copied into each closure on the way.
-        let entered = call.span().enter();
         let inner = &inner;
-        let ran = catch_unwind(AssertUnwindSafe(move || inner(ctx)));
-        drop(entered);
+        let ran = {
+            let _entered = call.span().enter();
+            catch_unwind(AssertUnwindSafe(move || inner(ctx)))
+        };
         let future = match ran {
             Ok(future) => Running::Tool(future),
             Err(payload) => Running::Panicked(payload),

@@ -1,4 +1,4 @@
-//! Every method a client sends, recorded (issue 26, item 4): `resources/read`, `prompts/get`,
+//! Every method a client sends, recorded: `resources/read`, `prompts/get`,
 //! `completion/complete` and the lists are counted in `Stats` and summarised by the Intent Gap,
 //! on both serving paths (`ManifestServer`, and a user's own handler through `rmcp::observe`),
 //! through rmcp's own client. The handler's answers are unchanged, and the ingest receives the

@@ -51,6 +51,23 @@ pub fn reset() {
     otel::reset();
 }
 
+/// Whether a span of either kind (`otel`, `tracing` fields, each behind its feature) is open.
+macro_rules! any_open {
+    ($span:expr) => {{
+        #[allow(unused_mut)]
+        let mut open = false;
+        #[cfg(feature = "opentelemetry")]
+        {
+            open |= $span.otel.is_some();
+        }
+        #[cfg(feature = "tracing")]
+        {
+            open |= $span.tracing.is_some();
+        }
+        open
+    }};
+}
+
 /// The span(s) of one call: an OpenTelemetry span, a `tracing` span, both or none.
 #[derive(Default)]
 pub(crate) struct CallSpan {
@@ -208,17 +225,7 @@ impl CallSpan {
     /// call paths then skip making it current).
     #[inline]
     pub(crate) fn is_observed(&self) -> bool {
-        #[allow(unused_mut)]
-        let mut observed = false;
-        #[cfg(feature = "opentelemetry")]
-        {
-            observed |= self.otel.is_some();
-        }
-        #[cfg(feature = "tracing")]
-        {
-            observed |= self.tracing.is_some();
-        }
-        observed
+        any_open!(self)
     }
 
     /// Starts the span(s) of a `tools/call` of `tool` from `origin`; `known` is false for a tool
@@ -403,17 +410,7 @@ impl MethodSpan {
 
     /// Whether a span is open.
     pub(crate) fn is_observed(&self) -> bool {
-        #[allow(unused_mut)]
-        let mut observed = false;
-        #[cfg(feature = "opentelemetry")]
-        {
-            observed |= self.otel.is_some();
-        }
-        #[cfg(feature = "tracing")]
-        {
-            observed |= self.tracing.is_some();
-        }
-        observed
+        any_open!(self)
     }
 
     /// The span(s) current until the guard is dropped: the handler's own spans are children.

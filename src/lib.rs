@@ -34,8 +34,8 @@ pub use mcpeye_runtime::{
 // Attribution: the request `identify` sees, the model and the conversation of each call
 // (docs/attribution.md).
 pub use mcpeye_runtime::{
-    ModelArgument, RequestInfo, CONVERSATION_PARAM_DESCRIPTION, CONVERSATION_PARAM_NAME, MODEL_PARAM_DESCRIPTION,
-    MODEL_PARAM_NAME,
+    ModelArgument, RequestInfo, CONVERSATION_KEY_ENV, CONVERSATION_PARAM_DESCRIPTION, CONVERSATION_PARAM_NAME,
+    MODEL_PARAM_DESCRIPTION, MODEL_PARAM_NAME,
 };
 
 #[cfg(feature = "rmcp")]

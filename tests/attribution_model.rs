@@ -289,3 +289,92 @@ async fn an_instrumented_router_reads_the_model_and_hands_out_handles() {
     let r = take(&records).pop().unwrap();
     assert_eq!(r.session_id.as_deref(), Some(handle.as_str()));
 }
+
+/// The handle a call brings to the reserved tool is taken out of its arguments (it never reaches
+/// the ingest) on both serving paths; a valid one keeps the capability request in its
+/// conversation, and none is minted for it.
+#[tokio::test]
+async fn a_handle_given_to_the_reserved_tool_is_taken_out() {
+    let (tracker, sink) = MemorySink::new();
+    let manifest =
+        Manifest::builder().tools(mcpeye::tool_defs![whereami]).conversations(true).tracker(tracker.clone()).build();
+    let first = manifest.call("whereami", json!({"text": "a"}));
+    let handle = first["content"][1]["text"].as_str().unwrap().strip_prefix("conversation: ").unwrap().to_owned();
+    for given in [json!(handle), json!("cv_made_up")] {
+        let out = manifest.call("mcpeye_request_capability", json!({"capability": "CSV", "mcpeyeConversation": given}));
+        assert_eq!(out["content"].as_array().unwrap().len(), 1, "no handle minted for a capability request");
+    }
+    let router =
+        mcpeye::rmcp::Instrument::new().tracker(tracker.clone()).conversations(true).apply(Keys::tool_router());
+    let client = serve_and_connect(Keys { tool_router: router }, "agent-x", "4.2").await;
+    let mut request = call("mcpeye_request_capability", json!({"capability": "PDF", "mcpeyeConversation": handle}));
+    request.meta = Some(serde_json::from_value(Value::Object(modern_meta(json!({})))).unwrap());
+    assert_eq!(text_of(&client.call_tool(request).await.unwrap()).len(), 1);
+
+    assert!(tracker.flush(Duration::from_secs(10)).completed);
+    let events = sink.events();
+    let reserved: Vec<&Value> = events.iter().filter(|e| e["toolName"] == "mcpeye_request_capability").collect();
+    assert_eq!(reserved.len(), 3, "{events:#?}");
+    for e in reserved {
+        assert_eq!(e["arguments"].get("mcpeyeConversation"), None, "{e}");
+    }
+}
+
+/// With `identify`, a handle is bound to the user it was minted for: another user who brings it
+/// starts a conversation of their own (counted as an invalid handle), never joins the first.
+#[test]
+fn a_handle_minted_for_one_user_is_not_valid_for_another() {
+    let config = Config::new("p").identify(|request| {
+        let user = request.meta()?.get("acme/user")?.as_str()?.to_owned();
+        Some(mcpeye::CallIdentity::new().user_id(user))
+    });
+    let (tracker, sink) = MemorySink::with_config(config).unwrap();
+    let manifest =
+        Manifest::builder().tools(mcpeye::tool_defs![whereami]).conversations(true).tracker(tracker.clone()).build();
+    let as_user = |user: &str| Origin::default().with_meta(meta(json!({"acme/user": user})));
+    let first = manifest.call_from(&as_user("alice"), "whereami", json!({"text": "a"}));
+    let alice = first["content"][1]["text"].as_str().unwrap().strip_prefix("conversation: ").unwrap().to_owned();
+
+    let again = manifest.call_from(&as_user("alice"), "whereami", json!({"text": "b", "mcpeyeConversation": alice}));
+    assert_eq!(again["content"].as_array().unwrap().len(), 1);
+    assert_eq!(again["content"][0]["text"], format!("{alice}|b"), "alice's own handle is valid for her");
+
+    let stolen = manifest.call_from(&as_user("bob"), "whereami", json!({"text": "c", "mcpeyeConversation": alice}));
+    let content = stolen["content"].as_array().unwrap();
+    assert_eq!(content.len(), 2, "bob gets a conversation of his own");
+    let bob = content[1]["text"].as_str().unwrap().strip_prefix("conversation: ").unwrap();
+    assert_ne!(bob, alice);
+    assert_eq!(content[0]["text"], format!("{bob}|c"));
+
+    assert!(tracker.flush(Duration::from_secs(10)).completed);
+    let stats = tracker.stats();
+    assert_eq!((stats.conversations_started, stats.invalid_conversation_handles), (2, 1));
+    // `identify` ran once per call, and its user is each event's.
+    let events = sink.events();
+    let users: Vec<&str> = events.iter().map(|e| e["userId"].as_str().unwrap()).collect();
+    assert_eq!(users, ["alice", "alice", "bob"]);
+}
+
+/// With the same `Config::conversation_key`, a handle minted by one tracker (one replica, or this
+/// process before a restart) is valid on another; with keys drawn per process it is not.
+#[test]
+fn a_configured_key_makes_a_handle_valid_on_every_replica() {
+    const KEY: &[u8; 32] = b"0123456789abcdef0123456789abcdef";
+    let replica = |config: Config| {
+        let (tracker, _sink) = MemorySink::with_config(config).unwrap();
+        Manifest::builder().tools(mcpeye::tool_defs![whereami]).conversations(true).tracker(tracker).build()
+    };
+    let (a, b) = (replica(Config::new("p").conversation_key(KEY)), replica(Config::new("p").conversation_key(KEY)));
+    let first = a.call("whereami", json!({"text": "a"}));
+    let handle = first["content"][1]["text"].as_str().unwrap().strip_prefix("conversation: ").unwrap().to_owned();
+    let on_b = b.call("whereami", json!({"text": "b", "mcpeyeConversation": handle}));
+    assert_eq!(on_b["content"].as_array().unwrap().len(), 1);
+    assert_eq!(on_b["content"][0]["text"], format!("{handle}|b"), "the other replica continues the conversation");
+
+    let other_key = replica(Config::new("p").conversation_key([7u8; 32]));
+    let refused = other_key.call("whereami", json!({"text": "c", "mcpeyeConversation": handle}));
+    assert_eq!(refused["content"].as_array().unwrap().len(), 2, "a replica with another key starts a new one");
+
+    let short = MemorySink::with_config(Config::new("p").conversation_key(b"too short")).unwrap_err();
+    assert!(short.to_string().contains("at least 32 bytes"), "{short}");
+}

@@ -190,6 +190,33 @@ async fn errors_are_recorded_as_errors() {
     assert!(recs[2].error_message().unwrap().starts_with("failed to deserialize parameters"));
 }
 
+/// A tool that panics is recorded as a panic and answered with a tool error, with a tracker and
+/// without one: the client is never left waiting, and the panic's message stays on the server.
+#[tokio::test]
+async fn a_panicking_tool_is_recorded_and_answered_with_an_error() {
+    let (client, records) = connect().await;
+    let out = tokio::time::timeout(Duration::from_secs(10), client.call_tool(call("search", json!({"query": "boom"}))))
+        .await
+        .expect("the call is answered")
+        .unwrap();
+    assert_eq!(out.is_error, Some(true));
+    assert!(text(&out).contains("panicked") && !text(&out).contains("exploded"), "{}", text(&out));
+    let recs = take(&records);
+    assert_eq!(recs.len(), 1);
+    assert_eq!(recs[0].error_type(), Some("panic"));
+    assert_eq!(recs[0].error_message(), Some("the tool panicked: search exploded"));
+    assert_eq!(text(&client.call_tool(call("ping", json!({}))).await.unwrap()), "pong", "the server still serves");
+
+    // No tracker at all (none given, none installed): nothing recorded, the call still answered.
+    let untracked = Shop { tool_router: mcpeye::rmcp::instrument(Shop::tool_router()), tracker: recording_tracker().0 };
+    let client = serve_and_connect(untracked, "test-client", "2.5.0").await;
+    let out = tokio::time::timeout(Duration::from_secs(10), client.call_tool(call("search", json!({"query": "boom"}))))
+        .await
+        .expect("the call is answered")
+        .unwrap();
+    assert_eq!(out.is_error, Some(true));
+}
+
 #[tokio::test]
 async fn an_unknown_tool_is_answered_by_rmcp_and_recorded_once() {
     let (client, records) = connect().await;

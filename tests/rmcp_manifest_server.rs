@@ -27,6 +27,7 @@ fn echo(inv: &Invocation<'_>, args: &mut Value) -> Result<CallToolResult, ArgsEr
     let a: EchoArgs = mcpeye_runtime::__private::parse_args(inv, args)?;
     Ok(match a.text.as_str() {
         "fail" => CallToolResult::error_text("the warehouse is closed"),
+        "panic" => panic!("the echo broke on {}", a.text),
         t => CallToolResult::text(t),
     })
 }
@@ -37,6 +38,30 @@ static ECHO: ToolDef = ToolDef {
     line: line!(),
     annotations: Annotations::NONE,
     ..ToolDef::new("echo", "Echo text.", mcpeye_runtime::__private::generate_schema::<EchoArgs>, Handler::Sync(echo))
+};
+
+fn later(inv: &Invocation<'_>, args: &mut Value) -> Result<mcpeye_runtime::BoxFuture, ArgsError> {
+    let a: EchoArgs = mcpeye_runtime::__private::parse_args(inv, args)?;
+    Ok(Box::pin(async move {
+        tokio::task::yield_now().await;
+        match a.text.as_str() {
+            "panic" => panic!("the later echo broke"),
+            t => CallToolResult::text(t),
+        }
+    }))
+}
+
+static LATER: ToolDef = ToolDef {
+    rust_path: "rmcp_manifest_server::later",
+    file: file!(),
+    line: line!(),
+    annotations: Annotations::NONE,
+    ..ToolDef::new(
+        "later",
+        "Echo text, later.",
+        mcpeye_runtime::__private::generate_schema::<EchoArgs>,
+        Handler::Async(later),
+    )
 };
 
 async fn connect() -> (RunningService<RoleClient, ClientConfig>, Records) {
@@ -122,6 +147,37 @@ async fn an_unknown_tool_is_an_invalid_params_error() {
     assert_eq!(recs[0].intent.as_ref().map(|(i, _)| i.as_str()), Some("refund the order"));
     assert_eq!(recs[0].arguments, json!({}), "the arguments of a tool the server does not have are not kept");
     assert!(recs[0].client.is_some());
+}
+
+/// A tool that panics is recorded as a panic and answered with a tool error, sync or async,
+/// in both eras: the client is never left waiting, and the panic's message stays on the server.
+#[tokio::test]
+async fn a_panicking_tool_is_recorded_and_answered_with_an_error() {
+    let (tracker, records) = recording_tracker();
+    let manifest = Manifest::builder().tools([&ECHO, &LATER]).tracker(tracker).build();
+    let client = serve_and_connect(ManifestServer::new(Arc::new(manifest)), "test-client", "2.5.0").await;
+    let modern = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "modern-agent", "version": "7.0"},
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    for (tool, era) in [("echo", None), ("later", None), ("later", Some(modern.clone()))] {
+        let mut request = call(tool, json!({"text": "panic", INTENT_PARAM_NAME: "break it"}));
+        request.meta = era.clone().map(|m| serde_json::from_value(m).unwrap());
+        let answer = tokio::time::timeout(Duration::from_secs(10), client.call_tool(request)).await;
+        let out = answer.expect("the call is answered").unwrap();
+        assert_eq!(out.is_error, Some(true), "{tool} {era:?}");
+        let text = &out.content[0].as_text().unwrap().text;
+        assert!(text.contains("panicked") && !text.contains("broke"), "{text}");
+        let recs = take(&records);
+        assert_eq!(recs.len(), 1, "{recs:?}");
+        assert_eq!(recs[0].error_type(), Some("panic"));
+        assert!(recs[0].error_message().unwrap().contains("broke"), "{:?}", recs[0]);
+        assert_eq!(recs[0].intent.as_ref().map(|(i, _)| i.as_str()), Some("break it"));
+    }
+    // The server still serves.
+    let out = client.call_tool(call("later", json!({"text": "after"}))).await.unwrap();
+    assert_eq!(out.content[0].as_text().unwrap().text, "after");
 }
 
 /// The server info's version is the payloads' `serverVersion` unless the identity sets one.

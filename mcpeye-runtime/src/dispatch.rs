@@ -4,8 +4,7 @@
 use crate::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_ACK, RESERVED_TOOL_NAME};
 use crate::model::cancel::{Cancellation, Sleep};
 use crate::model::meta::{
-    handle_text, mint_handle, resumed_conversation, take_conversation, take_model, Handle, CONVERSATION_PARAM_NAME,
-    MODEL_PARAM_NAME,
+    handle_text, take_conversation, take_model, Handle, HandleKey, CONVERSATION_PARAM_NAME, MODEL_PARAM_NAME,
 };
 use crate::model::record::{is_blank, CallOutcome, IntentSource, Origin};
 use crate::model::result::{CallToolResult, Content};
@@ -44,6 +43,9 @@ pub(crate) const INVALID_ARGUMENTS: &str = "invalid_arguments";
 pub(crate) const UNKNOWN_TOOL: &str = "unknown_tool";
 /// The reason of a call whose handler panicked.
 pub(crate) const PANIC: &str = "panic";
+/// What a client served through rmcp is answered when the tool panicked (a tool error: the
+/// panic's message may hold argument values, so it is recorded, not sent back).
+pub(crate) const PANIC_ANSWER: &str = "the tool failed unexpectedly (it panicked)";
 
 /// A call that a server should answer with a JSON-RPC error rather than a tool result.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -523,37 +525,42 @@ impl Manifest {
     fn attribute(&self, origin: &Origin, name: &str, arguments: &mut Value) -> (Option<Origin>, Option<Arc<str>>) {
         let reserved = self.reserved && name == RESERVED_TOOL_NAME;
         let entry = if reserved { None } else { self.lookup(name) };
-        let (Value::Object(map), true) = (arguments, reserved || entry.is_some_and(|e| e.def.intent)) else {
+        let (Value::Object(map), true) = (&mut *arguments, reserved || entry.is_some()) else {
             return (None, None);
         };
+        // Where mcpeye advertises its arguments: where the intent goes, and the reserved tool.
+        let advertised = reserved || entry.is_some_and(|e| e.def.intent);
         let owns = |key: &str| entry.is_some_and(|e| e.declares(key));
         let mut attributed: Option<Origin> = None;
-        if self.attribution.model_argument.on(reserved) && !owns(MODEL_PARAM_NAME) {
+        if advertised && self.attribution.model_argument.on(reserved) && !owns(MODEL_PARAM_NAME) {
             // `_meta` wins: the client states it, the agent only reports it.
             if let Some(model) = take_model(map).filter(|_| origin.model.is_none()) {
                 attributed.get_or_insert_with(|| origin.clone()).model = Some(model);
             }
         }
-        let mut minted = None;
-        if self.attribution.conversations && !reserved && !owns(CONVERSATION_PARAM_NAME) {
-            let handle = take_conversation(map);
-            // A transport session wins: the handle is for calls that have none.
-            if origin.session_id.is_none() {
-                let session = match handle {
-                    Handle::Valid(h) => h,
-                    Handle::Absent | Handle::Invalid => {
-                        let h = mint_handle();
-                        if let Some(t) = self.active_tracker() {
-                            t.count_conversation(handle == Handle::Invalid);
-                        }
-                        minted = Some(h.clone());
-                        h
-                    }
-                };
-                attributed.get_or_insert_with(|| origin.clone()).session_id = Some(session);
+        if !self.attribution.conversations || owns(CONVERSATION_PARAM_NAME) {
+            return (attributed, None);
+        }
+        // Taken out of every call, the reserved tool's too: a handle never reaches a handler
+        // or the ingest. A transport session wins: the handle is for calls that have none.
+        let handle = take_conversation(map);
+        if origin.session_id.is_some() {
+            return (attributed, None);
+        }
+        let tracker = self.active_tracker();
+        let mut joined = attributed.unwrap_or_else(|| origin.clone());
+        if tracker.as_deref().is_some_and(Tracker::identifies) {
+            // `identify` sees the arguments as the handler will, without the intent.
+            let intent = map.shift_remove(INTENT_PARAM_NAME);
+            identify_now(tracker.as_deref(), &mut joined, name, arguments);
+            if let (Some(intent), Value::Object(map)) = (intent, arguments) {
+                map.insert(INTENT_PARAM_NAME.to_owned(), intent);
             }
         }
-        (attributed, minted)
+        // A capability request is not a step of a conversation: no handle is minted for it.
+        let mint = advertised && !reserved;
+        let minted = join_conversation(handle, &mut joined, tracker.as_deref(), mint);
+        (Some(joined), minted)
     }
 
     /// The tracker calls are recorded into (see [`active_tracker`]).
@@ -580,8 +587,10 @@ impl Manifest {
         let (mut map, _) = split_arguments(arguments);
         let intent = take_intent(&mut map);
         // A call without a transport session stays in the conversation its handle names.
-        let resumed = origin.session_id.is_none().then(|| resumed_conversation(&mut map)).flatten();
-        let in_conversation = resumed.map(|h| Origin { session_id: Some(h), ..origin.clone() });
+        let in_conversation = match self.attribution.conversations && origin.session_id.is_none() {
+            true => resume_conversation(&mut map, origin, &kept, self.active_tracker().as_deref()),
+            false => None,
+        };
         let call = InFlight::start_unknown(Cow::Owned(kept), intent, in_conversation.as_ref().unwrap_or(origin));
         match rpc_code {
             None => self.conclude(call, Ran::Failed(msg)),
@@ -675,6 +684,61 @@ fn start(origin: &Origin, tool_name: &'static str, strip: bool, arguments: Value
     let (mut map, is_object) = split_arguments(arguments);
     let intent = call_intent(if strip { take_intent(&mut map) } else { None }, origin);
     (InFlight::start(Cow::Borrowed(tool_name), Value::Object(map), intent, origin), is_object)
+}
+
+/// Runs `identify` as the call begins, when the tracker has it, so that the call's conversation
+/// handle is checked against the user it names; the record then reuses the answer.
+pub(crate) fn identify_now(tracker: Option<&Tracker>, origin: &mut Origin, name: &str, arguments: &Value) {
+    if let Some(t) = tracker.filter(|t| t.identifies()) {
+        origin.identified = t.identify_now(crate::model::request::RequestInfo::of_origin(name, arguments, origin));
+    }
+}
+
+/// Gives a call without a transport session its conversation (docs/attribution.md#conversation):
+/// the one its handle names, when the handle was minted under the tracker's key for the call's
+/// user ([`identify_now`]); else, when `mint`, a new one, counted, which is returned for the
+/// result to hand out.
+pub(crate) fn join_conversation(
+    argument: Option<Value>,
+    origin: &mut Origin,
+    tracker: Option<&Tracker>,
+    mint: bool,
+) -> Option<Arc<str>> {
+    let identified = origin.identified.as_deref();
+    let user = identified.and_then(|id| id.user_id.as_deref().or(id.user_email.as_deref()));
+    let key = tracker.map_or_else(HandleKey::process, Tracker::handle_key);
+    let handle = key.read(argument, user);
+    let (session, minted) = match handle {
+        Handle::Valid(h) => (h, None),
+        Handle::Absent | Handle::Invalid if !mint => return None,
+        Handle::Absent | Handle::Invalid => {
+            let h = key.mint(user);
+            if let Some(t) = tracker {
+                t.count_conversation(handle == Handle::Invalid);
+            }
+            (h.clone(), Some(h))
+        }
+    };
+    origin.session_id = Some(session);
+    minted
+}
+
+/// The origin of a call of a tool the server does not have, in the conversation its valid
+/// handle names (taken out of `arguments`); no handle is minted for it (it has no result to
+/// hand one out in).
+#[cold]
+pub(crate) fn resume_conversation(
+    arguments: &mut Map<String, Value>,
+    origin: &Origin,
+    name: &str,
+    tracker: Option<&Tracker>,
+) -> Option<Origin> {
+    let handle = take_conversation(arguments)?;
+    let mut resumed = origin.clone();
+    // `identify` sees what the record has: no arguments (they are not the server's to describe).
+    identify_now(tracker, &mut resumed, name, &Value::Object(Map::new()));
+    join_conversation(Some(handle), &mut resumed, tracker, false);
+    resumed.session_id.is_some().then_some(resumed)
 }
 
 /// The result with the conversation handle minted for its call handed out, as one more text

@@ -48,7 +48,8 @@ pub use model::client::{
 pub use model::diagnostics::{Diagnostic, DiagnosticKind};
 pub use model::event::{BeforeSendFn, Event};
 pub use model::meta::{
-    ModelArgument, CONVERSATION_PARAM_DESCRIPTION, CONVERSATION_PARAM_NAME, MODEL_PARAM_DESCRIPTION, MODEL_PARAM_NAME,
+    ModelArgument, CONVERSATION_KEY_ENV, CONVERSATION_PARAM_DESCRIPTION, CONVERSATION_PARAM_NAME,
+    MODEL_PARAM_DESCRIPTION, MODEL_PARAM_NAME,
 };
 pub use model::record::{
     CallOutcome, CallRecord, ClientInfo, IntentSource, Origin, RequestId, TraceContext, Transport,

@@ -12,6 +12,8 @@ use crate::flush::flusher::{Backlog, Control, Flusher, Handoff};
 use crate::flush::outbox::Outbox;
 use crate::flush::transport::{HttpTransport, Transport};
 use crate::model::diagnostics::{DiagnosticKind, Diagnostics};
+use crate::model::identity::CallIdentity;
+use crate::model::meta::HandleKey;
 use crate::model::record::{CallOutcome, CallRecord};
 use crate::model::request::RequestInfo;
 use crate::model::result::CallToolResult;
@@ -75,6 +77,8 @@ struct Pipeline {
     control: Sender<Control>,
     shared: Arc<Handoff>,
     identify: Option<Arc<IdentifyFn>>,
+    /// The configured key of conversation handles (`Config::conversation_key`).
+    handle_key: Option<HandleKey>,
     capture_missing_capabilities: bool,
     /// Caps and redaction of the arguments and results put on spans, when
     /// [`Config::span_content`] is on.
@@ -121,6 +125,7 @@ impl Tracker {
         transport: Box<dyn Transport>,
     ) -> Result<Tracker, ConfigError> {
         config.project_id.clone_from(&resolved.project_id);
+        let handle_key = config.handle_key()?;
         let diagnostics = Diagnostics::new(config.on_error.clone());
         if resolved.url_defaulted {
             diagnostics.report(DiagnosticKind::DefaultIngestUrl, || {
@@ -170,6 +175,7 @@ impl Tracker {
                 control: control_tx,
                 shared,
                 identify: config.identify.clone(),
+                handle_key,
                 capture_missing_capabilities: config.capture_missing_capabilities,
                 span_content: config.span_content.then(|| config.redactor()),
                 nudge_at: nudge_at(config.flush_threshold, capacity),
@@ -205,7 +211,7 @@ impl Tracker {
                 let _ = catch_unwind(AssertUnwindSafe(|| f(record)));
             }
             Inner::Pipeline(p) => {
-                if let Some((user_id, user_email)) = p.admit(|| call.request_info()) {
+                if let Some((user_id, user_email)) = p.admit(call.identified.as_deref(), || call.request_info()) {
                     p.send(Queued::new(call.into_record(outcome, duration), user_id, user_email, p.pool.take()));
                 }
             }
@@ -221,7 +227,7 @@ impl Tracker {
                 let _ = catch_unwind(AssertUnwindSafe(|| f(record)));
             }
             Inner::Pipeline(p) => {
-                if let Some((user_id, user_email)) = p.admit(|| call.request_info()) {
+                if let Some((user_id, user_email)) = p.admit(call.identified.as_deref(), || call.request_info()) {
                     p.send(Queued::of_result(call, result, duration, user_id, user_email, p.pool.take()));
                 }
             }
@@ -294,9 +300,10 @@ impl Tracker {
             // A span that puts the arguments on itself when it ends needs them: copied then.
             Inner::Pipeline(p) if !span.reads_values(self.span_content()) => {
                 // `identify` reads the arguments as a JSON value: built only for it.
-                let user = match &p.identify {
-                    None => (None, None),
-                    Some(_) => {
+                let user = match (&p.identify, &origin.identified) {
+                    (None, _) => (None, None),
+                    (Some(_), Some(id)) => (id.user_id.clone(), id.user_email.clone()),
+                    (Some(_), None) => {
                         let arguments = copy();
                         p.identify(RequestInfo::of_origin(&tool_name, &arguments, origin))
                     }
@@ -388,6 +395,27 @@ impl Tracker {
         matches!(&*self.inner, Inner::Pipeline(p) if p.identify.is_some())
     }
 
+    /// Runs `identify` for a call as it begins (its conversation handle is checked against the
+    /// user it names); `None` without an `identify` callback.
+    pub(crate) fn identify_now(&self, request: RequestInfo<'_>) -> Option<Arc<CallIdentity>> {
+        match &*self.inner {
+            Inner::Pipeline(p) if p.identify.is_some() => {
+                let (user_id, user_email) = p.identify(request);
+                Some(Arc::new(CallIdentity { user_id, user_email }))
+            }
+            _ => None,
+        }
+    }
+
+    /// The key this tracker's conversation handles are tagged under: the configured one, else
+    /// the process's.
+    pub(crate) fn handle_key(&self) -> HandleKey {
+        match &*self.inner {
+            Inner::Pipeline(Pipeline { handle_key: Some(key), .. }) => *key,
+            _ => HandleKey::process(),
+        }
+    }
+
     /// The counters now.
     pub fn stats(&self) -> Stats {
         match &*self.inner {
@@ -448,20 +476,26 @@ impl Pipeline {
                 .with_client(record.client.as_deref())
                 .with_session_id(record.session_id.as_deref())
         };
-        if let Some((user_id, user_email)) = self.admit(request) {
+        if let Some((user_id, user_email)) = self.admit(None, request) {
             self.send(Queued::new(record, user_id, user_email, self.pool.take()));
         }
     }
 
-    /// Counts a call captured and runs `identify`; `None` when its record cannot be queued
-    /// (shut down, or the channel full: then it is not even flattened), counted as dropped.
-    fn admit<'a>(&self, request: impl FnOnce() -> RequestInfo<'a>) -> Option<(Option<String>, Option<String>)> {
+    /// Counts a call captured and runs `identify`, unless it ran when the call began
+    /// (`identified`); `None` when its record cannot be queued (shut down, or the channel full:
+    /// then it is not even flattened), counted as dropped.
+    fn admit<'a>(
+        &self,
+        identified: Option<&CallIdentity>,
+        request: impl FnOnce() -> RequestInfo<'a>,
+    ) -> Option<(Option<String>, Option<String>)> {
         if !self.admit_count() {
             return None;
         }
-        match self.identify {
-            None => Some((None, None)),
-            Some(_) => Some(self.identify(request())),
+        match (self.identify.as_ref(), identified) {
+            (None, _) => Some((None, None)),
+            (Some(_), Some(id)) => Some((id.user_id.clone(), id.user_email.clone())),
+            (Some(_), None) => Some(self.identify(request())),
         }
     }
 

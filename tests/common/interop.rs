@@ -306,11 +306,17 @@ impl HttpServer {
 
     /// Like [`start`](Self::start), for another example that prints the same line.
     pub fn start_example(name: &str, ingest: &IngestReceiver, args: &[&str]) -> HttpServer {
+        HttpServer::start_example_with(name, ingest, args, &[])
+    }
+
+    /// Like [`start_example`](Self::start_example), with `env` added to the server's environment.
+    pub fn start_example_with(name: &str, ingest: &IngestReceiver, args: &[&str], env: &[(&str, &str)]) -> HttpServer {
         let exe = example(name);
         let mut child = Command::new(&exe)
             .args(["--port", "0"])
             .args(args)
             .envs(server_env(ingest))
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

@@ -29,6 +29,12 @@ pub enum ConfigError {
     Outbox(String),
     /// The ingest URL is `https://` and mcpeye was built without its `tls` feature.
     TlsNotBuilt,
+    /// The conversation key is shorter than 32 bytes.
+    ConversationKeyTooShort {
+        /// Where it was set: `conversation_key` (the `Config` method) or the environment
+        /// variable's name.
+        from: &'static str,
+    },
 }
 
 impl fmt::Display for ConfigError {
@@ -55,6 +61,11 @@ impl fmt::Display for ConfigError {
             ConfigError::Outbox(e) => write!(
                 f,
                 "mcpeye: the outbox cannot be opened ({e}); give Config::outbox_dir a directory this process can write"
+            ),
+            ConfigError::ConversationKeyTooShort { from } => write!(
+                f,
+                "mcpeye: the conversation key ({from}) is shorter than 32 bytes; give it at least 32 bytes of \
+                 random secret (e.g. `openssl rand -hex 32`), the same on every replica"
             ),
             ConfigError::TlsNotBuilt => f.write_str(
                 "mcpeye: the ingest URL is https:// but mcpeye was built without TLS; enable its `tls` feature \

@@ -41,6 +41,7 @@ pub struct Config {
     pub(crate) denylist_fields: Vec<String>,
     pub(crate) identity: Identity,
     pub(crate) identify: Option<Arc<IdentifyFn>>,
+    pub(crate) conversation_key: Option<Arc<[u8]>>,
     pub(crate) flush_interval: Duration,
     pub(crate) flush_threshold: usize,
     pub(crate) max_buffer: usize,
@@ -72,6 +73,7 @@ impl Config {
     /// | [`luhn_cards`](Self::luhn_cards) | `false` |
     /// | [`denylist_fields`](Self::denylist_fields) | none beyond the built-in list |
     /// | [`identity`](Self::identity) / [`identify`](Self::identify) | none |
+    /// | [`conversation_key`](Self::conversation_key) | drawn per process |
     /// | [`flush_interval`](Self::flush_interval) | 5 s |
     /// | [`flush_threshold`](Self::flush_threshold) | 20 events |
     /// | [`max_buffer`](Self::max_buffer) | 10 000 events |
@@ -102,6 +104,7 @@ impl Config {
             denylist_fields: Vec::new(),
             identity: Identity::default(),
             identify: None,
+            conversation_key: None,
             flush_interval: Duration::from_secs(5),
             flush_threshold: 20,
             max_buffer: 10_000,
@@ -228,6 +231,23 @@ impl Config {
         f: impl Fn(&crate::RequestInfo<'_>) -> Option<CallIdentity> + Send + Sync + 'static,
     ) -> Self {
         self.identify = Some(Arc::new(f));
+        self
+    }
+
+    /// The secret that conversation handles are tagged under (at least 32 bytes of
+    /// high-entropy material; docs/attribution.md#conversation). Give every replica of a
+    /// stateless server the same one: a handle minted by one replica is then valid on the
+    /// others and after a restart, so a load-balanced deployment keeps its conversations whole.
+    /// Without it the key is [`CONVERSATION_KEY_ENV`](crate::CONVERSATION_KEY_ENV)'s (under
+    /// [`from_env`](Self::from_env)), else drawn per process. A shorter key is refused by `init`.
+    ///
+    /// ```
+    /// let config = mcpeye_runtime::Config::new("proj").conversation_key(*b"0123456789abcdef0123456789abcdef");
+    /// // The key never shows in debug output.
+    /// assert!(!format!("{config:?}").contains("0123456789abcdef"));
+    /// ```
+    pub fn conversation_key(mut self, key: impl AsRef<[u8]>) -> Self {
+        self.conversation_key = Some(Arc::from(key.as_ref()));
         self
     }
 
@@ -429,6 +449,7 @@ impl fmt::Debug for Config {
             .field("denylist_fields", &self.denylist_fields)
             .field("identity", &self.identity)
             .field("identify", &self.identify.as_ref().map(|_| "Fn"))
+            .field("conversation_key", &self.conversation_key.as_ref().map(|_| "***"))
             .field("flush_interval", &self.flush_interval)
             .field("flush_threshold", &self.flush_threshold)
             .field("max_buffer", &self.max_buffer)

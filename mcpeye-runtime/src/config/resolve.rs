@@ -2,6 +2,7 @@
 
 use super::{Config, ConfigError};
 use crate::contract::{DEFAULT_INGEST_URL, ENV_INGEST_SECRET, ENV_INGEST_URL, ENV_PROJECT_ID};
+use crate::model::meta::{HandleKey, CONVERSATION_KEY_ENV, MIN_CONVERSATION_KEY_BYTES};
 use std::fmt;
 
 impl Config {
@@ -56,7 +57,24 @@ impl Config {
         if !(0.0..=1.0).contains(&self.sample_rate) {
             return Err(ConfigError::InvalidOption { option: "sample_rate", reason: "must be between 0.0 and 1.0" });
         }
+        self.handle_key_with(env)?;
         Ok(Resolved { project_id, endpoint, secret, url_defaulted, insecure })
+    }
+
+    /// The key of conversation handles: the configured one, else the environment's (under
+    /// `from_env`); `None` leaves the process's.
+    pub(crate) fn handle_key(&self) -> Result<Option<HandleKey>, ConfigError> {
+        self.handle_key_with(|name| std::env::var(name).ok())
+    }
+
+    fn handle_key_with(&self, env: impl Fn(&str) -> Option<String>) -> Result<Option<HandleKey>, ConfigError> {
+        if let Some(key) = self.conversation_key.as_deref() {
+            return conversation_key(key, "conversation_key").map(Some);
+        }
+        match env(CONVERSATION_KEY_ENV).filter(|v| self.use_env && !v.trim().is_empty()) {
+            Some(key) => conversation_key(key.as_bytes(), CONVERSATION_KEY_ENV).map(Some),
+            None => Ok(None),
+        }
     }
 }
 
@@ -73,6 +91,15 @@ pub(crate) struct Resolved {
     pub url_defaulted: bool,
     /// Plain `http://` to a host that is not loopback.
     pub insecure: bool,
+}
+
+/// The handle key of a configured secret, refused when shorter than
+/// [`MIN_CONVERSATION_KEY_BYTES`] (`from`: where it was configured).
+fn conversation_key(secret: &[u8], from: &'static str) -> Result<HandleKey, ConfigError> {
+    match secret.len() >= MIN_CONVERSATION_KEY_BYTES {
+        true => Ok(HandleKey::from_secret(secret)),
+        false => Err(ConfigError::ConversationKeyTooShort { from }),
+    }
 }
 
 impl fmt::Debug for Resolved {
@@ -125,4 +152,30 @@ fn is_loopback(host: &str) -> bool {
     host.eq_ignore_ascii_case("localhost")
         || host.to_ascii_lowercase().ends_with(".localhost")
         || host.parse::<std::net::IpAddr>().map(|ip| ip.is_loopback()).unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The key is the one set in code, else the environment's under `from_env` only; a short
+    /// one is refused with where it came from.
+    #[test]
+    fn the_conversation_key_comes_from_code_or_from_the_environment() {
+        let long = "k".repeat(MIN_CONVERSATION_KEY_BYTES);
+        let env = |value: &str| {
+            let value = value.to_owned();
+            move |name: &str| (name == CONVERSATION_KEY_ENV).then(|| value.clone())
+        };
+        let from_env = Config::from_env("p");
+        assert_eq!(from_env.handle_key_with(env(&long)), Ok(Some(HandleKey::from_secret(long.as_bytes()))));
+        assert_eq!(from_env.handle_key_with(env(" ")), Ok(None), "blank is unset");
+        assert_eq!(Config::new("p").handle_key_with(env(&long)), Ok(None), "`Config::new` reads no environment");
+        let in_code = Config::from_env("p").conversation_key("c".repeat(40));
+        assert_eq!(in_code.handle_key_with(env(&long)), Ok(Some(HandleKey::from_secret("c".repeat(40).as_bytes()))));
+        let short = from_env.handle_key_with(env("short")).unwrap_err();
+        assert_eq!(short, ConfigError::ConversationKeyTooShort { from: CONVERSATION_KEY_ENV });
+        assert!(short.to_string().contains("MCPEYE_CONVERSATION_KEY"), "{short}");
+        assert!(Config::new("p").conversation_key([1u8; 31]).resolve().is_err());
+    }
 }

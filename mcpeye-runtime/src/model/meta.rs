@@ -12,7 +12,7 @@
 //! Both are read in that order; a blank or non-string model is none.
 
 use serde_json::{Map, Value};
-use std::hash::{BuildHasher, Hasher};
+use std::hash::Hasher;
 use std::sync::Arc;
 
 /// `_meta` key under which MCP clients describe the model's invocation; its `userIntent` is the
@@ -130,7 +130,7 @@ pub(crate) fn native_intent(meta: &Map<String, Value>) -> Option<String> {
 pub(crate) enum Handle {
     /// None given (or `null`, or blank): the call starts a conversation.
     Absent,
-    /// A handle this process minted, checked.
+    /// A handle minted under this key for this user, checked.
     Valid(Arc<str>),
     /// Something else: ignored (and counted), the call starts a conversation.
     Invalid,
@@ -140,61 +140,113 @@ pub(crate) enum Handle {
 const HANDLE_PREFIX: &str = "cv_";
 const HANDLE_LEN: usize = HANDLE_PREFIX.len() + 16 + 8;
 
-/// Removes the conversation argument from a call's arguments and checks the handle it carries.
-pub(crate) fn take_conversation(arguments: &mut Map<String, Value>) -> Handle {
-    match arguments.shift_remove(CONVERSATION_PARAM_NAME) {
-        None | Some(Value::Null) => Handle::Absent,
-        Some(Value::String(s)) if is_blank(&s) => Handle::Absent,
-        Some(Value::String(s)) => match check_handle(s.trim()) {
-            true => Handle::Valid(Arc::from(s.trim())),
-            false => Handle::Invalid,
-        },
-        Some(_) => Handle::Invalid,
+/// The environment variable [`Config::from_env`](crate::Config::from_env) reads the conversation
+/// key from when [`Config::conversation_key`](crate::Config::conversation_key) is not set.
+///
+/// ```
+/// assert_eq!(mcpeye_runtime::CONVERSATION_KEY_ENV, "MCPEYE_CONVERSATION_KEY");
+/// ```
+pub const CONVERSATION_KEY_ENV: &str = "MCPEYE_CONVERSATION_KEY";
+
+/// Fewest bytes of a configured conversation key: 256 bits of secret, as the `requestState`
+/// key asks.
+pub(crate) const MIN_CONVERSATION_KEY_BYTES: usize = 32;
+
+/// The key conversation handles are tagged under: a configured secret's (the same on every
+/// replica and across restarts), else one drawn per process.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct HandleKey {
+    k0: u64,
+    k1: u64,
+}
+
+impl std::fmt::Debug for HandleKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HandleKey(…)")
     }
 }
 
-/// The conversation a call of a tool the server does not have belongs to: a valid handle among
-/// its arguments, taken out. No handle is minted for it (it has no result to hand one out in).
-pub(crate) fn resumed_conversation(arguments: &mut Map<String, Value>) -> Option<Arc<str>> {
-    match take_conversation(arguments) {
-        Handle::Valid(h) => Some(h),
-        Handle::Absent | Handle::Invalid => None,
+impl HandleKey {
+    /// The key of a configured secret (at least [`MIN_CONVERSATION_KEY_BYTES`]): its 128 bits are
+    /// two SipHash digests of the secret under fixed keys, so that only the secret's holders
+    /// know them.
+    pub(crate) fn from_secret(secret: &[u8]) -> HandleKey {
+        let digest = |domain: u64| {
+            let mut h = siphasher(domain, !domain);
+            h.write(secret);
+            h.finish()
+        };
+        HandleKey { k0: digest(0x6d63_7065_7965_2f63), k1: digest(0x6f6e_7665_7273_6174) }
+    }
+
+    /// This process's key, drawn at its first use from the OS's randomness: a handle minted
+    /// under it is valid in this process only.
+    pub(crate) fn process() -> HandleKey {
+        static KEY: std::sync::OnceLock<HandleKey> = std::sync::OnceLock::new();
+        *KEY.get_or_init(|| {
+            let (k0, k1) = uuid::Uuid::new_v4().as_u64_pair();
+            HandleKey { k0, k1 }
+        })
+    }
+
+    /// The tag of a handle's id for `user` (the caller's identity, when `identify` names one):
+    /// keyed SipHash-2-4 of both, cut to 32 bits.
+    fn tag(&self, id: u64, user: Option<&str>) -> u32 {
+        let mut h = siphasher(self.k0, self.k1);
+        h.write_u64(id);
+        if let Some(user) = user {
+            // Length first: no two (id, user) pairs hash the same bytes.
+            h.write_u64(user.len() as u64);
+            h.write(user.as_bytes());
+        }
+        h.finish() as u32
+    }
+
+    /// A new conversation handle for `user`.
+    pub(crate) fn mint(&self, user: Option<&str>) -> Arc<str> {
+        let id = uuid::Uuid::new_v4().as_u64_pair().0;
+        Arc::from(format!("{HANDLE_PREFIX}{id:016x}{:08x}", self.tag(id, user)))
+    }
+
+    /// What a conversation argument (taken out with [`take_conversation`]) says, checked under
+    /// this key for `user`.
+    pub(crate) fn read(&self, argument: Option<Value>, user: Option<&str>) -> Handle {
+        match argument {
+            None | Some(Value::Null) => Handle::Absent,
+            Some(Value::String(s)) if is_blank(&s) => Handle::Absent,
+            Some(Value::String(s)) => match self.check(s.trim(), user) {
+                true => Handle::Valid(Arc::from(s.trim())),
+                false => Handle::Invalid,
+            },
+            Some(_) => Handle::Invalid,
+        }
+    }
+
+    /// Whether `s` is a handle minted under this key for `user`: the format first (cheap, and
+    /// nothing of an arbitrary string is parsed), then the tag.
+    fn check(&self, s: &str, user: Option<&str>) -> bool {
+        let Some(hex) = s.strip_prefix(HANDLE_PREFIX).filter(|_| s.len() == HANDLE_LEN) else { return false };
+        if !hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+            return false;
+        }
+        let (id, t) = hex.split_at(16);
+        match (u64::from_str_radix(id, 16), u32::from_str_radix(t, 16)) {
+            (Ok(id), Ok(t)) => self.tag(id, user) == t,
+            _ => false,
+        }
     }
 }
 
-/// The key of this process's handles: a handle is only valid in the process that minted it, so
-/// one cannot be made up, nor carried from another server, to join someone else's conversation.
-fn handle_key() -> &'static std::collections::hash_map::RandomState {
-    static KEY: std::sync::OnceLock<std::collections::hash_map::RandomState> = std::sync::OnceLock::new();
-    KEY.get_or_init(std::collections::hash_map::RandomState::new)
+/// SipHash-2-4 under an explicit key: std's, the one keyed hash std has. Deprecated only in
+/// favour of `DefaultHasher`, whose key cannot be chosen.
+#[allow(deprecated)]
+fn siphasher(k0: u64, k1: u64) -> std::hash::SipHasher {
+    std::hash::SipHasher::new_with_keys(k0, k1)
 }
 
-/// The tag of a handle's id: keyed SipHash (std's `RandomState`, keys drawn from the OS at
-/// first use), cut to 32 bits.
-fn tag(id: u64) -> u32 {
-    let mut h = handle_key().build_hasher();
-    h.write_u64(id);
-    h.finish() as u32
-}
-
-/// A new conversation handle.
-pub(crate) fn mint_handle() -> Arc<str> {
-    let id = uuid::Uuid::new_v4().as_u64_pair().0;
-    Arc::from(format!("{HANDLE_PREFIX}{id:016x}{:08x}", tag(id)))
-}
-
-/// Whether `s` is a handle this process minted: the format first (cheap, and nothing of an
-/// arbitrary string is parsed), then the tag.
-fn check_handle(s: &str) -> bool {
-    let Some(hex) = s.strip_prefix(HANDLE_PREFIX).filter(|_| s.len() == HANDLE_LEN) else { return false };
-    if !hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
-        return false;
-    }
-    let (id, t) = hex.split_at(16);
-    match (u64::from_str_radix(id, 16), u32::from_str_radix(t, 16)) {
-        (Ok(id), Ok(t)) => tag(id) == t,
-        _ => false,
-    }
+/// Removes the conversation argument from a call's arguments, unread.
+pub(crate) fn take_conversation(arguments: &mut Map<String, Value>) -> Option<Value> {
+    arguments.shift_remove(CONVERSATION_PARAM_NAME)
 }
 
 /// The text item a result gets on the call that minted its conversation's handle.
@@ -282,20 +334,40 @@ mod tests {
 
     #[test]
     fn handles_are_checked() {
-        let h = mint_handle();
+        let key = HandleKey::process();
+        let read = |v: Value| key.read(take_conversation(&mut obj(v)), None);
+        let h = key.mint(None);
         assert_eq!(h.len(), HANDLE_LEN);
         let mut args = obj(json!({CONVERSATION_PARAM_NAME: &*h, "a": 1}));
-        assert_eq!(take_conversation(&mut args), Handle::Valid(h.clone()));
+        assert_eq!(key.read(take_conversation(&mut args), None), Handle::Valid(h.clone()));
         assert_eq!(Value::Object(args), json!({"a": 1}));
         // A made-up handle of the right shape, another shape, another type: invalid.
         let forged = format!("{}{}", &h[..h.len() - 1], if h.ends_with('0') { '1' } else { '0' });
         for bad in [json!(forged), json!("cv_123"), json!("hello"), json!(7), json!({"x": 1})] {
-            let mut args = obj(json!({CONVERSATION_PARAM_NAME: bad.clone()}));
-            assert_eq!(take_conversation(&mut args), Handle::Invalid, "{bad}");
-            assert!(args.is_empty());
+            assert_eq!(read(json!({CONVERSATION_PARAM_NAME: bad.clone()})), Handle::Invalid, "{bad}");
         }
         for absent in [json!({}), json!({CONVERSATION_PARAM_NAME: null}), json!({CONVERSATION_PARAM_NAME: " "})] {
-            assert_eq!(take_conversation(&mut obj(absent)), Handle::Absent);
+            assert_eq!(read(absent), Handle::Absent);
         }
+    }
+
+    /// A handle names the user it was minted for, and a configured secret makes the same key in
+    /// every process that has it (another replica, or this one after a restart).
+    #[test]
+    fn handles_are_bound_to_their_user_and_to_their_key() {
+        let secret = b"0123456789abcdef0123456789abcdef";
+        let (replica_a, replica_b) = (HandleKey::from_secret(secret), HandleKey::from_secret(secret));
+        let alice = replica_a.mint(Some("alice"));
+        let valid = |key: &HandleKey, h: &str, user| key.read(Some(json!(h)), user) == Handle::Valid(Arc::from(h));
+        assert!(valid(&replica_b, &alice, Some("alice")), "another process with the same secret");
+        assert!(!valid(&replica_b, &alice, Some("bob")), "another user");
+        assert!(!valid(&replica_b, &alice, None), "no user");
+        assert!(!valid(&HandleKey::process(), &alice, Some("alice")), "another key");
+        let other = HandleKey::from_secret(b"0123456789abcdef0123456789abcdeF");
+        assert!(!valid(&other, &alice, Some("alice")), "a secret one byte apart");
+        // No user and an empty user are told apart.
+        let anon = replica_a.mint(None);
+        assert!(valid(&replica_a, &anon, None) && !valid(&replica_a, &anon, Some("")));
+        assert!(!format!("{replica_a:?}").contains(&replica_a.k0.to_string()));
     }
 }

@@ -131,6 +131,9 @@ pub struct Origin {
     /// What `identify` reads of the request beyond the above (`_meta`, the HTTP head): made by
     /// the serving layer only when the tracker has an `identify` callback.
     pub(crate) request: Option<Arc<RequestExtra>>,
+    /// The user `identify` named when the call began, checking its conversation handle: the
+    /// record reuses it rather than asking again.
+    pub(crate) identified: Option<Arc<crate::model::identity::CallIdentity>>,
 }
 
 /// The parts of an [`Origin`] that its serving layer makes only when a handler asks for them
@@ -221,6 +224,7 @@ impl Origin {
                 deferred: None,
                 asking: self.asking.clone(),
                 request: self.request.clone(),
+                identified: self.identified.clone(),
             };
         }
         self.clone()

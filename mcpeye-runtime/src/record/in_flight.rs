@@ -28,6 +28,8 @@ pub(crate) struct InFlight {
     /// The origin's `_meta`, when it was made before the call (`Manifest::call_from`), for
     /// `identify`: shared, not copied.
     pub(crate) meta: Option<Arc<serde_json::Map<String, Value>>>,
+    /// The user `identify` named as the call began ([`Origin::identified`]).
+    pub(crate) identified: Option<Arc<crate::model::identity::CallIdentity>>,
 }
 
 impl InFlight {
@@ -73,6 +75,7 @@ impl InFlight {
             span,
             request,
             meta,
+            identified: origin.identified.clone(),
         };
         if let Some(asking) = &origin.asking {
             call.continue_from(asking);

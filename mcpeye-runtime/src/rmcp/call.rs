@@ -3,7 +3,7 @@
 //! [`tool_router`](super::tool_router) cannot see them).
 
 use super::client::Clients;
-use crate::dispatch::{take_intent, CallError, UNKNOWN_TOOL};
+use crate::dispatch::{resume_conversation, take_intent, CallError, UNKNOWN_TOOL};
 use crate::model::record::CallOutcome;
 use crate::record::InFlight;
 use crate::tracker::{active_tracker, Tracker};
@@ -99,11 +99,13 @@ fn record_unknown<S>(own: Option<&Tracker>, context: &mut ToolCallContext<'_, S>
         origin.request = Some(std::sync::Arc::new(crate::model::record::RequestExtra::of(&context.request_context)));
     }
     let intent = context.arguments.as_mut().and_then(take_intent);
-    if origin.session_id.is_none() {
-        origin.session_id = context.arguments.as_mut().and_then(crate::model::meta::resumed_conversation);
-    }
     // The name is the agent's: an unbounded one is not kept in full (the message cuts it too).
     let kept: String = context.name.chars().take(mcpeye_contract::MAX_TOOL_NAME_CHARS).collect();
+    if origin.session_id.is_none() {
+        if let Some(arguments) = context.arguments.as_mut() {
+            origin = resume_conversation(arguments, &origin, &kept, Some(&tracker)).unwrap_or(origin);
+        }
+    }
     let message = CallError::UnknownTool(context.name.to_string()).to_string();
     let call = InFlight::start_unknown(Cow::Owned(kept), intent, &origin);
     call.finish_answered(Some(&tracker), CallOutcome::error_with_reason(message, UNKNOWN_TOOL), -32602);

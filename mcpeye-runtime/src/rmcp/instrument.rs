@@ -4,12 +4,12 @@
 use super::client::Clients;
 use super::rounds::ToolRound;
 use crate::contract::{INTENT_PARAM_DESCRIPTION, INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
-use crate::dispatch::{call_intent, panic_message, take_intent, PANIC};
+use crate::dispatch::{call_intent, identify_now, join_conversation, panic_message, take_intent, PANIC, PANIC_ANSWER};
 use crate::json::flat_ser::flatten;
 use crate::json::flat_ser::flatten_serialize;
 use crate::model::meta::{
-    handle_text, mint_handle, take_conversation, take_model, Handle, CONVERSATION_PARAM_DESCRIPTION,
-    CONVERSATION_PARAM_NAME, MODEL_PARAM_DESCRIPTION, MODEL_PARAM_NAME,
+    handle_text, take_conversation, take_model, CONVERSATION_PARAM_DESCRIPTION, CONVERSATION_PARAM_NAME,
+    MODEL_PARAM_DESCRIPTION, MODEL_PARAM_NAME,
 };
 use crate::model::record::CallOutcome;
 use crate::record::flatten_texts;
@@ -27,7 +27,7 @@ use serde_json::{Map, Value};
 use std::any::{Any, TypeId};
 use std::borrow::Cow;
 use std::future::Future;
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::sync::{Arc, RwLock};
 use std::task::{Context, Poll};
@@ -257,6 +257,8 @@ fn instrument_router<S: Send + Sync + 'static>(
         let mut attr = route.attr.clone();
         let strip = inject(&mut attr.input_schema, intent_description);
         // Where the intent goes, and not over a property the tool declares itself.
+        let declares_conversation =
+            attr.input_schema.get("properties").and_then(|p| p.get(CONVERSATION_PARAM_NAME)).is_some();
         let mut add = |name: &str, description: &str| {
             let declared = attr.input_schema.get("properties").and_then(|p| p.get(name)).is_some();
             if strip && !declared {
@@ -269,8 +271,9 @@ fn instrument_router<S: Send + Sync + 'static>(
             strip && !declared
         };
         let model = attribution.model_argument.on(false) && add(MODEL_PARAM_NAME, MODEL_PARAM_DESCRIPTION);
-        let conversation = attribution.conversations && add(CONVERSATION_PARAM_NAME, CONVERSATION_PARAM_DESCRIPTION);
-        let takes = Takes { intent: strip, model, conversation };
+        let mints = attribution.conversations && add(CONVERSATION_PARAM_NAME, CONVERSATION_PARAM_DESCRIPTION);
+        let conversation = attribution.conversations && !declares_conversation;
+        let takes = Takes { intent: strip, model, conversation, mints };
         *route = wrap(attr, route.call.clone(), takes, shared.clone());
     }
     if reserved && !router.map.contains_key(RESERVED_TOOL_NAME) {
@@ -302,7 +305,10 @@ fn inject(schema: &mut Arc<JsonObject>, description: &str) -> bool {
 struct Takes {
     intent: bool,
     model: bool,
+    /// The conversation handle, from every tool that does not declare the argument itself.
     conversation: bool,
+    /// Whether the route advertises the conversation argument: only then is a handle minted.
+    mints: bool,
 }
 
 /// The attribution arguments of an instrumented call taken out (docs/attribution.md): the
@@ -311,6 +317,7 @@ struct Takes {
 #[inline(never)]
 fn attribute(
     takes: Takes,
+    name: &str,
     arguments: Option<&mut JsonObject>,
     origin: &mut crate::model::record::Origin,
     tracker: Option<&Tracker>,
@@ -328,20 +335,10 @@ fn attribute(
     if origin.session_id.is_some() {
         return None;
     }
-    match handle {
-        Handle::Valid(h) => {
-            origin.session_id = Some(h);
-            None
-        }
-        Handle::Absent | Handle::Invalid => {
-            let h = mint_handle();
-            if let Some(t) = tracker {
-                t.count_conversation(handle == Handle::Invalid);
-            }
-            origin.session_id = Some(h.clone());
-            Some(h)
-        }
+    if tracker.is_some_and(Tracker::identifies) {
+        identify_now(tracker, origin, name, &Value::Object(map.clone()));
     }
+    join_conversation(handle, origin, tracker, takes.mints)
 }
 
 /// The response with the conversation handle minted for its call handed out, as one more text
@@ -369,13 +366,19 @@ fn wrap<S: Send + Sync + 'static>(
         let Some(tracker) = shared.tracker() else {
             if attributes {
                 let mut origin = crate::model::record::Origin::default();
-                attribute(takes, ctx.arguments.as_mut(), &mut origin, None);
+                attribute(takes, &name, ctx.arguments.as_mut(), &mut origin, None);
             }
-            let call = inner(ctx);
+            // Without a tracker nothing is recorded, but a panic is still answered.
+            let call = catch_unwind(AssertUnwindSafe(|| inner(ctx)));
             return Box::pin(async move {
-                let mut response = call.await;
-                mark_complete(&mut response);
-                response
+                let Ok(call) = call else { return panicked() };
+                match crate::dispatch::CatchUnwind(call).await {
+                    Ok(mut response) => {
+                        mark_complete(&mut response);
+                        response
+                    }
+                    Err(_) => panicked(),
+                }
             });
         };
         // MCP 2026-07-28: the tool may answer `input_required`; what crosses its rounds is
@@ -406,11 +409,11 @@ fn wrap<S: Send + Sync + 'static>(
         let mut minted = None;
         let mut call = {
             let mut origin = shared.clients.origin(&ctx.request_context);
-            if attributes {
-                minted = attribute(takes, ctx.arguments.as_mut(), &mut origin, Some(&tracker));
-            }
             if tracker.identifies() {
                 origin.request = Some(Arc::new(crate::model::record::RequestExtra::of(&ctx.request_context)));
+            }
+            if attributes {
+                minted = attribute(takes, &name, ctx.arguments.as_mut(), &mut origin, Some(&tracker));
             }
             let intent = call_intent(intent, &origin);
             tracker.start(name.clone(), ctx.arguments.as_ref(), intent, &origin)
@@ -505,7 +508,7 @@ impl<C: Fn() -> bool + Unpin> Future for Recorded<'_, C> {
             Running::Done => panic!("an instrumented call polled after it ended"),
         };
         this.conclude(Err(&*payload));
-        resume_unwind(payload)
+        Poll::Ready(panicked())
     }
 }
 
@@ -548,6 +551,14 @@ fn conclude(mut call: Started, tracker: &Tracker, response: Result<&Response, &(
         Err(p) => CallOutcome::error_with_reason(panic_message(p), PANIC),
     };
     call.finish(tracker, outcome);
+}
+
+/// The answer to a call whose tool panicked (recorded first, when there is a tracker): a tool
+/// error, so that the client is answered (rmcp would leave the request unanswered).
+fn panicked() -> Response {
+    let mut r = CallToolResult::error(vec![ContentBlock::text(PANIC_ANSWER)]);
+    r.result_type = Some(ResultType::COMPLETE);
+    Ok(CallToolResponse::Complete(r))
 }
 
 /// Gives a result the tool built without rmcp's constructors (from JSON, or `Default`)
@@ -619,8 +630,10 @@ fn joined_text(r: &CallToolResult) -> Option<String> {
 /// The reserved tool, answered by a tool-less manifest so that its answer and record are
 /// exactly those of a manifest-served server.
 fn reserved_route<S: Send + Sync + 'static>(shared: Arc<Instrumented>) -> ToolRoute<S> {
-    let mut builder =
-        Manifest::builder().capture_missing_capabilities(true).model_argument(shared.attribution.model_argument);
+    let mut builder = Manifest::builder()
+        .capture_missing_capabilities(true)
+        .model_argument(shared.attribution.model_argument)
+        .conversations(shared.attribution.conversations);
     if let Some(t) = &shared.tracker {
         builder = builder.tracker(t.clone());
     }
@@ -631,7 +644,10 @@ fn reserved_route<S: Send + Sync + 'static>(shared: Arc<Instrumented>) -> ToolRo
     let description = descriptor["description"].as_str().unwrap_or_default().to_owned();
     let tool = Tool::new(RESERVED_TOOL_NAME, description, schema);
     ToolRoute::new_dyn(tool, move |ctx: ToolCallContext<'_, S>| {
-        let origin = shared.clients.origin(&ctx.request_context);
+        let mut origin = shared.clients.origin(&ctx.request_context);
+        if manifest.keeps_request() {
+            origin.request = Some(Arc::new(crate::model::record::RequestExtra::of(&ctx.request_context)));
+        }
         let arguments = ctx.arguments.map(Value::Object).unwrap_or(Value::Null);
         let response = match manifest.try_call_result(&origin, RESERVED_TOOL_NAME, arguments) {
             Ok(v) => super::complete_response(v),
@@ -650,9 +666,8 @@ mod tests {
     use std::sync::Mutex;
     use std::task::Context;
 
-    // A panicking tool cannot be driven end to end: rmcp never answers the request.
     #[test]
-    fn a_panic_is_recorded_then_resumed() {
+    fn a_panic_is_recorded_then_answered() {
         let records = Arc::new(Mutex::new(Vec::new()));
         let sink = records.clone();
         let tracker = Tracker::from_fn(move |r| sink.lock().unwrap().push(r));
@@ -663,9 +678,10 @@ mod tests {
         let mut recorded =
             Recorded { future: Running::Tool(future), call: Some(call), tracker, cancelled: || false, round: None };
         let waker = std::task::Waker::noop();
-        let polled = catch_unwind(AssertUnwindSafe(|| Pin::new(&mut recorded).poll(&mut Context::from_waker(waker))));
-        let payload = polled.expect_err("the panic is resumed");
-        assert_eq!(payload.downcast_ref::<&str>(), Some(&"search exploded"));
+        let polled = Pin::new(&mut recorded).poll(&mut Context::from_waker(waker));
+        let Poll::Ready(Ok(CallToolResponse::Complete(answer))) = polled else { panic!("answered: {polled:?}") };
+        assert_eq!(answer.is_error, Some(true));
+        assert_eq!(joined_text(&answer).as_deref(), Some(PANIC_ANSWER), "the panic's message stays on the server");
         let recs = records.lock().unwrap();
         assert_eq!(recs.len(), 1);
         assert!(recs[0].is_error() && recs[0].result().is_none());

@@ -108,20 +108,19 @@
 //! One record per `tools/call`: a result is recorded as sent (without rmcp's `resultType`
 //! discriminator); `is_error: Some(true)` is an error whose message is its text items joined
 //! with `"\n"`; an `Err(ErrorData)` (rmcp's argument-deserialisation errors included) is an
-//! error whose message is the `ErrorData`'s message; a panic is recorded, then resumed (rmcp 3.11
-//! then leaves that request unanswered: the client waits for its own timeout). An
-//! `input_required` round (rmcp's multi-round-trip requests) is not recorded: the round that
-//! completes the call is. A tool that answers with a task handle itself (`CreateTaskResult`) is
-//! recorded as successful, with the handle as its result; a call run as a task by
-//! [`call_as_task`] is recorded once, when the task ends, with the tool's own outcome.
-//! `input_required` round (MCP 2026-07-28, SEP-2322) is not recorded: the round that completes
-//! the call is, once, timed from the first round and with the first round's intent. What crosses
-//! rounds travels in the `requestState`, sealed (see [`set_request_state_key`]): for a manifest's
-//! tools, mcpeye's own state (the answers included); for an instrumented rmcp tool, the tool's own
-//! state wrapped in mcpeye's, handed back to the tool as it sent it. A round that answers
-//! `input_required` ends its span and counts in [`Stats::input_required`](crate::Stats); a call
-//! the client never retries leaves exactly that (nothing reaches the ingest). A call answered with a task (`CreateTaskResult`) is recorded as
-//! successful, with the task handle as its result.
+//! error whose message is the `ErrorData`'s message; a panic is recorded with its message, and
+//! the client is answered with a tool error that does not repeat it (rmcp alone would leave the
+//! request unanswered). A call answered with a task (`CreateTaskResult`) is recorded as
+//! successful, with the task handle as its result; a call run as a task by [`call_as_task`] is
+//! recorded once, when the task ends, with the tool's own outcome.
+//!
+//! An `input_required` round (MCP 2026-07-28, SEP-2322) is not recorded: the round that
+//! completes the call is, once, timed from the first round and with the first round's intent.
+//! What crosses rounds travels in the `requestState`, sealed (see [`set_request_state_key`]): for
+//! a manifest's tools, mcpeye's own state (the answers included); for an instrumented rmcp tool,
+//! the tool's own state wrapped in mcpeye's, handed back to the tool as it sent it. A round that
+//! answers `input_required` ends its span and counts in [`Stats::input_required`](crate::Stats);
+//! a call the client never retries leaves exactly that (nothing reaches the ingest).
 
 mod call;
 mod channel;

@@ -5,7 +5,7 @@ use super::client::Clients;
 use super::observe::{completion_target, Watch};
 use super::rounds;
 use super::session;
-use crate::dispatch::CallError;
+use crate::dispatch::{CallError, CatchUnwind, PANIC_ANSWER};
 use crate::model::client::LogLevel;
 use crate::model::result::CallToolResult as McpeyeResult;
 use crate::model::stats::{Method, Target};
@@ -26,7 +26,8 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
-use std::pin::Pin;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::pin::{pin, Pin};
 use std::sync::Arc;
 
 /// An rmcp `ServerHandler` that lists and calls the tools of a [`Manifest`].
@@ -364,7 +365,7 @@ fn call_manifest<'a>(
     let arguments = arguments.map(Value::Object).unwrap_or(Value::Null);
     if sync {
         let (result, pump) = with_origin_now(clients, &mut context, manifest.keeps_request(), |origin| {
-            manifest.try_call_result(origin, &name, arguments)
+            answer_panic(catch_unwind(AssertUnwindSafe(|| manifest.try_call_result(origin, &name, arguments))))
         });
         return match pump {
             None => Answer::Now(std::future::ready(answer_of(result))),
@@ -378,7 +379,7 @@ fn call_manifest<'a>(
     Answer::Later(Box::pin(async move {
         let name = &name;
         let ran = with_origin(clients, &mut context, None, manifest.keeps_request(), move |origin| async move {
-            manifest.try_call_async_result(&origin, name, arguments).await
+            answer_panic(CatchUnwind(pin!(manifest.try_call_async_result(&origin, name, arguments))).await)
         })
         .await;
         // Without a round to end, the call always runs to its end.
@@ -412,7 +413,7 @@ async fn call_round(
     let tool = &name;
     let ran =
         with_origin(clients, &mut context, Some(asking.clone()), manifest.keeps_request(), move |origin| async move {
-            manifest.try_call_async_result(&origin, tool, call_arguments).await
+            answer_panic(CatchUnwind(pin!(manifest.try_call_async_result(&origin, tool, call_arguments))).await)
         })
         .await;
     if let Some(tracker) = manifest.active_tracker() {
@@ -443,6 +444,15 @@ impl Future for Answer<'_> {
             Answer::Later(later) => later.as_mut().poll(cx),
         }
     }
+}
+
+/// The answer to a call whose tool panicked, once the manifest recorded it: a tool error, so
+/// that the client is answered as for every other failure (rmcp would leave the request
+/// unanswered). The panic's message is not repeated to the client: it may hold argument values.
+fn answer_panic(
+    called: Result<Result<McpeyeResult, CallError>, Box<dyn std::any::Any + Send>>,
+) -> Result<McpeyeResult, CallError> {
+    called.unwrap_or_else(|_| Ok(McpeyeResult::error_text(PANIC_ANSWER)))
 }
 
 /// The manifest's answer as rmcp's.

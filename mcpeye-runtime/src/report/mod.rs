@@ -11,6 +11,7 @@ mod table;
 #[cfg(feature = "tokens")]
 mod tokens;
 
+pub use crate::flush::event_log::descriptor_hash;
 pub use intent_gap::{
     CapabilityCount, CapabilityRequest, Conversation, FailedIntent, IntentCount, IntentGap, MethodRequests,
     ModelActivity, ReadCount, Reads, ToolActivity, UnknownTool,

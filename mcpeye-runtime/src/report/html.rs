@@ -27,6 +27,7 @@ th,td{text-align:left;padding:5px 8px;border-bottom:1px solid var(--line);vertic
 th{color:var(--muted);font-weight:600;white-space:nowrap}
 td.n,th.n{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
 td.bar{width:30%;min-width:90px}
+td.sm{width:14%;min-width:60px}
 svg.bar{display:block;width:100%;height:12px}
 .needs{background:#fff8e6;border-left:4px solid #f0b429;padding:6px 10px;margin:8px 0;font-size:.9rem}
 .muted{color:var(--muted)}
@@ -54,6 +55,11 @@ fn esc(text: &str) -> String {
         }
     }
     out
+}
+
+/// `1 wording`, `3 wordings`.
+fn plural(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
 /// A horizontal bar: `total` of `max` in blue, of which `part` in red.
@@ -152,9 +158,9 @@ impl Report {
             for a in &g.asks {
                 let _ = write!(out, "<tr><td>{}", esc(&a.ask));
                 if a.wordings.len() > 1 || !a.contexts.is_empty() {
-                    let _ = write!(out, "<details><summary>{} wordings", a.wordings.len());
+                    let _ = write!(out, "<details><summary>{}", plural(a.wordings.len(), "wording"));
                     if !a.contexts.is_empty() {
-                        let _ = write!(out, ", {} contexts", a.contexts.len());
+                        let _ = write!(out, ", {}", plural(a.contexts.len(), "context"));
                     }
                     out.push_str("</summary><ul>");
                     for (w, n) in &a.wordings {
@@ -325,7 +331,7 @@ impl Report {
         let v = &self.versions;
         out.push_str("<section id=\"versions\"><h2>Versions</h2><p class=\"muted\">Each tool across server versions and descriptions (a new description is a new hash): did a change help?</p>");
         if !v.tools.is_empty() {
-            out.push_str("<div class=\"scroll\"><table><tr><th>tool</th><th>version</th><th class=\"n\">calls</th><th class=\"n\">error rate</th><th class=\"bar\"></th><th class=\"n\">retries</th><th>description</th></tr>");
+            out.push_str("<div class=\"scroll\"><table><tr><th>tool</th><th>version</th><th class=\"n\">calls</th><th class=\"n\">error rate</th><th class=\"bar sm hide-narrow\"></th><th class=\"n\">retries</th><th>description</th></tr>");
             let mut last_tool = "";
             let mut last_description: Option<&str> = None;
             for r in &v.tools {
@@ -336,7 +342,7 @@ impl Report {
                 let changed = !first && r.description.is_some() && r.description.as_deref() != last_description;
                 let _ = write!(
                     out,
-                    "<tr><td>{}</td><td class=\"path\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"bar\">{}</td><td class=\"n\">{}</td><td>{}{}</td></tr>",
+                    "<tr><td>{}</td><td class=\"path\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"bar sm hide-narrow\">{}</td><td class=\"n\">{}</td><td>{}{}</td></tr>",
                     if first { format!("<code>{}</code>", esc(&r.tool)) } else { String::new() },
                     esc(&version_label(r)),
                     r.calls,

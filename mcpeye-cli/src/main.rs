@@ -11,6 +11,7 @@ mod receive;
 
 use clap::{value_parser, Arg, ArgAction, ArgMatches, Command};
 use mcpeye_runtime::report::ReportInput;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -146,17 +147,27 @@ fn report(m: &ArgMatches) -> Result<(), String> {
         input.read_str(&text);
     }
     let report = input.report();
-    if m.get_flag("json") {
-        let text = serde_json::to_string_pretty(&report).map_err(|e| format!("cannot write JSON: {e}"))?;
-        println!("{text}");
-    } else {
-        print!("{report}");
-    }
     if let Some(html) = m.get_one::<PathBuf>("html") {
         write_html(html, &report.to_html())?;
         eprintln!("mcpeye: wrote {}", html.display());
     }
-    Ok(())
+    let text = if m.get_flag("json") {
+        let mut json = serde_json::to_string_pretty(&report).map_err(|e| format!("cannot write JSON: {e}"))?;
+        json.push('\n');
+        json
+    } else {
+        report.to_string()
+    };
+    print_out(&text)
+}
+
+/// Writes to stdout; a reader that went away (`| head`) is not an error.
+fn print_out(text: &str) -> Result<(), String> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("cannot write to stdout: {e}")),
+        _ => Ok(()),
+    }
 }
 
 fn write_html(path: &Path, page: &str) -> Result<(), String> {

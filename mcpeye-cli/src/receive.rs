@@ -41,12 +41,11 @@ pub fn run(options: Options) -> Result<(), String> {
         .open(&options.out)
         .map_err(|e| format!("cannot open {} for appending: {e} (choose another --out)", options.out.display()))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    println!(
+    say(&format!(
         "mcpeye receive: listening on http://{addr} (POST /ingest), appending payloads to {}{}",
         options.out.display(),
         if options.secret.is_some() { ", x-mcpeye-secret required" } else { "" }
-    );
-    let _ = std::io::stdout().flush();
+    ));
     let shared = Arc::new(Shared { out: Mutex::new(out), secret: options.secret });
     for stream in listener.incoming() {
         let Ok(stream) = stream else { continue };
@@ -151,7 +150,7 @@ fn handle(request: &Request, shared: &Shared) -> (u16, String) {
     }
     if let Some(secret) = &shared.secret {
         if request.header("x-mcpeye-secret") != Some(secret.as_str()) {
-            println!("refused a payload: missing or wrong x-mcpeye-secret");
+            say("refused a payload: missing or wrong x-mcpeye-secret");
             return (401, "{\"error\":\"missing or wrong x-mcpeye-secret\"}".into());
         }
     }
@@ -172,14 +171,18 @@ fn handle(request: &Request, shared: &Shared) -> (u16, String) {
             return (503, "{\"error\":\"the receiver cannot write its file\"}".into());
         }
     }
-    let mut printed = String::new();
-    for event in events {
-        printed.push_str(&call_line(event));
-        printed.push('\n');
-    }
-    print!("{printed}");
-    let _ = std::io::stdout().flush();
+    let lines: Vec<String> = events.iter().map(call_line).collect();
+    say(&lines.join("\n"));
     (200, serde_json::json!({"accepted": events.len()}).to_string())
+}
+
+/// Prints lines on stdout, at once; a closed stdout (`| head`) is not the receiver's concern.
+fn say(lines: &str) {
+    if lines.is_empty() {
+        return;
+    }
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{lines}").and_then(|()| out.flush());
 }
 
 /// One call as a line: time, tool, outcome, duration, and the intent or the error.

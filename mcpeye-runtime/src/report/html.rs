@@ -17,7 +17,7 @@ header p{margin:2px 0 0;color:var(--muted)}
 section{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:14px 16px;margin:16px 0}
 h2{font-size:1.15rem;margin:0 0 8px}
 h3{font-size:1rem;margin:14px 0 6px}
-.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(140px,1fr));gap:10px;margin-top:14px}
+.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(120px,1fr));gap:10px;margin-top:14px}
 .card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:10px 12px}
 .card b{display:block;font-size:1.4rem}
 .card span{color:var(--muted);font-size:.85rem}

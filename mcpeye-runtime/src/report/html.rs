@@ -383,7 +383,11 @@ impl Report {
             }
             out.push_str("</table></div>");
             if m.unknown_model_calls > 0 {
-                let _ = write!(out, "<p class=\"muted\">{} calls of an unknown model.</p>", m.unknown_model_calls);
+                let _ = write!(
+                    out,
+                    "<p class=\"muted\">{} of an unknown model.</p>",
+                    super::render::count(m.unknown_model_calls, "call")
+                );
             }
         }
         needs(out, &m.needs);

@@ -19,6 +19,11 @@ pub(crate) fn percent(rate: f64) -> String {
     }
 }
 
+/// `1 call`, `3 calls`, with the count grouped.
+pub(crate) fn count(n: usize, noun: &str) -> String {
+    format!("{} {noun}{}", grouped(n), if n == 1 { "" } else { "s" })
+}
+
 /// Epoch milliseconds as `2026-12-03 15:32 UTC`.
 pub(crate) fn date(ms: u64) -> String {
     let secs = ms / 1000;
@@ -73,12 +78,12 @@ impl fmt::Display for Report {
         writeln!(f, "mcpeye report")?;
         writeln!(
             f,
-            "  {} calls, {} errors ({}), {} users, {} conversations",
-            grouped(o.calls),
-            grouped(o.errors),
+            "  {}, {} ({}), {}, {}",
+            count(o.calls, "call"),
+            count(o.errors, "error"),
             percent(o.error_rate),
-            grouped(o.users),
-            grouped(o.conversations)
+            count(o.users, "user"),
+            count(o.conversations, "conversation")
         )?;
         if let Some(p) = period(self) {
             writeln!(f, "  period: {p}")?;
@@ -177,7 +182,7 @@ impl fmt::Display for Report {
                     r.tool, r.retried, r.errors, r.recovered
                 )?;
             }
-            writeln!(f, "  {} conversations ended on an error", p.ended_on_error_count)?;
+            writeln!(f, "  {} ended on an error", count(p.ended_on_error_count, "conversation"))?;
             for e in p.ended_on_error.iter().take(5) {
                 writeln!(
                     f,
@@ -238,7 +243,7 @@ impl fmt::Display for Report {
             t.write(f, 2)?;
             more(f, m.models.len())?;
             if m.unknown_model_calls > 0 {
-                writeln!(f, "  {} calls of an unknown model", m.unknown_model_calls)?;
+                writeln!(f, "  {} of an unknown model", count(m.unknown_model_calls, "call"))?;
             }
         }
         needs(f, &m.needs)
@@ -266,7 +271,7 @@ mod tests {
             "search → order",
             "loop: search",
             "after an error of order: retried 1 of 1, recovered 1",
-            "1 conversations ended on an error",
+            "1 conversation ended on an error",
             "1.1 · o2",
             "claude-4",
         ] {

@@ -852,6 +852,48 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn what_the_event_log_writer_writes_is_what_the_report_reads() {
+        use crate::flush::event_log::{descriptor_hash, CallEntry, EventLog, MethodEntry, ToolsEntry};
+        let dir = std::env::temp_dir().join(format!("mcpeye-report-roundtrip-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let tools = [
+            serde_json::json!({"name": "search", "description": "Search."}),
+            serde_json::json!({"name": "export", "description": "Export."}),
+        ];
+        let mut log = EventLog::open(&dir, 1 << 20).unwrap();
+        log.tools(&ToolsEntry { timestamp_ms: 1, server_version: Some("2.0"), tools: &tools });
+        for (i, error) in [(1u64, true), (2, false)] {
+            let id = format!("c{i}");
+            let event = format!(
+                r#"{{"callId":"{id}","toolName":"search","arguments":{{}},"isError":{error},"timestamp":{i},"durationMs":5}}"#
+            );
+            log.call(&CallEntry {
+                call_id: &id,
+                tool: "search",
+                timestamp_ms: i,
+                event: Some(event.as_bytes()),
+                session: Some("s"),
+                model: Some("gpt-5"),
+                server_version: Some("2.0"),
+                ..CallEntry::default()
+            });
+        }
+        log.method(&MethodEntry { method: "tools/list", timestamp_ms: 3, ..MethodEntry::default() });
+        drop(log);
+        let mut input = ReportInput::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            input.read_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap());
+        }
+        let r = input.report();
+        assert_eq!((r.overview.calls, r.overview.errors, r.overview.method_requests, r.overview.skipped), (2, 1, 1, 0));
+        assert_eq!(r.tools.never_called, ["export"]);
+        assert_eq!(r.models.models[0].model, "gpt-5");
+        assert_eq!((r.paths.recoveries[0].retried, r.paths.recoveries[0].recovered), (1, 1));
+        assert_eq!(input.calls[0].tool_hash.as_deref(), Some(descriptor_hash(&tools[0]).as_str()));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn the_same_input_gives_the_same_report_whatever_the_file_order() {
         let mut a = ReportInput::new();
         a.read_str(LOG);

@@ -59,6 +59,8 @@ pub struct Config {
     pub(crate) span_content: bool,
     pub(crate) outbox_dir: Option<PathBuf>,
     pub(crate) outbox_max_bytes: u64,
+    pub(crate) event_log_dir: Option<PathBuf>,
+    pub(crate) event_log_max_bytes: u64,
 }
 
 impl Config {
@@ -90,6 +92,8 @@ impl Config {
     /// | [`span_content`](Self::span_content) | `false` |
     /// | [`outbox_dir`](Self::outbox_dir) | none: undelivered events live in memory only |
     /// | [`outbox_max_bytes`](Self::outbox_max_bytes) | 64 MiB |
+    /// | [`event_log`](Self::event_log) | none: no local event log |
+    /// | [`event_log_max_bytes`](Self::event_log_max_bytes) | 64 MiB |
     ///
     /// `Config::new` does not read the environment; [`Config::from_env`] does.
     pub fn new(project_id: impl Into<String>) -> Self {
@@ -122,14 +126,17 @@ impl Config {
             span_content: false,
             outbox_dir: None,
             outbox_max_bytes: 64 * 1024 * 1024,
+            event_log_dir: None,
+            event_log_max_bytes: 64 * 1024 * 1024,
         }
     }
 
     /// Like [`Config::new`], configured by the environment too: `init` takes the project from
     /// `MCPEYE_PROJECT_ID` when it is set (`project_id` is then only the default, so that each
     /// deployment of one binary names its own project), and the URL and secret from
-    /// `MCPEYE_INGEST_URL` and `MCPEYE_INGEST_SECRET` unless they are set in code. Blank
-    /// variables count as unset.
+    /// `MCPEYE_INGEST_URL` and `MCPEYE_INGEST_SECRET` unless they are set in code, and the
+    /// [event log](Self::event_log)'s directory from `MCPEYE_EVENT_LOG_DIR` unless set in code.
+    /// Blank variables count as unset.
     ///
     /// ```
     /// // With MCPEYE_PROJECT_ID=proj_prod in the environment, events go to `proj_prod`.
@@ -434,6 +441,36 @@ impl Config {
         self.outbox_max_bytes = bytes;
         self
     }
+
+    /// Keeps a local event log in `dir` (opt-in; under [`Config::from_env`], also
+    /// `MCPEYE_EVENT_LOG_DIR`): every event as the ingest gets it, after the same caps and
+    /// redaction, with what the wire has no key for (session, conversation, turn, model,
+    /// client, server version, a hash of the tool's descriptor), the other methods' requests,
+    /// and the tool list whenever it changes. `mcpeye report DIR/*.jsonl` turns it into a
+    /// report. The flusher writes it, never the calling thread; it keeps at most
+    /// [`event_log_max_bytes`](Self::event_log_max_bytes), in files rotated by size, the
+    /// oldest removed first. Its format is in docs/event-log.md.
+    ///
+    /// ```
+    /// let config = mcpeye_runtime::Config::from_env("proj_demo").event_log("/var/log/my-server/mcpeye");
+    /// # drop(config);
+    /// ```
+    pub fn event_log(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.event_log_dir = Some(dir.into());
+        self
+    }
+
+    /// Most bytes the [event log](Self::event_log) keeps on disk (default 64 MiB): a file is
+    /// rotated at a quarter of it, and the oldest files are removed beyond it.
+    ///
+    /// ```
+    /// let config = mcpeye_runtime::Config::new("proj").event_log("logs").event_log_max_bytes(8 << 20);
+    /// # drop(config);
+    /// ```
+    pub fn event_log_max_bytes(mut self, bytes: u64) -> Self {
+        self.event_log_max_bytes = bytes;
+        self
+    }
 }
 
 impl fmt::Debug for Config {
@@ -466,13 +503,15 @@ impl fmt::Debug for Config {
             .field("span_content", &self.span_content)
             .field("outbox_dir", &self.outbox_dir)
             .field("outbox_max_bytes", &self.outbox_max_bytes)
+            .field("event_log", &self.event_log_dir)
+            .field("event_log_max_bytes", &self.event_log_max_bytes)
             .finish()
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::resolve::resolve_endpoint;
+    use super::resolve::{resolve_endpoint, ENV_EVENT_LOG_DIR};
     use super::*;
     use crate::contract::{ENV_INGEST_SECRET, ENV_INGEST_URL, ENV_PROJECT_ID};
     use crate::model::identity::normalize_identity;
@@ -524,6 +563,20 @@ mod tests {
         let r =
             Config::from_env("p").ingest_url("https://own.example").ingest_secret("own").resolve_with(&env).unwrap();
         assert_eq!((r.endpoint.as_str(), r.secret.as_deref()), ("https://own.example/ingest", Some("own")));
+    }
+
+    #[test]
+    fn the_event_log_directory_comes_from_code_or_from_env() {
+        let env = env_of(&[(ENV_EVENT_LOG_DIR, "/tmp/from-env")]);
+        let dir = |c: Config| c.event_log_dir_with(&env);
+        assert_eq!(dir(Config::new("p")), None);
+        assert_eq!(dir(Config::from_env("p")), Some(PathBuf::from("/tmp/from-env")));
+        assert_eq!(dir(Config::from_env("p").event_log("/own")), Some(PathBuf::from("/own")));
+        assert_eq!(dir(Config::new("p").event_log("/own")), Some(PathBuf::from("/own")));
+        let blank = env_of(&[(ENV_EVENT_LOG_DIR, " ")]);
+        assert_eq!(Config::from_env("p").event_log_dir_with(&blank), None);
+        let err = Config::new("p").event_log("/own").event_log_max_bytes(0).resolve_with(|_| None).unwrap_err();
+        assert!(err.to_string().contains("event_log_max_bytes"), "{err}");
     }
 
     #[test]

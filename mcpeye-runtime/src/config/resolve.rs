@@ -4,11 +4,27 @@ use super::{Config, ConfigError};
 use crate::contract::{DEFAULT_INGEST_URL, ENV_INGEST_SECRET, ENV_INGEST_URL, ENV_PROJECT_ID};
 use crate::model::meta::{HandleKey, CONVERSATION_KEY_ENV, MIN_CONVERSATION_KEY_BYTES};
 use std::fmt;
+use std::path::PathBuf;
+
+/// The event log's directory under [`Config::from_env`] (a Rust-only setting: not in the contract).
+pub(crate) const ENV_EVENT_LOG_DIR: &str = "MCPEYE_EVENT_LOG_DIR";
 
 impl Config {
     /// Checks the configuration and resolves the URL, secret and defaults.
     pub(crate) fn resolve(&self) -> Result<Resolved, ConfigError> {
         self.resolve_with(|name| std::env::var(name).ok())
+    }
+
+    /// The event log's directory: the configured one, else `MCPEYE_EVENT_LOG_DIR` under
+    /// `from_env` (a blank variable counts as unset). `resolve` has checked its byte bound.
+    #[allow(dead_code)] // The flusher opens the log once it is wired.
+    pub(crate) fn resolved_event_log_dir(&self) -> Option<PathBuf> {
+        self.event_log_dir_with(|name| std::env::var(name).ok())
+    }
+
+    pub(crate) fn event_log_dir_with(&self, env: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
+        let from_env = || if self.use_env { env(ENV_EVENT_LOG_DIR).filter(|v| !v.trim().is_empty()) } else { None };
+        self.event_log_dir.clone().or_else(|| from_env().map(PathBuf::from))
     }
 
     pub(crate) fn resolve_with(&self, env: impl Fn(&str) -> Option<String>) -> Result<Resolved, ConfigError> {
@@ -44,6 +60,10 @@ impl Config {
         if self.outbox_max_bytes == 0 {
             return Err(ConfigError::InvalidOption { option: "outbox_max_bytes", reason: "must be at least 1" });
         }
+        if self.event_log_max_bytes == 0 {
+            return Err(ConfigError::InvalidOption { option: "event_log_max_bytes", reason: "must be at least 1" });
+        }
+
         let durations = [
             ("flush_interval", self.flush_interval),
             ("connect_timeout", self.connect_timeout),

@@ -1,19 +1,32 @@
 //! Summaries for the developer of a server, printed as terminal tables (`Display`) or exported
-//! as JSON (`Serialize`): what the tool list costs a model (`TokenReport`, feature `tokens`)
-//! and what users asked for that the tools could not give ([`IntentGap`]).
+//! as JSON (`Serialize`): what the tool list costs a model (`TokenReport`, feature `tokens`),
+//! what users asked for that the tools could not give ([`IntentGap`]), and the report of
+//! `mcpeye report` ([`Report`], also as a page: [`Report::to_html`]) read from event logs and
+//! ingest payloads ([`ReportInput`]).
 //!
-//! Neither runs on a call's path: the token report reads a manifest's `tools/list`, the Intent
-//! Gap reads events already captured (from `testing::MemorySink`, the
-//! `testing::IngestReceiver`, or a JSON Lines file of payloads).
+//! None runs on a call's path: the token report reads a manifest's `tools/list`, the others
+//! read events already captured (from `testing::MemorySink`, the `testing::IngestReceiver`, a
+//! JSON Lines file of payloads, or the event log of `Config::event_log`).
 
+mod asks;
+mod html;
+mod input;
 mod intent_gap;
+mod render;
+mod summary;
 mod table;
 #[cfg(feature = "tokens")]
 mod tokens;
 
+pub use crate::flush::event_log::descriptor_hash;
+pub use input::ReportInput;
 pub use intent_gap::{
     CapabilityCount, CapabilityRequest, Conversation, FailedIntent, IntentCount, IntentGap, MethodRequests,
     ModelActivity, ReadCount, Reads, ToolActivity, UnknownTool,
+};
+pub use summary::{
+    Ask, Ending, FailedAsk, GapSection, Loop, ModelRow, ModelsSection, Overview, PathsSection, Recovery, Report,
+    Sequence, ToolIntents, ToolRow, ToolsSection, Unknown, VersionRow, VersionsSection,
 };
 #[cfg(feature = "tokens")]
 pub use tokens::{count_tokens, TokenReport, ToolTokens, ENCODING};

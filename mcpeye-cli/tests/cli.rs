@@ -1,0 +1,190 @@
+//! `mcpeye report` on the fixtures (a scripted shop session as an event log, and the ingest's
+//! copy of part of it as a payload file), and `mcpeye receive` fed by a real tracker.
+
+use mcpeye_runtime::{Config, Identity, Manifest, Tracker};
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_mcpeye");
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+fn temp(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("mcpeye-cli-{name}-{}", std::process::id()))
+}
+
+fn run(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(BIN).args(args).output().expect("the mcpeye binary runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn report_prints_text_json_and_a_page() {
+    let log = fixture("events.jsonl");
+    let payloads = fixture("payloads.jsonl");
+    let html = temp("report.html");
+    let (ok, text, err) =
+        run(&["report", log.to_str().unwrap(), payloads.to_str().unwrap(), "--html", html.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    for needle in [
+        "23 calls, 5 errors",
+        "3 re-sent counted once",
+        "export my orders as CSV",
+        "never called: track_parcel",
+        "search_products → place_order",
+        "conv-02 (5 calls): place_order",
+        "place_order      1.1.0 · e27b64d09c5f",
+    ] {
+        assert!(text.contains(needle), "{needle}:\n{text}");
+    }
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.starts_with("<!doctype html>") && page.contains("Place an order for a product by its SKU"));
+    std::fs::remove_file(&html).unwrap();
+
+    let (ok, json, _) = run(&["report", "--json", log.to_str().unwrap()]);
+    assert!(ok);
+    let report: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report["overview"]["calls"], 22);
+    assert_eq!(report["intentGap"]["asks"][0]["count"], 3);
+    assert_eq!(report["tools"]["neverCalled"], serde_json::json!(["track_parcel"]));
+    assert_eq!(report["paths"]["endedOnErrorCount"], 1);
+
+    // A directory means its .jsonl files; the same report.
+    let (ok, from_dir, _) = run(&["report", "--json", fixture("").to_str().unwrap()]);
+    assert!(ok);
+    let from_dir: Value = serde_json::from_str(&from_dir).unwrap();
+    assert_eq!(from_dir["overview"]["calls"], 23);
+
+    // A payload file alone says what the sections it cannot fill need.
+    let (ok, text, _) = run(&["report", payloads.to_str().unwrap()]);
+    assert!(ok);
+    assert!(text.contains("needs conversations") && text.contains("needs tools never called"), "{text}");
+}
+
+#[test]
+fn errors_say_what_is_wrong_and_every_command_has_help() {
+    let (ok, _, err) = run(&["report", "/nonexistent/events.jsonl"]);
+    assert!(!ok);
+    assert!(err.contains("cannot read /nonexistent/events.jsonl"), "{err}");
+    for args in [&["--help"][..], &["report", "--help"], &["receive", "--help"]] {
+        let (ok, text, _) = run(args);
+        assert!(ok && text.contains("Usage: mcpeye"), "{args:?}: {text}");
+    }
+    let (ok, _, err) = run(&["report"]);
+    assert!(!ok && err.contains("<FILE>"), "{err}");
+}
+
+/// A `mcpeye receive` child, killed when dropped, its stdout lines on a channel.
+struct Receiver {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+    addr: String,
+}
+
+impl Receiver {
+    fn start(out: &Path, secret: &str) -> Receiver {
+        let mut child = Command::new(BIN)
+            .args(["receive", "--port", "0", "--out", out.to_str().unwrap(), "--secret", secret])
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("mcpeye receive starts");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        let first = lines.recv_timeout(Duration::from_secs(30)).expect("a listening line");
+        let addr = first.split("http://").nth(1).and_then(|r| r.split_whitespace().next()).unwrap().to_owned();
+        Receiver { child, lines, addr }
+    }
+
+    /// Lines printed until one contains `needle` (or 30 s pass).
+    fn until(&self, needle: &str) -> Vec<String> {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut seen = Vec::new();
+        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let done = line.contains(needle);
+                    seen.push(line);
+                    if done {
+                        break;
+                    }
+                }
+                Err(_) => break,
+            }
+        }
+        seen
+    }
+}
+
+impl Drop for Receiver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn receive_takes_what_a_tracker_sends_and_refuses_a_wrong_secret() {
+    let out = temp("received.jsonl");
+    let _ = std::fs::remove_file(&out);
+    let receiver = Receiver::start(&out, "dev-secret");
+
+    let tracker = Tracker::new(
+        Config::new("cli-test")
+            .ingest_url(format!("http://{}", receiver.addr))
+            .ingest_secret("dev-secret")
+            .identity(Identity::new().server_version("9.9.9")),
+    )
+    .unwrap();
+    let manifest = Manifest::builder().tracker(tracker.clone()).build();
+    manifest.call("mcpeye_request_capability", serde_json::json!({"capability": "export my orders as CSV"}));
+    manifest.call("no_such_tool", serde_json::json!({}));
+    let report = tracker.shutdown(Duration::from_secs(10));
+    assert_eq!((report.sent(), report.pending()), (2, 0), "{report:?}");
+
+    let lines = receiver.until("no_such_tool");
+    assert!(lines.iter().any(|l| l.contains("mcpeye_request_capability ok 0 ms export my orders as CSV")), "{lines:?}");
+    assert!(lines.iter().any(|l| l.contains("no_such_tool ERROR") && l.contains("unknown tool")), "{lines:?}");
+
+    // What it appended is the input of `mcpeye report`.
+    let (ok, json, err) = run(&["report", "--json", out.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    let report: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report["overview"]["calls"], 2);
+    assert_eq!(report["overview"]["serverVersions"], serde_json::json!(["9.9.9"]));
+    assert_eq!(report["intentGap"]["unknownTools"][0]["name"], "no_such_tool");
+
+    // A payload without the secret is refused, and not appended.
+    let before = std::fs::read(&out).unwrap().len();
+    let body = r#"{"projectId":"p","identity":{},"events":[]}"#;
+    let mut stream = TcpStream::connect(&receiver.addr).unwrap();
+    write!(
+        stream,
+        "POST /ingest HTTP/1.1\r\nhost: x\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+    assert_eq!(std::fs::read(&out).unwrap().len(), before);
+    drop(receiver);
+    std::fs::remove_file(&out).unwrap();
+}

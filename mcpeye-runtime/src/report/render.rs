@@ -1,0 +1,283 @@
+//! The [`Report`] as terminal tables (`Display`), and the formatting it shares with the page.
+
+use super::summary::{Report, VersionRow};
+use super::table::{grouped, one_line, Align, Table};
+use std::fmt;
+
+/// Rows of a list the terminal shows (the JSON and the page have more).
+const SHOWN: usize = 10;
+/// Longest text in a cell.
+const CELL: usize = 60;
+
+/// `0.25` as `25 %`, `0.033` as `3.3 %`.
+pub(crate) fn percent(rate: f64) -> String {
+    let p = rate * 100.0;
+    if p > 0.0 && p < 10.0 {
+        format!("{p:.1} %")
+    } else {
+        format!("{p:.0} %")
+    }
+}
+
+/// `1 call`, `3 calls`, with the count grouped.
+pub(crate) fn count(n: usize, noun: &str) -> String {
+    format!("{} {noun}{}", grouped(n), if n == 1 { "" } else { "s" })
+}
+
+/// Epoch milliseconds as `2026-12-03 15:32 UTC`.
+pub(crate) fn date(ms: u64) -> String {
+    let secs = ms / 1000;
+    let days = (secs / 86_400) as i64;
+    let (h, m) = ((secs % 86_400) / 3600, (secs % 3600) / 60);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let mo = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(mo <= 2);
+    format!("{y:04}-{mo:02}-{d:02} {h:02}:{m:02} UTC")
+}
+
+/// The period of the overview, or `None` without timestamps.
+pub(crate) fn period(report: &Report) -> Option<String> {
+    let (first, last) = (report.overview.first_ms?, report.overview.last_ms?);
+    Some(if date(first) == date(last) { date(first) } else { format!("{} to {}", date(first), date(last)) })
+}
+
+/// A version's label: `1.1 · o2a7…` (server version, descriptor hash).
+pub(crate) fn version_label(row: &VersionRow) -> String {
+    match (&row.server_version, &row.hash) {
+        (Some(v), Some(h)) => format!("{v} · {h}"),
+        (Some(v), None) => v.clone(),
+        (None, Some(h)) => h.clone(),
+        (None, None) => "?".into(),
+    }
+}
+
+fn needs(f: &mut fmt::Formatter<'_>, needs: &[String]) -> fmt::Result {
+    for n in needs {
+        writeln!(f, "  needs {n}")?;
+    }
+    Ok(())
+}
+
+fn more(f: &mut fmt::Formatter<'_>, total: usize) -> fmt::Result {
+    if total > SHOWN {
+        writeln!(f, "  … and {} more (--json or --html show them)", total - SHOWN)?;
+    }
+    Ok(())
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let o = &self.overview;
+        writeln!(f, "mcpeye report")?;
+        writeln!(
+            f,
+            "  {}, {} ({}), {}, {}",
+            count(o.calls, "call"),
+            count(o.errors, "error"),
+            percent(o.error_rate),
+            count(o.users, "user"),
+            count(o.conversations, "conversation")
+        )?;
+        if let Some(p) = period(self) {
+            writeln!(f, "  period: {p}")?;
+        }
+        for (what, list) in [("clients", &o.clients), ("models", &o.models), ("server versions", &o.server_versions)] {
+            if !list.is_empty() {
+                writeln!(f, "  {what}: {}", one_line(&list.join(", "), CELL * 2))?;
+            }
+        }
+        writeln!(
+            f,
+            "  read: {} payload events, {} event log lines; {} re-sent counted once, {} lines skipped",
+            o.payload_events, o.log_lines, o.duplicates, o.skipped
+        )?;
+
+        let g = &self.intent_gap;
+        writeln!(f, "\nIntent Gap: what users asked for that no tool gives")?;
+        if !g.asks.is_empty() {
+            let mut t = Table::new(&[("asked", Align::Right), ("ask", Align::Left), ("wordings", Align::Right)]);
+            for a in g.asks.iter().take(SHOWN) {
+                t.row([grouped(a.count), one_line(&a.ask, CELL), a.wordings.len().to_string()]);
+            }
+            t.write(f, 2)?;
+            more(f, g.asks.len())?;
+        }
+        if !g.unknown_tools.is_empty() {
+            let names: Vec<String> = g.unknown_tools.iter().map(|u| format!("{} ({}×)", u.name, u.calls)).collect();
+            writeln!(f, "  unknown tools tried: {}", one_line(&names.join(", "), CELL * 2))?;
+        }
+        if !g.failed.is_empty() {
+            writeln!(f, "  calls with an intent that ended in an error:")?;
+            let mut t = Table::new(&[("tool", Align::Left), ("intent", Align::Left), ("error", Align::Left)]);
+            for c in g.failed.iter().take(SHOWN) {
+                t.row([
+                    c.tool.clone(),
+                    one_line(&c.intent, CELL),
+                    one_line(c.error.as_deref().unwrap_or(""), CELL / 2),
+                ]);
+            }
+            t.write(f, 2)?;
+            more(f, g.failed.len())?;
+        }
+        for t in g.intents.iter().take(SHOWN) {
+            writeln!(f, "  intents for {} ({} of {} calls):", t.tool, t.with_intent, t.calls)?;
+            for i in t.intents.iter().take(3) {
+                writeln!(f, "    {:>3}×  {}", i.count, one_line(&i.ask, CELL + 10))?;
+            }
+        }
+        needs(f, &g.needs)?;
+
+        let tools = &self.tools;
+        writeln!(f, "\nTools, most called first")?;
+        if !tools.tools.is_empty() {
+            let mut t = Table::new(&[
+                ("tool", Align::Left),
+                ("calls", Align::Right),
+                ("errors", Align::Right),
+                ("p50 ms", Align::Right),
+                ("p95 ms", Align::Right),
+                ("p99 ms", Align::Right),
+                ("result p50", Align::Right),
+            ]);
+            for r in tools.tools.iter().take(SHOWN) {
+                t.row([
+                    r.tool.clone(),
+                    grouped(r.calls),
+                    format!("{} ({})", grouped(r.errors), percent(r.error_rate)),
+                    r.p50_ms.to_string(),
+                    r.p95_ms.to_string(),
+                    r.p99_ms.to_string(),
+                    r.result_p50_bytes.map(|b| format!("{b} B")).unwrap_or_default(),
+                ]);
+            }
+            t.write(f, 2)?;
+            more(f, tools.tools.len())?;
+        }
+        if !tools.never_called.is_empty() {
+            writeln!(f, "  never called: {}", one_line(&tools.never_called.join(", "), CELL * 2))?;
+        }
+        needs(f, &tools.needs)?;
+
+        let p = &self.paths;
+        writeln!(f, "\nPaths within a conversation")?;
+        if p.needs.is_empty() {
+            writeln!(f, "  {} conversations, {} calls", p.conversations, p.calls)?;
+            for s in p.sequences.iter().take(5) {
+                writeln!(f, "  {:>4}×  {}", s.count, s.tools.join(" → "))?;
+            }
+            for l in &p.loops {
+                writeln!(f, "  loop: {} called 3+ times in a row {}× (longest {})", l.tool, l.runs, l.longest)?;
+            }
+            for r in &p.recoveries {
+                writeln!(
+                    f,
+                    "  after an error of {}: retried {} of {}, recovered {}",
+                    r.tool, r.retried, r.errors, r.recovered
+                )?;
+            }
+            writeln!(f, "  {} ended on an error", count(p.ended_on_error_count, "conversation"))?;
+            for e in p.ended_on_error.iter().take(5) {
+                writeln!(
+                    f,
+                    "    {} ({} calls): {} — {}",
+                    one_line(&e.conversation, 24),
+                    e.calls,
+                    e.tool,
+                    one_line(e.error.as_deref().unwrap_or(""), CELL)
+                )?;
+            }
+        }
+        needs(f, &p.needs)?;
+
+        let v = &self.versions;
+        writeln!(f, "\nTools across versions")?;
+        if !v.tools.is_empty() {
+            let mut t = Table::new(&[
+                ("tool", Align::Left),
+                ("version", Align::Left),
+                ("calls", Align::Right),
+                ("error rate", Align::Right),
+                ("retries", Align::Right),
+                ("description", Align::Left),
+            ]);
+            for r in &v.tools {
+                t.row([
+                    r.tool.clone(),
+                    version_label(r),
+                    grouped(r.calls),
+                    percent(r.error_rate),
+                    r.retries.map(|n| n.to_string()).unwrap_or_else(|| "-".into()),
+                    one_line(r.description.as_deref().unwrap_or(""), CELL),
+                ]);
+            }
+            t.write(f, 2)?;
+        }
+        needs(f, &v.needs)?;
+
+        let m = &self.models;
+        writeln!(f, "\nModels")?;
+        if !m.models.is_empty() {
+            let mut t = Table::new(&[
+                ("model", Align::Left),
+                ("calls", Align::Right),
+                ("error rate", Align::Right),
+                ("tools", Align::Right),
+                ("asks", Align::Right),
+            ]);
+            for r in m.models.iter().take(SHOWN) {
+                t.row([
+                    r.model.clone(),
+                    grouped(r.calls),
+                    percent(r.error_rate),
+                    r.tools.to_string(),
+                    r.asks.to_string(),
+                ]);
+            }
+            t.write(f, 2)?;
+            more(f, m.models.len())?;
+            if m.unknown_model_calls > 0 {
+                writeln!(f, "  {} of an unknown model", count(m.unknown_model_calls, "call"))?;
+            }
+        }
+        needs(f, &m.needs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::ReportInput;
+
+    #[test]
+    fn dates_percentages_and_the_terminal_text() {
+        assert_eq!(date(0), "1970-01-01 00:00 UTC");
+        assert_eq!(date(1_764_770_000_000), "2025-12-03 13:53 UTC");
+        assert_eq!(date(951_782_400_000), "2000-02-29 00:00 UTC");
+        assert_eq!((percent(0.25), percent(0.033), percent(0.0)), ("25 %".into(), "3.3 %".into(), "0 %".into()));
+        let mut input = ReportInput::new();
+        input.read_str(crate::report::summary::tests::LOG);
+        let text = input.report().to_string();
+        for needle in [
+            "11 calls, 3 errors (27 %)",
+            "export my orders as CSV",
+            "never called: refund",
+            "search → order",
+            "loop: search",
+            "after an error of order: retried 1 of 1, recovered 1",
+            "1 conversation ended on an error",
+            "1.1 · o2",
+            "claude-4",
+        ] {
+            assert!(text.contains(needle), "{needle}:\n{text}");
+        }
+        let empty = ReportInput::new().report().to_string();
+        assert!(empty.contains("needs conversations"), "{empty}");
+    }
+}

@@ -246,13 +246,13 @@ pub struct FlushReport {
 /// ```
 /// let (tracker, _sink) = mcpeye_runtime::testing::MemorySink::new();
 /// let report = tracker.shutdown(std::time::Duration::from_secs(1));
-/// assert!(report.to_string().starts_with("[mcpeye] delivered everything: captured 0, sent 0"));
+/// assert!(report.to_string().starts_with("delivered everything: captured 0, sent 0"));
 /// eprintln!("{report}");
 /// ```
 impl std::fmt::Display for FlushReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let outcome = if self.completed { "delivered everything" } else { "not everything was delivered" };
-        write!(f, "[mcpeye] {outcome}: {}", self.stats)
+        write!(f, "{outcome}: {}", self.stats)
     }
 }
 

@@ -449,9 +449,9 @@ impl Flusher {
                         },
                         recv(done) -> d => {
                             if let Ok(d) = d {
-                                let sent = self.complete(d);
-                                self.drain_up_to(sent);
+                                let left = self.complete(d);
                                 self.dispatch(Due::Completion, None);
+                                self.drain_up_to(left);
                             }
                             None
                         },
@@ -484,12 +484,16 @@ impl Flusher {
         }
     }
 
-    /// One round on a tick or a nudge: encode a few batches, start what is due, buffer the rest.
+    /// One round on a tick or a nudge: encode a few batches, start what is due, and buffer the
+    /// rest unless a batch is in flight: then its answer starts the next batch and encodes about
+    /// as many events as it took, so that encoding overlaps the POST instead of delaying it.
     fn wake(&mut self) {
         self.drain_up_to(self.ahead());
         self.dispatch(Due::Round, None);
-        // What was not started (a backoff, or less than a batch) is buffered.
-        self.drain();
+        if self.busy.is_empty() {
+            // Nothing started (a backoff, or less than a batch due): buffered.
+            self.drain();
+        }
     }
 
     /// How many events to encode before sending. Encoding a whole burst first (hundreds of
@@ -1117,8 +1121,8 @@ mod tests {
         while !f.busy.is_empty() {
             let done = f.done_rx.recv_timeout(Duration::from_secs(30)).expect("a sender answers");
             let left = f.complete(done);
-            f.drain_up_to(left);
             f.dispatch(Due::Completion, None);
+            f.drain_up_to(left);
         }
     }
 

@@ -565,8 +565,8 @@ impl ServerHandler for Conformance {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let port = parse_port()?;
-    // Dropped when `main` returns: delivers what was captured, within `Config::shutdown_timeout`.
-    let _guard = demo_tools::init_analytics("conformance_server", "conformance");
+    // Shut down as `main` ends: delivers what was captured, within `Config::shutdown_timeout`.
+    let guard = demo_tools::init_analytics("conformance_server", "conformance");
     let manifest = Arc::new(mcpeye::tools![
         test_simple_text,
         test_image_content,
@@ -626,13 +626,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         });
     }
     sessions_end.cancel();
-    if let Some(guard) = &_guard {
+    if let Some(guard) = &guard {
         // What only this process knows: the ingest receives tool calls alone.
         let stats = guard.stats();
         let methods: BTreeMap<&str, u64> = stats.methods.iter().map(|(m, c)| (m.as_str(), c.requests)).collect();
         let line = serde_json::json!({"methods": methods, "resourcesRead": stats.resources_read, "promptsGot": stats.prompts_got});
         eprintln!("[conformance_server] not sent to the ingest: {line}");
     }
+    demo_tools::shut_down("conformance_server", guard);
     Ok(())
 }
 

@@ -54,8 +54,8 @@ type Mcp = TowerToHyperService<StreamableHttpService<ManifestServer, LocalSessio
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let Args { port, stateless, user_header } = parse_args()?;
-    // Dropped when `main` returns: delivers what was captured, within `Config::shutdown_timeout`.
-    let _guard = demo_tools::init_analytics_with("http_server", "http-demo", |config| match user_header {
+    // Shut down as `main` ends: delivers what was captured, within `Config::shutdown_timeout`.
+    let guard = demo_tools::init_analytics_with("http_server", "http-demo", |config| match user_header {
         // Unverified: see `--user-header` above.
         Some(header) => config.identify(move |request| Some(CallIdentity::new().user_id(request.header(&header)?))),
         None => config,
@@ -100,9 +100,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         });
     }
     // SIGTERM or SIGINT: end the sessions (their open streams close), let requests in flight
-    // answer, then `_guard` delivers the events as `main` returns.
+    // answer, then deliver the events and say on stderr what became of them.
     sessions_end.cancel();
     let _ = tokio::time::timeout(GRACE, connections.shutdown()).await;
+    demo_tools::shut_down("http_server", guard);
     Ok(())
 }
 

@@ -50,7 +50,8 @@ fn main() -> ExitCode {
     if let Err(e) = meter_provider.shutdown() {
         eprintln!("[otel_export] metrics: {e}");
     }
-    drop(guard);
+    // The analytics events, and what became of them (stderr).
+    demo_tools::shut_down("otel_export", guard);
     match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

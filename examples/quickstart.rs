@@ -220,13 +220,9 @@ fn main() {
     // 5. Ship the events and show what the ingest received.
     let report = guard.shutdown(Duration::from_secs(5));
     println!("\n=== delivery ===");
-    println!(
-        "captured {}, sent {}, dropped {}, pending {}",
-        report.stats.captured,
-        report.sent(),
-        report.dropped().total(),
-        report.pending()
-    );
+    println!("{}", report.stats);
+    // A server says it on stderr as it exits: stdout may be its protocol channel.
+    eprintln!("[quickstart] analytics at exit: {report}");
     for request in ingest.requests() {
         println!(
             "\nPOST {} (x-mcpeye-secret: {})",

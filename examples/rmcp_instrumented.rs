@@ -100,7 +100,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = mcpeye::rmcp::observe(ShoppingList::new());
     server.serve(rmcp::transport::stdio()).await?.waiting().await?;
     if let Some(guard) = guard {
-        guard.shutdown(std::time::Duration::from_secs(2));
+        // What became of the events, on stderr (stdout is the protocol's).
+        let report = guard.shutdown(std::time::Duration::from_secs(2));
+        eprintln!("[rmcp_instrumented] analytics at exit: {report}");
     }
     Ok(())
 }

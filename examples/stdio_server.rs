@@ -32,8 +32,9 @@ fn main() -> ExitCode {
     // tokio reads stdin on a thread that stays blocked in read(2) after a signal: do not wait
     // for it (`#[tokio::main]` would, until the client closes stdin).
     runtime.shutdown_background();
-    // Delivers what was captured, within `Config::shutdown_timeout` (2 s by default).
-    drop(guard);
+    // Delivers what was captured, within `Config::shutdown_timeout` (2 s by default), and says
+    // on stderr what became of the events.
+    demo_tools::shut_down("stdio_server", guard);
     match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

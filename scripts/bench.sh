@@ -102,6 +102,7 @@ harness cpu 300000 30000 10000 3
 harness cpu_mimalloc 300000 30000 10000 3
 harness rmcp 20000 2000 3
 harness outbox 3 200
+harness identities 5
 log "scripts/compile_cost.sh 200 3"
 scripts/compile_cost.sh 200 3 2> >(tee -a "$OUT/compile.log" >&2) | grep '^RESULT' >> "$RESULTS"
 

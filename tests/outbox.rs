@@ -141,7 +141,7 @@ fn the_invariant_holds_while_events_flow_through_the_outbox() {
     let report = tracker.shutdown(PATIENCE);
     assert!(report.completed);
     assert_invariant(&report.stats);
-    assert_eq!(report.stats.sent + report.stats.dropped.total(), 500);
+    assert_eq!(report.stats.sent + report.stats.dropped.total(), 500, "{report:?}");
     assert_eq!(sink.events().len() as u64, report.stats.sent);
     // Everything settled: the log is back to its header.
     let log = std::fs::metadata(dir.0.join("outbox-0.log")).unwrap().len();

@@ -128,16 +128,20 @@ fn buffer_overflow_drops_the_oldest() {
 #[test]
 fn a_full_channel_drops_new_events_without_blocking() {
     let ingest = IngestReceiver::start();
-    ingest.respond_with(|_| Reply::stall());
-    let config = Config::new("proj")
-        .ingest_url(ingest.url())
-        .flush_threshold(1)
-        .max_buffer(5)
-        .request_timeout(Duration::from_secs(600));
+    // `before_send` runs on the flusher: holding the first event there keeps the channel undrained.
+    let (entered_tx, entered) = mpsc::channel::<()>();
+    let (release, released) = mpsc::channel::<()>();
+    let gate = std::sync::Mutex::new(Some((entered_tx, released)));
+    let config = Config::new("proj").ingest_url(ingest.url()).flush_threshold(1).max_buffer(5).before_send(move |e| {
+        if let Some((entered, released)) = gate.lock().unwrap().take() {
+            let _ = entered.send(());
+            let _ = released.recv_timeout(PATIENCE);
+        }
+        Some(e)
+    });
     let tracker = Tracker::new(config).unwrap();
     tracker.record(call("first"));
-    // The flusher is now inside a request that never ends: nothing drains the channel.
-    ingest.wait_for_requests(1, PATIENCE);
+    entered.recv_timeout(PATIENCE).expect("the flusher took the first event");
     for i in 0..1034 {
         tracker.record(call(&format!("t{i}")));
     }
@@ -146,8 +150,12 @@ fn a_full_channel_drops_new_events_without_blocking() {
     assert_eq!(stats.dropped.channel_full, 10);
     assert_eq!(stats.pending, 1025);
     assert_invariant(&stats);
-    let report = within_patience(move || tracker.shutdown(Duration::from_millis(100)));
-    assert!(!report.completed);
+    release.send(()).unwrap();
+    let report = within_patience(move || tracker.shutdown(PATIENCE));
+    assert!(report.completed, "{report:?}");
+    assert_invariant(&report.stats);
+    // The buffer keeps the newest `max_buffer`: the rest is counted, not lost silently.
+    assert_eq!(report.stats.sent + report.stats.dropped.buffer_overflow, 1025, "{report:?}");
 }
 
 #[test]

@@ -129,8 +129,16 @@ impl Drop for Session {
 }
 
 /// What the ingest holds right now (no waiting: the process has exited) is exactly the `n`
-/// calls, each once, under the client's name.
-fn assert_delivered(ingest: &IngestReceiver, n: usize, how: &str, server_stderr: &str) {
+/// calls, each once, under the client's name; and the server said so on stderr as it exited.
+fn assert_delivered(ingest: &IngestReceiver, n: usize, how: &str, session: &Session) {
+    // The line is written before the exit; the thread reading stderr may be a moment behind.
+    let end = Instant::now() + EXIT_BOUND;
+    while !session.stderr().contains("analytics at exit") && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let server_stderr = &session.stderr();
+    let report = format!("[stdio_server] analytics at exit: delivered everything: captured {n}, sent {n}, dropped 0");
+    assert!(server_stderr.contains(&report), "no {report:?} in the server's stderr:\n{server_stderr}");
     let posts = posts(ingest);
     let events: Vec<&Value> = posts.iter().flat_map(|p| &p.events).collect();
     assert_eq!(
@@ -156,7 +164,7 @@ fn sigterm_mid_session_delivers_every_event() {
     // The client is still connected: stdin stays open.
     sigterm(&session.child);
     session.wait_exit("SIGTERM");
-    assert_delivered(&ingest, 7, "SIGTERM after 7 answered calls", &session.stderr());
+    assert_delivered(&ingest, 7, "SIGTERM after 7 answered calls", &session);
 }
 
 /// Past the flush threshold (20 events): part is shipped during the session, the rest at
@@ -172,12 +180,7 @@ fn sigterm_after_a_threshold_flush_delivers_the_rest_once() {
     // The client is still connected: stdin stays open.
     sigterm(&session.child);
     session.wait_exit("SIGTERM");
-    assert_delivered(
-        &ingest,
-        47,
-        &format!("SIGTERM after 47 answered calls ({shipped} shipped before)"),
-        &session.stderr(),
-    );
+    assert_delivered(&ingest, 47, &format!("SIGTERM after 47 answered calls ({shipped} shipped before)"), &session);
 }
 
 #[test]
@@ -187,5 +190,5 @@ fn stdin_close_delivers_every_event() {
     session.calls(0..7);
     drop(session.stdin.take());
     session.wait_exit("stdin closing");
-    assert_delivered(&ingest, 7, "its stdin closed after 7 answered calls", &session.stderr());
+    assert_delivered(&ingest, 7, "its stdin closed after 7 answered calls", &session);
 }

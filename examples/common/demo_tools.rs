@@ -86,6 +86,16 @@ pub fn init_analytics(example: &str, default_project: &str) -> Option<Guard> {
     init_analytics_with(example, default_project, |config| config)
 }
 
+/// Delivers what was captured (within 2 s, `Config::shutdown_timeout`'s default) and says on
+/// stderr what became of every event: sent, dropped by reason, pending, kept on disk. Stderr
+/// only: stdout is a stdio server's protocol channel.
+pub fn shut_down(example: &str, guard: Option<Guard>) {
+    if let Some(guard) = guard {
+        let report = guard.shutdown(std::time::Duration::from_secs(2));
+        eprintln!("[{example}] analytics at exit: {report}");
+    }
+}
+
 /// Like [`init_analytics`], with `configure` applied to the configuration first.
 #[allow(dead_code)] // only http_server adds to the configuration
 pub fn init_analytics_with(

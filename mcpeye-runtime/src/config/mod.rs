@@ -275,8 +275,8 @@ impl Config {
         self
     }
 
-    /// Most events kept waiting for the ingest (default 10 000); beyond it the oldest are
-    /// dropped, with one warning. The hand-off channel from the calling threads to the flusher
+    /// Most events kept in memory waiting for the ingest (default 10 000); beyond it the oldest
+    /// are dropped, with one warning, or, with an [`outbox_dir`](Self::outbox_dir), wait on disk. The hand-off channel from the calling threads to the flusher
     /// holds as many again (at least 1024); when it is full, new events are dropped.
     pub fn max_buffer(mut self, events: usize) -> Self {
         self.max_buffer = events;
@@ -408,15 +408,15 @@ impl Config {
     /// [`Stats::recovered`](crate::Stats::recovered)). Tool calls never wait on the disk: they
     /// still only hand their record to the channel.
     ///
-    /// - **At least once**: an event sent just before a kill may be sent again at the next
+    /// - **At least once**: only a batch in flight at a kill may be sent again at the next
     ///   start, with the same `callId`, so the ingest (or a report) can tell the copy.
     /// - **Window of loss**: a call whose record the flusher has not taken off the channel yet
-    ///   is lost with the process. The flusher drains every 100 ms (sooner when a quarter of the
-    ///   channel fills), and after the request in flight when the ingest is slow, so the window
-    ///   is about 100 ms with a responsive ingest, up to `request_timeout` while a request hangs.
-    /// - **Bounded**: at most [`outbox_max_bytes`](Self::outbox_max_bytes) of undelivered
-    ///   events; beyond it the oldest are dropped and counted (`outbox_overflow`). A torn last
-    ///   record (the process killed mid-write) is skipped when the log is read back.
+    ///   is lost with the process. The flusher drains to disk every 100 ms (sooner when a quarter
+    ///   of the channel fills) whatever the ingest does: its POSTs run on other threads.
+    /// - **Bounded**: memory holds [`max_buffer`](Self::max_buffer) events, the outbox the
+    ///   rest, up to [`outbox_max_bytes`](Self::outbox_max_bytes) of undelivered events; beyond
+    ///   it the oldest are dropped and counted (`outbox_overflow`). A torn last record (the
+    ///   process killed mid-write) is skipped when the log is read back.
     /// - A process being killed loses nothing the flusher wrote; a power loss or kernel crash
     ///   may (nothing is `fsync`ed). Several processes may share `dir`: each takes its own slot,
     ///   and adopts the slots of processes that are gone.

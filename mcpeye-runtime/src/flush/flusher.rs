@@ -1,18 +1,28 @@
 //! The flusher thread of a tracker: takes records off the hand-off channel, caps, redacts and
-//! serialises them, and POSTs them in bounded batches with the retry policy of docs/wire-format.md#delivery-and-retry.
+//! serialises them, and hands bounded batches to a few sender threads that POST them with the
+//! retry policy of docs/wire-format.md#delivery-and-retry.
 //!
 //! It wakes on a short tick and drains the channel with `try_recv`, rather than blocking on
 //! `recv`: a blocked receiver makes every sender after an idle gap pay a thread wake-up. The
 //! calling threads only nudge it (once per drain) when the channel fills up (a quarter of it, at
 //! most 2 000 records, or the flush threshold if larger); the tick applies the threshold. Flush and shutdown arrive on
-//! the same small control channel (the OpenTelemetry batch-processor shape). After the first
-//! POST of a round, only full batches go: the rest waits for the next round, so that a POST's
-//! fixed cost is shared by a full batch when calls keep coming.
+//! the same small control channel (the OpenTelemetry batch-processor shape).
+//!
+//! The flusher never waits on the network itself: POSTs run on up to [`SENDERS`] sender threads
+//! it starts as they are needed, one batch in flight per identity (so that each client's events
+//! arrive in order) and several identities at once. Its own loop stays free to hear a shutdown,
+//! and to drain the channel to the outbox on every tick however slow the ingest is.
+//!
+//! After the first batch of a round, a completed POST is followed by another only when a full
+//! batch is buffered or the events were already due at the round: the rest waits for the next
+//! round, so that a POST's fixed cost is shared by a full batch when calls keep coming.
 //!
 //! A drain takes only what the channel held when it started, at most two batches before the
-//! first POST (unless an outbox needs every event written at once), and between two POSTs about
-//! one batch: callers faster than the delivery must not keep the flusher encoding events only to
-//! drop them as the oldest, or draining without ever sending.
+//! first dispatch (unless an outbox needs every event written at once): callers faster than the
+//! delivery must not keep the flusher encoding events only to drop them as the oldest.
+//!
+//! With an outbox, memory holds the oldest `max_buffer` events and the rest live on disk only
+//! (read back as memory frees): what an outage can hold is bounded by `outbox_max_bytes`.
 
 use crate::config::{Config, Identity};
 use crate::flush::call_id::CallIds;
@@ -25,14 +35,23 @@ use crate::model::record::ClientInfo;
 use crate::model::stats::Counters;
 use crate::record::{BufferPool, Queued};
 use crate::redact::Redactor;
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use crossbeam_channel::{Receiver, Sender};
 use std::collections::VecDeque;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How often the flusher looks at the channel when nothing wakes it.
 pub(crate) const TICK: Duration = Duration::from_millis(100);
+
+/// Most POSTs in flight at once: sender threads, started as batches of distinct identities wait.
+/// Eight keep 200 identities against a 40 ms ingest within about a second; one identity never
+/// uses more than one.
+pub(crate) const SENDERS: usize = 8;
+
+/// How long past a request's own timeout the flusher waits, after a shutdown, for its answer.
+const ANSWER_GRACE: Duration = Duration::from_secs(1);
 
 /// Messages from the tracker to its flusher.
 pub(crate) enum Control {
@@ -107,17 +126,75 @@ struct Settings {
     retry_max_backoff: Duration,
 }
 
+/// A batch handed to a sender thread: the events' bytes travel with it and come back with its
+/// answer (to the buffer when it is to be retried, to the spare buffers once it is settled).
+struct Job {
+    /// The events' sequence numbers, ascending.
+    seqs: Vec<u64>,
+    /// The payload's identity, which has no other batch in flight meanwhile.
+    label: Option<String>,
+    head: Vec<u8>,
+    events: Vec<Vec<u8>>,
+    timeout: Duration,
+}
+
+/// A sender thread's answer to a [`Job`].
+struct Done {
+    job: Job,
+    answer: Answer,
+}
+
+/// Runs on each sender thread: POSTs the jobs it is given until the flusher is gone.
+fn send_jobs(transport: Arc<dyn Transport>, jobs: Receiver<Job>, done: Sender<Done>) {
+    while let Ok(job) = jobs.recv() {
+        let body = Payload::new(&job.head, job.events.iter().map(Vec::as_slice));
+        // A transport that panics loses nothing: its batch is retried.
+        let answer = catch_unwind(AssertUnwindSafe(|| transport.send(body, job.timeout))).unwrap_or_else(|_| {
+            Answer::Retry { status: None, after: None, reason: "the transport panicked".to_string() }
+        });
+        if done.send(Done { job, answer }).is_err() {
+            return;
+        }
+    }
+}
+
+/// Which batches a dispatch may start.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Due {
+    /// A tick or a nudge: when the threshold is reached or the oldest event waited long enough,
+    /// every buffered event (as senders free up), later ones only in full batches.
+    Round,
+    /// A POST ended: full batches, and the events already due at the last round.
+    Completion,
+    /// A flush or shutdown: everything, now.
+    All,
+}
+
 pub(crate) struct Flusher {
     data: Receiver<Queued>,
     control: Receiver<Control>,
     shared: Arc<Handoff>,
-    transport: Box<dyn Transport>,
+    transport: Arc<dyn Transport>,
     redactor: Redactor,
     /// Sampling, error-reason counts and `before_send`.
     screen: Screen,
     settings: Settings,
-    /// Encoded events waiting to be sent, oldest first.
+    /// Encoded events waiting to be sent or in flight, oldest first (ascending `seq`).
     buffer: VecDeque<Buffered>,
+    /// Of `buffer`, the events in a batch in flight.
+    in_flight_events: usize,
+    /// The identity of each batch in flight.
+    busy: Vec<Option<String>>,
+    /// Jobs for the sender threads, and their answers.
+    jobs: Sender<Job>,
+    jobs_rx: Receiver<Job>,
+    done: Sender<Done>,
+    done_rx: Receiver<Done>,
+    /// Sender threads started.
+    senders: usize,
+    /// The highest sequence number buffered when a round last found a batch due: completions
+    /// go on sending these without waiting for a full batch.
+    due_through: Option<u64>,
     next_seq: u64,
     /// When the oldest buffered event arrived.
     oldest_at: Option<Instant>,
@@ -137,19 +214,20 @@ pub(crate) struct Flusher {
     /// Buffers of sent events, emptied, for the next events: reused rather than allocated and
     /// freed for every event.
     spare: Vec<Vec<u8>>,
-    /// The on-disk copy of the buffer (`Config::outbox_dir`): appended as events are encoded,
-    /// settled as they leave the buffer.
+    /// The on-disk log of the undelivered events (`Config::outbox_dir`): appended as events are
+    /// encoded, settled as they are delivered or dropped.
     outbox: Option<Outbox>,
+    /// With an outbox, the oldest event kept on disk only: it and every live event after it wait
+    /// there until memory has room (see [`refill`](Self::refill)).
+    disk_next: Option<u64>,
+    /// Events appended to the outbox since its last commit that are on disk only.
+    disk_unwritten: usize,
+    /// An outbox was configured (it is closed at shutdown, before the batches in flight end).
+    with_outbox: bool,
+    /// Commands that arrived while a flush was delivering, handled after it.
+    deferred: VecDeque<Control>,
     /// Where the records' buffers go back once encoded.
     pool: BufferPool,
-}
-
-/// What a delivery round ended with.
-enum Round {
-    /// Some events left the buffer (sent or dropped).
-    Progress,
-    /// The ingest asked to wait; `next_attempt` is set.
-    Wait,
 }
 
 impl Flusher {
@@ -162,11 +240,13 @@ impl Flusher {
         outbox: Option<Outbox>,
         pool: BufferPool,
     ) -> Self {
+        let (jobs, jobs_rx) = crossbeam_channel::unbounded();
+        let (done, done_rx) = crossbeam_channel::unbounded();
         let mut flusher = Flusher {
             data,
             control,
             shared,
-            transport,
+            transport: Arc::from(transport),
             redactor: config.redactor(),
             screen: Screen::new(config),
             settings: Settings {
@@ -174,7 +254,7 @@ impl Flusher {
                 identity: config.identity.clone(),
                 flush_interval: config.flush_interval,
                 flush_threshold: config.flush_threshold,
-                max_buffer: config.max_buffer,
+                max_buffer: config.max_buffer.max(1),
                 max_batch_events: config.max_batch_events,
                 max_batch_bytes: config.max_batch_bytes,
                 request_timeout: config.request_timeout,
@@ -183,6 +263,14 @@ impl Flusher {
                 retry_max_backoff: config.retry_max_backoff,
             },
             buffer: VecDeque::new(),
+            in_flight_events: 0,
+            busy: Vec::with_capacity(SENDERS),
+            jobs,
+            jobs_rx,
+            done,
+            done_rx,
+            senders: 0,
+            due_through: None,
             next_seq: 0,
             oldest_at: None,
             failures: 0,
@@ -192,97 +280,220 @@ impl Flusher {
             scratch: Vec::with_capacity(4096),
             call_ids: CallIds::new(),
             spare: Vec::new(),
+            disk_next: None,
+            disk_unwritten: 0,
+            with_outbox: outbox.is_some(),
             outbox,
+            deferred: VecDeque::new(),
             pool,
         };
         flusher.recover();
         flusher
     }
 
-    /// Buffers the events a previous process left in the outbox; they count as captured.
+    /// Buffers the events a previous process left in the outbox (the oldest `max_buffer`; the
+    /// rest wait on disk); they count as captured.
     fn recover(&mut self) {
         let Some(outbox) = &mut self.outbox else { return };
         let recovered = outbox.take_recovered();
         let n = recovered.len();
         for r in recovered {
-            let client = r.client.map(|label| Arc::new(ClientInfo::new(label, "")));
-            self.buffer.push_back(Buffered { seq: r.seq, client, bytes: r.bytes });
             self.next_seq = r.seq + 1;
+            if self.buffer.len() >= self.settings.max_buffer {
+                self.disk_next.get_or_insert(r.seq);
+                continue;
+            }
+            let client = r.client.map(|label| Arc::new(ClientInfo::new(label, "")));
+            self.buffer.push_back(Buffered { seq: r.seq, client, bytes: r.bytes, in_flight: false });
         }
         if n > 0 {
-            self.oldest_at = Some(Instant::now());
+            // They waited already: due at the first round.
+            self.oldest_at = Instant::now().checked_sub(self.settings.flush_interval).or(Some(Instant::now()));
             Counters::add(&self.shared.counters.recovered, n);
             Counters::add(&self.shared.counters.captured, n);
-            let mut overflow = 0;
-            while self.buffer.len() > self.settings.max_buffer {
-                self.drop_oldest();
-                overflow += 1;
-            }
-            self.count_overflow(overflow);
-            self.commit_outbox();
         }
+        self.commit_outbox();
     }
 
-    /// Drops the oldest buffered event (`max_buffer`), in the outbox too.
+    /// Events in memory and not in flight.
+    fn ready(&self) -> usize {
+        self.buffer.len() - self.in_flight_events
+    }
+
+    /// Drops the oldest event not in flight (`max_buffer`), in the outbox too.
     fn drop_oldest(&mut self) {
-        if let (Some(b), Some(outbox)) = (self.buffer.pop_front(), &mut self.outbox) {
-            outbox.settle(b.seq);
+        let Some(i) = self.buffer.iter().position(|b| !b.in_flight) else { return };
+        if let Some(b) = self.buffer.remove(i) {
+            if let Some(outbox) = &mut self.outbox {
+                outbox.settle(b.seq);
+            }
         }
     }
 
     /// Writes what the outbox was given since the last commit, and drops the events its byte
-    /// bound evicts (counted as `outbox_overflow`).
-    fn commit_outbox(&mut self) {
-        let Some(outbox) = &mut self.outbox else { return };
+    /// bound evicts (counted as `outbox_overflow`). False when the write failed.
+    fn commit_outbox(&mut self) -> bool {
+        let Some(outbox) = &mut self.outbox else { return true };
         let diagnostics = &self.shared.diagnostics;
-        match outbox.commit() {
-            Ok(evicted) if evicted.is_empty() => {}
+        let disk_only = std::mem::take(&mut self.disk_unwritten);
+        let ok = match outbox.commit() {
+            Ok(evicted) if evicted.is_empty() => true,
             Ok(evicted) => {
-                self.buffer.retain(|b| evicted.binary_search(&b.seq).is_err());
+                let mut left = self.buffer.len();
+                let in_flight = &mut self.in_flight_events;
+                self.buffer.retain(|b| {
+                    let keep = evicted.binary_search(&b.seq).is_err();
+                    if !keep && b.in_flight {
+                        *in_flight -= 1;
+                    }
+                    keep
+                });
+                left -= self.buffer.len();
                 if self.buffer.is_empty() {
                     self.oldest_at = None;
                 }
-                Counters::add(&self.shared.counters.outbox_overflow, evicted.len());
+                let n = evicted.len();
+                Counters::add(&self.shared.counters.outbox_overflow, n);
+                let max = outbox.max_bytes();
                 diagnostics.report(DiagnosticKind::OutboxOverflow, || {
-                    "the undelivered events outgrew the outbox; dropping the oldest (see Config::outbox_max_bytes)"
-                        .to_string()
+                    format!(
+                        "the undelivered events outgrew the outbox ({max} bytes); dropped the {n} oldest \
+                         ({left} of them from memory) and will drop more while it stays full (see Config::outbox_max_bytes)"
+                    )
                 });
+                true
             }
-            Err(e) => diagnostics.report(DiagnosticKind::Outbox, || {
-                format!("could not write to the outbox ({e}); events are kept in memory only until it works again")
-            }),
+            Err(e) => {
+                // The events that were to live on disk only are in neither place: counted.
+                if disk_only > 0 {
+                    Counters::add(&self.shared.counters.buffer_overflow, disk_only);
+                }
+                diagnostics.report(DiagnosticKind::Outbox, || {
+                    format!(
+                        "could not write to the outbox ({e}); {disk_only} event(s) that did not fit in memory were \
+                         dropped, the rest are kept in memory only (within Config::max_buffer) until it works again"
+                    )
+                });
+                false
+            }
+        };
+        self.disk_next = self.disk_next.and_then(|d| outbox.first_live_from(d));
+        Counters::set(&self.shared.counters.on_disk, outbox.live_len());
+        ok
+    }
+
+    /// Moves the newest events beyond `max_buffer` out of memory: the outbox has them.
+    fn spill(&mut self) {
+        if self.outbox.is_none() {
+            return;
+        }
+        while self.ready() > self.settings.max_buffer && self.buffer.back().is_some_and(|b| !b.in_flight) {
+            if let Some(b) = self.buffer.pop_back() {
+                self.disk_next = Some(b.seq);
+                self.recycle(b.bytes);
+            }
+        }
+    }
+
+    /// Reads events kept on disk only back into memory, oldest first, as far as `max_buffer`
+    /// allows.
+    fn refill(&mut self) {
+        let room = self.settings.max_buffer.saturating_sub(self.ready());
+        let (Some(from), Some(outbox)) = (self.disk_next, &mut self.outbox) else { return };
+        if room == 0 {
+            return;
+        }
+        match outbox.read_from(from, room) {
+            Ok(events) => {
+                if self.buffer.is_empty() && !events.is_empty() {
+                    self.oldest_at = Instant::now().checked_sub(self.settings.flush_interval).or(Some(Instant::now()));
+                }
+                let last = events.last().map(|r| r.seq);
+                for r in events {
+                    let client = r.client.map(|label| Arc::new(ClientInfo::new(label, "")));
+                    self.buffer.push_back(Buffered { seq: r.seq, client, bytes: r.bytes, in_flight: false });
+                }
+                self.disk_next = last.and_then(|l| outbox.first_live_from(l + 1));
+            }
+            Err(e) => {
+                // Unreadable: settled and counted, rather than retried for ever.
+                let lost = outbox.settle_from(from);
+                self.disk_next = None;
+                Counters::add(&self.shared.counters.outbox_overflow, lost);
+                self.shared.diagnostics.report(DiagnosticKind::Outbox, || {
+                    format!("could not read the outbox back ({e}); {lost} event(s) kept there were dropped")
+                });
+                self.commit_outbox();
+            }
         }
     }
 
     pub(crate) fn run(mut self) {
+        let (control, done) = (self.control.clone(), self.done_rx.clone());
+        let mut next_wake = Instant::now() + TICK;
         loop {
-            match self.control.recv_timeout(TICK) {
-                Ok(Control::Nudge) | Err(RecvTimeoutError::Timeout) => self.wake(),
-                Ok(Control::Flush { deadline, reply }) => {
+            let command = match self.deferred.pop_front() {
+                Some(c) => Some(c),
+                None => {
+                    let timeout = next_wake.saturating_duration_since(Instant::now());
+                    crossbeam_channel::select! {
+                        recv(control) -> msg => match msg {
+                            Ok(c) => Some(c),
+                            // Every tracker handle is gone without a shutdown: a last bounded flush.
+                            Err(_) => {
+                                self.shared.closed.store(true, Ordering::SeqCst);
+                                self.finish(Instant::now() + self.settings.shutdown_timeout);
+                                self.settle_in_flight();
+                                return;
+                            }
+                        },
+                        recv(done) -> d => {
+                            if let Ok(d) = d {
+                                let left = self.complete(d);
+                                self.dispatch(Due::Completion, None);
+                                self.drain_up_to(left);
+                            }
+                            None
+                        },
+                        default(timeout) => None,
+                    }
+                }
+            };
+            match command {
+                Some(Control::Nudge) => {
+                    self.wake();
+                    next_wake = Instant::now() + TICK;
+                }
+                Some(Control::Flush { deadline, reply }) => {
                     let done = self.flush_until(deadline);
                     let _ = reply.send(done);
                 }
-                Ok(Control::Shutdown { deadline, reply }) => {
+                Some(Control::Shutdown { deadline, reply }) => {
                     let done = self.finish(deadline);
                     let _ = reply.send(done);
+                    self.settle_in_flight();
                     return;
                 }
-                // Every tracker handle is gone without a shutdown: a last bounded flush.
-                Err(RecvTimeoutError::Disconnected) => {
-                    self.shared.closed.store(true, Ordering::SeqCst);
-                    self.finish(Instant::now() + self.settings.shutdown_timeout);
-                    return;
+                None => {
+                    if Instant::now() >= next_wake {
+                        self.wake();
+                        next_wake = Instant::now() + TICK;
+                    }
                 }
             }
         }
     }
 
-    /// One round on a tick or a nudge: encode a few batches, send what is due, buffer the rest.
+    /// One round on a tick or a nudge: encode a few batches, start what is due, and buffer the
+    /// rest unless a batch is in flight: then its answer starts the next batch and encodes about
+    /// as many events as it took, so that encoding overlaps the POST instead of delaying it.
     fn wake(&mut self) {
         self.drain_up_to(self.ahead());
-        self.send_due();
-        // What the sends left queued (a backoff, or less than a batch) is buffered.
-        self.drain();
+        self.dispatch(Due::Round, None);
+        if self.busy.is_empty() {
+            // Nothing started (a backoff, or less than a batch due): buffered.
+            self.drain();
+        }
     }
 
     /// How many events to encode before sending. Encoding a whole burst first (hundreds of
@@ -298,18 +509,73 @@ impl Flusher {
     }
 
     /// Sends every event queued when the flush was asked, a few batches at a time; true when
-    /// all of them left the buffer before `deadline`.
+    /// all of them were delivered or dropped before `deadline`.
     fn flush_until(&mut self, deadline: Instant) -> bool {
         let mut left = self.data.len();
         loop {
             let take = left.min(self.ahead());
             self.drain_up_to(take);
             left -= take;
-            if !self.send_until(deadline) {
+            let target = self.next_seq.checked_sub(1);
+            if !self.deliver_until(deadline, target) {
                 return false;
             }
             if left == 0 {
                 return true;
+            }
+        }
+    }
+
+    /// Whether every event up to `target` has left (delivered or dropped).
+    fn delivered_through(&self, target: Option<u64>) -> bool {
+        let Some(target) = target else { return true };
+        self.buffer.front().is_none_or(|b| b.seq > target) && self.disk_next.is_none_or(|d| d > target)
+    }
+
+    /// Starts batches and handles their answers until every event up to `target` has left or
+    /// `deadline` passes, waiting out backoffs that end before it; with an outbox, the channel is
+    /// still drained on every tick. A shutdown arriving meanwhile ends a flush (false).
+    fn deliver_until(&mut self, deadline: Instant, target: Option<u64>) -> bool {
+        let (control, done, never) = (self.control.clone(), self.done_rx.clone(), crossbeam_channel::never());
+        let mut control_open = true;
+        let mut next_drain = Instant::now() + TICK;
+        loop {
+            if self.delivered_through(target) {
+                return true;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            if self.busy.is_empty() && self.next_attempt.is_some_and(|t| t >= deadline) {
+                return false;
+            }
+            self.dispatch(Due::All, Some(deadline));
+            let mut wait_until = deadline.min(next_drain);
+            if let Some(t) = self.next_attempt {
+                wait_until = wait_until.min(t.max(now));
+            }
+            let commands = if control_open { &control } else { &never };
+            crossbeam_channel::select! {
+                recv(done) -> d => if let Ok(d) = d {
+                    self.complete(d);
+                },
+                recv(commands) -> msg => match msg {
+                    Ok(Control::Nudge) => {}
+                    Ok(c) => {
+                        let stop = matches!(c, Control::Shutdown { .. });
+                        self.deferred.push_back(c);
+                        if stop {
+                            return false;
+                        }
+                    }
+                    Err(_) => control_open = false,
+                },
+                default(wait_until.saturating_duration_since(now)) => {},
+            }
+            if self.outbox.is_some() && Instant::now() >= next_drain {
+                self.drain();
+                next_drain = Instant::now() + TICK;
             }
         }
     }
@@ -375,15 +641,28 @@ impl Flusher {
             };
             match encoded {
                 Ok(()) => {
-                    let bytes = spare.unwrap_or_else(|| self.scratch.as_slice().to_vec());
+                    let seq = self.next_seq;
+                    self.next_seq += 1;
                     if let Some(outbox) = &mut self.outbox {
-                        outbox.append(self.next_seq, client.as_deref().and_then(ClientInfo::label), &bytes);
+                        outbox.append(
+                            seq,
+                            client.as_deref().and_then(ClientInfo::label),
+                            spare.as_ref().unwrap_or(&self.scratch),
+                        );
+                        if self.disk_next.is_some() {
+                            // Newer than what waits on disk: it waits there too, in order.
+                            self.disk_unwritten += 1;
+                            if let Some(bytes) = spare {
+                                self.recycle(bytes);
+                            }
+                            continue;
+                        }
                     }
+                    let bytes = spare.unwrap_or_else(|| self.scratch.as_slice().to_vec());
                     if self.buffer.is_empty() {
                         self.oldest_at = Some(Instant::now());
                     }
-                    self.buffer.push_back(Buffered { seq: self.next_seq, client, bytes });
-                    self.next_seq += 1;
+                    self.buffer.push_back(Buffered { seq, client, bytes, in_flight: false });
                 }
                 Err(Invalid::EmptyToolName) => {
                     invalid += 1;
@@ -391,10 +670,8 @@ impl Flusher {
                     self.spare.extend(spare);
                 }
             }
-            if self.buffer.len() > self.settings.max_buffer {
-                if let (Some(b), Some(outbox)) = (self.buffer.pop_front(), &mut self.outbox) {
-                    outbox.settle(b.seq);
-                }
+            if self.outbox.is_none() && self.ready() > self.settings.max_buffer {
+                self.drop_oldest();
                 overflow += 1;
             }
         }
@@ -402,11 +679,19 @@ impl Flusher {
         // Cleared once the backlog is taken off: cleared before, calls during the drain saw the
         // records being drained still counted and nudged again for them.
         self.shared.nudged.store(false, Ordering::SeqCst);
-        self.commit_outbox();
+        if self.commit_outbox() {
+            self.spill();
+        } else {
+            // The outbox failed: memory is the bound again.
+            while self.ready() > self.settings.max_buffer {
+                self.drop_oldest();
+                overflow += 1;
+            }
+        }
         if invalid > 0 {
             Counters::add(&self.shared.counters.invalid, invalid);
             self.shared.diagnostics.report(DiagnosticKind::Invalid, || {
-                "dropped an event with an empty tool name (the ingest requires one)".to_string()
+                format!("dropped {invalid} event(s) with an empty tool name (the ingest requires one)")
             });
         }
         self.count_overflow(overflow);
@@ -418,7 +703,10 @@ impl Flusher {
             Counters::add(&self.shared.counters.buffer_overflow, overflow);
             let max = self.settings.max_buffer;
             self.shared.diagnostics.report(DiagnosticKind::BufferOverflow, || {
-                format!("more than {max} events waited for the ingest; dropping the oldest (see Config::max_buffer)")
+                format!(
+                    "more than {max} events waited for the ingest; dropped the {overflow} oldest, and will drop more \
+                     while it lags (raise Config::max_buffer, or set Config::outbox_dir to keep them on disk)"
+                )
             });
         }
     }
@@ -429,7 +717,9 @@ impl Flusher {
         if full > self.channel_full_seen {
             self.channel_full_seen = full;
             self.shared.diagnostics.report(DiagnosticKind::ChannelFull, || {
-                "calls came faster than events could be queued; some were dropped (see Config::max_buffer)".to_string()
+                format!(
+                    "calls came faster than events could be queued; {full} were dropped so far (see Config::max_buffer)"
+                )
             });
         }
         if self.shared.identify_panicked.load(Ordering::SeqCst) {
@@ -439,113 +729,114 @@ impl Flusher {
         }
     }
 
-    /// Sends while a batch is due: on waking, the threshold is reached or the oldest event waited
-    /// long enough; after a send in the same round, only while a full batch is buffered.
-    ///
-    /// Without the second rule, when calls come without pause the flusher sent whatever had
-    /// arrived during its last POST (about 55 events) and each POST's fixed cost (a request, a
-    /// response, the thread blocking on it) was spread over so few events that it made about 40 %
-    /// of the flusher's CPU per event. What is left waits for the next wake-up: the tick, or a
-    /// nudge when the channel fills.
-    fn send_due(&mut self) {
-        let mut due = self.settings.flush_threshold;
-        loop {
+    /// Starts the batches `due` allows on free senders, unless a backoff runs. A batch takes the
+    /// oldest event whose identity has no batch in flight, and the next ones of that identity.
+    fn dispatch(&mut self, due: Due, deadline: Option<Instant>) {
+        let mut due = due;
+        if due == Due::Round {
             let now = Instant::now();
-            if self.buffer.is_empty() || self.next_attempt.is_some_and(|t| now < t) {
-                return;
-            }
             let waited = self.oldest_at.is_some_and(|t| now.duration_since(t) >= self.settings.flush_interval);
-            if self.buffer.len() < due && !waited {
-                return;
+            if self.ready() >= self.settings.flush_threshold.max(1) || waited || self.disk_next.is_some() {
+                self.due_through = self.buffer.back().map(|b| b.seq).max(self.due_through);
             }
-            // A full batch, or as full as the buffer can hold when `max_buffer` is smaller.
-            due = self.settings.flush_threshold.max(self.settings.max_batch_events.min(self.settings.max_buffer));
-            if let Round::Wait = self.send_batch(self.settings.request_timeout) {
-                return;
-            }
-            // Encode about as many as were sent: when callers outpace delivery, the surplus is
-            // dropped cheaply at the channel instead of encoded and then dropped as the oldest.
-            self.drain_up_to(self.settings.max_batch_events);
+            due = Due::Completion;
         }
-    }
-
-    /// Sends what is buffered now, waiting out backoffs that end before `deadline`. True when
-    /// every event buffered at the start left the buffer in time.
-    fn send_until(&mut self, deadline: Instant) -> bool {
-        let Some(last) = self.buffer.back().map(|b| b.seq) else { return true };
-        loop {
-            // Batches go out per identity, but always including the oldest event: everything up
-            // to `last` has left once the front is past it.
-            if self.buffer.front().is_none_or(|b| b.seq > last) {
-                return true;
-            }
+        // A full batch, or as full as the buffer can hold when `max_buffer` is smaller.
+        let full = self.settings.flush_threshold.max(self.settings.max_batch_events.min(self.settings.max_buffer));
+        while self.busy.len() < SENDERS {
             let now = Instant::now();
-            if now >= deadline {
-                return false;
+            if self.next_attempt.is_some_and(|t| now < t) {
+                return;
             }
-            if let Some(t) = self.next_attempt.filter(|t| *t > now) {
-                if t >= deadline {
-                    return false;
-                }
-                std::thread::sleep(t - now);
-                continue;
+            self.refill();
+            let Some(first) =
+                self.buffer.iter().position(|b| !b.in_flight && !self.busy.iter().any(|l| l.as_deref() == b.label()))
+            else {
+                return;
+            };
+            let seq = self.buffer[first].seq;
+            let go = match due {
+                Due::All => true,
+                _ => self.ready() >= full || self.due_through.is_some_and(|d| seq <= d) || self.disk_next.is_some(),
+            };
+            if !go {
+                return;
             }
-            self.send_batch(self.settings.request_timeout.min(deadline - now));
+            let timeout = match deadline {
+                Some(d) => self.settings.request_timeout.min(d.saturating_duration_since(now)),
+                None => self.settings.request_timeout,
+            };
+            self.start(first, timeout);
         }
     }
 
-    /// Final delivery before exit; what cannot go before `deadline` is counted unsent.
-    fn finish(&mut self, deadline: Instant) -> bool {
-        let mut done = true;
-        loop {
-            self.drain();
-            if self.buffer.is_empty() || !done {
-                break;
+    /// Starts a batch from the event at `first` (see [`pick`](Self::pick)) on a sender thread.
+    fn start(&mut self, first: usize, timeout: Duration) {
+        let client = self.buffer[first].client.clone();
+        let head = match (&self.settings.identity.server_version, self.shared.server_version.get()) {
+            (None, Some(version)) => {
+                let identity = Identity { server_version: Some(version.clone()), ..self.settings.identity.clone() };
+                payload_head(&self.settings.project_id, &identity, client.as_deref())
             }
-            done = self.send_until(deadline);
+            _ => payload_head(&self.settings.project_id, &self.settings.identity, client.as_deref()),
+        };
+        let label = client.as_deref().and_then(ClientInfo::label);
+        let picked = self.pick(first, head.len(), label);
+        let mut job = Job {
+            seqs: Vec::with_capacity(picked.len()),
+            label: label.map(str::to_owned),
+            head,
+            events: Vec::with_capacity(picked.len()),
+            timeout,
+        };
+        for i in picked {
+            let b = &mut self.buffer[i];
+            b.in_flight = true;
+            job.seqs.push(b.seq);
+            job.events.push(std::mem::take(&mut b.bytes));
         }
-        if self.outbox.is_some() {
-            // What is left, and what slipped in while closing, stays in the outbox for the next
-            // start (still pending). Closing it before the shutdown is answered frees its slot.
-            self.drain();
-            self.outbox = None;
-            let kept = self.buffer.len();
-            if kept > 0 {
-                self.shared.diagnostics.report(DiagnosticKind::ShutdownTimeout, || {
-                    format!("{kept} event(s) could not be sent before the shutdown timeout; the outbox keeps them for the next start")
-                });
-            }
-            return kept == 0;
+        self.in_flight_events += job.seqs.len();
+        self.busy.push(job.label.clone());
+        if self.senders < self.busy.len() {
+            self.spawn_sender();
         }
-        // Records that slipped in while closing are unsent too: nothing will read them later.
-        let mut unsent = self.buffer.len();
-        self.buffer.clear();
-        let mut received = 0;
-        while self.data.try_recv().is_ok() {
-            received += 1;
+        if let Err(e) = self.jobs.send(job) {
+            // Cannot happen while the flusher holds a receiver; answered as a failed attempt.
+            let job = e.into_inner();
+            let answer = Answer::Retry { status: None, after: None, reason: "no sender thread".to_string() };
+            self.complete(Done { job, answer });
         }
-        self.shared.backlog.take_off(received);
-        unsent += received;
-        if unsent > 0 {
-            Counters::add(&self.shared.counters.unsent, unsent);
-            self.shared.diagnostics.report(DiagnosticKind::ShutdownTimeout, || {
-                format!("{unsent} event(s) could not be sent before the shutdown timeout and were dropped")
+    }
+
+    /// Starts one more sender thread; without it, the jobs queue for the ones there are.
+    fn spawn_sender(&mut self) {
+        let (transport, jobs, done) = (self.transport.clone(), self.jobs_rx.clone(), self.done.clone());
+        let started = std::thread::Builder::new()
+            .name("mcpeye-sender".into())
+            .spawn(move || send_jobs(transport, jobs, done))
+            .is_ok();
+        if started {
+            self.senders += 1;
+        } else if self.senders == 0 {
+            self.shared.diagnostics.report(DiagnosticKind::Network, || {
+                "could not start a thread to send events; they wait in memory (or the outbox) until one starts"
+                    .to_string()
             });
         }
-        unsent == 0
     }
 
-    /// The buffered events the next POST takes, by position: the oldest event and the next ones
-    /// sent under the same identity, at most the batch limit and byte bound, and at least one.
-    fn pick(&self, head_len: usize, label: Option<&str>) -> Vec<usize> {
+    /// The buffered events a batch takes, by position: the event at `first` and the next ones
+    /// not in flight under the same identity, at most the batch limit and byte bound, and at
+    /// least one.
+    fn pick(&self, first: usize, head_len: usize, label: Option<&str>) -> Vec<usize> {
         let limit = self.split_limit.unwrap_or(self.settings.max_batch_events).min(self.settings.max_batch_events);
         let mut size = head_len + PAYLOAD_TAIL.len();
         let mut picked = Vec::new();
-        for (i, b) in self.buffer.iter().enumerate() {
-            if picked.len() == limit {
+        for (i, b) in self.buffer.iter().enumerate().skip(first) {
+            if picked.len() == limit.max(1) {
                 break;
             }
-            if b.label() != label {
+            if b.in_flight || b.label() != label {
                 continue;
             }
             let add = b.bytes.len() + usize::from(!picked.is_empty());
@@ -558,99 +849,112 @@ impl Flusher {
         picked
     }
 
-    /// One POST: the oldest event and others of the same identity (one identity per payload,
-    /// so that no event is sent under another client's name).
-    fn send_batch(&mut self, timeout: Duration) -> Round {
-        let Some(front) = self.buffer.front() else { return Round::Progress };
-        let client = front.client.clone();
-        let head = match (&self.settings.identity.server_version, self.shared.server_version.get()) {
-            (None, Some(version)) => {
-                let identity = Identity { server_version: Some(version.clone()), ..self.settings.identity.clone() };
-                payload_head(&self.settings.project_id, &identity, client.as_deref())
-            }
-            _ => payload_head(&self.settings.project_id, &self.settings.identity, client.as_deref()),
-        };
-        let picked = self.pick(head.len(), client.as_deref().and_then(ClientInfo::label));
-        let n = picked.len();
-        let body = Payload::new(&head, picked.iter().map(|&i| self.buffer[i].bytes.as_slice()));
-        let outcome = self.transport.send(body, timeout);
+    /// Takes a batch's answer: settles its events or puts them back for a retry. Returns how
+    /// many left the buffer.
+    fn complete(&mut self, done: Done) -> usize {
+        let Done { job, answer } = done;
+        if let Some(i) = self.busy.iter().position(|l| *l == job.label) {
+            self.busy.swap_remove(i);
+        }
+        let n = job.seqs.len();
         let shared = self.shared.clone();
         let diagnostics = &shared.diagnostics;
-        match outcome {
+        let counters = &shared.counters;
+        let left = match answer {
             Answer::Sent => {
-                self.take(&picked);
-                Counters::add(&self.shared.counters.sent, n);
+                let found = self.settle_job(job, false);
+                Counters::add(&counters.sent, found);
                 self.failures = 0;
                 self.next_attempt = None;
                 self.split_limit = self.split_limit.map(|l| l * 2).filter(|l| *l < self.settings.max_batch_events);
-                Round::Progress
+                found
             }
             Answer::Retry { status, after, reason } => {
+                self.settle_job(job, true);
                 self.failures = self.failures.saturating_add(1);
                 let delay = after.unwrap_or_else(|| {
                     backoff(self.failures, self.settings.retry_initial_backoff, self.settings.retry_max_backoff)
                 });
                 self.next_attempt = Some(Instant::now() + delay);
+                let waiting = counters.snapshot().pending;
                 match status {
                     None => diagnostics.report(DiagnosticKind::Network, || {
-                        format!("could not reach the ingest ({reason}); retrying with backoff")
+                        format!("could not reach the ingest ({reason}); {waiting} event(s) wait, retried with backoff")
                     }),
                     Some(_) => diagnostics.report(DiagnosticKind::Retrying, || {
-                        format!("the ingest answered {reason}; retrying with backoff")
+                        format!("the ingest answered {reason}; {waiting} event(s) wait, retried with backoff")
                     }),
                 }
-                Round::Wait
+                0
             }
             Answer::TooLarge if n == 1 => {
-                self.take(&picked);
-                Counters::add(&self.shared.counters.too_large, 1);
+                let found = self.settle_job(job, false);
+                Counters::add(&counters.too_large, found);
                 diagnostics.report(DiagnosticKind::TooLarge, || {
-                    "the ingest refused a single event as too large (413); it was dropped".to_string()
+                    "the ingest refused a single event as too large (413); 1 event was dropped".to_string()
                 });
-                Round::Progress
+                found
             }
             Answer::TooLarge => {
+                self.settle_job(job, true);
                 self.split_limit = Some(n.div_ceil(2));
-                Round::Progress
+                0
             }
             Answer::Rejected { status } => {
-                self.take(&picked);
-                Counters::add(&self.shared.counters.rejected, n);
+                let found = self.settle_job(job, false);
+                Counters::add(&counters.rejected, found);
                 if status == 401 || status == 403 {
                     diagnostics.report(DiagnosticKind::Unauthorized, || {
                         format!(
-                            "the ingest refused the events with HTTP {status}: the ingest secret is likely wrong \
+                            "the ingest refused {found} event(s) with HTTP {status}: the ingest secret is likely wrong \
                              or missing (Config::ingest_secret or MCPEYE_INGEST_SECRET); they were dropped"
                         )
                     });
                 } else {
                     diagnostics.report(DiagnosticKind::Rejected, || {
-                        format!("the ingest refused the events with HTTP {status}; they were dropped")
+                        format!("the ingest refused {found} event(s) with HTTP {status}; they were dropped")
                     });
                 }
-                Round::Progress
+                found
             }
+        };
+        if left > 0 {
+            self.commit_outbox();
         }
+        left
     }
 
-    /// Removes the events at `picked` (ascending positions) from the buffer.
-    fn take(&mut self, picked: &[usize]) {
-        if let Some(outbox) = &mut self.outbox {
-            for &i in picked {
-                outbox.settle(self.buffer[i].seq);
+    /// Gives a batch's events back to the buffer (`retry`), or takes them out of it, settled in
+    /// the outbox. Returns how many of them were still buffered (the others were dropped
+    /// meanwhile, and counted then).
+    fn settle_job(&mut self, job: Job, retry: bool) -> usize {
+        let mut found = 0;
+        let mut gone = Vec::new();
+        for (seq, bytes) in job.seqs.into_iter().zip(job.events) {
+            match self.buffer.binary_search_by_key(&seq, |b| b.seq) {
+                Ok(i) if self.buffer[i].in_flight => {
+                    found += 1;
+                    self.in_flight_events -= 1;
+                    let b = &mut self.buffer[i];
+                    b.in_flight = false;
+                    if retry {
+                        b.bytes = bytes;
+                    } else {
+                        gone.push(i);
+                        self.recycle(bytes);
+                        if let Some(outbox) = &mut self.outbox {
+                            outbox.settle(seq);
+                        }
+                    }
+                }
+                _ => self.recycle(bytes),
             }
         }
-        if picked.last().is_some_and(|&last| last + 1 == picked.len()) {
+        if gone.last().is_some_and(|&last| last + 1 == gone.len()) {
             // One identity in the buffer's front: the usual case.
-            for b in self.buffer.drain(..picked.len()) {
-                if self.spare.len() < SPARE_BUFFERS && b.bytes.capacity() <= SPARE_CAPACITY {
-                    let mut bytes = b.bytes;
-                    bytes.clear();
-                    self.spare.push(bytes);
-                }
-            }
-        } else {
-            let mut next = picked.iter().peekable();
+            self.buffer.drain(..gone.len());
+        } else if !gone.is_empty() {
+            let mut next = gone.iter().peekable();
             let mut position = 0;
             self.buffer.retain(|_| {
                 let keep = next.next_if_eq(&&position).is_none();
@@ -662,7 +966,83 @@ impl Flusher {
         if self.buffer.is_empty() {
             self.oldest_at = None;
         }
-        self.commit_outbox();
+        found
+    }
+
+    /// Keeps a sent event's buffer for the next events.
+    fn recycle(&mut self, mut bytes: Vec<u8>) {
+        if self.spare.len() < SPARE_BUFFERS && bytes.capacity() > 0 && bytes.capacity() <= SPARE_CAPACITY {
+            bytes.clear();
+            self.spare.push(bytes);
+        }
+    }
+
+    /// Final delivery before exit, within `deadline`. Then, with an outbox, every event not
+    /// delivered (the channel's included) is on disk for the next start; without one, every
+    /// event neither delivered nor in flight is counted `unsent`, and one diagnostic says how
+    /// many. True when everything was delivered.
+    fn finish(&mut self, deadline: Instant) -> bool {
+        self.drain();
+        let done = self.deliver_until(deadline, Some(u64::MAX));
+        // Records that slipped in while closing.
+        self.drain();
+        let in_flight = self.in_flight_events;
+        if let Some(outbox) = &mut self.outbox {
+            let _ = outbox.commit();
+            Counters::set(&self.shared.counters.on_disk, outbox.live_len());
+            // Closed before the shutdown is answered, freeing its slot for a tracker started next;
+            // a batch still in flight is on disk too, and may be delivered twice.
+            self.outbox = None;
+            let kept = self.shared.counters.snapshot().pending;
+            if kept > 0 {
+                self.shared.diagnostics.report(DiagnosticKind::ShutdownTimeout, || {
+                    format!(
+                        "{kept} event(s) could not be sent before the shutdown timeout; the outbox keeps them on disk \
+                         for the next start ({in_flight} of them in a request still in flight)"
+                    )
+                });
+            }
+            return done && kept == 0;
+        }
+        let unsent = self.drop_unsent();
+        if unsent > 0 || in_flight > 0 {
+            self.shared.diagnostics.report(DiagnosticKind::ShutdownTimeout, || {
+                format!(
+                    "{unsent} event(s) could not be sent before the shutdown timeout and were dropped (Stats::dropped.unsent); \
+                     {in_flight} more are in a request still in flight, counted sent or unsent when it ends \
+                     (raise Config::shutdown_timeout, or set Config::outbox_dir to keep them for the next start)"
+                )
+            });
+        }
+        done && unsent == 0 && in_flight == 0
+    }
+
+    /// Counts `unsent` and drops every buffered event not in flight; returns how many.
+    fn drop_unsent(&mut self) -> usize {
+        let before = self.buffer.len();
+        self.buffer.retain(|b| b.in_flight);
+        let unsent = before - self.buffer.len();
+        if unsent > 0 {
+            Counters::add(&self.shared.counters.unsent, unsent);
+        }
+        unsent
+    }
+
+    /// After the shutdown was answered: waits for the batches still in flight (each within its
+    /// request's timeout) and settles them, so that the counters end true. Without an outbox,
+    /// what they did not deliver is counted `unsent`; with one, it is on disk already.
+    fn settle_in_flight(&mut self) {
+        while !self.busy.is_empty() {
+            match self.done_rx.recv_timeout(self.settings.request_timeout + ANSWER_GRACE) {
+                Ok(d) => {
+                    self.complete(d);
+                }
+                Err(_) => break,
+            }
+        }
+        if !self.with_outbox {
+            self.drop_unsent();
+        }
     }
 }
 
@@ -681,7 +1061,10 @@ struct Buffered {
     seq: u64,
     /// The client that made the call: the payload's identity names it.
     client: Option<Arc<ClientInfo>>,
+    /// The encoded event; empty while it is in flight (the batch holds it).
     bytes: Vec<u8>,
+    /// In a batch a sender thread is POSTing.
+    in_flight: bool,
 }
 
 impl Buffered {
@@ -701,7 +1084,7 @@ mod tests {
     struct Batches(Arc<Mutex<Vec<usize>>>);
 
     impl Transport for Batches {
-        fn send(&mut self, body: Payload<'_>, _timeout: Duration) -> Answer {
+        fn send(&self, body: Payload<'_>, _timeout: Duration) -> Answer {
             let payload: serde_json::Value = serde_json::from_slice(&body.to_vec()).unwrap();
             self.0.lock().unwrap().push(payload["events"].as_array().unwrap().len());
             Answer::Sent
@@ -733,35 +1116,75 @@ mod tests {
         }
     }
 
+    /// Takes the answers of the batches in flight as the flusher's loop does, until none is.
+    fn answer_all(f: &mut Flusher) {
+        while !f.busy.is_empty() {
+            let done = f.done_rx.recv_timeout(Duration::from_secs(30)).expect("a sender answers");
+            let left = f.complete(done);
+            f.dispatch(Due::Completion, None);
+            f.drain_up_to(left);
+        }
+    }
+
     /// A round sends the first batch once the threshold is reached, then only full batches:
     /// calls that keep coming are not sent a few at a time, one POST each. The rest goes on the
     /// next round, which applies the threshold again.
     #[test]
     fn a_round_sends_a_due_batch_then_only_full_ones() {
         let (mut f, data, pool, sent) = flusher(&Config::new("p").flush_threshold(5).max_batch_events(10));
-        queue(&data, &pool, 25);
+        queue(&data, &pool, 20);
         f.wake();
+        // Arrived after the round found its batch due.
+        queue(&data, &pool, 5);
+        answer_all(&mut f);
         assert_eq!(*sent.lock().unwrap(), [10, 10]);
         assert_eq!(f.buffer.len(), 5);
         f.wake();
+        answer_all(&mut f);
         assert_eq!(*sent.lock().unwrap(), [10, 10, 5]);
         assert!(f.buffer.is_empty());
         // Below the threshold nothing is due.
         queue(&data, &pool, 4);
         f.wake();
+        answer_all(&mut f);
         assert_eq!(sent.lock().unwrap().len(), 3);
         assert_eq!(f.buffer.len(), 4);
     }
 
-    /// With a buffer smaller than a batch, a round goes on while the buffer is full: waiting for
-    /// a batch it cannot hold would leave the rest to the channel until the next tick.
+    /// With a buffer smaller than a batch, a batch as full as the buffer can hold goes on after
+    /// each answer: waiting for a batch it cannot hold would leave the rest until the next tick.
     #[test]
-    fn a_round_goes_on_while_a_buffer_smaller_than_a_batch_is_full() {
+    fn a_buffer_smaller_than_a_batch_sends_full_buffers() {
         let config = Config::new("p").flush_threshold(2).max_batch_events(10).max_buffer(6);
         let (mut f, data, pool, sent) = flusher(&config);
-        queue(&data, &pool, 40);
+        queue(&data, &pool, 8);
         f.wake();
-        assert_eq!(*sent.lock().unwrap(), [6, 6, 6]);
+        queue(&data, &pool, 6);
+        f.drain();
+        answer_all(&mut f);
+        assert_eq!(*sent.lock().unwrap(), [6, 6]);
+        assert_eq!(f.shared.counters.buffer_overflow.load(Ordering::SeqCst), 2);
+    }
+
+    /// Events of distinct identities go out in batches of their own, several at once, each
+    /// identity's in order and one batch at a time.
+    #[test]
+    fn identities_are_sent_in_batches_of_their_own() {
+        let (mut f, data, pool, sent) = flusher(&Config::new("p").flush_threshold(1).max_batch_events(10));
+        for i in 0..30 {
+            let mut record = CallRecord::new("search", json!({ "i": i }), CallOutcome::Success { result: json!({}) });
+            record.client = Some(Arc::new(ClientInfo::new(format!("client-{}", i % 3), "1.0")));
+            data.send(Queued::new(record, None, None, pool.take())).unwrap();
+        }
+        f.drain();
+        f.dispatch(Due::Round, None);
+        assert_eq!(f.busy.len(), 3, "one batch in flight per identity, all three at once");
+        answer_all(&mut f);
+        let mut sizes = sent.lock().unwrap().clone();
+        sizes.sort_unstable();
+        assert_eq!(sizes, [10, 10, 10]);
+        assert!(f.buffer.is_empty());
+        assert_eq!(f.in_flight_events, 0);
     }
 
     /// The calling threads' count of the channel follows what the flusher takes off.

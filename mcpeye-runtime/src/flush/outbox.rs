@@ -167,6 +167,50 @@ impl Outbox {
         self.live.len() + self.unwritten_events.iter().filter(|u| !u.settled).count()
     }
 
+    /// Events held in the log (written and not settled).
+    pub(crate) fn live_len(&self) -> usize {
+        self.live.len()
+    }
+
+    /// The bound on the live events' bytes.
+    pub(crate) fn max_bytes(&self) -> u64 {
+        self.max_bytes
+    }
+
+    /// The first live event at or after `seq`, written.
+    pub(crate) fn first_live_from(&self, seq: u64) -> Option<u64> {
+        self.live.range(seq..).next().map(|(s, _)| *s)
+    }
+
+    /// Reads back up to `max` written live events from `seq` on, oldest first: the flusher's
+    /// memory holds only the oldest undelivered events, the others wait here.
+    pub(crate) fn read_from(&mut self, seq: u64, max: usize) -> io::Result<Vec<Recovered>> {
+        let mut events = Vec::new();
+        let mut record = Vec::new();
+        for (&s, slot) in self.live.range(seq..).take(max) {
+            record.resize(slot.size as usize, 0);
+            self.log.seek(SeekFrom::Start(slot.offset))?;
+            self.log.read_exact(&mut record)?;
+            let body = &record[FRAME as usize..];
+            let crc = u32::from_le_bytes([record[4], record[5], record[6], record[7]]);
+            let (client, bytes) = Some(body)
+                .filter(|b| crc32(b) == crc)
+                .and_then(parse_event)
+                .ok_or_else(|| io::Error::other("an event record of the outbox log is corrupt"))?;
+            events.push(Recovered { seq: s, client, bytes: bytes.to_vec() });
+        }
+        Ok(events)
+    }
+
+    /// Settles every live event from `seq` on (they cannot be read back); returns how many.
+    pub(crate) fn settle_from(&mut self, seq: u64) -> usize {
+        let seqs: Vec<u64> = self.live.range(seq..).map(|(s, _)| *s).collect();
+        for &s in &seqs {
+            self.settle(s);
+        }
+        seqs.len()
+    }
+
     /// Adds an event, written at the next [`commit`](Self::commit).
     pub(crate) fn append(&mut self, seq: u64, client: Option<&str>, bytes: &[u8]) {
         let start = self.unwritten.len() as u64;

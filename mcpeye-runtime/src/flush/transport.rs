@@ -24,9 +24,10 @@ pub(crate) enum Answer {
     Rejected { status: u16 },
 }
 
-/// Where payloads go. The flusher owns it; it may block up to `timeout`.
-pub(crate) trait Transport: Send {
-    fn send(&mut self, body: Payload<'_>, timeout: Duration) -> Answer;
+/// Where payloads go. The flusher's sender threads share it, several POSTs at once; each call
+/// may block up to `timeout`.
+pub(crate) trait Transport: Send + Sync {
+    fn send(&self, body: Payload<'_>, timeout: Duration) -> Answer;
 }
 
 /// POSTs to the ingest with ureq.
@@ -51,6 +52,9 @@ impl HttpTransport {
             .timeout_connect(Some(connect_timeout))
             .timeout_global(Some(request_timeout))
             .user_agent(USER_AGENT)
+            // One kept-alive connection per sender thread of the flusher (ureq keeps 3 by default).
+            .max_idle_connections_per_host(crate::flush::flusher::SENDERS)
+            .max_idle_connections(crate::flush::flusher::SENDERS.max(10))
             .build();
         let agent =
             ureq::Agent::with_parts(config, DefaultConnector::default(), AddressResolver::<DefaultResolver>::default());
@@ -134,7 +138,7 @@ fn host_header(endpoint: &str) -> Option<String> {
 }
 
 impl Transport for HttpTransport {
-    fn send(&mut self, mut body: Payload<'_>, timeout: Duration) -> Answer {
+    fn send(&self, mut body: Payload<'_>, timeout: Duration) -> Answer {
         let request = self.agent.post(&self.endpoint).config().timeout_global(Some(timeout)).build();
         let sent = match &self.host {
             // Streamed from its parts: one copy of the payload (into ureq's send buffer) instead
@@ -316,7 +320,7 @@ mod tests {
                 request = request.header(SECRET_HEADER, secret);
             }
             assert_eq!(request.send(&joined[..]).unwrap().status(), 200);
-            let mut new = HttpTransport::new(&resolved, timeout, timeout);
+            let new = HttpTransport::new(&resolved, timeout, timeout);
             assert!(new.host.is_some());
             assert_eq!(new.send(Payload::new(&head, events.iter().map(Vec::as_slice)), timeout), Answer::Sent);
         }

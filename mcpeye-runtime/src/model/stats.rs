@@ -76,6 +76,9 @@ pub struct Stats {
     pub sampled_out: u64,
     /// Events neither sent nor dropped yet (queued, buffered, or in a request in flight).
     pub pending: u64,
+    /// Events the outbox ([`Config::outbox_dir`](crate::Config::outbox_dir)) holds on disk, as of
+    /// its last write: after a shutdown, the pending events the next start will send.
+    pub on_disk: u64,
     /// Failed calls by tool, then by reason ([`CallOutcome::error_type`](crate::CallOutcome::error_type):
     /// a [`ToolError`](crate::ToolError) reason, mcpeye's own, or `tool_error`), counted as the
     /// flusher takes them (sampled-out ones included). Past 1024 distinct pairs, further ones
@@ -183,6 +186,51 @@ pub struct Elicitations {
     pub cancel: u64,
 }
 
+impl Dropped {
+    /// Each reason with its count, those above zero only, in the order of the fields.
+    fn reasons(&self) -> impl Iterator<Item = (&'static str, u64)> {
+        [
+            ("channel_full", self.channel_full),
+            ("buffer_overflow", self.buffer_overflow),
+            ("rejected", self.rejected),
+            ("too_large", self.too_large),
+            ("invalid", self.invalid),
+            ("after_shutdown", self.after_shutdown),
+            ("unsent", self.unsent),
+            ("before_send", self.before_send),
+            ("before_send_panicked", self.before_send_panicked),
+            ("outbox_overflow", self.outbox_overflow),
+        ]
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+    }
+}
+
+/// One line for a log or an exit report: what became of the events.
+///
+/// ```
+/// let (tracker, _sink) = mcpeye_runtime::testing::MemorySink::new();
+/// let report = tracker.shutdown(std::time::Duration::from_secs(1));
+/// assert_eq!(
+///     report.stats.to_string(),
+///     "captured 0, sent 0, dropped 0, sampled out 0, pending 0 (on disk 0)"
+/// );
+/// ```
+impl std::fmt::Display for Stats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "captured {}, sent {}, dropped {}", self.captured, self.sent, self.dropped.total())?;
+        let mut reasons = self.dropped.reasons().peekable();
+        if reasons.peek().is_some() {
+            f.write_str(" (")?;
+            for (i, (reason, n)) in reasons.enumerate() {
+                write!(f, "{}{reason} {n}", if i > 0 { ", " } else { "" })?;
+            }
+            f.write_str(")")?;
+        }
+        write!(f, ", sampled out {}, pending {} (on disk {})", self.sampled_out, self.pending, self.on_disk)
+    }
+}
+
 /// What a flush or a shutdown achieved.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -191,6 +239,21 @@ pub struct FlushReport {
     pub completed: bool,
     /// The tracker's counters when the call returned.
     pub stats: Stats,
+}
+
+/// The report a server prints when it exits (to stderr: stdout is a stdio server's protocol).
+///
+/// ```
+/// let (tracker, _sink) = mcpeye_runtime::testing::MemorySink::new();
+/// let report = tracker.shutdown(std::time::Duration::from_secs(1));
+/// assert!(report.to_string().starts_with("delivered everything: captured 0, sent 0"));
+/// eprintln!("{report}");
+/// ```
+impl std::fmt::Display for FlushReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let outcome = if self.completed { "delivered everything" } else { "not everything was delivered" };
+        write!(f, "{outcome}: {}", self.stats)
+    }
 }
 
 impl FlushReport {
@@ -231,6 +294,8 @@ pub(crate) struct Counters {
     pub error_reasons: Mutex<(ErrorReasons, usize)>,
     pub outbox_overflow: AtomicU64,
     pub recovered: AtomicU64,
+    /// A gauge, set by the flusher: events in the outbox.
+    pub on_disk: AtomicU64,
     pub input_required: AtomicU64,
     pub elicit_accept: AtomicU64,
     pub elicit_decline: AtomicU64,
@@ -281,6 +346,11 @@ const MAX_MODEL_KEYS: usize = 256;
 impl Counters {
     pub(crate) fn add(counter: &AtomicU64, n: usize) {
         counter.fetch_add(n as u64, SeqCst);
+    }
+
+    /// Sets a gauge.
+    pub(crate) fn set(gauge: &AtomicU64, n: usize) {
+        gauge.store(n as u64, SeqCst);
     }
 
     /// Counts one failed call of `tool` for `reason`.
@@ -368,6 +438,7 @@ impl Counters {
             dropped,
             sampled_out,
             pending,
+            on_disk: self.on_disk.load(SeqCst),
             error_reasons,
             input_required,
             elicitations,

@@ -40,7 +40,7 @@ pub struct MemorySink {
 struct MemoryTransport(MemorySink);
 
 impl Transport for MemoryTransport {
-    fn send(&mut self, body: Payload<'_>, _timeout: Duration) -> Answer {
+    fn send(&self, body: Payload<'_>, _timeout: Duration) -> Answer {
         self.0.bodies.lock().unwrap_or_else(|e| e.into_inner()).push(body.to_vec());
         Answer::Sent
     }

@@ -124,6 +124,7 @@
 //! successful, with the task handle as its result.
 
 mod call;
+#[allow(unsafe_code)] // see the `SAFETY:` comments in it
 mod channel;
 mod client;
 mod instrument;

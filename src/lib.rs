@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 // README shows a user's whole `src/main.rs`, its `#[cfg(test)]` module included; the doctest
 // checks that it compiles, `cargo test` in the user's crate runs it.
 #![allow(clippy::test_attr_in_doctest)]

@@ -30,6 +30,7 @@ mod credentials;
 mod denylist;
 mod digit_spans;
 mod patterns;
+#[allow(unsafe_code)] // SIMD loads; see the `SAFETY:` comments in it
 mod prescan;
 mod write;
 

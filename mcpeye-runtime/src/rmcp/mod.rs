@@ -123,6 +123,7 @@
 //! a call the client never retries leaves exactly that (nothing reaches the ingest).
 
 mod call;
+#[allow(unsafe_code)] // see the `SAFETY:` comments in it
 mod channel;
 mod client;
 mod instrument;

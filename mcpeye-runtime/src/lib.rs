@@ -19,6 +19,7 @@
 //!
 //! See `docs/wire-format.md` for what reaches the ingest.
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod config;
 pub mod contract;
@@ -30,10 +31,12 @@ mod record;
 pub mod redact;
 pub mod report;
 #[cfg(feature = "rmcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
 pub mod rmcp;
 pub mod schema;
 mod telemetry;
 #[cfg(feature = "testing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;
 mod tool;
 mod tracker;

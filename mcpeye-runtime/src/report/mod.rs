@@ -16,4 +16,5 @@ pub use intent_gap::{
     ModelActivity, ReadCount, Reads, ToolActivity, UnknownTool,
 };
 #[cfg(feature = "tokens")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokens")))]
 pub use tokens::{count_tokens, TokenReport, ToolTokens, ENCODING};

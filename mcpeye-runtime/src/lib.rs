@@ -82,6 +82,7 @@ pub mod __private {
     pub use crate::schema::generate_args as generate_args_schema;
     pub use crate::schema::generate_args_as_is as generate_args_schema_as_is;
     pub use crate::schema::generate_as_is as generate_schema_as_is;
+    pub use crate::schema::{ParamDeserialize, ParamSchema};
     pub use crate::telemetry::{reset as reset_telemetry, set_enabled as set_telemetry_enabled};
     pub use crate::tool::def::{
         parse_args, Annotations, Args, ArgsError, BoxFuture, Handler, Icon, Invocation, State, StateDecl, Tool,

@@ -89,8 +89,10 @@ async fn authenticate(
             request.extensions_mut().insert(AuthenticatedUser(user.clone()));
             next.run(request).await
         }
-        None => (StatusCode::UNAUTHORIZED, [(header::WWW_AUTHENTICATE, "Bearer")], "a valid bearer token is required\n")
-            .into_response(),
+        None => {
+            (StatusCode::UNAUTHORIZED, [(header::WWW_AUTHENTICATE, "Bearer")], "a valid bearer token is required\n")
+                .into_response()
+        }
     }
 }
 

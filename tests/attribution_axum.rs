@@ -47,7 +47,8 @@ fn each_call_is_attributed_to_the_user_of_its_own_bearer_token() {
     let report = drive(&python, &script("py_driver.py"), &job, &[]);
     let log = server.stderr();
     server.terminate();
-    let eras: Vec<&Value> = report["clients"].as_array().expect("clients").iter().map(|c| &c["protocolVersion"]).collect();
+    let eras: Vec<&Value> =
+        report["clients"].as_array().expect("clients").iter().map(|c| &c["protocolVersion"]).collect();
     assert_ne!(eras[0], eras[1], "one client per era: {report}");
     for c in report["clients"].as_array().unwrap() {
         let results = c["results"].as_array().expect("results");

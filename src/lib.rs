@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // README shows a user's whole `src/main.rs`, its `#[cfg(test)]` module included; the doctest
 // checks that it compiles, `cargo test` in the user's crate runs it.
 #![allow(clippy::test_attr_in_doctest)]
@@ -40,8 +41,10 @@ pub use mcpeye_runtime::{
 };
 
 #[cfg(feature = "rmcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
 pub use mcpeye_runtime::rmcp;
 #[cfg(feature = "testing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub use mcpeye_runtime::testing;
 
 // Named after the version: `mcpeye-macros` (pinned with `=`) emits `::mcpeye::__private_X_Y_Z`,

@@ -311,7 +311,10 @@ impl Manifest {
             return self.conclude(call, Ran::Invalid(too_deep()));
         }
         let e = ArgsError {
-            problems: vec![format!("the tool `{name}` is async: the server must call it with `Manifest::call_async`")],
+            problems: vec![format!(
+                "the tool `{name}` is async and `Manifest::call` cannot run it (the arguments are not the problem): \
+                 call it with `Manifest::call_async`"
+            )],
         };
         self.conclude(call, Ran::Invalid(e))
     }

@@ -283,7 +283,7 @@ async fn pump_messages(peer: Peer<RoleServer>, mut rx: mpsc::UnboundedReceiver<M
 /// [`Context`](crate::Context) uses: the channel back to the client, the cancellation signal
 /// (probing rmcp's request token) and the `_meta` object. They are kept as what makes them and
 /// built once, when first asked for ([`Origin::resolved`]): most handlers never ask, and building
-/// them cost three allocations per call.
+/// them costs three allocations.
 pub(crate) struct Deferred {
     state: Mutex<State>,
 }

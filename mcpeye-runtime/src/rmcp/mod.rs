@@ -123,7 +123,6 @@
 //! a call the client never retries leaves exactly that (nothing reaches the ingest).
 
 mod call;
-#[allow(unsafe_code)] // see the `SAFETY:` comments in it
 mod channel;
 mod client;
 mod instrument;

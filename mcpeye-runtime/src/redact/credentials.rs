@@ -40,12 +40,13 @@ static PEM: LazyLock<Regex> = LazyLock::new(|| {
 static USERINFO: LazyLock<Regex> =
     LazyLock::new(|| compile(r"(?-u:\b)([A-Za-z][A-Za-z0-9+.\-]{0,30}://)(?:([^\s/?#@:\[\]]*):)?([^\s/?#@\[\]]+)@"));
 
-/// A credential-named `name=value` in a query, a fragment or a connection string: the name is
+/// A credential-named `name=value` in a query, a fragment, a connection string, a command line
+/// (`--password=x`) or after a quote or bracket (`"password=x`, `(password=x`): the name is
 /// one of the words below, alone or as the last word of a `_`/`-`/`.`-joined name
 /// (`access_token`, `x-amz-signature`, `AccountKey`…), compared case-insensitively.
 static PARAM: LazyLock<Regex> = LazyLock::new(|| {
     compile(
-        r"(^|[?&#;,\s]|&amp;)((?i-u:(?:[a-z0-9]+[_.\-]?)*?(?:token|secret|password|passwd|pwd|passphrase|apikey|api_key|api-key|key|sig|signature|credential|credentials|auth|jwt|sessionid|session_id|sid|code_verifier|client_assertion)))=([^&#;,\s\x22'<>\[]+)",
+        r"(^|[?&#;,\s\x22'`(\[{<\-]|&amp;)((?i-u:(?:[a-z0-9]+[_.\-]?)*?(?:token|secret|password|passwd|pwd|passphrase|apikey|api_key|api-key|key|sig|signature|credential|credentials|auth|jwt|sessionid|session_id|sid|code_verifier|client_assertion)))=([^&#;,\s\x22'`<>\[\](){}]+)",
     )
 });
 
@@ -154,11 +155,21 @@ static DISCORD: LazyLock<Regex> =
 /// Fewest characters of a Discord token.
 const DISCORD_MIN: usize = 59;
 
-/// Applies the credential layer to `s`: `Cow::Borrowed` when nothing matched.
-pub(crate) fn apply(s: &str) -> Cow<'_, str> {
+/// Applies the credential layer to `s`, with `keys` the secret keys' text forms
+/// ([`TextKeys`]): `Cow::Borrowed` when nothing matched.
+pub(crate) fn apply<'s>(s: &'s str, keys: &TextKeys) -> Cow<'s, str> {
     let mut out = Cow::Borrowed(s);
     if s.contains("-----BEGIN") {
         replace(&mut out, &PEM, markers::PRIVATE_KEY);
+    }
+    // Before the token rules, which could take a piece of a line for a token and leave the rest.
+    if out.len() >= 2 * WRAPPED_MIN_LINE
+        && out.contains('\n')
+        && has_run(out.as_bytes(), WRAPPED_MIN_LINE, is_base64_byte)
+    {
+        if let Some(new) = replace_wrapped_base64(&out) {
+            out = Cow::Owned(new);
+        }
     }
     if out.contains("://") {
         if let Cow::Owned(new) = USERINFO.replace_all(&out, |c: &Captures<'_>| {
@@ -198,7 +209,278 @@ pub(crate) fn apply(s: &str) -> Cow<'_, str> {
             out = Cow::Owned(new);
         }
     }
+    // Last: a header's value that an earlier rule replaced (`Authorization: Basic [REDACTED_KEY]`)
+    // is left as it is.
+    if out.contains([':', '=']) && keys.may_occur_in(&out) {
+        if let Some(new) = keys.replace(&out) {
+            out = Cow::Owned(new);
+        }
+    }
     out
+}
+
+/// The keys whose values [`TextKeys`] replaces in text: the default denylist, header names
+/// that carry credentials, and AWS's secret key. Their prescan hints are in `prescan::CREDS`.
+const TEXT_KEYS: [&str; 13] = [
+    "password",
+    "passwd",
+    "secret",
+    "token",
+    "apikey",
+    "api_key",
+    "api-key",
+    "x-api-key",
+    "authorization",
+    "proxy-authorization",
+    "cookie",
+    "set-cookie",
+    "aws_secret_access_key",
+];
+
+/// Keys whose value is a whole header line (`Cookie: a=1; b=2`, `Authorization: Digest …`).
+const HEADER_KEYS: [&str; 4] = ["authorization", "proxy-authorization", "cookie", "set-cookie"];
+
+/// The text forms of secret keys (docs/wire-format.md#credentials): `key: value`,
+/// `key = value`, the key or value quoted (`"password": "x"`, a JSON text inside a string),
+/// after any non-word byte (`(password: x`, `` `token: x ``). The value is replaced by
+/// [`markers::FIELD`], as the denylist replaces a field's; a JSON value under a quoted key
+/// (`{"token": {"a": 1}}`) is replaced whole by the marker as a JSON string.
+#[derive(Debug, Clone)]
+pub(crate) struct TextKeys {
+    regex: Regex,
+    /// Extra denylist entries are among the keys: [`KEY_SEARCH`] does not know them.
+    extra: bool,
+}
+
+/// Words of which every [`TEXT_KEYS`] entry holds one (ASCII case folded): a text without any
+/// holds no key form, and most texts are settled by this one search.
+static KEY_SEARCH: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    let words = ["passw", "secret", "token", "apikey", "api_key", "api-key", "authorization", "cookie"];
+    // The words are constants: failing here is a build defect.
+    AhoCorasick::builder().ascii_case_insensitive(true).build(words).expect("key words build a searcher")
+});
+
+static DEFAULT_TEXT_KEYS: LazyLock<TextKeys> = LazyLock::new(|| TextKeys::new(&[]));
+
+impl TextKeys {
+    /// [`TEXT_KEYS`] and the denylist's `extra` entries (compared case-insensitively, Unicode
+    /// case for them as the denylist does; ASCII case for the defaults, as the prescan's hints).
+    pub(crate) fn new(extra: &[&str]) -> Self {
+        let defaults = TEXT_KEYS.join("|");
+        let extra: Vec<String> = extra
+            .iter()
+            .filter(|e| !e.is_empty() && !TEXT_KEYS.iter().any(|k| k.eq_ignore_ascii_case(e)))
+            .map(|e| regex::escape(e))
+            .collect();
+        let keys = if extra.is_empty() {
+            format!("(?i-u:{defaults})")
+        } else {
+            format!("(?i-u:{defaults})|(?i:{})", extra.join("|"))
+        };
+        let pattern = format!(r#"(?:^|[^A-Za-z0-9_\-])(\\?["'`]?)({keys})(\\?["'`]?)[ \t]*([:=])[ \t]*"#);
+        TextKeys { regex: compile(&pattern), extra: !extra.is_empty() }
+    }
+
+    /// Whether a key form may occur in `s` (false: none does).
+    pub(crate) fn may_occur_in(&self, s: &str) -> bool {
+        self.extra || KEY_SEARCH.is_match(s)
+    }
+
+    /// The default list's, compiled once per process.
+    pub(crate) fn default_keys() -> &'static TextKeys {
+        &DEFAULT_TEXT_KEYS
+    }
+
+    /// `s` with the values of its key forms replaced, or `None` when there are none.
+    fn replace(&self, s: &str) -> Option<String> {
+        let mut out: Option<String> = None;
+        let (mut copied, mut at) = (0, 0);
+        while let Some(c) = self.regex.captures_at(s, at) {
+            let (Some(whole), Some(key)) = (c.get(0), c.get(2)) else { break };
+            let (open, close) = (c.get(1).map_or("", |m| m.as_str()), c.get(3).map_or("", |m| m.as_str()));
+            let json = open == "\"" && close == "\"" && &c[4] == ":";
+            let header = HEADER_KEYS.iter().any(|h| h.eq_ignore_ascii_case(key.as_str()));
+            match value_span(s, whole.end(), json, header.then_some(open)) {
+                Some((start, end, as_json)) => {
+                    let o = out.get_or_insert_with(|| String::with_capacity(s.len()));
+                    o.push_str(&s[copied..start]);
+                    if as_json {
+                        o.push('"');
+                        o.push_str(markers::FIELD);
+                        o.push('"');
+                    } else {
+                        o.push_str(markers::FIELD);
+                    }
+                    copied = end;
+                    at = end;
+                }
+                None => at = whole.end(),
+            }
+            if at >= s.len() {
+                break;
+            }
+        }
+        let mut o = out?;
+        o.push_str(&s[copied..]);
+        Some(o)
+    }
+}
+
+/// The value after a key form at `from`: its byte span and whether it is a JSON value to be
+/// replaced by a JSON string. `None` when it is empty or already a marker. `header`, for a header
+/// key, holds the quote before it, if any: the value ends there or at the end of the line.
+fn value_span(s: &str, from: usize, json: bool, header: Option<&str>) -> Option<(usize, usize, bool)> {
+    let bytes = s.as_bytes();
+    let mut start = from;
+    while start < bytes.len()
+        && (bytes[start] == b' ' || bytes[start] == b'\t' || (json && bytes[start].is_ascii_whitespace()))
+    {
+        start += 1;
+    }
+    let rest = &s[start..];
+    if rest.is_empty() || rest.starts_with("[REDACTED_") || rest.starts_with("\"[REDACTED_") {
+        return None;
+    }
+    if json {
+        let mut values = serde_json::Deserializer::from_str(rest).into_iter::<serde::de::IgnoredAny>();
+        if let Some(Ok(_)) = values.next() {
+            return Some((start, start + values.byte_offset(), true));
+        }
+    }
+    let line_end = rest.find(['\n', '\r']).unwrap_or(rest.len());
+    // A quoted value: its text, to the closing quote on the same line (or the line's end).
+    for quote in ["\\\"", "\\'", "\"", "'", "`"] {
+        let Some(body) = rest[..line_end].strip_prefix(quote) else { continue };
+        let len = match quote {
+            "\"" => closing_quote(body),
+            _ => body.find(quote),
+        }
+        .unwrap_or(body.len());
+        let inner = start + quote.len();
+        if len == 0 || body.starts_with("[REDACTED_") || is_placeholder(&body[..len]) {
+            return None;
+        }
+        return Some((inner, inner + len, false));
+    }
+    let line = &rest[..line_end];
+    let len = if let Some(open) = header {
+        // A header's value is the rest of its line (or of its quoted text), but for the scheme of
+        // a replaced credential.
+        if line.split_once(' ').is_some_and(|(_, v)| v.starts_with("[REDACTED_")) {
+            return None;
+        }
+        match open {
+            "" => line.len(),
+            quote => line.find(quote).unwrap_or(line.len()),
+        }
+    } else {
+        line.find(|c: char| {
+            c.is_whitespace() || matches!(c, ',' | ';' | '&' | '"' | '\'' | '`' | ')' | ']' | '}' | '<' | '>' | '\\')
+        })
+        .unwrap_or(line.len())
+    };
+    let len = line[..len].trim_end().len();
+    (len > 0 && !is_placeholder(&line[..len])).then_some((start, start + len, false))
+}
+
+/// Whether a key's value is a placeholder or a type rather than a secret: a template
+/// (`${PASSWORD}`, `{{ token }}`, `<password>`, `%s`), a reference (`&str`, `$TOKEN`), a mask
+/// (`****`), or a type name as in `password: string` (code is a common tool result).
+fn is_placeholder(value: &str) -> bool {
+    const TYPES: [&str; 14] = [
+        "string",
+        "str",
+        "String",
+        "number",
+        "int",
+        "integer",
+        "bool",
+        "boolean",
+        "null",
+        "None",
+        "undefined",
+        "object",
+        "any",
+        "bytes",
+    ];
+    value.starts_with(['$', '<', '{', '%', '*', '&'])
+        || value.contains("${")
+        || value.contains("{{")
+        || TYPES.contains(&value)
+}
+
+/// The length of a `"`-quoted text's body up to its closing quote (`\"` escapes one).
+fn closing_quote(body: &str) -> Option<usize> {
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Fewest characters of a full line of a line-wrapped base64 blob (PEM has 64, MIME 76).
+pub(crate) const WRAPPED_MIN_LINE: usize = 40;
+/// Most characters of such a line.
+const WRAPPED_MAX_LINE: usize = 128;
+
+/// Replaces every line-wrapped base64 blob by [`markers::BINARY`]: two or more lines of the same
+/// length (40 to 128 characters of `[A-Za-z0-9+/=_-]`, indentation and `\r` aside), with an
+/// optional shorter last line that ends in `=` or mixes character classes, the whole mixing upper
+/// case, lower case and digits. Ordinary text has no run of equal-length lines without a space
+/// or punctuation; hex dumps and hashes lack upper or lower case.
+fn replace_wrapped_base64(s: &str) -> Option<String> {
+    // Each line's body: its span without indentation and `\r`, and whether it is all base64.
+    let mut lines = Vec::new();
+    let mut at = 0;
+    for line in s.split('\n') {
+        let body_start = at + (line.len() - line.trim_start_matches([' ', '\t']).len());
+        let body_end = at + line.trim_end_matches('\r').len();
+        let body = &s.as_bytes()[body_start.min(body_end)..body_end];
+        lines.push((body_start.min(body_end), body_end, !body.is_empty() && body.iter().all(|&b| is_base64_byte(b))));
+        at += line.len() + 1;
+    }
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    let mut i = 0;
+    while i < lines.len() {
+        let (start, end, b64) = lines[i];
+        let width = end - start;
+        if !b64 || !(WRAPPED_MIN_LINE..=WRAPPED_MAX_LINE).contains(&width) {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 1;
+        while j < lines.len() && lines[j].2 && lines[j].1 - lines[j].0 == width {
+            j += 1;
+        }
+        if j - i < 2 {
+            i += 1;
+            continue;
+        }
+        let mut last = lines[j - 1].1;
+        if let Some(&(ls, le, true)) = lines.get(j) {
+            let tail = &s.as_bytes()[ls..le];
+            if le - ls < width && (tail.ends_with(b"=") || looks_like_base64(tail)) {
+                last = le;
+                j += 1;
+            }
+        }
+        if looks_like_base64(&s.as_bytes()[start..last]) {
+            let o = out.get_or_insert_with(|| String::with_capacity(s.len()));
+            o.push_str(&s[copied..start]);
+            o.push_str(markers::BINARY);
+            copied = last;
+        }
+        i = j;
+    }
+    let mut o = out?;
+    o.push_str(&s[copied..]);
+    Some(o)
 }
 
 fn replace(out: &mut Cow<'_, str>, regex: &Regex, marker: &str) {
@@ -428,6 +710,101 @@ mod tests {
                 }
                 assert_eq!(fast, slow, "{s:?} {min}");
             }
+        }
+    }
+
+    fn layer(s: &str) -> String {
+        apply(s, TextKeys::default_keys()).into_owned()
+    }
+
+    #[test]
+    fn text_forms_of_secret_keys() {
+        let cases = [
+            ("password: hunter2", "password: [REDACTED_FIELD]"),
+            ("Password:hunter2 and more", "Password:[REDACTED_FIELD] and more"),
+            ("password = x", "password = [REDACTED_FIELD]"),
+            ("user=bob, passwd: 'p w'", "user=bob, passwd: '[REDACTED_FIELD]'"),
+            ("\"password=x\"", "\"password=[REDACTED_URL_CREDENTIAL]\""),
+            ("(password=x)", "(password=[REDACTED_URL_CREDENTIAL])"),
+            ("`password=x`", "`password=[REDACTED_URL_CREDENTIAL]`"),
+            ("cmd --password=x -v", "cmd --password=[REDACTED_URL_CREDENTIAL] -v"),
+            ("X-API-Key: abc123", "X-API-Key: [REDACTED_FIELD]"),
+            ("Cookie: a=1; b=2\nHost: h", "Cookie: [REDACTED_FIELD]\nHost: h"),
+            ("h = \"Set-Cookie: sid=1; Path=/\", n", "h = \"Set-Cookie: [REDACTED_FIELD]\", n"),
+            ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [REDACTED_KEY]"),
+            ("Authorization: Negotiate abc def", "Authorization: [REDACTED_FIELD]"),
+            ("aws_secret_access_key = wJalr/XUtn", "aws_secret_access_key = [REDACTED_FIELD]"),
+            (r#"{"password": "a \" b", "u": 1}"#, r#"{"password": "[REDACTED_FIELD]", "u": 1}"#),
+            (r#"{"token":{"a":[1,{"b":2}]},"n":null}"#, r#"{"token":"[REDACTED_FIELD]","n":null}"#),
+            (r#"[{"apiKey" : 12.5}]"#, r#"[{"apiKey" : "[REDACTED_FIELD]"}]"#),
+            (r#"{"secret": "#, r#"{"secret": "#),
+            (r#"{"secret": "cut"#, r#"{"secret": "[REDACTED_FIELD]"#),
+            (r#"{\"secret\": \"v\"}"#, r#"{\"secret\": \"[REDACTED_FIELD]\"}"#),
+            ("token: [REDACTED_FIELD]", "token: [REDACTED_FIELD]"),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(layer(input), expected, "{input:?}");
+            assert_eq!(layer(expected), expected, "idempotent on {expected:?}");
+        }
+        for kept in [
+            "max_tokens: 1024",
+            "tokens: 3",
+            "secretary: Ann",
+            "the password is long",
+            "apikeys: none",
+            r#"{"password_hint": "x", "token_type": "bearer"}"#,
+            "my_password: x",
+        ] {
+            assert_eq!(layer(kept), kept);
+        }
+    }
+
+    #[test]
+    fn extra_keys_have_text_forms() {
+        let keys = TextKeys::new(&["ssn", "Clé"]);
+        assert_eq!(apply("ssn: 123-45-6789, CLÉ = x", &keys), "ssn: [REDACTED_FIELD], CLÉ = [REDACTED_FIELD]");
+        assert_eq!(apply("ssn: 1", TextKeys::default_keys()), "ssn: 1");
+    }
+
+    /// `lines` lines of `width` characters of a fixed pseudo-random base64 sequence.
+    fn blob(lines: usize, width: usize) -> Vec<String> {
+        const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let mut x = 88172645463325252u64;
+        (0..lines)
+            .map(|_| {
+                (0..width)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        char::from(ALPHABET[(x % 64) as usize])
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn wrapped_base64_blobs() {
+        let b = blob(4, 76);
+        let mime = format!("part:\r\n{}\r\nAb9=\r\n--end", b.join("\r\n"));
+        assert_eq!(layer(&mime), "part:\r\n[REDACTED_BINARY]\r\n--end");
+        let pem = format!("-----BEGIN CERTIFICATE-----\n{}\n-----END CERTIFICATE-----", blob(3, 64).join("\n"));
+        assert_eq!(layer(&pem), "-----BEGIN CERTIFICATE-----\n[REDACTED_BINARY]\n-----END CERTIFICATE-----");
+        let indented = format!("key: |\n  {}\n  {}\nnext: 1", b[0], b[1]);
+        assert_eq!(layer(&indented), "key: |\n  [REDACTED_BINARY]\nnext: 1");
+        // A short last line that is a word stays.
+        assert_eq!(layer(&format!("{}\n{}\nhello", b[0], b[1])), "[REDACTED_BINARY]\nhello");
+        for kept in [
+            // one line alone, lines of different widths, hex, a separator line, prose
+            b[0].clone(),
+            format!("{}\n{}", b[0], &b[1][..70]),
+            "0123456789abcdef0123456789abcdef0123456789abcdef\nfedcba9876543210fedcba9876543210fedcba9876543210".into(),
+            "========================================\n========================================".into(),
+            "The quick brown fox jumps over the lazy dog again\nThe quick brown fox jumps over the lazy cat again"
+                .into(),
+        ] {
+            assert_eq!(layer(&kept), kept);
         }
     }
 

@@ -1,6 +1,6 @@
 //! The credential layer beyond the siblings' nine patterns (docs/wire-format.md#credentials): URL
-//! userinfo and credential-named parameters, vendor token formats, PEM private keys, long base64
-//! runs, and high-entropy values under key-like names.
+//! userinfo and credential-named parameters, secret keys written as text, vendor token formats,
+//! PEM private keys, long and line-wrapped base64, and high-entropy values under key-like names.
 //!
 //! It runs before the nine patterns (the e-mail pattern would otherwise take a URL's password
 //! and host for an address) and only on strings the prescan flagged; each rule is further
@@ -163,10 +163,7 @@ pub(crate) fn apply<'s>(s: &'s str, keys: &TextKeys) -> Cow<'s, str> {
         replace(&mut out, &PEM, markers::PRIVATE_KEY);
     }
     // Before the token rules, which could take a piece of a line for a token and leave the rest.
-    if out.len() >= 2 * WRAPPED_MIN_LINE
-        && out.contains('\n')
-        && has_run(out.as_bytes(), WRAPPED_MIN_LINE, is_base64_byte)
-    {
+    if out.len() >= 2 * WRAPPED_MIN_LINE && out.contains('\n') {
         if let Some(new) = replace_wrapped_base64(&out) {
             out = Cow::Owned(new);
         }
@@ -211,7 +208,7 @@ pub(crate) fn apply<'s>(s: &'s str, keys: &TextKeys) -> Cow<'s, str> {
     }
     // Last: a header's value that an earlier rule replaced (`Authorization: Basic [REDACTED_KEY]`)
     // is left as it is.
-    if out.contains([':', '=']) && keys.may_occur_in(&out) {
+    if keys.may_occur_in(&out) {
         if let Some(new) = keys.replace(&out) {
             out = Cow::Owned(new);
         }
@@ -248,17 +245,45 @@ const HEADER_KEYS: [&str; 4] = ["authorization", "proxy-authorization", "cookie"
 #[derive(Debug, Clone)]
 pub(crate) struct TextKeys {
     regex: Regex,
-    /// Extra denylist entries are among the keys: [`KEY_SEARCH`] does not know them.
+    /// Extra denylist entries are among the keys: [`has_key_form`] does not know them.
     extra: bool,
 }
 
-/// Words of which every [`TEXT_KEYS`] entry holds one (ASCII case folded): a text without any
-/// holds no key form, and most texts are settled by this one search.
-static KEY_SEARCH: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    let words = ["passw", "secret", "token", "apikey", "api_key", "api-key", "authorization", "cookie"];
-    // The words are constants: failing here is a build defect.
-    AhoCorasick::builder().ascii_case_insensitive(true).build(words).expect("key words build a searcher")
+/// The separators of a key form, found by `memchr2` (the searcher's prefilter for two bytes).
+static SEPARATORS: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    // The patterns are constants: failing here is a build defect.
+    AhoCorasick::new([":", "="]).expect("two separators build a searcher")
 });
+
+/// Whether `s` holds a key form of [`TEXT_KEYS`]: exactly when [`TextKeys`]' regex of the
+/// default keys matches. Each `:` or `=` is looked at: back over spaces, tabs and a quote, does
+/// a key end there, not preceded by a letter, digit, `_` or `-`? One pass over the separators,
+/// where a regex of the keys (ASCII case folded) had no literal prefilter and scanned every byte.
+fn has_key_form(s: &str) -> bool {
+    let b = s.as_bytes();
+    SEPARATORS.find_iter(s).any(|m| {
+        let mut end = m.start();
+        while end > 0 && matches!(b[end - 1], b' ' | b'\t') {
+            end -= 1;
+        }
+        if end > 0 && matches!(b[end - 1], b'"' | b'\'' | b'`') {
+            end -= 1;
+            if end > 0 && b[end - 1] == b'\\' {
+                end -= 1;
+            }
+        }
+        // Every key ends in one of these letters: most separators are settled here.
+        if end == 0 || !matches!(b[end - 1] | 0x20, b'd' | b't' | b'n' | b'y' | b'e') {
+            return false;
+        }
+        TEXT_KEYS.iter().any(|k| {
+            end >= k.len()
+                && b[end - k.len()..end].eq_ignore_ascii_case(k.as_bytes())
+                && (end == k.len()
+                    || !matches!(b[end - k.len() - 1], b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'-'))
+        })
+    })
+}
 
 static DEFAULT_TEXT_KEYS: LazyLock<TextKeys> = LazyLock::new(|| TextKeys::new(&[]));
 
@@ -277,13 +302,13 @@ impl TextKeys {
         } else {
             format!("(?i-u:{defaults})|(?i:{})", extra.join("|"))
         };
-        let pattern = format!(r#"(?:^|[^A-Za-z0-9_\-])(\\?["'`]?)({keys})(\\?["'`]?)[ \t]*([:=])[ \t]*"#);
+        let pattern = format!(r#"(?:^|[^A-Za-z0-9_\-])((?:\\?["'`])?)({keys})((?:\\?["'`])?)[ \t]*([:=])[ \t]*"#);
         TextKeys { regex: compile(&pattern), extra: !extra.is_empty() }
     }
 
     /// Whether a key form may occur in `s` (false: none does).
     pub(crate) fn may_occur_in(&self, s: &str) -> bool {
-        self.extra || KEY_SEARCH.is_match(s)
+        self.extra || has_key_form(s)
     }
 
     /// The default list's, compiled once per process.
@@ -434,49 +459,55 @@ const WRAPPED_MAX_LINE: usize = 128;
 /// case, lower case and digits. Ordinary text has no run of equal-length lines without a space
 /// or punctuation; hex dumps and hashes lack upper or lower case.
 fn replace_wrapped_base64(s: &str) -> Option<String> {
-    // Each line's body: its span without indentation and `\r`, and whether it is all base64.
-    let mut lines = Vec::new();
-    let mut at = 0;
-    for line in s.split('\n') {
-        let body_start = at + (line.len() - line.trim_start_matches([' ', '\t']).len());
-        let body_end = at + line.trim_end_matches('\r').len();
-        let body = &s.as_bytes()[body_start.min(body_end)..body_end];
-        lines.push((body_start.min(body_end), body_end, !body.is_empty() && body.iter().all(|&b| is_base64_byte(b))));
-        at += line.len() + 1;
-    }
+    let bytes = s.as_bytes();
     let mut out: Option<String> = None;
     let mut copied = 0;
-    let mut i = 0;
-    while i < lines.len() {
-        let (start, end, b64) = lines[i];
+    let mut replace = |first: usize, until: usize, out: &mut Option<String>| {
+        let o = out.get_or_insert_with(|| String::with_capacity(s.len()));
+        // Bodies are ASCII, so their ends are char boundaries.
+        o.push_str(&s[copied..first]);
+        o.push_str(markers::BINARY);
+        copied = until;
+    };
+    // The open group: its first body's start, its width, its lines, the end of its last body.
+    let mut group: Option<(usize, usize, usize, usize)> = None;
+    let mut at = 0;
+    loop {
+        // The next line's body: indentation and `\r` aside; whether it is all base64.
+        let line_end = s[at..].find('\n').map_or(s.len(), |i| at + i);
+        let line = &s[at..line_end];
+        let start = at + (line.len() - line.trim_start_matches([' ', '\t']).len());
+        let end = (at + line.trim_end_matches('\r').len()).max(start);
+        let b64 = end > start && bytes[start..end].iter().all(|&b| is_base64_byte(b));
         let width = end - start;
-        if !b64 || !(WRAPPED_MIN_LINE..=WRAPPED_MAX_LINE).contains(&width) {
-            i += 1;
-            continue;
-        }
-        let mut j = i + 1;
-        while j < lines.len() && lines[j].2 && lines[j].1 - lines[j].0 == width {
-            j += 1;
-        }
-        if j - i < 2 {
-            i += 1;
-            continue;
-        }
-        let mut last = lines[j - 1].1;
-        if let Some(&(ls, le, true)) = lines.get(j) {
-            let tail = &s.as_bytes()[ls..le];
-            if le - ls < width && (tail.ends_with(b"=") || looks_like_base64(tail)) {
-                last = le;
-                j += 1;
+        let mut tail_taken = false;
+        if let Some((first, w, n, last)) = group {
+            if b64 && width == w {
+                group = Some((first, w, n + 1, end));
+            } else {
+                let mut until = last;
+                if n >= 2 && b64 && width < w && (bytes[end - 1] == b'=' || looks_like_base64(&bytes[start..end])) {
+                    until = end;
+                    tail_taken = true;
+                }
+                if n >= 2 && looks_like_base64(&bytes[first..until]) {
+                    replace(first, until, &mut out);
+                }
+                group = None;
             }
         }
-        if looks_like_base64(&s.as_bytes()[start..last]) {
-            let o = out.get_or_insert_with(|| String::with_capacity(s.len()));
-            o.push_str(&s[copied..start]);
-            o.push_str(markers::BINARY);
-            copied = last;
+        if group.is_none() && !tail_taken && b64 && (WRAPPED_MIN_LINE..=WRAPPED_MAX_LINE).contains(&width) {
+            group = Some((start, width, 1, end));
         }
-        i = j;
+        if line_end >= s.len() {
+            break;
+        }
+        at = line_end + 1;
+    }
+    if let Some((first, _, n, last)) = group {
+        if n >= 2 && looks_like_base64(&bytes[first..last]) {
+            replace(first, last, &mut out);
+        }
     }
     let mut o = out?;
     o.push_str(&s[copied..]);
@@ -756,6 +787,48 @@ mod tests {
             "my_password: x",
         ] {
             assert_eq!(layer(kept), kept);
+        }
+    }
+
+    /// [`has_key_form`] answers as the default keys' regex does.
+    #[test]
+    fn key_forms_are_found_as_the_regex_finds_them() {
+        let keys = TextKeys::default_keys();
+        let pieces = [
+            "password",
+            "PassWD",
+            "x-api-key",
+            "api-key",
+            "token",
+            "set-cookie",
+            "aws_secret_access_key",
+            "secret",
+            "my_token",
+            "tokens",
+            "-secret",
+            "\\\"",
+            "\"",
+            "'",
+            "`",
+            " ",
+            "\t",
+            ":",
+            "=",
+            "x",
+            "_",
+            "é",
+            "\n",
+        ];
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..20_000 {
+            let mut s = String::new();
+            for _ in 0..1 + state % 6 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                s.push_str(pieces[(state % pieces.len() as u64) as usize]);
+            }
+            assert_eq!(has_key_form(&s), keys.regex.is_match(&s), "{s:?}");
         }
     }
 

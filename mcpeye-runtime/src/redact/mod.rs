@@ -250,8 +250,10 @@ impl Redactor {
     }
 
     /// With the credential layer beyond the contract (docs/wire-format.md#credentials): URL
-    /// userinfo and credential-named parameters, vendor token formats, PEM private keys, base64
-    /// runs of 512 characters or more, and high-entropy values under key-like names.
+    /// userinfo and credential-named parameters, secret keys written as text (`password: x`,
+    /// headers, a JSON text inside a string; the extra denylist's keys too), vendor token
+    /// formats, PEM private keys, base64 runs of 512 characters or more and line-wrapped base64,
+    /// and high-entropy values under key-like names.
     ///
     /// ```
     /// use mcpeye_runtime::redact::Redactor;
@@ -263,6 +265,7 @@ impl Redactor {
     ///     "GET https://admin:[REDACTED_URL_CREDENTIAL]@db.internal/x?token=[REDACTED_URL_CREDENTIAL]"
     /// );
     /// assert_eq!(r.value(json!({"client_secret": "Zx8Qp2Lm9Rt4Vw7Yb1Nc"})), json!({"client_secret": "[REDACTED_TOKEN]"}));
+    /// assert_eq!(r.text(r#"password: hunter2, {"token": "t0k"}"#.to_owned()), r#"password: [REDACTED_FIELD], {"token": "[REDACTED_FIELD]"}"#);
     /// ```
     pub fn credentials(self, on: bool) -> Self {
         self.with_rules(|r| r.credentials = on)

@@ -163,7 +163,7 @@ pub(crate) fn apply<'s>(s: &'s str, keys: &TextKeys) -> Cow<'s, str> {
         replace(&mut out, &PEM, markers::PRIVATE_KEY);
     }
     // Before the token rules, which could take a piece of a line for a token and leave the rest.
-    if out.len() >= 2 * WRAPPED_MIN_LINE && out.contains('\n') {
+    if out.len() >= 2 * WRAPPED_MIN_LINE && NEWLINE.is_match(out.as_ref()) {
         if let Some(new) = replace_wrapped_base64(&out) {
             out = Cow::Owned(new);
         }
@@ -323,9 +323,19 @@ impl TextKeys {
         while let Some(c) = self.regex.captures_at(s, at) {
             let (Some(whole), Some(key)) = (c.get(0), c.get(2)) else { break };
             let (open, close) = (c.get(1).map_or("", |m| m.as_str()), c.get(3).map_or("", |m| m.as_str()));
-            let json = open == "\"" && close == "\"" && &c[4] == ":";
+            let colon = &c[4] == ":";
+            let json = open == "\"" && close == "\"" && colon;
             let header = HEADER_KEYS.iter().any(|h| h.eq_ignore_ascii_case(key.as_str()));
-            match value_span(s, whole.end(), json, header.then_some(open)) {
+            // Code, not a key form: a path (`token::Paren`), a comparison or match arm
+            // (`token == x`, `token => x`), a header name with `=` (`cookie = "0.18"`, a crate).
+            let next = s.as_bytes().get(whole.end()).copied();
+            let code = match (colon, next) {
+                (true, Some(b':')) | (false, Some(b'=' | b'>')) => true,
+                (false, _) => header,
+                _ => false,
+            };
+            let span = if code { None } else { value_span(s, whole.end(), json, header.then_some(open), colon) };
+            match span {
                 Some((start, end, as_json)) => {
                     let o = out.get_or_insert_with(|| String::with_capacity(s.len()));
                     o.push_str(&s[copied..start]);
@@ -354,7 +364,7 @@ impl TextKeys {
 /// The value after a key form at `from`: its byte span and whether it is a JSON value to be
 /// replaced by a JSON string. `None` when it is empty or already a marker. `header`, for a header
 /// key, holds the quote before it, if any: the value ends there or at the end of the line.
-fn value_span(s: &str, from: usize, json: bool, header: Option<&str>) -> Option<(usize, usize, bool)> {
+fn value_span(s: &str, from: usize, json: bool, header: Option<&str>, colon: bool) -> Option<(usize, usize, bool)> {
     let bytes = s.as_bytes();
     let mut start = from;
     while start < bytes.len()
@@ -404,8 +414,24 @@ fn value_span(s: &str, from: usize, json: bool, header: Option<&str>) -> Option<
         })
         .unwrap_or(line.len())
     };
-    let len = line[..len].trim_end().len();
-    (len > 0 && !is_placeholder(&line[..len])).then_some((start, start + len, false))
+    let value = line[..len].trim_end();
+    // After `:`, a bare lowercase word is prose (`token: three parts`), and code is code.
+    let prose = colon && header.is_none() && value.bytes().all(|b| b.is_ascii_lowercase());
+    let kept = value.is_empty() || prose || is_placeholder(value) || (header.is_none() && is_code(value));
+    (!kept).then_some((start, start + value.len(), false))
+}
+
+/// Whether a bare value is code rather than a secret: a call, a path, a closure, a negation, or
+/// a type or keyword as its first word (`token: usize`, `secret: impl Into<String>`,
+/// `token = self.next()`); tool results hold much code.
+fn is_code(value: &str) -> bool {
+    const WORDS: [&str; 40] = [
+        "impl", "dyn", "mut", "Option", "Vec", "Box", "Result", "Arc", "Rc", "Self", "self", "usize", "isize", "u8",
+        "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128", "f32", "f64", "char", "await", "new", "this",
+        "Some", "Ok", "Err", "true", "false", "nil", "function", "lambda", "const", "let", "typeof",
+    ];
+    let first = value.split(|c: char| !c.is_ascii_alphanumeric() && c != '_').next().unwrap_or("");
+    value.contains(['(', '|']) || value.contains("::") || value.starts_with(['!', '.']) || WORDS.contains(&first)
 }
 
 /// Whether a key's value is a placeholder or a type rather than a secret: a template
@@ -448,6 +474,13 @@ fn closing_quote(body: &str) -> Option<usize> {
     None
 }
 
+/// `\n`, found by the SIMD `memchr` of the searcher's prefilter (`str::find` reads a word at a
+/// time).
+static NEWLINE: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    // The pattern is a constant: failing here is a build defect.
+    AhoCorasick::new(["\n"]).expect("a newline builds a searcher")
+});
+
 /// Fewest characters of a full line of a line-wrapped base64 blob (PEM has 64, MIME 76).
 pub(crate) const WRAPPED_MIN_LINE: usize = 40;
 /// Most characters of such a line.
@@ -474,7 +507,7 @@ fn replace_wrapped_base64(s: &str) -> Option<String> {
     let mut at = 0;
     loop {
         // The next line's body: indentation and `\r` aside; whether it is all base64.
-        let line_end = s[at..].find('\n').map_or(s.len(), |i| at + i);
+        let line_end = NEWLINE.find(&s[at..]).map_or(s.len(), |m| at + m.start());
         let line = &s[at..line_end];
         let start = at + (line.len() - line.trim_start_matches([' ', '\t']).len());
         let end = (at + line.trim_end_matches('\r').len()).max(start);
@@ -785,6 +818,12 @@ mod tests {
             "apikeys: none",
             r#"{"password_hint": "x", "token_type": "bearer"}"#,
             "my_password: x",
+            "if token == x { token => y }",
+            "use syn::token::Paren; let token: usize = 1;",
+            "fn f(secret: impl Into<String>, token: mio::Token) { let secret = self.secret.clone(); }",
+            "secret = !denied",
+            "cookie = \"0.18\"",
+            "the bot token: three parts",
         ] {
             assert_eq!(layer(kept), kept);
         }

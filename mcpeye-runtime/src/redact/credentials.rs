@@ -379,7 +379,9 @@ fn value_span(s: &str, from: usize, json: bool, header: Option<&str>, colon: boo
     if json {
         let mut values = serde_json::Deserializer::from_str(rest).into_iter::<serde::de::IgnoredAny>();
         if let Some(Ok(_)) = values.next() {
-            return Some((start, start + values.byte_offset(), true));
+            let end = start + values.byte_offset();
+            // An empty value says nothing (`"password": ""`, `"token": null`).
+            return (!matches!(&s[start..end], "\"\"" | "null")).then_some((start, end, true));
         }
     }
     let line_end = rest.find(['\n', '\r']).unwrap_or(rest.len());
@@ -415,9 +417,9 @@ fn value_span(s: &str, from: usize, json: bool, header: Option<&str>, colon: boo
         .unwrap_or(line.len())
     };
     let value = line[..len].trim_end();
-    // After `:`, a bare lowercase word is prose (`token: three parts`), and code is code.
-    let prose = colon && header.is_none() && value.bytes().all(|b| b.is_ascii_lowercase());
-    let kept = value.is_empty() || prose || is_placeholder(value) || (header.is_none() && is_code(value));
+    // After `:`, a bare word of letters is prose or a type (`token: three parts`, `token: Token`).
+    let word = colon && header.is_none() && value.bytes().all(|b| b.is_ascii_alphabetic());
+    let kept = value.is_empty() || word || is_placeholder(value) || is_code(value);
     (!kept).then_some((start, start + value.len(), false))
 }
 
@@ -431,11 +433,15 @@ fn is_code(value: &str) -> bool {
         "Some", "Ok", "Err", "true", "false", "nil", "function", "lambda", "const", "let", "typeof",
     ];
     let first = value.split(|c: char| !c.is_ascii_alphanumeric() && c != '_').next().unwrap_or("");
-    value.contains(['(', '|']) || value.contains("::") || value.starts_with(['!', '.']) || WORDS.contains(&first)
+    value.contains(['(', '|'])
+        || value.contains("::")
+        || value.contains("![")
+        || value.starts_with(['!', '.'])
+        || WORDS.contains(&first)
 }
 
 /// Whether a key's value is a placeholder or a type rather than a secret: a template
-/// (`${PASSWORD}`, `{{ token }}`, `<password>`, `%s`), a reference (`&str`, `$TOKEN`), a mask
+/// (`${PASSWORD}`, `{{ token }}`, `{}`, `<password>`, `%s`), a reference (`&str`, `$TOKEN`), a mask
 /// (`****`), or a type name as in `password: string` (code is a common tool result).
 fn is_placeholder(value: &str) -> bool {
     const TYPES: [&str; 14] = [
@@ -457,6 +463,7 @@ fn is_placeholder(value: &str) -> bool {
     value.starts_with(['$', '<', '{', '%', '*', '&'])
         || value.contains("${")
         || value.contains("{{")
+        || value.contains("{}")
         || TYPES.contains(&value)
 }
 
@@ -824,6 +831,9 @@ mod tests {
             "secret = !denied",
             "cookie = \"0.18\"",
             "the bot token: three parts",
+            "fn f(token: Token, cookie: Cookie<'static>) -> Token![_]",
+            r#"{"password": "", "token": null}"#,
+            "write!(f, \"Proxy-Authorization: Basic {}\\r\\n\", creds)",
         ] {
             assert_eq!(layer(kept), kept);
         }

@@ -59,7 +59,13 @@ fn the_clean_corpus_is_left_alone() {
             (layered != siblings).then(|| format!("{}: {text:?}\n  -> {layered:?}", field(d, "kind")))
         })
         .collect();
-    assert!(changed.is_empty(), "the layer replaced text in {} of {} clean documents:\n{}", changed.len(), docs.len(), changed.join("\n"));
+    assert!(
+        changed.is_empty(),
+        "the layer replaced text in {} of {} clean documents:\n{}",
+        changed.len(),
+        docs.len(),
+        changed.join("\n")
+    );
 }
 
 /// Every vendor group the layer names has vectors.

@@ -254,6 +254,58 @@ fn canonical(value: &Value, out: &mut Fnv) {
     }
 }
 
+/// What the calling threads tell the flusher for the log besides the calls: the requests of
+/// other methods and the tool list. Rare (a few per session), so they cross under a lock.
+#[derive(Debug)]
+pub(crate) enum Note {
+    /// A request of another method, answered.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // only rmcp's servers see other methods
+    Method {
+        method: &'static str,
+        timestamp_ms: u64,
+        target: Option<String>,
+        is_error: bool,
+        duration_ms: Option<u64>,
+        session: Option<std::sync::Arc<str>>,
+        model: Option<std::sync::Arc<str>>,
+        client: Option<String>,
+    },
+    /// The tool list a manifest serves (its `tools/list` array).
+    Tools { timestamp_ms: u64, tools: Value },
+}
+
+/// The notes waiting for the flusher, and the last tool list noted (by address, so that a call
+/// notes its manifest's list only when it is another one).
+#[derive(Debug, Default)]
+pub(crate) struct Notes {
+    /// An event log is written: without one nothing is noted.
+    pub(crate) on: bool,
+    pending: std::sync::Mutex<Vec<Note>>,
+    tools_seen: std::sync::atomic::AtomicUsize,
+}
+
+impl Notes {
+    pub(crate) fn new(on: bool) -> Self {
+        Notes { on, ..Notes::default() }
+    }
+
+    pub(crate) fn push(&self, note: Note) {
+        self.pending.lock().unwrap_or_else(|e| e.into_inner()).push(note);
+    }
+
+    /// Notes `list` unless it is the list noted last.
+    pub(crate) fn tools(&self, list: &Value) {
+        let at = list as *const Value as usize;
+        if self.tools_seen.swap(at, std::sync::atomic::Ordering::Relaxed) != at {
+            self.push(Note::Tools { timestamp_ms: crate::model::meta::now_epoch_ms(), tools: list.clone() });
+        }
+    }
+
+    pub(crate) fn take(&self) -> Vec<Note> {
+        std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
 /// The writer of an event log directory. Lines are gathered by [`call`](Self::call),
 /// [`method`](Self::method) and [`tools`](Self::tools) and written by
 /// [`commit`](Self::commit) (once per drain of the flusher; also when a quarter megabyte is
@@ -519,7 +571,13 @@ impl EventLog {
         self.failures
     }
 
+    /// The directory written.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// The file being written, once one is open.
+    #[cfg(test)]
     pub fn current_file(&self) -> Option<&Path> {
         self.file.as_ref().map(|(_, path, _)| path.as_path())
     }

@@ -27,6 +27,7 @@
 use crate::config::{Config, Identity};
 use crate::flush::call_id::CallIds;
 use crate::flush::encode::{encode_edited, encode_event, payload_head, Invalid, Payload, PAYLOAD_TAIL};
+use crate::flush::event_log::{CallEntry, EventLog, MethodEntry, Note, Notes, ToolsEntry};
 use crate::flush::outbox::Outbox;
 use crate::flush::screen::Screen;
 use crate::flush::transport::{backoff, Answer, Transport};
@@ -78,6 +79,8 @@ pub(crate) struct Handoff {
     /// The server's version as its MCP server info gives it, sent as `serverVersion` when the
     /// configured identity has none.
     pub server_version: std::sync::OnceLock<String>,
+    /// What the calling threads note for the event log besides the calls (methods, tool lists).
+    pub notes: Notes,
 }
 
 /// The data channel's length as the calling threads see it, on a cache line of its own.
@@ -228,6 +231,8 @@ pub(crate) struct Flusher {
     deferred: VecDeque<Control>,
     /// Where the records' buffers go back once encoded.
     pool: BufferPool,
+    /// The local event log (`Config::event_log`), written from the encoded events.
+    event_log: Option<EventLog>,
 }
 
 impl Flusher {
@@ -239,6 +244,7 @@ impl Flusher {
         transport: Box<dyn Transport>,
         outbox: Option<Outbox>,
         pool: BufferPool,
+        event_log: Option<EventLog>,
     ) -> Self {
         let (jobs, jobs_rx) = crossbeam_channel::unbounded();
         let (done, done_rx) = crossbeam_channel::unbounded();
@@ -286,6 +292,7 @@ impl Flusher {
             outbox,
             deferred: VecDeque::new(),
             pool,
+            event_log,
         };
         flusher.recover();
         flusher
@@ -587,6 +594,8 @@ impl Flusher {
 
     /// Like [`drain`](Self::drain), taking at most `limit` events.
     fn drain_up_to(&mut self, limit: usize) {
+        // The tool list noted before these calls gives them their descriptor hash.
+        self.log_notes();
         let mut invalid = 0;
         let mut overflow = 0;
         let present = self.data.len().min(limit);
@@ -630,11 +639,39 @@ impl Flusher {
                     self.spare.extend(spare);
                     continue;
                 };
-                (e.client.take(), encode_edited(e, self.call_ids.next_id(), out))
+                let call_id = self.call_ids.next_id();
+                let client = e.client.take();
+                let logged = self
+                    .event_log
+                    .as_ref()
+                    .map(|_| (e.tool_name.clone(), e.session_id.clone(), e.model.clone(), e.timestamp_ms));
+                let encoded = encode_edited(e, call_id, out);
+                if let (Some(log), Some((tool, session, model, ts)), Ok(())) = (&mut self.event_log, logged, &encoded) {
+                    let entry = LogCall {
+                        call_id,
+                        tool: &tool,
+                        session: session.as_deref(),
+                        model: model.as_deref(),
+                        timestamp_ms: ts,
+                    };
+                    entry.write(log, out, client.as_deref(), &self.settings.identity, &self.shared);
+                }
+                (client, encoded)
             } else {
                 // Encoded where it lies: a record is large to move.
                 let client = queued.client.take();
-                let encoded = encode_event(queued, self.call_ids.next_id(), &self.redactor, out);
+                let call_id = self.call_ids.next_id();
+                let encoded = encode_event(queued, call_id, &self.redactor, out);
+                if let (Some(log), Ok(())) = (&mut self.event_log, &encoded) {
+                    let entry = LogCall {
+                        call_id,
+                        tool: &queued.tool_name,
+                        session: queued.session_id.as_deref(),
+                        model: queued.model(),
+                        timestamp_ms: queued.timestamp_ms,
+                    };
+                    entry.write(log, out, client.as_deref(), &self.settings.identity, &self.shared);
+                }
                 self.pool.give(queued.take_buffer());
                 *slot = None;
                 (client, encoded)
@@ -696,6 +733,56 @@ impl Flusher {
         }
         self.count_overflow(overflow);
         self.report_calling_thread_problems();
+        self.commit_log();
+    }
+
+    /// Adds the notes of the calling threads (tool lists, other methods) to the event log.
+    fn log_notes(&mut self) {
+        let Some(log) = &mut self.event_log else { return };
+        let server_version = server_version(&self.settings.identity, &self.shared);
+        for note in self.shared.notes.take() {
+            match note {
+                Note::Tools { timestamp_ms, tools } => {
+                    let tools = tools.as_array().map(Vec::as_slice).unwrap_or_default();
+                    log.tools(&ToolsEntry { timestamp_ms, server_version, tools });
+                }
+                Note::Method { method, timestamp_ms, target, is_error, duration_ms, session, model, client } => {
+                    log.method(&MethodEntry {
+                        method,
+                        timestamp_ms,
+                        target: target.as_deref(),
+                        is_error,
+                        duration_ms,
+                        session: session.as_deref(),
+                        conversation: None,
+                        model: model.as_deref(),
+                        client: client.as_deref().or(self.settings.identity.client.as_deref()),
+                        server_version,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Writes what the event log was given in this drain, and publishes its counts.
+    fn commit_log(&mut self) {
+        self.log_notes();
+        let Some(log) = &mut self.event_log else { return };
+        let lost_before = log.lost();
+        log.commit();
+        let counters = &self.shared.counters;
+        Counters::set(&counters.log_written, log.written() as usize);
+        Counters::set(&counters.log_lost, log.lost() as usize);
+        Counters::set(&counters.log_failures, log.failures() as usize);
+        if log.lost() > lost_before {
+            let (lost, dir) = (log.lost(), log.dir().display().to_string());
+            self.shared.diagnostics.report(DiagnosticKind::EventLog, || {
+                format!(
+                    "could not write the event log in {dir}; {lost} record(s) are missing from it (the ingest still \
+                     gets the events): check the directory's permissions and free space"
+                )
+            });
+        }
     }
 
     fn count_overflow(&self, overflow: usize) {
@@ -1102,11 +1189,12 @@ mod tests {
             identify_panicked: AtomicBool::new(false),
             server_version: Default::default(),
             backlog: Backlog::default(),
+            notes: Notes::default(),
         });
         let sent = Arc::new(Mutex::new(Vec::new()));
         let pool = BufferPool::new();
         let transport = Box::new(Batches(sent.clone()));
-        (Flusher::new(config, data_rx, control_rx, shared, transport, None, pool.clone()), data_tx, pool, sent)
+        (Flusher::new(config, data_rx, control_rx, shared, transport, None, pool.clone(), None), data_tx, pool, sent)
     }
 
     fn queue(data: &crossbeam_channel::Sender<Queued>, pool: &BufferPool, n: usize) {
@@ -1198,5 +1286,46 @@ mod tests {
         f.wake();
         assert_eq!(f.shared.backlog.get(), 0);
         assert_eq!(f.buffer.len(), 7);
+    }
+}
+
+/// The server's version for the event log: the configured identity's, else the server info's.
+fn server_version<'a>(identity: &'a Identity, shared: &'a Handoff) -> Option<&'a str> {
+    identity.server_version.as_deref().or_else(|| shared.server_version.get().map(String::as_str))
+}
+
+/// What the event log keeps of a call beside its encoded event.
+struct LogCall<'a> {
+    call_id: uuid::Uuid,
+    tool: &'a str,
+    session: Option<&'a str>,
+    model: Option<&'a str>,
+    timestamp_ms: u64,
+}
+
+impl LogCall<'_> {
+    fn write(
+        &self,
+        log: &mut EventLog,
+        event: &[u8],
+        client: Option<&ClientInfo>,
+        identity: &Identity,
+        shared: &Handoff,
+    ) {
+        let mut id = [0u8; uuid::fmt::Hyphenated::LENGTH];
+        let call_id = self.call_id.hyphenated().encode_lower(&mut id);
+        log.call(&CallEntry {
+            call_id,
+            tool: self.tool,
+            timestamp_ms: self.timestamp_ms,
+            event: Some(event),
+            session: self.session,
+            conversation: None,
+            turn: None,
+            model: self.model,
+            client: client.and_then(ClientInfo::label).or(identity.client.as_deref()),
+            server_version: server_version(identity, shared),
+            tool_hash: None,
+        });
     }
 }

@@ -4,7 +4,8 @@
 //!
 //! The `_meta` keys read for the model, as real clients send them:
 //! - `io.modelcontextprotocol/aiInvocation` `.model`: the key of the MCP proposal for AI
-//!   invocation metadata, whose `.userIntent` is already read as the call's native intent;
+//!   invocation metadata (`{name}` there, a plain string from some clients), whose
+//!   `.invocationReason` (else `.userIntent`) is read as the call's native intent;
 //! - `x-codex-turn-metadata` `.model`: OpenAI Codex sends its turn's metadata under this key (an
 //!   object, or that object as a JSON string, as it is in its HTTP header of the same name);
 //!   posthog-rs 0.30 (`mcp` feature) reads the model from it after `aiInvocation`.
@@ -15,8 +16,9 @@ use serde_json::{Map, Value};
 use std::hash::Hasher;
 use std::sync::Arc;
 
-/// `_meta` key under which MCP clients describe the model's invocation; its `userIntent` is the
-/// intent the client states for the call, its `model` the model that made it.
+/// `_meta` key under which MCP clients describe the model's invocation; its `invocationReason`
+/// (else `userIntent`) is the intent the client states for the call, its `model` the model
+/// that made it.
 pub(crate) const META_AI_INVOCATION: &str = "io.modelcontextprotocol/aiInvocation";
 
 /// `_meta` key under which OpenAI Codex sends its turn's metadata (with the turn's `model`).
@@ -74,7 +76,9 @@ impl ModelArgument {
 
 /// The model a request's `_meta` states (see the module docs for the keys).
 pub(crate) fn meta_model(meta: &Map<String, Value>) -> Option<Arc<str>> {
-    if let Some(m) = meta.get(META_AI_INVOCATION).and_then(|v| v.get("model")).and_then(model_text) {
+    // The proposal's `{name}`, or the plain string some clients send.
+    let invocation_model = meta.get(META_AI_INVOCATION).and_then(|v| v.get("model"));
+    if let Some(m) = invocation_model.and_then(|m| m.get("name").or(Some(m))).and_then(model_text) {
         return Some(m);
     }
     match meta.get(META_CODEX_TURN)? {
@@ -115,14 +119,19 @@ pub(crate) fn take_model(arguments: &mut Map<String, Value>) -> Option<Arc<str>>
     arguments.shift_remove(MODEL_PARAM_NAME).as_ref().and_then(model_text)
 }
 
-/// The intent a client sent in the request's `_meta` (`io.modelcontextprotocol/aiInvocation`
-/// `.userIntent`), when it is a string that is not blank; recorded untrimmed, as
-/// `mcpeyeIntent` is.
+/// The intent a client sent in the request's `_meta` (`io.modelcontextprotocol/aiInvocation`),
+/// recorded untrimmed, as `mcpeyeIntent` is: its `invocationReason` (why the model calls the
+/// tool: the question `mcpeyeIntent` asks), else its `userIntent` (the user's request), each as
+/// the proposal's `{text}` object or a plain string; a blank text, or a `userIntent` marked
+/// `redacted` without a text, is none.
 pub(crate) fn native_intent(meta: &Map<String, Value>) -> Option<String> {
-    match meta.get(META_AI_INVOCATION)?.get("userIntent")? {
+    let invocation = meta.get(META_AI_INVOCATION)?;
+    let text = |key: &str| match invocation.get(key)? {
         Value::String(s) if !is_blank(s) => Some(s.clone()),
+        Value::Object(o) => o.get("text").and_then(Value::as_str).filter(|s| !is_blank(s)).map(str::to_owned),
         _ => None,
-    }
+    };
+    text("invocationReason").or_else(|| text("userIntent"))
 }
 
 /// What the conversation argument of a call said.
@@ -320,6 +329,33 @@ mod tests {
         }
         let long = obj(json!({META_AI_INVOCATION: {"model": "é".repeat(100)}}));
         assert!(meta_model(&long).unwrap().len() <= MAX_MODEL_BYTES);
+    }
+
+    #[test]
+    fn ai_invocation_is_read_in_the_proposals_objects_and_as_strings() {
+        let proposal = obj(json!({META_AI_INVOCATION: {
+            "model": {"name": "claude-sonnet-4"},
+            "invocationReason": {"text": "Find red mugs to compare."},
+            "userIntent": {"text": "I want a gift mug", "redacted": false},
+            "turnId": "turn-1"
+        }}));
+        assert_eq!(meta_model(&proposal).as_deref(), Some("claude-sonnet-4"));
+        // The model's reason for this call is the intent; the user's request is the fallback.
+        assert_eq!(native_intent(&proposal).as_deref(), Some("Find red mugs to compare."));
+        let user_only = obj(json!({META_AI_INVOCATION: {"userIntent": {"text": "a gift mug"}}}));
+        assert_eq!(native_intent(&user_only).as_deref(), Some("a gift mug"));
+        let strings = obj(json!({META_AI_INVOCATION: {"model": "gpt-5", "userIntent": "a gift mug"}}));
+        assert_eq!(
+            (meta_model(&strings).as_deref(), native_intent(&strings).as_deref()),
+            (Some("gpt-5"), Some("a gift mug"))
+        );
+        for none in [
+            json!({META_AI_INVOCATION: {"userIntent": {"redacted": true}}}),
+            json!({META_AI_INVOCATION: {"invocationReason": {"text": " "}, "model": {"name": ""}}}),
+        ] {
+            let meta = obj(none.clone());
+            assert_eq!((native_intent(&meta), meta_model(&meta)), (None, None), "{none}");
+        }
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! ```
 //!
 //! Nothing needs to be installed: the example starts a local ingest receiver
-//! (`mcpeye::testing::IngestReceiver`) and prints what arrived there.
+//! (`mcpeye::testing::IngestReceiver`) and prints what arrived there. It also writes the local
+//! event log, and ends by printing the `mcpeye report` command that reads it.
 
 use mcpeye::testing::{block_on, IngestReceiver, RecordingClient};
 use mcpeye::{Args, CallToolResult, Config, Context, Identity, Origin, ProgressToken, State};
@@ -164,9 +165,13 @@ fn main() {
     // 1. An ingest to send to. In production this is your self-hosted mcpeye API.
     let ingest = IngestReceiver::start();
 
-    // 2. Start tracking. The guard flushes what is left when it is dropped.
+    // 2. Start tracking. The guard flushes what is left when it is dropped. The local event log
+    // (opt-in) keeps a copy of what the ingest gets, for `mcpeye report`.
+    let event_log = std::env::temp_dir().join("mcpeye-quickstart-events");
+    let _ = std::fs::remove_dir_all(&event_log); // this run's log only
     let guard = mcpeye::init(
         Config::new("quickstart-demo")
+            .event_log(&event_log)
             .ingest_url(ingest.url())
             .ingest_secret("demo-ingest-secret")
             .identity(Identity::new().server_version(env!("CARGO_PKG_VERSION")).client("quickstart/1.0")),
@@ -241,6 +246,9 @@ fn main() {
         println!("\nThe payloads are saved in {}; see them again with", path.display());
         println!("  cargo run --example intent_gap -- {}", path.display());
     }
+    let dir = event_log.display();
+    eprintln!("[quickstart] the event log is in {dir}; its report: `mcpeye report {dir}`");
+    eprintln!("[quickstart] (from this repository: `cargo run -p mcpeye-cli -- report {dir}`)");
 }
 
 /// Saves the accepted payloads as JSON Lines, the input of `examples/intent_gap.rs`.

@@ -236,6 +236,8 @@ pub(crate) struct Flusher {
 }
 
 impl Flusher {
+    // Each is a part the tracker made (the outbox and the event log fail `init` when unopenable).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         config: &Config,
         data: Receiver<Queued>,
@@ -1160,6 +1162,47 @@ impl Buffered {
     }
 }
 
+/// The server's version for the event log: the configured identity's, else the server info's.
+fn server_version<'a>(identity: &'a Identity, shared: &'a Handoff) -> Option<&'a str> {
+    identity.server_version.as_deref().or_else(|| shared.server_version.get().map(String::as_str))
+}
+
+/// What the event log keeps of a call beside its encoded event.
+struct LogCall<'a> {
+    call_id: uuid::Uuid,
+    tool: &'a str,
+    session: Option<&'a str>,
+    model: Option<&'a str>,
+    timestamp_ms: u64,
+}
+
+impl LogCall<'_> {
+    fn write(
+        &self,
+        log: &mut EventLog,
+        event: &[u8],
+        client: Option<&ClientInfo>,
+        identity: &Identity,
+        shared: &Handoff,
+    ) {
+        let mut id = [0u8; uuid::fmt::Hyphenated::LENGTH];
+        let call_id = self.call_id.hyphenated().encode_lower(&mut id);
+        log.call(&CallEntry {
+            call_id,
+            tool: self.tool,
+            timestamp_ms: self.timestamp_ms,
+            event: Some(event),
+            session: self.session,
+            conversation: None,
+            turn: None,
+            model: self.model,
+            client: client.and_then(ClientInfo::label).or(identity.client.as_deref()),
+            server_version: server_version(identity, shared),
+            tool_hash: None,
+        });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1286,46 +1329,5 @@ mod tests {
         f.wake();
         assert_eq!(f.shared.backlog.get(), 0);
         assert_eq!(f.buffer.len(), 7);
-    }
-}
-
-/// The server's version for the event log: the configured identity's, else the server info's.
-fn server_version<'a>(identity: &'a Identity, shared: &'a Handoff) -> Option<&'a str> {
-    identity.server_version.as_deref().or_else(|| shared.server_version.get().map(String::as_str))
-}
-
-/// What the event log keeps of a call beside its encoded event.
-struct LogCall<'a> {
-    call_id: uuid::Uuid,
-    tool: &'a str,
-    session: Option<&'a str>,
-    model: Option<&'a str>,
-    timestamp_ms: u64,
-}
-
-impl LogCall<'_> {
-    fn write(
-        &self,
-        log: &mut EventLog,
-        event: &[u8],
-        client: Option<&ClientInfo>,
-        identity: &Identity,
-        shared: &Handoff,
-    ) {
-        let mut id = [0u8; uuid::fmt::Hyphenated::LENGTH];
-        let call_id = self.call_id.hyphenated().encode_lower(&mut id);
-        log.call(&CallEntry {
-            call_id,
-            tool: self.tool,
-            timestamp_ms: self.timestamp_ms,
-            event: Some(event),
-            session: self.session,
-            conversation: None,
-            turn: None,
-            model: self.model,
-            client: client.and_then(ClientInfo::label).or(identity.client.as_deref()),
-            server_version: server_version(identity, shared),
-            tool_hash: None,
-        });
     }
 }

@@ -4,6 +4,7 @@
 //!
 //! ```text
 //! cargo bench --bench redact_cpu
+//! MCPEYE_FP_DIR=some/clean/texts cargo bench --bench redact_cpu   # the layer's false positives
 //! ```
 
 use mcpeye::redact::{redact_string, redact_value, Redactor};
@@ -41,7 +42,77 @@ fn measure(name: &str, bytes: usize, mut f: impl FnMut() -> usize) {
     println!("{name:60} {:9.1} MB/s", rates[rates.len() / 2]);
 }
 
+/// The credential layer's false positives on the text files under `dir` (each cut into pieces of
+/// up to 30 KiB at line ends, as tool results): the pieces where the layer replaced something the
+/// siblings' rules leave, by marker, with a few examples on stderr.
+fn false_positives(dir: &str) {
+    fn walk(dir: &std::path::Path, files: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for e in entries.flatten() {
+            let path = e.path();
+            match e.file_type() {
+                Ok(t) if t.is_dir() => walk(&path, files),
+                Ok(t) if t.is_file() => files.push(path),
+                _ => {}
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(std::path::Path::new(dir), &mut files);
+    files.sort();
+    let layered = Redactor::default().credentials(true);
+    let (mut pieces, mut bytes, mut changed) = (0usize, 0usize, 0usize);
+    let mut by_marker = std::collections::BTreeMap::<String, usize>::new();
+    for path in files {
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let mut rest = text.as_str();
+        while !rest.is_empty() {
+            let mut cut = rest.len().min(30 * 1024);
+            while !rest.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            if cut < rest.len() {
+                cut = rest[..cut].rfind('\n').map_or(cut, |i| i + 1);
+            }
+            let (piece, next) = rest.split_at(cut);
+            rest = next;
+            pieces += 1;
+            bytes += piece.len();
+            let (with, without) = (layered.text(piece.to_owned()), redact_string(piece));
+            if with != without {
+                changed += 1;
+                let count = |s: &str, m: &str| s.matches(m).count();
+                for m in [
+                    "[REDACTED_FIELD]",
+                    "[REDACTED_URL_CREDENTIAL]",
+                    "[REDACTED_KEY]",
+                    "[REDACTED_TOKEN]",
+                    "[REDACTED_BINARY]",
+                    "[REDACTED_PRIVATE_KEY]",
+                ] {
+                    let n = count(&with, m).saturating_sub(count(&without, m));
+                    if n > 0 {
+                        *by_marker.entry(m.to_owned()).or_default() += n;
+                        if by_marker[m] <= 5 {
+                            let at = with.find(m).unwrap_or(0);
+                            let from = with[..at].char_indices().rev().nth(60).map_or(0, |(i, _)| i);
+                            let to = (at + m.len() + 40).min(with.len());
+                            let to = (to..=with.len()).find(|&i| with.is_char_boundary(i)).unwrap_or(with.len());
+                            eprintln!("{}: …{}…", path.display(), with[from..to].replace('\n', "⏎"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    println!("false positives under {dir}: {changed} of {pieces} pieces ({bytes} bytes) changed by the layer; added markers {by_marker:?}");
+}
+
 fn main() {
+    if let Ok(dir) = std::env::var("MCPEYE_FP_DIR") {
+        false_positives(&dir);
+        return;
+    }
     if cpu_ns().is_none() {
         eprintln!("redact_cpu: /proc/thread-self/schedstat is not readable here; skipped");
         return;

@@ -1,7 +1,7 @@
 // What mcpeye adds to a `tools/call` served through rmcp, measured through rmcp's own client over
 // an in-process duplex pipe on a current-thread runtime: the same tool (arguments as one struct)
 // served by a plain rmcp `#[tool]` router, by the same router instrumented with
-// `mcpeye::rmcp::instrument_with`, and as a `#[mcpeye::tool]` by `ManifestServer`. Every server
+// `mcpeye::rmcp::Instrument` with its tracker, and as a `#[mcpeye::tool]` by `ManifestServer`. Every server
 // gets the same request bytes (the arguments and a `mcpeyeIntent`, which the plain tool ignores).
 // Reported per server: the median latency of a call (timed one by one) and the process CPU per
 // call (all threads), every event delivered to an ingest in another process.
@@ -121,7 +121,11 @@ async fn connect(
     match server {
         "plain" => serve(Plain { tool_router: Plain::tool_router() }, server_io),
         "instrument" => serve(
-            Plain { tool_router: mcpeye::rmcp::instrument_with(Plain::tool_router(), tracker.unwrap().clone()) },
+            Plain {
+                tool_router: mcpeye::rmcp::Instrument::new()
+                    .tracker(tracker.unwrap().clone())
+                    .apply(Plain::tool_router()),
+            },
             server_io,
         ),
         "manifest_server" => serve(ManifestServer::new(Arc::new(manifest(tracker.cloned()))), server_io),

@@ -5,12 +5,13 @@
 //! reason. The server ships its events to a loopback ingest, where every tool call the suite made
 //! must appear exactly once, with its outcome, a call run as a task included.
 //!
-//! Needs `python3` (Node.js 24 is installed from PyPI, the suite from npm, both under
-//! `target/conformance/` on first run); without it the test says so and passes.
+//! Needs `python3` with pip (Node.js 24 is installed from PyPI, the suite from npm, both under
+//! `target/conformance/` on first run); without it the test says so and passes, except under
+//! `CI=true`, where it fails saying what to install.
 
 mod common;
 
-use common::interop::example;
+use common::interop::{example, skip};
 use mcpeye::testing::IngestReceiver;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -75,7 +76,13 @@ fn profile_dir() -> PathBuf {
 fn the_conformance_suite_passes_and_every_call_is_recorded_once() {
     let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned());
     if Command::new(&python).arg("--version").output().is_err() {
-        eprintln!("skipping the MCP conformance suite: `{python}` (to install Node.js 24 from PyPI) is not installed");
+        skip(
+            "the MCP conformance suite",
+            &format!(
+                "`{python}`, which installs Node.js 24 from PyPI, not found (set PYTHON to use another interpreter)"
+            ),
+            "Python 3 with pip (Debian: apt-get install python3 python3-pip)",
+        );
         return;
     }
     let ingest = IngestReceiver::start();

@@ -136,3 +136,37 @@ fn whole_object_schemas_are_closed_like_parameter_schemas() {
     // The intent is still a declared property of the closed schema.
     assert!(schema("refund")["properties"]["mcpeyeIntent"].is_object());
 }
+
+/// Greet someone, without intent capture.
+#[mcpeye::tool(intent = false)]
+fn greet(
+    /// Who to greet.
+    name: String,
+) -> String {
+    format!("Hello, {name}!")
+}
+
+#[test]
+fn an_intent_sent_to_a_tool_without_one_is_refused_by_name() {
+    let m = mcpeye::Manifest::builder().tools(mcpeye::tool_defs![greet]).build();
+    let out = m.call("greet", json!({"name": "Ada", "mcpeyeIntent": "greet Ada before a meeting"}));
+    assert_eq!(out["isError"], true);
+    assert_eq!(
+        out["content"][0]["text"],
+        "invalid arguments: `mcpeyeIntent`: this tool does not take `mcpeyeIntent` (intent capture is off for it); \
+         call it without `mcpeyeIntent`"
+    );
+    assert_eq!(m.call("greet", json!({"name": "Ada"}))["content"][0]["text"], "Hello, Ada!");
+}
+
+#[test]
+fn an_async_tool_through_call_is_refused_with_the_call_to_use() {
+    let m = manifest(Arc::new(Mutex::new(Vec::new())));
+    let out = m.call("refund", json!({"order_id": "A-17"}));
+    assert_eq!(out["isError"], true);
+    assert_eq!(
+        out["content"][0]["text"],
+        "invalid arguments: the tool `refund` is async and `Manifest::call` cannot run it (the arguments are not the \
+         problem): call it with `Manifest::call_async`"
+    );
+}

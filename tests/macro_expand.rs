@@ -1,6 +1,6 @@
 //! What `#[mcpeye::tool]` generates, observed at runtime.
 
-use mcpeye::{State, Tool};
+use mcpeye::{handwritten::Tool, State};
 use mcpeye_runtime::__private::Handler;
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -100,7 +100,9 @@ fn schema_has_documented_properties() {
 
 #[test]
 fn registered_in_inventory() {
-    let names: Vec<&str> =
-        mcpeye_runtime::__private::inventory::iter::<&'static mcpeye::ToolDef>.into_iter().map(|d| d.name).collect();
+    let names: Vec<&str> = mcpeye_runtime::__private::inventory::iter::<&'static mcpeye::handwritten::ToolDef>
+        .into_iter()
+        .map(|d| d.name)
+        .collect();
     assert!(names.contains(&"search_products") && names.contains(&"refund"), "{names:?}");
 }

@@ -71,7 +71,8 @@ async fn manifest_server_hands_the_client_info_to_the_tracker() {
 #[tokio::test]
 async fn instrumented_router_hands_the_client_info_to_the_tracker() {
     let (tracker, sink) = MemorySink::new();
-    let server = Plain { tool_router: mcpeye::rmcp::instrument_with(Plain::tool_router(), tracker.clone()) };
+    let server =
+        Plain { tool_router: mcpeye::rmcp::Instrument::new().tracker(tracker.clone()).apply(Plain::tool_router()) };
     for identity in identities_after_calls(server, &tracker, &sink).await {
         assert_eq!(identity["client"], "agent-x/4.2", "{identity}");
     }
@@ -127,7 +128,8 @@ async fn manifest_server_keeps_concurrent_clients_apart() {
 #[tokio::test]
 async fn instrumented_router_keeps_concurrent_clients_apart() {
     let (tracker, sink) = MemorySink::new();
-    let server = Plain { tool_router: mcpeye::rmcp::instrument_with(Plain::tool_router(), tracker.clone()) };
+    let server =
+        Plain { tool_router: mcpeye::rmcp::Instrument::new().tracker(tracker.clone()).apply(Plain::tool_router()) };
     assert_concurrent_clients_kept_apart(server, &tracker, &sink).await;
 }
 

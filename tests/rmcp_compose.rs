@@ -139,7 +139,8 @@ async fn results_carry_result_type_in_2026_07_28_only() {
     let (tracker, records) = recording_tracker();
     let manifest =
         Arc::new(mcpeye::Manifest::builder().tools(mcpeye::tool_defs![time_zone]).tracker(tracker.clone()).build());
-    let router = mcpeye::rmcp::instrument_with(Raw::tool_router(), tracker) + mcpeye::rmcp::tool_router(manifest);
+    let router = mcpeye::rmcp::Instrument::new().tracker(tracker).apply(Raw::tool_router())
+        + mcpeye::rmcp::tool_router(manifest);
     let client = serve_and_connect(Raw { tool_router: router }, "eras", "1.0").await;
     let modern = serde_json::json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",

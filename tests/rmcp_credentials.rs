@@ -1,5 +1,5 @@
 //! The credential layer and the binary rule end to end, with default settings: an rmcp server
-//! instrumented with `mcpeye::rmcp::instrument_with`, driven by rmcp's client, delivering to a
+//! instrumented with `mcpeye::rmcp::Instrument` and a tracker, driven by rmcp's client, delivering to a
 //! loopback ingest. A URL with a password and a token, every vendor format of the vectors, a PEM
 //! block and a base64 image reach the ingest redacted, in arguments, results, errors and intents;
 //! with `redact_credentials(false)` the same call arrives as the sibling SDKs would send it.
@@ -39,7 +39,7 @@ struct Leaky {
 #[tool_router]
 impl Leaky {
     fn new(tracker: Tracker) -> Self {
-        Self { tool_router: mcpeye::rmcp::instrument_with(Self::tool_router(), tracker) }
+        Self { tool_router: mcpeye::rmcp::Instrument::new().tracker(tracker).apply(Self::tool_router()) }
     }
 
     #[tool(description = "Echo the text, with a chart.")]

@@ -302,7 +302,7 @@ fn plain_router() -> rmcp::handler::server::router::tool::ToolRouter<Plain> {
 async fn an_instrumented_rmcp_tool_that_asks_is_one_event() {
     let ingest = IngestReceiver::start();
     let tracker = Tracker::new(Config::new("proj_plain").ingest_url(ingest.url()).ingest_secret("s")).unwrap();
-    let server = Plain { tool_router: mcpeye::rmcp::instrument_with(plain_router(), tracker.clone()) };
+    let server = Plain { tool_router: mcpeye::rmcp::Instrument::new().tracker(tracker.clone()).apply(plain_router()) };
     let client = serve_and_connect(server, "plain-client", "1.0").await;
     let request = modern(call("confirm", json!({"item": "x", "mcpeyeIntent": "delete the draft"})), everything());
 

@@ -41,7 +41,10 @@ struct Shop {
 #[tool_router]
 impl Shop {
     fn new(tracker: Tracker) -> Self {
-        Self { tool_router: mcpeye::rmcp::instrument_with(Self::tool_router(), tracker.clone()), tracker }
+        Self {
+            tool_router: mcpeye::rmcp::Instrument::new().tracker(tracker.clone()).apply(Self::tool_router()),
+            tracker,
+        }
     }
 
     // `deny_unknown_fields`: an intent reaching this tool would fail its call.
@@ -238,7 +241,7 @@ async fn an_unknown_tool_is_answered_by_rmcp_and_recorded_once() {
 #[test]
 fn disabled_routes_stay_disabled() {
     let router = Shop::tool_router().with_disabled("ping");
-    let router = mcpeye::rmcp::instrument_with(router, Tracker::from_fn(|_| {}));
+    let router = mcpeye::rmcp::Instrument::new().tracker(Tracker::from_fn(|_| {})).apply(router);
     assert!(router.is_disabled("ping"));
     assert!(router.list_all().iter().all(|t| t.name != "ping"));
     assert!(router.has_route(RESERVED_TOOL_NAME));

@@ -96,8 +96,9 @@ fn a_shutdown_behind_a_slow_ingest_counts_and_tells_every_undelivered_event() {
     assert!(!report.completed, "{report:?}");
     assert_invariant(&report.stats);
     assert!(report.stats.dropped.unsent > 0, "{report:?}");
-    // Pending only in the request still in flight (one identity: one batch at a time).
-    assert!(report.stats.pending <= 500, "{report:?}");
+    // Pending only in what a sender thread holds: one identity, one chain of at most 4 batches
+    // (the one in flight, and the ones it will hand back unsent).
+    assert!(report.stats.pending <= 2_000, "{report:?}");
 
     // The request in flight ends, and its events are settled: then nothing is pending.
     wait_for("the batch in flight to settle", || tracker.stats().pending == 0);
@@ -109,7 +110,7 @@ fn a_shutdown_behind_a_slow_ingest_counts_and_tells_every_undelivered_event() {
     let events = ingest.events();
     assert_eq!(events.len() as u64, stats.sent);
     assert_eq!(events.iter().map(index).collect::<HashSet<_>>().len(), events.len());
-    // No POST after the shutdown but the one in flight when it returned.
+    // No POST after the shutdown but the one in flight when it returned (a chain stops there).
     assert!(ingest.requests().len() <= requests_at_return + 1);
     let said = message(&seen, DiagnosticKind::ShutdownTimeout).expect("a ShutdownTimeout diagnostic");
     assert!(said.contains(&report.stats.dropped.unsent.to_string()), "the count is told: {said}");

@@ -1,3 +1,4 @@
+/// Neither `Deserialize` nor `JsonSchema`.
 struct Filter {
     word: String,
 }

@@ -127,7 +127,7 @@ fn attribution_log(config: Config) -> Config {
 /// `MCPEYE_INGEST_SECRET` and `MCPEYE_OUTBOX_DIR` (`Config::outbox_dir`, when set). A bad
 /// configuration must not take the server down: it runs untracked and says why on stderr. Dropping the guard delivers what was captured, within
 /// `Config::shutdown_timeout` (2 s by default).
-#[allow(dead_code)] // http_server configures its own (init_analytics_with)
+#[allow(dead_code)] // http_server and axum_server configure their own (init_analytics_with)
 pub fn init_analytics(example: &str, default_project: &str) -> Option<Guard> {
     init_analytics_with(example, default_project, |config| config)
 }
@@ -143,7 +143,7 @@ pub fn shut_down(example: &str, guard: Option<Guard>) {
 }
 
 /// Like [`init_analytics`], with `configure` applied to the configuration first.
-#[allow(dead_code)] // only http_server adds to the configuration
+#[allow(dead_code)] // only http_server and axum_server add to the configuration
 pub fn init_analytics_with(
     example: &str,
     default_project: &str,

@@ -31,6 +31,7 @@
 //!
 //! Internal to mcpeye: use it through the `mcpeye` crate (`mcpeye::contract`, `mcpeye::schema`).
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod attrs;
 mod description;

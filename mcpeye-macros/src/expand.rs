@@ -19,8 +19,8 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
     let (name, _) = tool_name(attr, tool);
     let is_async = item.sig.asyncness.is_some();
 
-    // One check per parameter type, spanned on the type: the one error a type that cannot be a
-    // parameter gives (see `param_check`).
+    // The checks of each parameter type, spanned on the type: the only errors a type that cannot
+    // be a parameter gives, one per missing derive (see `param_check`).
     let mut asserts = Vec::new();
     let mut fields = Vec::new();
     let mut prelude = Vec::new();
@@ -69,7 +69,7 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
     // the generated items assume the parameter types are usable. Nothing outside names those
     // items: the `Tool` impl reaches them through `__McpeyeGated`, whose impl holds only when the
     // bounds do (autoref picks the stubs of `__McpeyeStub` otherwise), so a type that is not
-    // usable gives the one error of its `param_check` and no other.
+    // usable gives the errors of its `param_check` and no other.
     let gate = quote!(where #(#bounds,)*);
     let struct_ident = format_ident!("__McpeyeArgs");
     let whole_object = args_ty.is_some();
@@ -287,43 +287,20 @@ pub fn expand(attr: &ToolAttr, tool: &ToolFn) -> TokenStream {
     }
 }
 
-/// The check of one parameter type, spanned on it: a type that is not `Deserialize` and
-/// `JsonSchema` is one error there, saying what to add (see [`param_checks`]).
+/// The checks of one parameter type, spanned on it: a type that is not `Deserialize`, or not
+/// `JsonSchema`, is one error there for each trait it lacks, saying which derive to add (the
+/// messages are on the runtime's `ParamDeserialize` and `ParamSchema`).
 fn param_check(ty: &syn::Type) -> TokenStream {
+    let private = crate::private_path();
     quote_spanned! {ty.span()=>
-        let _: &dyn ToolParam<#ty> = &(&__McpeyeParam::<#ty>(::core::marker::PhantomData)).verdict();
+        let _ = <#ty as #private::ParamDeserialize>::OK;
+        let _ = <#ty as #private::ParamSchema>::OK;
     }
 }
 
-/// What the checks of [`param_check`] need, once per tool. Autoref picks `ToolParameter` when the
-/// type has both traits and `NotAToolParameter` otherwise, and only the first can be cast to
-/// the diagnostic trait. It is all local, so the error names nothing of mcpeye's internals.
+/// The checks of [`param_check`], once per tool, in a function nothing calls.
 fn param_checks(checks: &[TokenStream]) -> TokenStream {
-    let private = crate::private_path();
     quote! {
-        struct __McpeyeParam<T>(::core::marker::PhantomData<T>);
-        struct ToolParameter;
-        struct NotAToolParameter;
-        trait __McpeyeIs {
-            fn verdict(&self) -> ToolParameter {
-                ToolParameter
-            }
-        }
-        trait __McpeyeIsNot {
-            fn verdict(&self) -> NotAToolParameter {
-                NotAToolParameter
-            }
-        }
-        impl<T> __McpeyeIs for __McpeyeParam<T> where for<'__mcpeye> T: #private::ToolParam {}
-        impl<T> __McpeyeIsNot for &__McpeyeParam<T> {}
-        #[diagnostic::on_unimplemented(
-            message = "`{T}` cannot be a tool parameter: it must implement `serde::Deserialize` and `schemars::JsonSchema`",
-            label = "not `Deserialize` and `JsonSchema`",
-            note = "add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to the type, or use a type that has both"
-        )]
-        trait ToolParam<T> {}
-        #[diagnostic::do_not_recommend]
-        impl<T> ToolParam<T> for ToolParameter {}
         #[allow(dead_code)]
         fn __mcpeye_check_params() {
             #(#checks)*

@@ -4,6 +4,7 @@
 //! signature into a model, `check` validates it against the MCP contract collecting every
 //! problem, `expand` generates code; on error the function is still emitted unchanged so that
 //! one mistake does not cascade into unrelated errors.
+#![forbid(unsafe_code)]
 mod check;
 mod errors;
 mod expand;

@@ -145,8 +145,6 @@ pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
 enum Ran {
     Done(CallToolResult),
     Invalid(ArgsError),
-    /// Failed before any handler, with this message (an unknown tool).
-    Failed(String),
     Panicked(Box<dyn Any + Send>),
     /// The client cancelled the call, with this reason.
     Cancelled(Option<String>),
@@ -311,7 +309,10 @@ impl Manifest {
             return self.conclude(call, Ran::Invalid(too_deep()));
         }
         let e = ArgsError {
-            problems: vec![format!("the tool `{name}` is async: the server must call it with `Manifest::call_async`")],
+            problems: vec![format!(
+                "the tool `{name}` is async and `Manifest::call` cannot run it (the arguments are not the problem): \
+                 call it with `Manifest::call_async`"
+            )],
         };
         self.conclude(call, Ran::Invalid(e))
     }
@@ -518,49 +519,26 @@ impl Manifest {
         }
     }
 
-    /// Takes the opt-in attribution arguments out of a call's arguments (`llm_model`, the
-    /// conversation handle: docs/attribution.md), and gives the origin they make, when they
-    /// change it, and the handle minted for the call, when one was. A tool whose own schema
-    /// declares one of them keeps it.
+    /// The opt-in attribution arguments taken out of a call of `name` ([`attribute`]); a tool
+    /// whose own schema declares one of them keeps it.
     fn attribute(&self, origin: &Origin, name: &str, arguments: &mut Value) -> (Option<Origin>, Option<Arc<str>>) {
         let reserved = self.reserved && name == RESERVED_TOOL_NAME;
         let entry = if reserved { None } else { self.lookup(name) };
-        let (Value::Object(map), true) = (&mut *arguments, reserved || entry.is_some()) else {
+        let (Value::Object(map), true) = (arguments, reserved || entry.is_some()) else {
             return (None, None);
         };
         // Where mcpeye advertises its arguments: where the intent goes, and the reserved tool.
         let advertised = reserved || entry.is_some_and(|e| e.def.intent);
         let owns = |key: &str| entry.is_some_and(|e| e.declares(key));
-        let mut attributed: Option<Origin> = None;
-        if advertised && self.attribution.model_argument.on(reserved) && !owns(MODEL_PARAM_NAME) {
-            // `_meta` wins: the client states it, the agent only reports it.
-            if let Some(model) = take_model(map).filter(|_| origin.model.is_none()) {
-                attributed.get_or_insert_with(|| origin.clone()).model = Some(model);
-            }
-        }
-        if !self.attribution.conversations || owns(CONVERSATION_PARAM_NAME) {
-            return (attributed, None);
-        }
-        // Taken out of every call, the reserved tool's too: a handle never reaches a handler
-        // or the ingest. A transport session wins: the handle is for calls that have none.
-        let handle = take_conversation(map);
-        if origin.session_id.is_some() {
-            return (attributed, None);
-        }
-        let tracker = self.active_tracker();
-        let mut joined = attributed.unwrap_or_else(|| origin.clone());
-        if tracker.as_deref().is_some_and(Tracker::identifies) {
-            // `identify` sees the arguments as the handler will, without the intent.
-            let intent = map.shift_remove(INTENT_PARAM_NAME);
-            identify_now(tracker.as_deref(), &mut joined, name, arguments);
-            if let (Some(intent), Value::Object(map)) = (intent, arguments) {
-                map.insert(INTENT_PARAM_NAME.to_owned(), intent);
-            }
-        }
-        // A capability request is not a step of a conversation: no handle is minted for it.
-        let mint = advertised && !reserved;
-        let minted = join_conversation(handle, &mut joined, tracker.as_deref(), mint);
-        (Some(joined), minted)
+        let conversation = self.attribution.conversations && !owns(CONVERSATION_PARAM_NAME);
+        let takes = Takes {
+            model: advertised && self.attribution.model_argument.on(reserved) && !owns(MODEL_PARAM_NAME),
+            conversation,
+            // A capability request is not a step of a conversation: no handle is minted for it.
+            mints: conversation && advertised && !reserved,
+        };
+        let tracker = if conversation { self.active_tracker() } else { None };
+        attribute(takes, name, map, origin, tracker.as_deref())
     }
 
     /// The tracker calls are recorded into (see [`active_tracker`]).
@@ -581,29 +559,16 @@ impl Manifest {
         let Unknown { error, arguments } = unknown;
         let CallError::UnknownTool(name) = &error;
         // The record says what the client was told.
-        let msg = match rpc_code {
+        let message = match rpc_code {
             None => format!("{error}; call `tools/list` for the tools this server offers"),
             Some(_) => error.to_string(),
         };
-        // The name is the agent's: an unbounded one is not kept in full.
-        let kept: String = name.chars().take(MAX_UNKNOWN_NAME_CHARS).collect();
-        // The arguments are not the server's to describe (it has no schema for them): only the
-        // intent is kept, which says what the agent was after.
         let (mut map, _) = split_arguments(arguments);
-        let intent = take_intent(&mut map);
-        // A call without a transport session stays in the conversation its handle names.
-        let in_conversation = match self.attribution.conversations && origin.session_id.is_none() {
-            true => resume_conversation(&mut map, origin, &kept, self.active_tracker().as_deref()),
-            false => None,
-        };
-        let call = InFlight::start_unknown(Cow::Owned(kept), intent, in_conversation.as_ref().unwrap_or(origin));
+        let tracker = self.active_tracker();
+        record_unknown(tracker.as_deref(), origin, name, Some(&mut map), message.clone(), rpc_code);
         match rpc_code {
-            None => self.conclude(call, Ran::Failed(msg)),
-            Some(code) => {
-                let tracker = self.active_tracker();
-                call.finish_answered(tracker.as_deref(), CallOutcome::error_with_reason(msg, UNKNOWN_TOOL), code);
-                CallToolResult::default()
-            }
+            None => CallToolResult::error_text(message),
+            Some(_) => CallToolResult::default(),
         }
     }
 
@@ -659,10 +624,6 @@ fn conclude_rest(
             let outcome = CallOutcome::error_with_reason(msg.clone(), INVALID_ARGUMENTS);
             (CallToolResult::error_text(msg), outcome, None)
         }
-        Ran::Failed(msg) => {
-            let outcome = CallOutcome::error_with_reason(msg.clone(), UNKNOWN_TOOL);
-            (CallToolResult::error_text(msg), outcome, None)
-        }
         Ran::Panicked(p) => {
             (CallToolResult::default(), CallOutcome::error_with_reason(panic_message(&*p), PANIC), Some(p))
         }
@@ -691,9 +652,102 @@ fn start(origin: &Origin, tool_name: &'static str, strip: bool, arguments: Value
     (InFlight::start(Cow::Borrowed(tool_name), Value::Object(map), intent, origin), is_object)
 }
 
+/// The opt-in attribution arguments a call's tool takes (docs/attribution.md).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Takes {
+    /// `llm_model`.
+    pub(crate) model: bool,
+    /// The conversation handle: from every tool that does not declare it itself.
+    pub(crate) conversation: bool,
+    /// Whether the tool advertises the conversation argument: only then is a handle minted.
+    pub(crate) mints: bool,
+}
+
+/// Takes the attribution arguments `takes` names out of a call's arguments, for every way in:
+/// the origin they make, when they change it (the model; the conversation of a call without a
+/// transport session, which wins), and the handle minted for the call, for its result to hand
+/// out.
+#[cold]
+#[inline(never)]
+pub(crate) fn attribute(
+    takes: Takes,
+    name: &str,
+    arguments: &mut Map<String, Value>,
+    origin: &Origin,
+    tracker: Option<&Tracker>,
+) -> (Option<Origin>, Option<Arc<str>>) {
+    let mut attributed: Option<Origin> = None;
+    if takes.model {
+        // `_meta` wins: the client states it, the agent only reports it.
+        if let Some(model) = take_model(arguments).filter(|_| origin.model.is_none()) {
+            attributed.get_or_insert_with(|| origin.clone()).model = Some(model);
+        }
+    }
+    if !takes.conversation {
+        return (attributed, None);
+    }
+    let handle = take_conversation(arguments);
+    if origin.session_id.is_some() {
+        return (attributed, None);
+    }
+    let mut joined = attributed.unwrap_or_else(|| origin.clone());
+    if tracker.is_some_and(Tracker::identifies) {
+        // `identify` sees the arguments as the handler will: without the intent, which goes
+        // back where it was for the call to take it out.
+        let at = arguments.keys().position(|k| k == INTENT_PARAM_NAME);
+        let intent = at.and_then(|_| arguments.shift_remove(INTENT_PARAM_NAME));
+        let seen = Value::Object(std::mem::take(arguments));
+        identify_now(tracker, &mut joined, name, &seen);
+        if let Value::Object(map) = seen {
+            *arguments = map;
+        }
+        if let (Some(at), Some(intent)) = (at, intent) {
+            arguments.shift_insert(at, INTENT_PARAM_NAME.to_owned(), intent);
+        }
+    }
+    let minted = join_conversation(handle, &mut joined, tracker, takes.mints);
+    (Some(joined), minted)
+}
+
+/// Records a call of a tool the server does not have, for every way in: once, with its intent,
+/// in the conversation its valid handle names, as a failure of reason `unknown_tool` with
+/// `message` (what the client was told); with `rpc_code`, answered with that JSON-RPC error
+/// rather than a tool result. Its arguments are not kept: the server has no schema to describe
+/// them.
+#[cold]
+#[inline(never)]
+pub(crate) fn record_unknown(
+    tracker: Option<&Tracker>,
+    origin: &Origin,
+    name: &str,
+    arguments: Option<&mut Map<String, Value>>,
+    message: String,
+    rpc_code: Option<i64>,
+) {
+    // The name is the agent's: an unbounded one is not kept in full.
+    let kept: String = name.chars().take(MAX_UNKNOWN_NAME_CHARS).collect();
+    let (intent, resumed) = match arguments {
+        Some(map) => {
+            let intent = take_intent(map);
+            let resumed = match origin.session_id {
+                None => resume_conversation(map, origin, &kept, tracker),
+                Some(_) => None,
+            };
+            (intent, resumed)
+        }
+        None => (None, None),
+    };
+    let call = InFlight::start_unknown(Cow::Owned(kept), intent, resumed.as_ref().unwrap_or(origin));
+    let outcome = CallOutcome::error_with_reason(message, UNKNOWN_TOOL);
+    match rpc_code {
+        Some(code) => call.finish_answered(tracker, outcome, code),
+        None => call.finish(tracker, outcome),
+    }
+}
+
 /// Runs `identify` as the call begins, when the tracker has it, so that the call's conversation
 /// handle is checked against the user it names; the record then reuses the answer.
-pub(crate) fn identify_now(tracker: Option<&Tracker>, origin: &mut Origin, name: &str, arguments: &Value) {
+fn identify_now(tracker: Option<&Tracker>, origin: &mut Origin, name: &str, arguments: &Value) {
     if let Some(t) = tracker.filter(|t| t.identifies()) {
         origin.identified = t.identify_now(crate::model::request::RequestInfo::of_origin(name, arguments, origin));
     }
@@ -703,7 +757,7 @@ pub(crate) fn identify_now(tracker: Option<&Tracker>, origin: &mut Origin, name:
 /// the one its handle names, when the handle was minted under the tracker's key for the call's
 /// user ([`identify_now`]); else, when `mint`, a new one, counted, which is returned for the
 /// result to hand out.
-pub(crate) fn join_conversation(
+fn join_conversation(
     argument: Option<Value>,
     origin: &mut Origin,
     tracker: Option<&Tracker>,
@@ -731,8 +785,7 @@ pub(crate) fn join_conversation(
 /// The origin of a call of a tool the server does not have, in the conversation its valid
 /// handle names (taken out of `arguments`); no handle is minted for it (it has no result to
 /// hand one out in).
-#[cold]
-pub(crate) fn resume_conversation(
+fn resume_conversation(
     arguments: &mut Map<String, Value>,
     origin: &Origin,
     name: &str,

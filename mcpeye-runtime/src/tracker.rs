@@ -2,7 +2,7 @@
 //! and the [`Guard`] that flushes at the end.
 //!
 //! On the calling thread, [`Tracker::record`] only runs the `identify` callback if there is
-//! one, copies the record's values into one buffer taken from a pool (`wire/flat.rs`: so that no
+//! one, copies the record's values into one buffer taken from a pool (`json/flat.rs`: so that no
 //! allocation of the calling thread is freed by the flusher) and `try_send`s it on a bounded
 //! channel: no redaction, serialisation, lock or I/O (the call id is drawn on the flusher). A full
 //! channel drops the event (counted) before any copy.
@@ -689,17 +689,22 @@ impl Guard {
     pub fn tracker(&self) -> &Tracker {
         &self.tracker
     }
-    /// See [`Tracker::flush`].
-    pub fn flush(&self, timeout: Duration) -> FlushReport {
-        self.tracker.flush(timeout)
-    }
-    /// See [`Tracker::shutdown`]. Dropping the guard afterwards only uninstalls the tracker.
-    pub fn shutdown(&self, timeout: Duration) -> FlushReport {
-        self.tracker.shutdown(timeout)
-    }
-    /// See [`Tracker::stats`].
-    pub fn stats(&self) -> Stats {
-        self.tracker.stats()
+}
+
+/// The guard is its tracker's: [`Tracker::flush`], [`Tracker::stats`], [`Tracker::shutdown`]
+/// (after which dropping the guard only uninstalls the tracker) are called on it directly.
+///
+/// ```no_run
+/// let guard = mcpeye_runtime::init(mcpeye_runtime::Config::from_env("proj_demo"))?;
+/// let report = guard.flush(std::time::Duration::from_secs(2));
+/// assert_eq!(report.stats.captured, guard.stats().captured);
+/// # Ok::<(), mcpeye_runtime::ConfigError>(())
+/// ```
+impl std::ops::Deref for Guard {
+    type Target = Tracker;
+
+    fn deref(&self) -> &Tracker {
+        &self.tracker
     }
 }
 

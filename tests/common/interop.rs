@@ -5,7 +5,9 @@
 //!
 //! Children are bounded in time (a timeout kills them and fails the test with their output) and
 //! quiet: their output is kept for failure messages only. Without `python3` or `node` on the
-//! PATH the tests that need them say so on stderr and return.
+//! PATH the tests that need them say so on stderr and return, except under `CI=true`, where a
+//! missing tool fails the test with what to install (a CI run that silently tested nothing
+//! would look green).
 #![allow(dead_code)] // each test crate uses part of it
 
 use mcpeye::testing::IngestReceiver;
@@ -42,9 +44,19 @@ macro_rules! or_skip {
     };
 }
 
-/// Says why a test does nothing, on the real stderr (libtest does not capture it).
-pub fn skip(test: &str, why: &str) {
-    let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
+/// Whether the tests run in CI: `CI` set, as CI services set it (`CI=true`), and not `false`/`0`.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
+}
+
+/// A tool the test needs is missing: under CI the test fails saying what to install; elsewhere
+/// it says why it does nothing, on the real stderr (libtest does not capture it), and the caller
+/// returns.
+pub fn skip(test: &str, why: &str, install: &str) {
+    if in_ci() {
+        panic!("{test}: {why}; CI is set, so this is a failure, not a skip: install {install}");
+    }
+    let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why} (install {install} to run it)");
 }
 
 fn target_tmp() -> &'static Path {
@@ -83,12 +95,16 @@ fn install_atomically(dir: &Path, make: impl FnOnce(&Path)) {
 }
 
 /// A Python with the official MCP client, in a venv under `target/`; `None` (and a note on
-/// stderr) without `python3`.
+/// stderr) without `python3`, a failure under CI.
 pub fn python_with_mcp(test: &str) -> Option<PathBuf> {
     static LOCK: Mutex<()> = Mutex::new(());
     let host = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned());
     if !found(&host) {
-        skip(test, &format!("{host} not found (set PYTHON to use another interpreter)"));
+        skip(
+            test,
+            &format!("{host} not found (set PYTHON to use another interpreter)"),
+            "Python 3 with venv and pip (Debian: apt-get install python3 python3-venv)",
+        );
         return None;
     }
     let _one_at_a_time = LOCK.lock().unwrap_or_else(|e| e.into_inner());
@@ -118,12 +134,17 @@ pub fn python_with_mcp(test: &str) -> Option<PathBuf> {
 }
 
 /// `node` and a folder under `target/` where the TypeScript SDK is installed and
-/// `ts_driver.mjs` sits next to it; `None` (and a note on stderr) without `node` or `npm`.
+/// `ts_driver.mjs` sits next to it; `None` (and a note on stderr) without `node` or `npm`, a
+/// failure under CI.
 pub fn node_with_sdk(test: &str) -> Option<(PathBuf, PathBuf)> {
     static LOCK: Mutex<()> = Mutex::new(());
     for tool in ["node", "npm"] {
         if !found(tool) {
-            skip(test, &format!("{tool} not found"));
+            skip(
+                test,
+                &format!("{tool} not found"),
+                "Node.js 18 or later with npm (Debian: apt-get install nodejs npm)",
+            );
             return None;
         }
     }

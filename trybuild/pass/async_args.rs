@@ -14,5 +14,5 @@ async fn refund_order(mcpeye::Args(req): mcpeye::Args<RefundRequest>, count: mcp
 }
 
 fn main() {
-    assert_eq!(<refund_order as mcpeye::Tool>::NAME, "refund");
+    assert_eq!(<refund_order as mcpeye::handwritten::Tool>::NAME, "refund");
 }

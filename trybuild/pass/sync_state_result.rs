@@ -34,5 +34,5 @@ fn main() {
     let db = State(std::sync::Arc::new(Catalog { names: vec!["mug".into()] }));
     let r = search("mug".into(), None, db, State(std::sync::Arc::new(1)));
     assert_eq!(r.unwrap(), vec!["mug".to_owned()]);
-    let _ = <search as mcpeye::Tool>::DEF;
+    let _ = <search as mcpeye::handwritten::Tool>::DEF;
 }

@@ -4,7 +4,16 @@ use crate::contract::{ENV_INGEST_SECRET, ENV_INGEST_URL};
 use std::fmt;
 
 /// Why `init` (or [`Tracker::new`](crate::Tracker::new)) refused a [`Config`](crate::Config).
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// `Debug` prints the same text as `Display`, so that a `main` returning this error with `?`
+/// shows the fix rather than the variant's fields:
+///
+/// ```
+/// use mcpeye_runtime::{Config, Tracker};
+/// let Err(err) = Tracker::new(Config::new("my-project").ingest_url("ftp://x.example")) else { panic!() };
+/// assert_eq!(format!("{err:?}"), err.to_string());
+/// ```
+#[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ConfigError {
     /// The project id is empty or blank.
@@ -82,4 +91,26 @@ impl fmt::Display for ConfigError {
     }
 }
 
+impl fmt::Debug for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
 impl std::error::Error for ConfigError {}
+
+#[cfg(test)]
+mod tests {
+    use super::ConfigError;
+
+    #[test]
+    fn debug_is_the_message_with_its_fix() {
+        let err = ConfigError::InvalidIngestUrl { reason: "it has no scheme" };
+        let debug = format!("{err:?}");
+        assert_eq!(debug, err.to_string());
+        assert!(debug.contains("set Config::ingest_url"), "{debug}");
+        // What `fn main() -> Result<(), Box<dyn Error>>` prints after `Error: `.
+        let boxed: Box<dyn std::error::Error> = Box::new(ConfigError::TlsNotBuilt);
+        assert!(format!("{boxed:?}").contains("enable its `tls` feature"), "{boxed:?}");
+    }
+}

@@ -4,6 +4,7 @@
 //! batch of events.
 
 use crate::config::Identity;
+use crate::dispatch::UNKNOWN_TOOL;
 use crate::json::node::Str;
 use crate::json::{hyphenated_lower, needs_escape, write_escaped, write_number, write_parts, write_str};
 use crate::model::event::Event;
@@ -68,8 +69,21 @@ fn write_body(body: Body<'_>, object_only: bool, redactor: &Redactor, out: &mut 
     }
 }
 
+/// Whether the call was of a tool the server does not have (`toolName` is then the agent's text).
+fn is_unknown_tool(outcome: &Ended<'_>) -> bool {
+    matches!(outcome, Ended::Failed(CallOutcome::Error { reason: Some(r), .. }) if r == UNKNOWN_TOOL)
+}
+
 fn encode(parts: Parts<'_>, call_id: uuid::Uuid, redactor: &Redactor, out: &mut Vec<u8>) -> Result<(), Invalid> {
     let Parts { tool_name, arguments, outcome, timestamp_ms, duration_ms, intent, user_id, user_email } = parts;
+    // A registered tool's name is a validated name; an unknown one is whatever the agent sent.
+    let unknown;
+    let tool_name = if is_unknown_tool(&outcome) {
+        unknown = redactor.unknown_tool_name(tool_name);
+        &*unknown
+    } else {
+        tool_name
+    };
     // Settled by its first byte unless that is whitespace or not ASCII (`is_blank`).
     if is_blank(tool_name) {
         return Err(Invalid::EmptyToolName);

@@ -139,6 +139,11 @@ struct Job {
     head: Vec<u8>,
     events: Vec<Vec<u8>>,
     timeout: Duration,
+    /// The next full batch of the same identity, sent by the same thread once this one is
+    /// accepted: under a steady flow, one hand-off between threads per chain rather than per POST.
+    next: Option<Box<Job>>,
+    /// The last batch of its chain: its answer frees the chain's sender thread.
+    last: bool,
 }
 
 /// A sender thread's answer to a [`Job`].
@@ -147,16 +152,28 @@ struct Done {
     answer: Answer,
 }
 
-/// Runs on each sender thread: POSTs the jobs it is given until the flusher is gone.
-fn send_jobs(transport: Arc<dyn Transport>, jobs: Receiver<Job>, done: Sender<Done>) {
-    while let Ok(job) = jobs.recv() {
-        let body = Payload::new(&job.head, job.events.iter().map(Vec::as_slice));
-        // A transport that panics loses nothing: its batch is retried.
-        let answer = catch_unwind(AssertUnwindSafe(|| transport.send(body, job.timeout))).unwrap_or_else(|_| {
-            Answer::Retry { status: None, after: None, reason: "the transport panicked".to_string() }
-        });
-        if done.send(Done { job, answer }).is_err() {
-            return;
+/// Runs on each sender thread: POSTs the jobs it is given until the flusher is gone. A chained
+/// batch goes only after its predecessor was accepted and while the tracker is not shut down;
+/// otherwise it is handed back unsent.
+fn send_jobs(transport: Arc<dyn Transport>, jobs: Receiver<Job>, done: Sender<Done>, shared: Arc<Handoff>) {
+    while let Ok(first) = jobs.recv() {
+        let mut job = Some(first);
+        let mut go = true;
+        while let Some(mut this) = job {
+            job = this.next.take().map(|j| *j);
+            let answer = if go {
+                let body = Payload::new(&this.head, this.events.iter().map(Vec::as_slice));
+                // A transport that panics loses nothing: its batch is retried.
+                catch_unwind(AssertUnwindSafe(|| transport.send(body, this.timeout))).unwrap_or_else(|_| {
+                    Answer::Retry { status: None, after: None, reason: "the transport panicked".to_string() }
+                })
+            } else {
+                Answer::NotSent
+            };
+            go = answer == Answer::Sent && !shared.closed.load(Ordering::SeqCst);
+            if done.send(Done { job: this, answer }).is_err() {
+                return;
+            }
         }
     }
 }
@@ -188,6 +205,8 @@ pub(crate) struct Flusher {
     in_flight_events: usize,
     /// The identity of each batch in flight.
     busy: Vec<Option<String>>,
+    /// Chains of batches in flight (see [`Job::next`]), one per sender thread at most.
+    chains: usize,
     /// Jobs for the sender threads, and their answers.
     jobs: Sender<Job>,
     jobs_rx: Receiver<Job>,
@@ -273,6 +292,7 @@ impl Flusher {
             buffer: VecDeque::new(),
             in_flight_events: 0,
             busy: Vec::with_capacity(SENDERS),
+            chains: 0,
             jobs,
             jobs_rx,
             done,
@@ -832,7 +852,7 @@ impl Flusher {
         }
         // A full batch, or as full as the buffer can hold when `max_buffer` is smaller.
         let full = self.settings.flush_threshold.max(self.settings.max_batch_events.min(self.settings.max_buffer));
-        while self.busy.len() < SENDERS {
+        while self.chains < SENDERS {
             let now = Instant::now();
             if self.next_attempt.is_some_and(|t| now < t) {
                 return;
@@ -855,12 +875,15 @@ impl Flusher {
                 Some(d) => self.settings.request_timeout.min(d.saturating_duration_since(now)),
                 None => self.settings.request_timeout,
             };
-            self.start(first, timeout);
+            // A chain waits on its first batch's answer: not when a deadline bounds the wait.
+            let chain = if deadline.is_none() { MAX_CHAIN } else { 1 };
+            self.start(first, timeout, chain);
         }
     }
 
-    /// Starts a batch from the event at `first` (see [`pick`](Self::pick)) on a sender thread.
-    fn start(&mut self, first: usize, timeout: Duration) {
+    /// Starts a batch from the event at `first` (see [`pick`](Self::pick)) on a sender thread,
+    /// followed by up to `chain - 1` more full batches of the same identity.
+    fn start(&mut self, first: usize, timeout: Duration, chain: usize) {
         let client = self.buffer[first].client.clone();
         let head = match (&self.settings.identity.server_version, self.shared.server_version.get()) {
             (None, Some(version)) => {
@@ -869,40 +892,63 @@ impl Flusher {
             }
             _ => payload_head(&self.settings.project_id, &self.settings.identity, client.as_deref()),
         };
-        let label = client.as_deref().and_then(ClientInfo::label);
-        let picked = self.pick(first, head.len(), label);
-        let mut job = Job {
-            seqs: Vec::with_capacity(picked.len()),
-            label: label.map(str::to_owned),
-            head,
-            events: Vec::with_capacity(picked.len()),
-            timeout,
-        };
-        for i in picked {
-            let b = &mut self.buffer[i];
-            b.in_flight = true;
-            job.seqs.push(b.seq);
-            job.events.push(std::mem::take(&mut b.bytes));
+        let label = client.as_deref().and_then(ClientInfo::label).map(str::to_owned);
+        let limit = self.split_limit.unwrap_or(self.settings.max_batch_events).min(self.settings.max_batch_events);
+        let mut parts = Vec::new();
+        while parts.len() < chain.max(1) {
+            let picked = self.pick(first, head.len(), label.as_deref());
+            // After the first, only full batches: the rest waits for the next round.
+            if picked.is_empty() || (!parts.is_empty() && picked.len() < limit.max(1)) {
+                break;
+            }
+            let mut job = Job {
+                seqs: Vec::with_capacity(picked.len()),
+                label: label.clone(),
+                head: head.clone(),
+                events: Vec::with_capacity(picked.len()),
+                timeout,
+                next: None,
+                last: false,
+            };
+            for i in picked {
+                let b = &mut self.buffer[i];
+                b.in_flight = true;
+                job.seqs.push(b.seq);
+                job.events.push(std::mem::take(&mut b.bytes));
+            }
+            self.in_flight_events += job.seqs.len();
+            self.busy.push(label.clone());
+            parts.push(job);
         }
-        self.in_flight_events += job.seqs.len();
-        self.busy.push(job.label.clone());
-        if self.senders < self.busy.len() {
+        let Some(mut job) = parts.pop() else { return };
+        job.last = true;
+        while let Some(mut before) = parts.pop() {
+            before.next = Some(Box::new(job));
+            job = before;
+        }
+        self.chains += 1;
+        if self.senders < self.chains {
             self.spawn_sender();
         }
         if let Err(e) = self.jobs.send(job) {
             // Cannot happen while the flusher holds a receiver; answered as a failed attempt.
-            let job = e.into_inner();
-            let answer = Answer::Retry { status: None, after: None, reason: "no sender thread".to_string() };
-            self.complete(Done { job, answer });
+            let mut job = Some(e.into_inner());
+            let mut answer = Answer::Retry { status: None, after: None, reason: "no sender thread".to_string() };
+            while let Some(mut this) = job {
+                job = this.next.take().map(|j| *j);
+                self.complete(Done { job: this, answer });
+                answer = Answer::NotSent;
+            }
         }
     }
 
     /// Starts one more sender thread; without it, the jobs queue for the ones there are.
     fn spawn_sender(&mut self) {
         let (transport, jobs, done) = (self.transport.clone(), self.jobs_rx.clone(), self.done.clone());
+        let shared = self.shared.clone();
         let started = std::thread::Builder::new()
             .name("mcpeye-sender".into())
-            .spawn(move || send_jobs(transport, jobs, done))
+            .spawn(move || send_jobs(transport, jobs, done, shared))
             .is_ok();
         if started {
             self.senders += 1;
@@ -945,6 +991,9 @@ impl Flusher {
         if let Some(i) = self.busy.iter().position(|l| *l == job.label) {
             self.busy.swap_remove(i);
         }
+        if job.last {
+            self.chains -= 1;
+        }
         let n = job.seqs.len();
         let shared = self.shared.clone();
         let diagnostics = &shared.diagnostics;
@@ -974,6 +1023,10 @@ impl Flusher {
                         format!("the ingest answered {reason}; {waiting} event(s) wait, retried with backoff")
                     }),
                 }
+                0
+            }
+            Answer::NotSent => {
+                self.settle_job(job, true);
                 0
             }
             Answer::TooLarge if n == 1 => {
@@ -1009,8 +1062,26 @@ impl Flusher {
         };
         if left > 0 {
             self.commit_outbox();
+        } else {
+            // Events back from a failed batch count against the bound again.
+            self.enforce_bound();
         }
         left
+    }
+
+    /// Keeps the ready events within `max_buffer`: beyond it, the newest wait on disk with an
+    /// outbox, or the oldest are dropped without one.
+    fn enforce_bound(&mut self) {
+        if self.outbox.is_some() {
+            self.spill();
+            return;
+        }
+        let mut overflow = 0;
+        while self.ready() > self.settings.max_buffer {
+            self.drop_oldest();
+            overflow += 1;
+        }
+        self.count_overflow(overflow);
     }
 
     /// Gives a batch's events back to the buffer (`retry`), or takes them out of it, settled in
@@ -1135,8 +1206,12 @@ impl Flusher {
     }
 }
 
-/// Batches encoded ahead of sending when the channel holds more (see `Flusher::ahead`).
-const AHEAD_BATCHES: usize = 2;
+/// Batches encoded ahead of sending when the channel holds more (see `Flusher::ahead`): as many
+/// as a chain takes.
+const AHEAD_BATCHES: usize = MAX_CHAIN;
+
+/// Most batches of one identity handed to a sender thread at once (see [`Job::next`]).
+const MAX_CHAIN: usize = 4;
 
 /// Most buffers of sent events kept for reuse: as many as a burst buffers (`drain` takes the
 /// whole channel), else those beyond a batch were freed at the burst's end. At most 2 MiB.

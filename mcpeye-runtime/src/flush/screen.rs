@@ -20,6 +20,11 @@ impl Event {
     /// The event of a queued record: capped and redacted as the encoder would.
     fn of(queued: Queued, redactor: &Redactor) -> Event {
         let (record, user_id, user_email) = queued.into_record();
+        // An unknown tool's name is the agent's text: cleaned and redacted as the encoder does.
+        let unknown =
+            matches!(&record.outcome, CallOutcome::Error { reason: Some(r), .. } if r == crate::dispatch::UNKNOWN_TOOL);
+        let tool_name =
+            if unknown { redactor.unknown_tool_name(&record.tool_name).into_owned().into() } else { record.tool_name };
         let outcome = match record.outcome {
             CallOutcome::Success { result } => CallOutcome::Success { result: redactor.value(result) },
             CallOutcome::Error { message, reason } => {
@@ -35,7 +40,7 @@ impl Event {
             _ => Value::Object(serde_json::Map::new()),
         };
         Event {
-            tool_name: record.tool_name,
+            tool_name,
             arguments,
             outcome,
             intent: record.intent.map(|(text, source)| (redactor.text(text), source)),

@@ -22,6 +22,9 @@ pub(crate) enum Answer {
     TooLarge,
     /// Any other answer: drop the batch.
     Rejected { status: u16 },
+    /// Not attempted: the batch before it in its chain was not accepted, or the tracker shut
+    /// down meanwhile. It goes back to the buffer as it was.
+    NotSent,
 }
 
 /// Where payloads go. The flusher's sender threads share it, several POSTs at once; each call

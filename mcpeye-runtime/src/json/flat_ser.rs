@@ -27,9 +27,8 @@ pub(crate) fn flatten_serialize<T: Serialize + ?Sized>(
 }
 
 /// [`flatten_serialize`]; `unique`: the value's objects are known to have each key once (a
-/// `serde_json` `Value`'s), so their keys are not compared as they are written. That comparison
-/// is most of what writing a small object's keys costs (the `cpu` bench's arguments: about 1 100
-/// of the calling thread's instructions per call).
+/// `serde_json` `Value`'s), so their keys are not compared as they are written: that comparison
+/// is most of what writing a small object's keys costs.
 fn flatten_checked<T: Serialize + ?Sized>(
     value: &T,
     out: &mut Vec<u8>,

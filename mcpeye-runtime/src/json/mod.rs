@@ -113,7 +113,7 @@ pub(crate) const BLOCK: usize = 32;
 /// [`write_plain`] of `s`, whose bytes `readable` starts with: a string of up to 32 bytes with
 /// as many readable is copied as one fixed-size block then cut back, without a call to memcpy
 /// (most strings are that short, and the call cost more than the copy).
-#[inline]
+#[inline(always)]
 pub(crate) fn write_plain_in(out: &mut Vec<u8>, s: &str, readable: &[u8]) {
     match readable.first_chunk::<BLOCK>() {
         Some(block) if s.len() <= BLOCK => write_block(out, None, block, s.len(), None),
@@ -127,97 +127,76 @@ pub(crate) fn write_plain_in(out: &mut Vec<u8>, s: &str, readable: &[u8]) {
 pub(crate) fn write_raw_in(out: &mut Vec<u8>, bytes: &[u8], readable: &[u8]) {
     match readable.first_chunk::<BLOCK>() {
         Some(block) if bytes.len() <= BLOCK => {
-            out.reserve(BLOCK);
             let at = out.len();
-            // SAFETY: the reserve leaves room for the whole block; `set_len` then covers only its
-            // first `bytes.len()` bytes, which are `bytes` (`readable` starts with them).
-            unsafe {
-                std::ptr::copy_nonoverlapping(block.as_ptr(), out.as_mut_ptr().add(at), BLOCK);
-                out.set_len(at + bytes.len());
-            }
+            // A fixed-size copy, then the bytes past `bytes` cut off (`readable` starts with it).
+            out.extend_from_slice(block);
+            out.truncate(at + bytes.len());
         }
         _ => out.extend_from_slice(bytes),
     }
 }
 
-/// [`is_plain_ascii`] of the first `len` bytes of `block` (`len` at most [`BLOCK`]): one look
-/// at the whole block, the bytes past `len` ignored (keys are mostly short, and the word tests
-/// of `is_plain_ascii` cost more to set up than this).
+/// [`is_plain_ascii`] of the first `len` bytes of `block` (`len` at most [`BLOCK`]): a word
+/// test per 8 bytes up to `len`, the bytes past it ignored (keys are mostly short, and the word
+/// tests of `is_plain_ascii` cost more to set up than this).
 #[inline(always)]
 pub(crate) fn block_is_plain_ascii(block: &[u8; BLOCK], len: usize) -> bool {
-    let mine = (1u64 << len) - 1;
-    // Most keys fit the first half: one look at it.
-    match block.first_chunk::<{ BLOCK / 2 }>() {
-        Some(half) if len <= BLOCK / 2 => half_flags(half) & mine == 0,
-        _ => block_flags(block) & mine == 0,
+    let mut left = len.min(BLOCK);
+    for word in block.chunks_exact(8) {
+        if left == 0 {
+            break;
+        }
+        let w = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+        // The high bits of the word's first `left` bytes.
+        let mine = if left >= 8 { HIGH } else { HIGH & ((1 << (8 * left)) - 1) };
+        if word_flags(w) & mine != 0 {
+            return false;
+        }
+        left = left.saturating_sub(8);
     }
+    true
 }
 
-/// A bit per byte of `block` that is not ASCII, below 0x20, `"` or `\\`.
+/// The high bit of each byte of `w` that is not ASCII, below 0x20, `"` or `\\`: exact per byte
+/// (no carry crosses a byte, unlike [`word_escapes`]).
 #[inline(always)]
-fn block_flags(block: &[u8; BLOCK]) -> u64 {
-    let (low, high) = block.split_at(BLOCK / 2);
-    let half = |h: &[u8]| half_flags(h.try_into().expect("half a block"));
-    half(low) | half(high) << (BLOCK / 2)
-}
-
-/// [`block_flags`] of 16 bytes.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn half_flags(half: &[u8; BLOCK / 2]) -> u64 {
-    use std::arch::x86_64::*;
-    // SAFETY: SSE2 is part of the x86_64 baseline; the 16 bytes loaded are `half` (unaligned
-    // load).
-    unsafe {
-        let v = _mm_loadu_si128(half.as_ptr().cast());
-        // Signed, non-ASCII bytes are negative: one compare flags them and those below 0x20.
-        let low = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
-        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
-        let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
-        u64::from(_mm_movemask_epi8(_mm_or_si128(low, _mm_or_si128(quote, backslash))) as u16)
-    }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-#[inline(always)]
-fn half_flags(half: &[u8; BLOCK / 2]) -> u64 {
-    let mut flags = 0u64;
-    for (i, &b) in half.iter().enumerate() {
-        flags |= u64::from(!(0x20..0x80).contains(&b) || b == b'"' || b == b'\\') << i;
-    }
-    flags
+fn word_flags(w: u64) -> u64 {
+    const LOW7: u64 = !HIGH;
+    // A byte's high bit is set when its low 7 bits are not 0 (`nonzero`) or reach 0x20 (`tall`).
+    let nonzero = |v: u64| ((v & LOW7) + LOW7) | v;
+    let tall = (w & LOW7) + ONES * (0x80 - 0x20);
+    let quote = nonzero(w ^ (ONES * u64::from(b'"')));
+    let backslash = nonzero(w ^ (ONES * u64::from(b'\\')));
+    (w | !tall | !quote | !backslash) & HIGH
 }
 
 /// Appends `lead`, then the first `len` bytes of `block` quoted (a string that needs no
-/// escape), then `tail`: all in one reserve, the block copied whole and cut back.
+/// escape), then `tail`: put together on the stack, appended as one fixed-size copy with one
+/// capacity check (a push per piece would pay one each, for every key and value), then cut back.
 #[inline(always)]
 pub(crate) fn write_block(out: &mut Vec<u8>, lead: Option<u8>, block: &[u8; BLOCK], len: usize, tail: Option<u8>) {
     assert!(len <= BLOCK);
-    let (lead_len, tail_len) = (usize::from(lead.is_some()), usize::from(tail.is_some()));
-    out.reserve(lead_len + BLOCK + 2 + tail_len);
-    let at = out.len();
-    // SAFETY: the reserve leaves room for every byte written below (the block is written whole,
-    // the closing quote and `tail` overwrite its bytes from `len` on); `set_len` then covers
-    // only bytes just written: `lead`, the quote, `block[..len]`, the quote, `tail`. Through
-    // `push`/`extend_from_slice`, every key and value would pay for the capacity checks.
-    unsafe {
-        let mut p = out.as_mut_ptr().add(at);
-        if let Some(b) = lead {
-            p.write(b);
-            p = p.add(1);
-        }
-        p.write(b'"');
-        std::ptr::copy_nonoverlapping(block.as_ptr(), p.add(1), BLOCK);
-        p.add(1 + len).write(b'"');
-        if let Some(b) = tail {
-            p.add(2 + len).write(b);
-        }
-        out.set_len(at + lead_len + len + 2 + tail_len);
+    let mut buf = [0u8; BLOCK + 4];
+    let mut n = 0;
+    if let Some(b) = lead {
+        buf[0] = b;
+        n = 1;
     }
+    buf[n] = b'"';
+    buf[n + 1..n + 1 + BLOCK].copy_from_slice(block);
+    buf[n + 1 + len] = b'"';
+    n += len + 2;
+    if let Some(b) = tail {
+        buf[n] = b;
+        n += 1;
+    }
+    let at = out.len();
+    out.extend_from_slice(&buf);
+    out.truncate(at + n);
 }
 
-/// `id` as [`uuid::Uuid::hyphenated`]`().encode_lower` writes it, in a few vector operations:
-/// uuid's byte-at-a-time loop is slower, and runs for every event.
+/// `id` as [`uuid::Uuid::hyphenated`]`().encode_lower` writes it, eight digits per word
+/// operation: uuid's byte-at-a-time loop is slower, and runs for every event.
 #[inline]
 pub(crate) fn hyphenated_lower(id: &uuid::Uuid) -> [u8; 36] {
     let hex = hex_lower(id.as_bytes());
@@ -230,36 +209,29 @@ pub(crate) fn hyphenated_lower(id: &uuid::Uuid) -> [u8; 36] {
     out
 }
 
-/// The 32 lower-case hex digits of `bytes`, most significant nibble first.
-#[cfg(target_arch = "x86_64")]
+/// The 32 lower-case hex digits of `bytes`, most significant nibble first: four bytes at a time
+/// in a 64-bit word, each byte spread over two and split into its nibbles, every digit computed
+/// at once (no carry crosses a byte).
 #[inline(always)]
 fn hex_lower(bytes: &[u8; 16]) -> [u8; 32] {
-    use std::arch::x86_64::*;
+    const NIBBLES: u64 = 0x0F0F_0F0F_0F0F_0F0F;
     let mut hex = [0u8; 32];
-    // SAFETY: SSE2 is part of the x86_64 baseline; the loads and stores are unaligned, of the 16
-    // bytes of `bytes` and the 32 of `hex`.
-    unsafe {
-        let v = _mm_loadu_si128(bytes.as_ptr().cast());
-        let nibble = _mm_set1_epi8(0x0F);
-        let high = _mm_and_si128(_mm_srli_epi16(v, 4), nibble);
-        let low = _mm_and_si128(v, nibble);
-        // A nibble's digit: '0' + n, and 'a' - 10 = '0' + n + 0x27 past 9.
-        let digits = |n: __m128i| {
-            let alpha = _mm_and_si128(_mm_cmpgt_epi8(n, _mm_set1_epi8(9)), _mm_set1_epi8(0x27));
-            _mm_add_epi8(_mm_add_epi8(n, _mm_set1_epi8(b'0' as i8)), alpha)
-        };
-        _mm_storeu_si128(hex.as_mut_ptr().cast(), digits(_mm_unpacklo_epi8(high, low)));
-        _mm_storeu_si128(hex.as_mut_ptr().add(16).cast(), digits(_mm_unpackhi_epi8(high, low)));
+    for (four, digits) in bytes.chunks_exact(4).zip(hex.chunks_exact_mut(8)) {
+        let x = u64::from(u32::from_le_bytes(four.try_into().expect("four bytes")));
+        // Byte i moves to bytes 2i and 2i + 1.
+        let x = (x | x << 16) & 0x0000_FFFF_0000_FFFF;
+        let x = (x | x << 8) & 0x00FF_00FF_00FF_00FF;
+        // The high nibble first (the lower byte), then the low one.
+        let n = ((x >> 4) | (x << 8)) & NIBBLES;
+        // '0' + n, and 'a' - 10 = '0' + n + 0x27 past 9 (bit 4 of n + 6 is set exactly then).
+        let alpha = ((n + ONES * 6) >> 4 & ONES) * 0x27;
+        digits.copy_from_slice(&(n + ONES * u64::from(b'0') + alpha).to_le_bytes());
     }
     hex
 }
 
-#[cfg(not(target_arch = "x86_64"))]
-use hex_lower_portable as hex_lower;
-
-/// [`hex_lower`] a byte at a time (compared with the SSE2 path in tests).
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-#[inline(always)]
+/// [`hex_lower`] a byte at a time (what the word version is compared with in tests).
+#[cfg(test)]
 fn hex_lower_portable(bytes: &[u8; 16]) -> [u8; 32] {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut hex = [0u8; 32];
@@ -270,20 +242,12 @@ fn hex_lower_portable(bytes: &[u8; 16]) -> [u8; 32] {
     hex
 }
 
-/// Appends `parts` in order with one capacity check (an event's fixed keys and short fields).
+/// Appends `parts` in order after one reserve (an event's fixed keys and short fields).
 #[inline(always)]
 pub(crate) fn write_parts<const N: usize>(out: &mut Vec<u8>, parts: [&[u8]; N]) {
-    let len = parts.iter().map(|p| p.len()).sum();
-    out.reserve(len);
-    let mut at = out.len();
-    // SAFETY: the reserve leaves room for the `len` bytes copied; `set_len` covers only them,
-    // once written. Through `extend_from_slice`, each part paid its own capacity check.
-    unsafe {
-        for part in parts {
-            std::ptr::copy_nonoverlapping(part.as_ptr(), out.as_mut_ptr().add(at), part.len());
-            at += part.len();
-        }
-        out.set_len(at);
+    out.reserve(parts.iter().map(|p| p.len()).sum());
+    for part in parts {
+        out.extend_from_slice(part);
     }
 }
 

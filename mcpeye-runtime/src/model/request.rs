@@ -132,6 +132,7 @@ impl<'a> RequestInfo<'a> {
     /// assert!(who(&RequestInfo::new("search", &serde_json::Value::Null)).is_none());
     /// ```
     #[cfg(feature = "rmcp")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
     pub fn http(&self) -> Option<&'a http::request::Parts> {
         self.extra?.http.as_ref()
     }
@@ -144,6 +145,7 @@ impl<'a> RequestInfo<'a> {
     /// assert_eq!(RequestInfo::new("search", &serde_json::Value::Null).header("x-user"), None);
     /// ```
     #[cfg(feature = "rmcp")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "rmcp")))]
     pub fn header(&self, name: &str) -> Option<&'a str> {
         self.http()?.headers.get(name)?.to_str().ok()
     }

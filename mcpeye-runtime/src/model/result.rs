@@ -604,21 +604,26 @@ impl ErrorReason for ToolError {
 /// `T: Serialize` (see [`CallToolResult::json`]): `String` gives a text item, `()` an empty
 /// result, an object `structuredContent` plus the same JSON as text.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be returned from a tool",
+    message = "`{Self}` cannot be returned from a tool: it does not implement `serde::Serialize`",
     label = "this return type cannot become a tool result",
-    note = "return `String`, `()`, a type that implements `serde::Serialize`, `mcpeye::CallToolResult`, or `Result<T, E>` of those with `E: Display`"
+    note = "return `String`, `()`, a type that implements `serde::Serialize` (`#[derive(serde::Serialize)]`), `mcpeye::CallToolResult`, or `Result<T, E>` of those with `E: Display`"
 )]
 pub trait ToolValue {
     /// Converts the value into the result sent to the client.
     fn into_call_result(self) -> CallToolResult;
 }
 
+// Not recommended either: the note names it, without pointing into mcpeye's source.
+#[diagnostic::do_not_recommend]
 impl ToolValue for CallToolResult {
     fn into_call_result(self) -> CallToolResult {
         self
     }
 }
 
+// Not recommended: a type that is neither gets `ToolValue`'s message, not serde's list of every
+// `Serialize` type.
+#[diagnostic::do_not_recommend]
 impl<T: Serialize> ToolValue for T {
     fn into_call_result(self) -> CallToolResult {
         match serde_json::to_value(&self) {

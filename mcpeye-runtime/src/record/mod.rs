@@ -4,6 +4,7 @@
 
 mod flat_result;
 mod in_flight;
+#[allow(unsafe_code)] // see the `SAFETY:` comments in it
 mod queued;
 
 #[cfg(feature = "rmcp")]

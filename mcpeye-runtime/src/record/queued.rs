@@ -34,9 +34,9 @@ pub(crate) struct Queued {
     /// The MCP session of the call: sampling keeps or drops it whole.
     pub session_id: Option<Arc<str>>,
     pub timestamp_ms: u64,
-    /// The call's duration as its seconds and nanoseconds (a `Duration`'s padding, and the
-    /// intent's source apart from its text, would make the record 8 bytes longer than the 256
-    /// that are moved without memcpy's long path; it is moved 4 times on each thread).
+    /// The call's duration as its seconds and nanoseconds: a `Duration`'s padding would take the
+    /// record past 256 bytes, the size memcpy moves without its long path (a record is moved
+    /// several times on each thread).
     duration_secs: u64,
     duration_nanos: u32,
     pub user_id: Option<String>,
@@ -435,8 +435,8 @@ pub(crate) struct BufferPool {
 
 /// Buffers kept for reuse: more than the records a burst queues before the flusher is nudged
 /// (2 000, `tracker::NUDGE_MAX`), so that at a steady rate every record's buffer comes back;
-/// with fewer, the surplus was freed on the flusher into the calling thread's arena and
-/// allocated there again (1 KiB, glibc's slow path). At most 2.5 MiB stays allocated.
+/// with fewer, the surplus is freed on the flusher and allocated again on the calling thread,
+/// through the allocator's slow path. At most 2.5 MiB stays allocated.
 const POOL_BUFFERS: usize = 2560;
 /// A buffer that grew past this is freed rather than kept.
 const POOL_MAX_CAPACITY: usize = 16 * 1024;

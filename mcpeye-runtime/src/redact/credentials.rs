@@ -1,6 +1,6 @@
 //! The credential layer beyond the siblings' nine patterns (docs/wire-format.md#credentials): URL
-//! userinfo and credential-named parameters, vendor token formats, PEM private keys, long base64
-//! runs, and high-entropy values under key-like names.
+//! userinfo and credential-named parameters, secret keys written as text, vendor token formats,
+//! PEM private keys, long and line-wrapped base64, and high-entropy values under key-like names.
 //!
 //! It runs before the nine patterns (the e-mail pattern would otherwise take a URL's password
 //! and host for an address) and only on strings the prescan flagged; each rule is further
@@ -40,12 +40,13 @@ static PEM: LazyLock<Regex> = LazyLock::new(|| {
 static USERINFO: LazyLock<Regex> =
     LazyLock::new(|| compile(r"(?-u:\b)([A-Za-z][A-Za-z0-9+.\-]{0,30}://)(?:([^\s/?#@:\[\]]*):)?([^\s/?#@\[\]]+)@"));
 
-/// A credential-named `name=value` in a query, a fragment or a connection string: the name is
+/// A credential-named `name=value` in a query, a fragment, a connection string, a command line
+/// (`--password=x`) or after a quote or bracket (`"password=x`, `(password=x`): the name is
 /// one of the words below, alone or as the last word of a `_`/`-`/`.`-joined name
 /// (`access_token`, `x-amz-signature`, `AccountKey`…), compared case-insensitively.
 static PARAM: LazyLock<Regex> = LazyLock::new(|| {
     compile(
-        r"(^|[?&#;,\s]|&amp;)((?i-u:(?:[a-z0-9]+[_.\-]?)*?(?:token|secret|password|passwd|pwd|passphrase|apikey|api_key|api-key|key|sig|signature|credential|credentials|auth|jwt|sessionid|session_id|sid|code_verifier|client_assertion)))=([^&#;,\s\x22'<>\[]+)",
+        r"(^|[?&#;,\s\x22'`(\[{<\-]|&amp;)((?i-u:(?:[a-z0-9]+[_.\-]?)*?(?:token|secret|password|passwd|pwd|passphrase|apikey|api_key|api-key|key|sig|signature|credential|credentials|auth|jwt|sessionid|session_id|sid|code_verifier|client_assertion)))=([^&#;,\s\x22'`<>\[\](){}]+)",
     )
 });
 
@@ -154,11 +155,18 @@ static DISCORD: LazyLock<Regex> =
 /// Fewest characters of a Discord token.
 const DISCORD_MIN: usize = 59;
 
-/// Applies the credential layer to `s`: `Cow::Borrowed` when nothing matched.
-pub(crate) fn apply(s: &str) -> Cow<'_, str> {
+/// Applies the credential layer to `s`, with `keys` the secret keys' text forms
+/// ([`TextKeys`]): `Cow::Borrowed` when nothing matched.
+pub(crate) fn apply<'s>(s: &'s str, keys: &TextKeys) -> Cow<'s, str> {
     let mut out = Cow::Borrowed(s);
     if s.contains("-----BEGIN") {
         replace(&mut out, &PEM, markers::PRIVATE_KEY);
+    }
+    // Before the token rules, which could take a piece of a line for a token and leave the rest.
+    if out.len() >= 2 * WRAPPED_MIN_LINE && NEWLINE.is_match(out.as_ref()) {
+        if let Some(new) = replace_wrapped_base64(&out) {
+            out = Cow::Owned(new);
+        }
     }
     if out.contains("://") {
         if let Cow::Owned(new) = USERINFO.replace_all(&out, |c: &Captures<'_>| {
@@ -198,7 +206,352 @@ pub(crate) fn apply(s: &str) -> Cow<'_, str> {
             out = Cow::Owned(new);
         }
     }
+    // Last: a header's value that an earlier rule replaced (`Authorization: Basic [REDACTED_KEY]`)
+    // is left as it is.
+    if keys.may_occur_in(&out) {
+        if let Some(new) = keys.replace(&out) {
+            out = Cow::Owned(new);
+        }
+    }
     out
+}
+
+/// The keys whose values [`TextKeys`] replaces in text: the default denylist, header names
+/// that carry credentials, and AWS's secret key. Their prescan hints are in `prescan::CREDS`.
+const TEXT_KEYS: [&str; 13] = [
+    "password",
+    "passwd",
+    "secret",
+    "token",
+    "apikey",
+    "api_key",
+    "api-key",
+    "x-api-key",
+    "authorization",
+    "proxy-authorization",
+    "cookie",
+    "set-cookie",
+    "aws_secret_access_key",
+];
+
+/// Keys whose value is a whole header line (`Cookie: a=1; b=2`, `Authorization: Digest …`).
+const HEADER_KEYS: [&str; 4] = ["authorization", "proxy-authorization", "cookie", "set-cookie"];
+
+/// The text forms of secret keys (docs/wire-format.md#credentials): `key: value`,
+/// `key = value`, the key or value quoted (`"password": "x"`, a JSON text inside a string),
+/// after any non-word byte (`(password: x`, `` `token: x ``). The value is replaced by
+/// [`markers::FIELD`], as the denylist replaces a field's; a JSON value under a quoted key
+/// (`{"token": {"a": 1}}`) is replaced whole by the marker as a JSON string.
+#[derive(Debug, Clone)]
+pub(crate) struct TextKeys {
+    regex: Regex,
+    /// Extra denylist entries are among the keys: [`has_key_form`] does not know them.
+    extra: bool,
+}
+
+/// The separators of a key form, found by `memchr2` (the searcher's prefilter for two bytes).
+static SEPARATORS: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    // The patterns are constants: failing here is a build defect.
+    AhoCorasick::new([":", "="]).expect("two separators build a searcher")
+});
+
+/// Whether `s` holds a key form of [`TEXT_KEYS`]: exactly when [`TextKeys`]' regex of the
+/// default keys matches. Each `:` or `=` is looked at: back over spaces, tabs and a quote, does
+/// a key end there, not preceded by a letter, digit, `_` or `-`? One pass over the separators,
+/// where a regex of the keys (ASCII case folded) had no literal prefilter and scanned every byte.
+fn has_key_form(s: &str) -> bool {
+    let b = s.as_bytes();
+    SEPARATORS.find_iter(s).any(|m| {
+        let mut end = m.start();
+        while end > 0 && matches!(b[end - 1], b' ' | b'\t') {
+            end -= 1;
+        }
+        if end > 0 && matches!(b[end - 1], b'"' | b'\'' | b'`') {
+            end -= 1;
+            if end > 0 && b[end - 1] == b'\\' {
+                end -= 1;
+            }
+        }
+        // Every key ends in one of these letters: most separators are settled here.
+        if end == 0 || !matches!(b[end - 1] | 0x20, b'd' | b't' | b'n' | b'y' | b'e') {
+            return false;
+        }
+        TEXT_KEYS.iter().any(|k| {
+            end >= k.len()
+                && b[end - k.len()..end].eq_ignore_ascii_case(k.as_bytes())
+                && (end == k.len()
+                    || !matches!(b[end - k.len() - 1], b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'-'))
+        })
+    })
+}
+
+static DEFAULT_TEXT_KEYS: LazyLock<TextKeys> = LazyLock::new(|| TextKeys::new(&[]));
+
+impl TextKeys {
+    /// [`TEXT_KEYS`] and the denylist's `extra` entries (compared case-insensitively, Unicode
+    /// case for them as the denylist does; ASCII case for the defaults, as the prescan's hints).
+    pub(crate) fn new(extra: &[&str]) -> Self {
+        let defaults = TEXT_KEYS.join("|");
+        let extra: Vec<String> = extra
+            .iter()
+            .filter(|e| !e.is_empty() && !TEXT_KEYS.iter().any(|k| k.eq_ignore_ascii_case(e)))
+            .map(|e| regex::escape(e))
+            .collect();
+        let keys = if extra.is_empty() {
+            format!("(?i-u:{defaults})")
+        } else {
+            format!("(?i-u:{defaults})|(?i:{})", extra.join("|"))
+        };
+        let pattern = format!(r#"(?:^|[^A-Za-z0-9_\-])((?:\\?["'`])?)({keys})((?:\\?["'`])?)[ \t]*([:=])[ \t]*"#);
+        TextKeys { regex: compile(&pattern), extra: !extra.is_empty() }
+    }
+
+    /// Whether a key form may occur in `s` (false: none does).
+    pub(crate) fn may_occur_in(&self, s: &str) -> bool {
+        self.extra || has_key_form(s)
+    }
+
+    /// The default list's, compiled once per process.
+    pub(crate) fn default_keys() -> &'static TextKeys {
+        &DEFAULT_TEXT_KEYS
+    }
+
+    /// `s` with the values of its key forms replaced, or `None` when there are none.
+    fn replace(&self, s: &str) -> Option<String> {
+        let mut out: Option<String> = None;
+        let (mut copied, mut at) = (0, 0);
+        while let Some(c) = self.regex.captures_at(s, at) {
+            let (Some(whole), Some(key)) = (c.get(0), c.get(2)) else { break };
+            let (open, close) = (c.get(1).map_or("", |m| m.as_str()), c.get(3).map_or("", |m| m.as_str()));
+            let colon = &c[4] == ":";
+            let json = open == "\"" && close == "\"" && colon;
+            let header = HEADER_KEYS.iter().any(|h| h.eq_ignore_ascii_case(key.as_str()));
+            // Code, not a key form: a path (`token::Paren`), a comparison or match arm
+            // (`token == x`, `token => x`), a header name with `=` (`cookie = "0.18"`, a crate).
+            let next = s.as_bytes().get(whole.end()).copied();
+            let code = match (colon, next) {
+                (true, Some(b':')) | (false, Some(b'=' | b'>')) => true,
+                (false, _) => header,
+                _ => false,
+            };
+            let span = if code { None } else { value_span(s, whole.end(), json, header.then_some(open), colon) };
+            match span {
+                Some((start, end, as_json)) => {
+                    let o = out.get_or_insert_with(|| String::with_capacity(s.len()));
+                    o.push_str(&s[copied..start]);
+                    if as_json {
+                        o.push('"');
+                        o.push_str(markers::FIELD);
+                        o.push('"');
+                    } else {
+                        o.push_str(markers::FIELD);
+                    }
+                    copied = end;
+                    at = end;
+                }
+                None => at = whole.end(),
+            }
+            if at >= s.len() {
+                break;
+            }
+        }
+        let mut o = out?;
+        o.push_str(&s[copied..]);
+        Some(o)
+    }
+}
+
+/// The value after a key form at `from`: its byte span and whether it is a JSON value to be
+/// replaced by a JSON string. `None` when it is empty or already a marker. `header`, for a header
+/// key, holds the quote before it, if any: the value ends there or at the end of the line.
+fn value_span(s: &str, from: usize, json: bool, header: Option<&str>, colon: bool) -> Option<(usize, usize, bool)> {
+    let bytes = s.as_bytes();
+    let mut start = from;
+    while start < bytes.len()
+        && (bytes[start] == b' ' || bytes[start] == b'\t' || (json && bytes[start].is_ascii_whitespace()))
+    {
+        start += 1;
+    }
+    let rest = &s[start..];
+    if rest.is_empty() || rest.starts_with("[REDACTED_") || rest.starts_with("\"[REDACTED_") {
+        return None;
+    }
+    if json {
+        let mut values = serde_json::Deserializer::from_str(rest).into_iter::<serde::de::IgnoredAny>();
+        if let Some(Ok(_)) = values.next() {
+            let end = start + values.byte_offset();
+            // An empty value says nothing (`"password": ""`, `"token": null`).
+            return (!matches!(&s[start..end], "\"\"" | "null")).then_some((start, end, true));
+        }
+    }
+    let line_end = rest.find(['\n', '\r']).unwrap_or(rest.len());
+    // A quoted value: its text, to the closing quote on the same line (or the line's end).
+    for quote in ["\\\"", "\\'", "\"", "'", "`"] {
+        let Some(body) = rest[..line_end].strip_prefix(quote) else { continue };
+        let len = match quote {
+            "\"" => closing_quote(body),
+            _ => body.find(quote),
+        }
+        .unwrap_or(body.len());
+        let inner = start + quote.len();
+        if len == 0 || body.starts_with("[REDACTED_") || is_placeholder(&body[..len]) {
+            return None;
+        }
+        return Some((inner, inner + len, false));
+    }
+    let line = &rest[..line_end];
+    let len = if let Some(open) = header {
+        // A header's value is the rest of its line (or of its quoted text), but for the scheme of
+        // a replaced credential.
+        if line.split_once(' ').is_some_and(|(_, v)| v.starts_with("[REDACTED_")) {
+            return None;
+        }
+        match open {
+            "" => line.len(),
+            quote => line.find(quote).unwrap_or(line.len()),
+        }
+    } else {
+        line.find(|c: char| {
+            c.is_whitespace() || matches!(c, ',' | ';' | '&' | '"' | '\'' | '`' | ')' | ']' | '}' | '<' | '>' | '\\')
+        })
+        .unwrap_or(line.len())
+    };
+    let value = line[..len].trim_end();
+    // After `:`, a bare word of letters is prose or a type (`token: three parts`, `token: Token`).
+    let word = colon && header.is_none() && value.bytes().all(|b| b.is_ascii_alphabetic());
+    let kept = value.is_empty() || word || is_placeholder(value) || is_code(value);
+    (!kept).then_some((start, start + value.len(), false))
+}
+
+/// Whether a bare value is code rather than a secret: a call, a path, a closure, a negation, or
+/// a type or keyword as its first word (`token: usize`, `secret: impl Into<String>`,
+/// `token = self.next()`); tool results hold much code.
+fn is_code(value: &str) -> bool {
+    const WORDS: [&str; 40] = [
+        "impl", "dyn", "mut", "Option", "Vec", "Box", "Result", "Arc", "Rc", "Self", "self", "usize", "isize", "u8",
+        "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128", "f32", "f64", "char", "await", "new", "this",
+        "Some", "Ok", "Err", "true", "false", "nil", "function", "lambda", "const", "let", "typeof",
+    ];
+    let first = value.split(|c: char| !c.is_ascii_alphanumeric() && c != '_').next().unwrap_or("");
+    value.contains(['(', '|'])
+        || value.contains("::")
+        || value.contains("![")
+        || value.starts_with(['!', '.'])
+        || WORDS.contains(&first)
+}
+
+/// Whether a key's value is a placeholder or a type rather than a secret: a template
+/// (`${PASSWORD}`, `{{ token }}`, `{}`, `<password>`, `%s`), a reference (`&str`, `$TOKEN`), a mask
+/// (`****`), or a type name as in `password: string` (code is a common tool result).
+fn is_placeholder(value: &str) -> bool {
+    const TYPES: [&str; 14] = [
+        "string",
+        "str",
+        "String",
+        "number",
+        "int",
+        "integer",
+        "bool",
+        "boolean",
+        "null",
+        "None",
+        "undefined",
+        "object",
+        "any",
+        "bytes",
+    ];
+    value.starts_with(['$', '<', '{', '%', '*', '&'])
+        || value.contains("${")
+        || value.contains("{{")
+        || value.contains("{}")
+        || TYPES.contains(&value)
+}
+
+/// The length of a `"`-quoted text's body up to its closing quote (`\"` escapes one).
+fn closing_quote(body: &str) -> Option<usize> {
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// `\n`, found by the SIMD `memchr` of the searcher's prefilter (`str::find` reads a word at a
+/// time).
+static NEWLINE: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    // The pattern is a constant: failing here is a build defect.
+    AhoCorasick::new(["\n"]).expect("a newline builds a searcher")
+});
+
+/// Fewest characters of a full line of a line-wrapped base64 blob (PEM has 64, MIME 76).
+pub(crate) const WRAPPED_MIN_LINE: usize = 40;
+/// Most characters of such a line.
+const WRAPPED_MAX_LINE: usize = 128;
+
+/// Replaces every line-wrapped base64 blob by [`markers::BINARY`]: two or more lines of the same
+/// length (40 to 128 characters of `[A-Za-z0-9+/=_-]`, indentation and `\r` aside), with an
+/// optional shorter last line that ends in `=` or mixes character classes, the whole mixing upper
+/// case, lower case and digits. Ordinary text has no run of equal-length lines without a space
+/// or punctuation; hex dumps and hashes lack upper or lower case.
+fn replace_wrapped_base64(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    let mut replace = |first: usize, until: usize, out: &mut Option<String>| {
+        let o = out.get_or_insert_with(|| String::with_capacity(s.len()));
+        // Bodies are ASCII, so their ends are char boundaries.
+        o.push_str(&s[copied..first]);
+        o.push_str(markers::BINARY);
+        copied = until;
+    };
+    // The open group: its first body's start, its width, its lines, the end of its last body.
+    let mut group: Option<(usize, usize, usize, usize)> = None;
+    let mut at = 0;
+    loop {
+        // The next line's body: indentation and `\r` aside; whether it is all base64.
+        let line_end = NEWLINE.find(&s[at..]).map_or(s.len(), |m| at + m.start());
+        let line = &s[at..line_end];
+        let start = at + (line.len() - line.trim_start_matches([' ', '\t']).len());
+        let end = (at + line.trim_end_matches('\r').len()).max(start);
+        let b64 = end > start && bytes[start..end].iter().all(|&b| is_base64_byte(b));
+        let width = end - start;
+        let mut tail_taken = false;
+        if let Some((first, w, n, last)) = group {
+            if b64 && width == w {
+                group = Some((first, w, n + 1, end));
+            } else {
+                let mut until = last;
+                if n >= 2 && b64 && width < w && (bytes[end - 1] == b'=' || looks_like_base64(&bytes[start..end])) {
+                    until = end;
+                    tail_taken = true;
+                }
+                if n >= 2 && looks_like_base64(&bytes[first..until]) {
+                    replace(first, until, &mut out);
+                }
+                group = None;
+            }
+        }
+        if group.is_none() && !tail_taken && b64 && (WRAPPED_MIN_LINE..=WRAPPED_MAX_LINE).contains(&width) {
+            group = Some((start, width, 1, end));
+        }
+        if line_end >= s.len() {
+            break;
+        }
+        at = line_end + 1;
+    }
+    if let Some((first, _, n, last)) = group {
+        if n >= 2 && looks_like_base64(&bytes[first..last]) {
+            replace(first, last, &mut out);
+        }
+    }
+    let mut o = out?;
+    o.push_str(&s[copied..]);
+    Some(o)
 }
 
 fn replace(out: &mut Cow<'_, str>, regex: &Regex, marker: &str) {
@@ -428,6 +781,152 @@ mod tests {
                 }
                 assert_eq!(fast, slow, "{s:?} {min}");
             }
+        }
+    }
+
+    fn layer(s: &str) -> String {
+        apply(s, TextKeys::default_keys()).into_owned()
+    }
+
+    #[test]
+    fn text_forms_of_secret_keys() {
+        let cases = [
+            ("password: hunter2", "password: [REDACTED_FIELD]"),
+            ("Password:hunter2 and more", "Password:[REDACTED_FIELD] and more"),
+            ("password = x", "password = [REDACTED_FIELD]"),
+            ("user=bob, passwd: 'p w'", "user=bob, passwd: '[REDACTED_FIELD]'"),
+            ("\"password=x\"", "\"password=[REDACTED_URL_CREDENTIAL]\""),
+            ("(password=x)", "(password=[REDACTED_URL_CREDENTIAL])"),
+            ("`password=x`", "`password=[REDACTED_URL_CREDENTIAL]`"),
+            ("cmd --password=x -v", "cmd --password=[REDACTED_URL_CREDENTIAL] -v"),
+            ("X-API-Key: abc123", "X-API-Key: [REDACTED_FIELD]"),
+            ("Cookie: a=1; b=2\nHost: h", "Cookie: [REDACTED_FIELD]\nHost: h"),
+            ("h = \"Set-Cookie: sid=1; Path=/\", n", "h = \"Set-Cookie: [REDACTED_FIELD]\", n"),
+            ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [REDACTED_KEY]"),
+            ("Authorization: Negotiate abc def", "Authorization: [REDACTED_FIELD]"),
+            ("aws_secret_access_key = wJalr/XUtn", "aws_secret_access_key = [REDACTED_FIELD]"),
+            (r#"{"password": "a \" b", "u": 1}"#, r#"{"password": "[REDACTED_FIELD]", "u": 1}"#),
+            (r#"{"token":{"a":[1,{"b":2}]},"n":null}"#, r#"{"token":"[REDACTED_FIELD]","n":null}"#),
+            (r#"[{"apiKey" : 12.5}]"#, r#"[{"apiKey" : "[REDACTED_FIELD]"}]"#),
+            (r#"{"secret": "#, r#"{"secret": "#),
+            (r#"{"secret": "cut"#, r#"{"secret": "[REDACTED_FIELD]"#),
+            (r#"{\"secret\": \"v\"}"#, r#"{\"secret\": \"[REDACTED_FIELD]\"}"#),
+            ("token: [REDACTED_FIELD]", "token: [REDACTED_FIELD]"),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(layer(input), expected, "{input:?}");
+            assert_eq!(layer(expected), expected, "idempotent on {expected:?}");
+        }
+        for kept in [
+            "max_tokens: 1024",
+            "tokens: 3",
+            "secretary: Ann",
+            "the password is long",
+            "apikeys: none",
+            r#"{"password_hint": "x", "token_type": "bearer"}"#,
+            "my_password: x",
+            "if token == x { token => y }",
+            "use syn::token::Paren; let token: usize = 1;",
+            "fn f(secret: impl Into<String>, token: mio::Token) { let secret = self.secret.clone(); }",
+            "secret = !denied",
+            "cookie = \"0.18\"",
+            "the bot token: three parts",
+            "fn f(token: Token, cookie: Cookie<'static>) -> Token![_]",
+            r#"{"password": "", "token": null}"#,
+            "write!(f, \"Proxy-Authorization: Basic {}\\r\\n\", creds)",
+        ] {
+            assert_eq!(layer(kept), kept);
+        }
+    }
+
+    /// [`has_key_form`] answers as the default keys' regex does.
+    #[test]
+    fn key_forms_are_found_as_the_regex_finds_them() {
+        let keys = TextKeys::default_keys();
+        let pieces = [
+            "password",
+            "PassWD",
+            "x-api-key",
+            "api-key",
+            "token",
+            "set-cookie",
+            "aws_secret_access_key",
+            "secret",
+            "my_token",
+            "tokens",
+            "-secret",
+            "\\\"",
+            "\"",
+            "'",
+            "`",
+            " ",
+            "\t",
+            ":",
+            "=",
+            "x",
+            "_",
+            "é",
+            "\n",
+        ];
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..20_000 {
+            let mut s = String::new();
+            for _ in 0..1 + state % 6 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                s.push_str(pieces[(state % pieces.len() as u64) as usize]);
+            }
+            assert_eq!(has_key_form(&s), keys.regex.is_match(&s), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn extra_keys_have_text_forms() {
+        let keys = TextKeys::new(&["ssn", "Clé"]);
+        assert_eq!(apply("ssn: 123-45-6789, CLÉ = x", &keys), "ssn: [REDACTED_FIELD], CLÉ = [REDACTED_FIELD]");
+        assert_eq!(apply("ssn: 1", TextKeys::default_keys()), "ssn: 1");
+    }
+
+    /// `lines` lines of `width` characters of a fixed pseudo-random base64 sequence.
+    fn blob(lines: usize, width: usize) -> Vec<String> {
+        const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let mut x = 88172645463325252u64;
+        (0..lines)
+            .map(|_| {
+                (0..width)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        char::from(ALPHABET[(x % 64) as usize])
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn wrapped_base64_blobs() {
+        let b = blob(4, 76);
+        let mime = format!("part:\r\n{}\r\nAb9=\r\n--end", b.join("\r\n"));
+        assert_eq!(layer(&mime), "part:\r\n[REDACTED_BINARY]\r\n--end");
+        let pem = format!("-----BEGIN CERTIFICATE-----\n{}\n-----END CERTIFICATE-----", blob(3, 64).join("\n"));
+        assert_eq!(layer(&pem), "-----BEGIN CERTIFICATE-----\n[REDACTED_BINARY]\n-----END CERTIFICATE-----");
+        let indented = format!("key: |\n  {}\n  {}\nnext: 1", b[0], b[1]);
+        assert_eq!(layer(&indented), "key: |\n  [REDACTED_BINARY]\nnext: 1");
+        // A short last line that is a word stays.
+        assert_eq!(layer(&format!("{}\n{}\nhello", b[0], b[1])), "[REDACTED_BINARY]\nhello");
+        for kept in [
+            // one line alone, lines of different widths, hex, a separator line, prose
+            b[0].clone(),
+            format!("{}\n{}", b[0], &b[1][..70]),
+            "0123456789abcdef0123456789abcdef0123456789abcdef\nfedcba9876543210fedcba9876543210fedcba9876543210".into(),
+            "========================================\n========================================".into(),
+            "The quick brown fox jumps over the lazy dog again\nThe quick brown fox jumps over the lazy cat again"
+                .into(),
+        ] {
+            assert_eq!(layer(&kept), kept);
         }
     }
 

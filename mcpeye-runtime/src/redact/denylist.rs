@@ -1,7 +1,8 @@
 //! Field names whose whole value is replaced by `[REDACTED_FIELD]` (docs/wire-format.md#redaction).
 
+use super::credentials::TextKeys;
 use crate::contract::DEFAULT_DENYLIST_FIELDS;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 /// A compiled denylist: the defaults plus extras, lowercased once.
 ///
@@ -21,6 +22,10 @@ pub(crate) struct Denylist {
     slots: [Box<[Box<str>]>; 32],
     /// The rules beyond the contract that run with this list (none by default).
     pub(crate) rules: super::Rules,
+    /// The entries beyond the defaults, lowercased.
+    extra: Vec<String>,
+    /// The credential layer's text forms of the keys, with `extra`: compiled at first use.
+    text_keys: OnceLock<TextKeys>,
 }
 
 /// The slot and bit of an ASCII key or entry in [`Denylist::quick`].
@@ -56,7 +61,19 @@ impl Denylist {
             quick_last[fold(e.as_bytes().last())] |= bit;
             slots[slot].push(e.as_str().into());
         }
-        Denylist { lowered, quick, quick_last, slots: slots.map(Vec::into_boxed_slice), rules: super::Rules::default() }
+        let defaults: Vec<String> = DEFAULT_DENYLIST_FIELDS.iter().map(|d| d.to_lowercase()).collect();
+        let extra: Vec<String> = lowered.iter().filter(|e| !defaults.contains(e)).cloned().collect();
+        let rules = super::Rules::default();
+        let slots = slots.map(Vec::into_boxed_slice);
+        Denylist { lowered, quick, quick_last, slots, rules, extra, text_keys: OnceLock::new() }
+    }
+
+    /// The credential layer's text forms of this list's keys.
+    pub(crate) fn text_keys(&self) -> &TextKeys {
+        if self.extra.is_empty() {
+            return TextKeys::default_keys();
+        }
+        self.text_keys.get_or_init(|| TextKeys::new(&self.extra.iter().map(String::as_str).collect::<Vec<_>>()))
     }
 
     /// The default list, compiled once per process.

@@ -30,6 +30,7 @@ mod credentials;
 mod denylist;
 mod digit_spans;
 mod patterns;
+#[allow(unsafe_code)] // SIMD loads; see the `SAFETY:` comments in it
 mod prescan;
 mod write;
 
@@ -48,7 +49,7 @@ use caps::{cap_text_after, truncate_at_char_boundary};
 use denylist::Denylist;
 use serde_json::Value;
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 /// Replaces secrets and PII in `s` with the contract's markers.
 ///
@@ -67,10 +68,11 @@ use std::sync::Arc;
 /// assert!(matches!(redact_string("weather in Paris"), Cow::Borrowed(_)));
 /// ```
 pub fn redact_string(s: &str) -> Cow<'_, str> {
-    if prescan::look(s.as_bytes()) & prescan::TRIGGERS == 0 {
+    let look = prescan::look(s.as_bytes());
+    if look & prescan::TRIGGERS == 0 {
         return Cow::Borrowed(s);
     }
-    redact_flagged(s, Rules::default())
+    redact_flagged(s, Denylist::default_list(), look)
 }
 
 /// The rules beyond the contract's nine patterns that a [`Redactor`] runs.
@@ -86,17 +88,23 @@ impl Rules {
     /// The prescan bits that send a string to [`redact_flagged`] under these rules.
     #[inline(always)]
     pub(crate) fn triggers(self) -> u8 {
-        prescan::TRIGGERS | (u8::from(self.credentials) * prescan::CREDS)
+        prescan::TRIGGERS | (u8::from(self.credentials) * (prescan::CREDS | prescan::COLON))
     }
 }
 
-/// [`redact_string`] of a string whose [`prescan::look`] flagged one of `rules.triggers()`: the
-/// credential layer first when on, then the nine patterns on its output.
-fn redact_flagged(s: &str, rules: Rules) -> Cow<'_, str> {
+/// [`redact_string`] of a string whose [`prescan::look`], `look`, flagged one of the denylist's
+/// `rules.triggers()`: the credential layer first when on, then the nine patterns on its output.
+fn redact_flagged<'s>(s: &'s str, denylist: &Denylist, look: u8) -> Cow<'s, str> {
+    let rules = denylist.rules;
     if !rules.credentials {
         return nine_patterns(s, rules.luhn);
     }
-    match credentials::apply(s) {
+    let keys = denylist.text_keys();
+    // A `:` alone is common (times, prose, code): one search for the keys settles most of them.
+    if look & (prescan::TRIGGERS | prescan::CREDS) == 0 && !keys.may_occur_in(s) {
+        return Cow::Borrowed(s);
+    }
+    match credentials::apply(s, keys) {
         Cow::Borrowed(_) => nine_patterns(s, rules.luhn),
         Cow::Owned(layered) => match nine_patterns(&layered, rules.luhn) {
             Cow::Owned(new) => Cow::Owned(new),
@@ -114,12 +122,13 @@ fn nine_patterns(s: &str, luhn: bool) -> Cow<'_, str> {
     patterns::apply_with(s, mask, true, luhn)
 }
 
-/// A string under `rules`, with the prescan first.
-fn redact_with(s: &str, rules: Rules) -> Cow<'_, str> {
-    if prescan::look(s.as_bytes()) & rules.triggers() == 0 {
+/// A string under the denylist's rules, with the prescan first.
+fn redact_with<'s>(s: &'s str, denylist: &Denylist) -> Cow<'s, str> {
+    let look = prescan::look(s.as_bytes());
+    if look & denylist.rules.triggers() == 0 {
         return Cow::Borrowed(s);
     }
-    redact_flagged(s, rules)
+    redact_flagged(s, denylist, look)
 }
 
 /// The credential layer's value rule: `value` under `key` is a high-entropy string under a
@@ -140,7 +149,12 @@ pub(crate) fn redact_string_unfiltered(s: &str) -> Cow<'_, str> {
 /// length (a redactor's `text` cuts at 36 KiB): for benchmarks. Not part of the stable API.
 #[cfg_attr(not(feature = "testing"), allow(dead_code))]
 pub(crate) fn redact_string_with_credentials(s: &str) -> Cow<'_, str> {
-    redact_with(s, Rules { credentials: true, luhn: false })
+    static LAYERED: LazyLock<Denylist> = LazyLock::new(|| {
+        let mut d = Denylist::new(&[] as &[&str]);
+        d.rules.credentials = true;
+        d
+    });
+    redact_with(s, &LAYERED)
 }
 
 /// The credential layer and then all nine patterns, without any prefilter: what a redactor with
@@ -148,7 +162,7 @@ pub(crate) fn redact_string_with_credentials(s: &str) -> Cow<'_, str> {
 /// A baseline for differential tests and fuzzing. Not part of the stable API.
 #[cfg_attr(not(feature = "testing"), allow(dead_code))]
 pub(crate) fn redact_string_layered_unfiltered(s: &str) -> Cow<'_, str> {
-    match credentials::apply(s) {
+    match credentials::apply(s, credentials::TextKeys::default_keys()) {
         Cow::Borrowed(_) => patterns::apply(s, patterns::ALL, false),
         Cow::Owned(layered) => Cow::Owned(patterns::apply(&layered, patterns::ALL, false).into_owned()),
     }
@@ -183,7 +197,7 @@ pub fn redact_value(value: &Value, extra_denylist: &[&str]) -> Value {
 /// A redacted copy of `value` under the denylist and its rules.
 fn redacted_copy(value: &Value, depth: usize, denylist: &Denylist) -> Value {
     match value {
-        Value::String(s) => Value::String(redact_with(s, denylist.rules).into_owned()),
+        Value::String(s) => Value::String(redact_with(s, denylist).into_owned()),
         Value::Array(_) | Value::Object(_) if depth >= MAX_VALUE_DEPTH => Value::String(markers::TOO_DEEP.to_owned()),
         Value::Array(a) => Value::Array(a.iter().map(|v| redacted_copy(v, depth + 1, denylist)).collect()),
         Value::Object(m) => Value::Object(
@@ -237,8 +251,10 @@ impl Redactor {
     }
 
     /// With the credential layer beyond the contract (docs/wire-format.md#credentials): URL
-    /// userinfo and credential-named parameters, vendor token formats, PEM private keys, base64
-    /// runs of 512 characters or more, and high-entropy values under key-like names.
+    /// userinfo and credential-named parameters, secret keys written as text (`password: x`,
+    /// headers, a JSON text inside a string; the extra denylist's keys too), vendor token
+    /// formats, PEM private keys, base64 runs of 512 characters or more and line-wrapped base64,
+    /// and high-entropy values under key-like names.
     ///
     /// ```
     /// use mcpeye_runtime::redact::Redactor;
@@ -250,6 +266,7 @@ impl Redactor {
     ///     "GET https://admin:[REDACTED_URL_CREDENTIAL]@db.internal/x?token=[REDACTED_URL_CREDENTIAL]"
     /// );
     /// assert_eq!(r.value(json!({"client_secret": "Zx8Qp2Lm9Rt4Vw7Yb1Nc"})), json!({"client_secret": "[REDACTED_TOKEN]"}));
+    /// assert_eq!(r.text(r#"password: hunter2, {"token": "t0k"}"#.to_owned()), r#"password: [REDACTED_FIELD], {"token": "[REDACTED_FIELD]"}"#);
     /// ```
     pub fn credentials(self, on: bool) -> Self {
         self.with_rules(|r| r.credentials = on)
@@ -320,7 +337,7 @@ impl Redactor {
     pub fn text(&self, mut text: String) -> String {
         truncate_at_char_boundary(&mut text, MAX_TEXT_PRE_REDACT_BYTES);
         if self.enabled {
-            let redacted = match redact_with(&text, self.denylist.rules) {
+            let redacted = match redact_with(&text, &self.denylist) {
                 Cow::Owned(new) => Some(new),
                 Cow::Borrowed(_) => None,
             };
@@ -351,11 +368,35 @@ impl Redactor {
     /// [`text`](Self::text) of a borrowed text: borrowed back when nothing changes.
     pub(crate) fn text_ref<'t>(&self, text: &'t str) -> Cow<'t, str> {
         let cut = cut_at_char_boundary(text, MAX_TEXT_PRE_REDACT_BYTES);
-        let redacted = if self.enabled { redact_with(cut, self.denylist.rules) } else { Cow::Borrowed(cut) };
+        let redacted = if self.enabled { redact_with(cut, &self.denylist) } else { Cow::Borrowed(cut) };
         if redacted.len() > MAX_TEXT_BYTES {
             Cow::Owned(cap_text_after(redacted.into_owned(), MAX_TEXT_BYTES))
         } else {
             redacted
+        }
+    }
+}
+
+/// Whether `c` is removed from an unknown tool's name: a control character (C0, DEL, C1) or a
+/// bidirectional formatting character, which could rewrite how the name reads where it is shown.
+fn is_hidden_control(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+impl Redactor {
+    /// `toolName` of a call to a tool the server does not have (the agent's text, not a
+    /// validated name): control and bidirectional formatting characters removed, then redacted
+    /// as [`text`](Self::text) is when redaction is on.
+    pub(crate) fn unknown_tool_name<'t>(&self, name: &'t str) -> Cow<'t, str> {
+        let name: Cow<'t, str> = if name.chars().any(is_hidden_control) {
+            Cow::Owned(name.chars().filter(|&c| !is_hidden_control(c)).collect())
+        } else {
+            Cow::Borrowed(name)
+        };
+        match name {
+            Cow::Borrowed(n) => self.text_ref(n),
+            Cow::Owned(n) => Cow::Owned(self.text_ref(&n).into_owned()),
         }
     }
 }

@@ -27,6 +27,9 @@ pub(crate) const TRIGGERS: u8 = 2;
 /// is. Like [`TRIGGERS`], a clear bit is a proof, a set bit a hint. Snake-case words, dates and
 /// prose set none of these, so most strings never meet the layer's searcher.
 pub(crate) const CREDS: u8 = 4;
+/// A `:` in the string: a secret key's text form (`password: x`) may be in it. A hint the
+/// credential layer settles with one search for the keys (`credentials::may_hold_key_forms`).
+pub(crate) const COLON: u8 = 8;
 
 use crate::json::bytes_need_escape;
 
@@ -173,6 +176,7 @@ macro_rules! simd_look {
                 $or($or(letter, digit), marks)
             };
             let (mut triggers, mut escapes, mut digits, mut creds) = ($zero(), $zero(), $zero(), $zero());
+            let mut colons = $zero();
             let mut runs = super::Runs::default();
             super::windows(bytes, len, $w, |w, valid| {
                 let (a, b, c, d) = (load(w, 0), load(w, 1), load(w, 2), load(w, 3));
@@ -187,6 +191,7 @@ macro_rules! simd_look {
                 let mut t = $or(words, eq(a, b'@'));
                 let mut e = $or(at_most(a, 0x1F), $or(eq(a, b'"'), eq(a, b'\\')));
                 let mut n = $and(at_most($sub(a, splat(b'0')), 9), splat(1));
+                let mut co = eq(a, b':');
                 if valid < $w {
                     // The string ends in this chunk: only its positions count.
                     let lanes = load(&LANES, $w - valid);
@@ -194,12 +199,14 @@ macro_rules! simd_look {
                     e = $and(e, lanes);
                     n = $and(n, lanes);
                     cr = $and(cr, lanes);
+                    co = $and(co, lanes);
                     tok = $and(tok, lanes);
                 }
                 triggers = $or(triggers, t);
                 escapes = $or(escapes, e);
                 digits = $adds(digits, n);
                 creds = $or(creds, cr);
+                colons = $or(colons, co);
                 runs.feed($movemask(tok) as u32, $w);
             });
             let triggers = $movemask(triggers) != 0 || $sum(digits) >= super::MIN_DIGITS;
@@ -207,6 +214,7 @@ macro_rules! simd_look {
             u8::from($movemask(escapes) != 0) * super::ESCAPES
                 + u8::from(triggers) * super::TRIGGERS
                 + u8::from(creds) * super::CREDS
+                + u8::from($movemask(colons) != 0) * super::COLON
         }
     };
 }
@@ -294,6 +302,7 @@ mod x86 {
         u8::from(bits(escapes) != 0) * super::ESCAPES
             + u8::from(triggers) * super::TRIGGERS
             + u8::from(creds) * super::CREDS
+            + u8::from(bits(eq(a, b':')) != 0) * super::COLON
     }
 
     /// Sum of the lanes' digit counts (each at most 255: no overflow).
@@ -344,10 +353,10 @@ mod portable {
     const CHUNK: usize = 16;
 
     pub(super) fn look_in(bytes: &[u8], len: usize) -> u8 {
-        let (mut triggers, mut escapes, mut digits, mut creds) = (false, false, 0u32, false);
+        let (mut triggers, mut escapes, mut digits, mut creds, mut colon) = (false, false, 0u32, false, false);
         let mut runs = super::Runs::default();
         super::windows(bytes, len, CHUNK, |w, valid| {
-            let (mut t, mut e, mut n, mut cr, mut tok) = (0u8, 0u8, 0u8, 0u8, 0u32);
+            let (mut t, mut e, mut n, mut cr, mut co, mut tok) = (0u8, 0u8, 0u8, 0u8, 0u8, 0u32);
             for i in 0..CHUNK {
                 // Positions past the string (only in its last chunk) count for nothing.
                 let mine = u8::from(i < valid);
@@ -362,17 +371,22 @@ mod portable {
                 e |= mine & (u8::from(a < 0x20) | u8::from(a == b'"') | u8::from(a == b'\\'));
                 n += mine & u8::from(a.wrapping_sub(b'0') < 10);
                 cr |= mine & u8::from(super::creds_at(a, b, c));
+                co |= mine & u8::from(a == b':');
                 tok |= u32::from(mine & u8::from(super::is_token(a))) << i;
             }
             triggers |= t != 0;
             escapes |= e != 0;
             digits = digits.saturating_add(u32::from(n));
             creds |= cr != 0;
+            colon |= co != 0;
             runs.feed(tok, CHUNK as u32);
         });
         let creds = creds || runs.found;
         let triggers = triggers || digits >= MIN_DIGITS;
-        u8::from(escapes) * super::ESCAPES + u8::from(triggers) * super::TRIGGERS + u8::from(creds) * super::CREDS
+        u8::from(escapes) * super::ESCAPES
+            + u8::from(triggers) * super::TRIGGERS
+            + u8::from(creds) * super::CREDS
+            + u8::from(colon) * super::COLON
     }
 }
 
@@ -402,7 +416,8 @@ mod tests {
         let creds = len >= SHORTEST_MATCH
             && ((0..len).any(|i| CREDS_LITERALS.iter().any(|lit| starts(i, lit.as_bytes())))
                 || longest_run >= TOKEN_RUN as usize);
-        u8::from(escapes) * ESCAPES + u8::from(triggers) * TRIGGERS + u8::from(creds) * CREDS
+        let colon = len >= SHORTEST_MATCH && s.contains(&b':');
+        u8::from(escapes) * ESCAPES + u8::from(triggers) * TRIGGERS + u8::from(creds) * CREDS + u8::from(colon) * COLON
     }
 
     fn check(s: &[u8]) {

@@ -393,8 +393,7 @@ impl Walk<'_> {
                 return false;
             }
         }
-        let rules = self.denylist.map(|d| d.rules).unwrap_or_default();
-        match (look & rules.triggers() != 0).then(|| redact_flagged(s, rules)) {
+        match self.denylist.filter(|d| look & d.rules.triggers() != 0).map(|d| redact_flagged(s, d, look)) {
             Some(Cow::Owned(redacted)) => write_str(self.out, &redacted),
             _ if escapes => write_escaped(self.out, s),
             _ => write_plain_in(self.out, s, readable),

@@ -29,4 +29,5 @@ pub use summary::{
     Sequence, ToolIntents, ToolRow, ToolsSection, Unknown, VersionRow, VersionsSection,
 };
 #[cfg(feature = "tokens")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokens")))]
 pub use tokens::{count_tokens, TokenReport, ToolTokens, ENCODING};

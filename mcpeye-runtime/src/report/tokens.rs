@@ -16,7 +16,11 @@ use serde::Serialize;
 use serde_json::Value;
 use std::fmt;
 
+// The public items repeat the module's `cfg`: rustdoc labels an item re-exported by `mcpeye`
+// with the feature it needs only from the item's own attributes.
+
 /// The encoding tokens are counted with.
+#[cfg(feature = "tokens")]
 pub const ENCODING: &str = "o200k_base";
 
 /// Tokens of `text` in [`ENCODING`] (special tokens count as ordinary text). The vocabulary is
@@ -25,6 +29,7 @@ pub const ENCODING: &str = "o200k_base";
 /// ```
 /// assert_eq!(mcpeye_runtime::report::count_tokens("hello world"), 2);
 /// ```
+#[cfg(feature = "tokens")]
 pub fn count_tokens(text: &str) -> usize {
     tiktoken_rs::o200k_base_singleton().count_ordinary(text)
 }
@@ -34,6 +39,7 @@ fn count_json(value: &Value) -> usize {
 }
 
 /// The token cost of one tool's descriptor in `tools/list`.
+#[cfg(feature = "tokens")]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -101,6 +107,7 @@ impl ToolTokens {
 /// assert_eq!(report.total(), report.reserved.as_ref().unwrap().total);
 /// println!("{report}");
 /// ```
+#[cfg(feature = "tokens")]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]

@@ -3,16 +3,13 @@
 //! [`tool_router`](super::tool_router) cannot see them).
 
 use super::client::Clients;
-use crate::dispatch::{resume_conversation, take_intent, CallError, UNKNOWN_TOOL};
-use crate::model::record::CallOutcome;
-use crate::record::InFlight;
+use crate::dispatch::{self, CallError};
 use crate::tracker::{active_tracker, Tracker};
 use ::rmcp::handler::server::router::tool::ToolRouter;
 use ::rmcp::handler::server::tool::ToolCallContext;
 use ::rmcp::model::{CallToolRequestParams, CallToolResponse};
 use ::rmcp::service::RequestContext;
 use ::rmcp::{ErrorData, RoleServer};
-use std::borrow::Cow;
 
 /// Answers a `tools/call` through `router`, exactly as rmcp's `#[tool_handler]` does, and
 /// records a call of a tool the router does not have (or has disabled) into the process-wide
@@ -66,7 +63,7 @@ pub async fn call_tool<S: Send + Sync + 'static>(
 }
 
 /// Like [`call_tool`], recording into `tracker` (the one given to
-/// [`instrument_with`](super::instrument_with), or to the manifest of
+/// [`Instrument::tracker`](super::Instrument::tracker), or to the manifest of
 /// [`tool_router`](super::tool_router)) instead of the process-wide tracker.
 pub async fn call_tool_with<S: Send + Sync + 'static>(
     router: &ToolRouter<S>,
@@ -89,7 +86,7 @@ async fn answer<S: Send + Sync + 'static>(
     router.call(context).await
 }
 
-/// Records the call of a tool `router` cannot answer; rmcp answers it next.
+/// Records the call of a tool `router` cannot answer; rmcp answers it next, with invalid params.
 #[cold]
 #[inline(never)]
 fn record_unknown<S>(own: Option<&Tracker>, context: &mut ToolCallContext<'_, S>) {
@@ -98,15 +95,7 @@ fn record_unknown<S>(own: Option<&Tracker>, context: &mut ToolCallContext<'_, S>
     if tracker.identifies() {
         origin.request = Some(std::sync::Arc::new(crate::model::record::RequestExtra::of(&context.request_context)));
     }
-    let intent = context.arguments.as_mut().and_then(take_intent);
-    // The name is the agent's: an unbounded one is not kept in full (the message cuts it too).
-    let kept: String = context.name.chars().take(mcpeye_contract::MAX_TOOL_NAME_CHARS).collect();
-    if origin.session_id.is_none() {
-        if let Some(arguments) = context.arguments.as_mut() {
-            origin = resume_conversation(arguments, &origin, &kept, Some(&tracker)).unwrap_or(origin);
-        }
-    }
     let message = CallError::UnknownTool(context.name.to_string()).to_string();
-    let call = InFlight::start_unknown(Cow::Owned(kept), intent, &origin);
-    call.finish_answered(Some(&tracker), CallOutcome::error_with_reason(message, UNKNOWN_TOOL), -32602);
+    let code = Some(-32602);
+    dispatch::record_unknown(Some(&tracker), &origin, &context.name, context.arguments.as_mut(), message, code);
 }

@@ -30,10 +30,10 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::future::Future;
 use std::pin::{pin, Pin};
-use std::ptr::NonNull;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Poll, Waker};
 use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
 
 enum Msg {
     Notify(Box<ServerNotification>),
@@ -283,7 +283,7 @@ async fn pump_messages(peer: Peer<RoleServer>, mut rx: mpsc::UnboundedReceiver<M
 /// [`Context`](crate::Context) uses: the channel back to the client, the cancellation signal
 /// (probing rmcp's request token) and the `_meta` object. They are kept as what makes them and
 /// built once, when first asked for ([`Origin::resolved`]): most handlers never ask, and building
-/// them cost three allocations per call.
+/// them costs three allocations.
 pub(crate) struct Deferred {
     state: Mutex<State>,
 }
@@ -296,23 +296,26 @@ enum State {
     Made(Made),
 }
 
-/// What makes the deferred parts: the request's context, borrowed rather than its `Peer` and
-/// token cloned (an origin moved several times per call would carry them, and most calls never
-/// use them), and what was read from it.
+/// What makes the deferred parts: what they need of the request's context (shared handles,
+/// cloned without allocating), and what was read from it.
 struct Pending {
-    /// The request's context, which [`with_origin_now`] borrows for as long as the state can be
-    /// pending (a clone of the origin makes the parts; see [`Deferred::pending`]).
-    context: NonNull<RequestContext<RoleServer>>,
+    source: Source,
     parts: Parts,
 }
 
-// SAFETY: `Pending::context` is only read, through a shared reference, while the
-// `RequestContext` it points to is borrowed by `with_origin_now` (the one place a pending state is
-// made, and it does not outlive that call); a `RequestContext<RoleServer>` is `Send + Sync`, so a
-// shared reference to it may be used from any thread.
-unsafe impl Send for Pending {}
-// SAFETY: as for `Send`: only shared access to a `Sync` value.
-unsafe impl Sync for Pending {}
+/// What the deferred parts need of the request's context.
+struct Source {
+    peer: Peer<RoleServer>,
+    ct: CancellationToken,
+    task: Option<TaskInput>,
+}
+
+impl Source {
+    fn of(context: &RequestContext<RoleServer>) -> Source {
+        let task = context.extensions.get::<TaskInput>().cloned();
+        Source { peer: context.peer.clone(), ct: context.ct.clone(), task }
+    }
+}
 
 /// What [`origin_parts`] read from the context for the deferred parts.
 struct Parts {
@@ -329,16 +332,16 @@ struct Made {
 }
 
 impl Parts {
-    /// The parts for the request of `context`; the `_meta` moves into them.
-    fn make(&mut self, context: &RequestContext<RoleServer>) -> Made {
-        let ct = context.ct.clone();
+    /// The parts for the request `from` comes from; the `_meta` moves into them.
+    fn make(&mut self, from: &Source) -> Made {
+        let ct = from.ct.clone();
         let channel = Arc::new(RmcpChannel {
-            peer: context.peer.clone(),
+            peer: from.peer.clone(),
             queue: Mutex::new(Queue::Unopened(None)),
             session: self.session.clone(),
             capabilities: OnceLock::new(),
             source: self.source.clone(),
-            task: context.extensions.get::<TaskInput>().cloned(),
+            task: from.task.clone(),
         });
         Made {
             channel,
@@ -348,24 +351,10 @@ impl Parts {
     }
 }
 
-impl Pending {
-    /// The request's context.
-    fn context(&self) -> &RequestContext<RoleServer> {
-        // SAFETY: a pending state exists only inside `with_origin_now`, which holds the borrow
-        // the pointer was made from until the origin (and so this state) is dropped.
-        unsafe { self.context.as_ref() }
-    }
-}
-
 impl Deferred {
     /// Parts to be made from `context` when first asked for.
-    ///
-    /// # Safety
-    ///
-    /// `context` must stay borrowed (not moved, dropped or mutated) for as long as the returned
-    /// value lives, unless its parts were made before (as a clone does).
-    unsafe fn pending(context: &RequestContext<RoleServer>, parts: Parts) -> Self {
-        Deferred { state: Mutex::new(State::Pending(Pending { context: NonNull::from(context), parts })) }
+    fn pending(context: &RequestContext<RoleServer>, parts: Parts) -> Self {
+        Deferred { state: Mutex::new(State::Pending(Pending { source: Source::of(context), parts })) }
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -376,11 +365,7 @@ impl Deferred {
         let mut state = self.state();
         let made = match &mut *state {
             State::Made(m) => return m.clone(),
-            State::Pending(p) => {
-                let context = p.context;
-                // SAFETY: as `Pending::context`.
-                p.parts.make(unsafe { context.as_ref() })
-            }
+            State::Pending(p) => p.parts.make(&p.source),
         };
         *state = State::Made(made.clone());
         made
@@ -412,7 +397,7 @@ impl DeferredParts for Deferred {
         let made = match &*self.state() {
             State::Made(m) => m.cancellation.clone(),
             // What the signal would say: cancelled by its probe, without a reason.
-            State::Pending(p) => return p.context().ct.is_cancelled().then_some(None),
+            State::Pending(p) => return p.source.ct.is_cancelled().then_some(None),
         };
         made.is_cancelled().then(|| made.reason())
     }
@@ -469,7 +454,7 @@ fn request_origin(
     keep_request: bool,
 ) -> (Origin, Arc<RmcpChannel>, Cancellation) {
     let (mut origin, mut parts) = origin_parts(clients, context, keep_request);
-    let Made { channel, cancellation, meta } = parts.make(context);
+    let Made { channel, cancellation, meta } = parts.make(&Source::of(context));
     origin.meta = meta;
     origin.cancellation = Some(cancellation.clone());
     origin.channel = Some(channel.clone());
@@ -495,10 +480,7 @@ where
     // first).
     let (out, channel) = {
         let (mut origin, parts) = origin_parts(clients, context, keep_request);
-        let context: &RequestContext<RoleServer> = context;
-        // SAFETY: `context` stays borrowed until `origin` is dropped, at the end of this block;
-        // `call` sees the origin only by reference, and a clone it makes has its parts made.
-        origin.deferred = Some(Box::new(unsafe { Deferred::pending(context, parts) }));
+        origin.deferred = Some(Box::new(Deferred::pending(context, parts)));
         let out = call(&origin);
         let channel = origin.deferred.as_ref().and_then(|d| d.as_any().downcast_ref::<Deferred>()?.made_channel());
         (out, channel)

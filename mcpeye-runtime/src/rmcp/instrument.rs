@@ -4,12 +4,11 @@
 use super::client::Clients;
 use super::rounds::ToolRound;
 use crate::contract::{INTENT_PARAM_DESCRIPTION, INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
-use crate::dispatch::{call_intent, identify_now, join_conversation, panic_message, take_intent, PANIC, PANIC_ANSWER};
+use crate::dispatch::{attribute, call_intent, panic_message, take_intent, Takes, PANIC, PANIC_ANSWER};
 use crate::json::flat_ser::flatten;
 use crate::json::flat_ser::flatten_serialize;
 use crate::model::meta::{
-    handle_text, take_conversation, take_model, CONVERSATION_PARAM_DESCRIPTION, CONVERSATION_PARAM_NAME,
-    MODEL_PARAM_DESCRIPTION, MODEL_PARAM_NAME,
+    handle_text, CONVERSATION_PARAM_DESCRIPTION, CONVERSATION_PARAM_NAME, MODEL_PARAM_DESCRIPTION, MODEL_PARAM_NAME,
 };
 use crate::model::record::CallOutcome;
 use crate::record::flatten_texts;
@@ -55,12 +54,7 @@ pub fn instrument<S: Send + Sync + 'static>(router: ToolRouter<S>) -> ToolRouter
     instrument_router(router, None, INTENT_PARAM_DESCRIPTION, Attribution::default())
 }
 
-/// Like [`instrument`], recording into `tracker` instead of the process-wide tracker.
-pub fn instrument_with<S: Send + Sync + 'static>(router: ToolRouter<S>, tracker: Tracker) -> ToolRouter<S> {
-    instrument_router(router, Some(tracker), INTENT_PARAM_DESCRIPTION, Attribution::default())
-}
-
-/// [`instrument`] with options: the tracker to record into, and another description of
+/// [`instrument`] with options (the one way to give it any): the tracker to record into, another description of
 /// `mcpeyeIntent` (as `ManifestBuilder::intent_description` gives a manifest: a shorter text
 /// costs fewer tokens in every `tools/list`).
 ///
@@ -97,7 +91,7 @@ impl Instrument {
         Instrument::default()
     }
 
-    /// Records into `tracker` instead of the process-wide tracker (as [`instrument_with`]).
+    /// Records into `tracker` instead of the process-wide tracker.
     pub fn tracker(mut self, tracker: Tracker) -> Self {
         self.tracker = Some(tracker);
         self
@@ -273,8 +267,8 @@ fn instrument_router<S: Send + Sync + 'static>(
         let model = attribution.model_argument.on(false) && add(MODEL_PARAM_NAME, MODEL_PARAM_DESCRIPTION);
         let mints = attribution.conversations && add(CONVERSATION_PARAM_NAME, CONVERSATION_PARAM_DESCRIPTION);
         let conversation = attribution.conversations && !declares_conversation;
-        let takes = Takes { intent: strip, model, conversation, mints };
-        *route = wrap(attr, route.call.clone(), takes, shared.clone());
+        let takes = Takes { model, conversation, mints };
+        *route = wrap(attr, route.call.clone(), strip, takes, shared.clone());
     }
     if reserved && !router.map.contains_key(RESERVED_TOOL_NAME) {
         router.add_route(reserved_route(shared));
@@ -300,45 +294,20 @@ fn inject(schema: &mut Arc<JsonObject>, description: &str) -> bool {
     true
 }
 
-/// What a route takes out of its calls' arguments before the tool runs.
-#[derive(Clone, Copy)]
-struct Takes {
-    intent: bool,
-    model: bool,
-    /// The conversation handle, from every tool that does not declare the argument itself.
-    conversation: bool,
-    /// Whether the route advertises the conversation argument: only then is a handle minted.
-    mints: bool,
-}
-
-/// The attribution arguments of an instrumented call taken out (docs/attribution.md): the
-/// origin gets the model and the conversation; the handle minted for it, when one was.
-#[cold]
-#[inline(never)]
-fn attribute(
+/// The attribution arguments of an instrumented call taken out ([`attribute`]): the origin gets
+/// the model and the conversation; the handle minted for it, when one was.
+fn attribute_into(
     takes: Takes,
     name: &str,
     arguments: Option<&mut JsonObject>,
     origin: &mut crate::model::record::Origin,
     tracker: Option<&Tracker>,
 ) -> Option<Arc<str>> {
-    let map = arguments?;
-    if takes.model {
-        if let Some(model) = take_model(map).filter(|_| origin.model.is_none()) {
-            origin.model = Some(model);
-        }
+    let (attributed, minted) = attribute(takes, name, arguments?, origin, tracker);
+    if let Some(attributed) = attributed {
+        *origin = attributed;
     }
-    if !takes.conversation {
-        return None;
-    }
-    let handle = take_conversation(map);
-    if origin.session_id.is_some() {
-        return None;
-    }
-    if tracker.is_some_and(Tracker::identifies) {
-        identify_now(tracker, origin, name, &Value::Object(map.clone()));
-    }
-    join_conversation(handle, origin, tracker, takes.mints)
+    minted
 }
 
 /// The response with the conversation handle minted for its call handed out, as one more text
@@ -355,6 +324,7 @@ type Response = Result<CallToolResponse, ErrorData>;
 fn wrap<S: Send + Sync + 'static>(
     attr: Tool,
     inner: DynCall<S>,
+    strips_intent: bool,
     takes: Takes,
     shared: Arc<Instrumented>,
 ) -> ToolRoute<S> {
@@ -362,11 +332,11 @@ fn wrap<S: Send + Sync + 'static>(
     let attributes = takes.model || takes.conversation;
     ToolRoute::new_dyn(attr, move |mut ctx: ToolCallContext<'_, S>| {
         // Stripped with or without a tracker: the tool must never see the property.
-        let intent = if takes.intent { ctx.arguments.as_mut().and_then(take_intent) } else { None };
+        let intent = if strips_intent { ctx.arguments.as_mut().and_then(take_intent) } else { None };
         let Some(tracker) = shared.tracker() else {
             if attributes {
                 let mut origin = crate::model::record::Origin::default();
-                attribute(takes, &name, ctx.arguments.as_mut(), &mut origin, None);
+                attribute_into(takes, &name, ctx.arguments.as_mut(), &mut origin, None);
             }
             // Without a tracker nothing is recorded, but a panic is still answered.
             let call = catch_unwind(AssertUnwindSafe(|| inner(ctx)));
@@ -413,7 +383,7 @@ fn wrap<S: Send + Sync + 'static>(
                 origin.request = Some(Arc::new(crate::model::record::RequestExtra::of(&ctx.request_context)));
             }
             if attributes {
-                minted = attribute(takes, &name, ctx.arguments.as_mut(), &mut origin, Some(&tracker));
+                minted = attribute_into(takes, &name, ctx.arguments.as_mut(), &mut origin, Some(&tracker));
             }
             let intent = call_intent(intent, &origin);
             tracker.start(name.clone(), ctx.arguments.as_ref(), intent, &origin)

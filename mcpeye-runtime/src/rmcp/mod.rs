@@ -9,7 +9,7 @@
 //!    mount the manifest's tools into a server of your own with [`tool_router`].
 //! 2. **Instrument an existing rmcp server** written with rmcp's own `#[tool_router]` /
 //!    `#[tool]` macros, without touching its tools: hand its `ToolRouter` to [`instrument`] (or
-//!    [`instrument_with`] for an explicit tracker, or [`instrumented`] for servers that rebuild
+//!    [`Instrument`] for an explicit tracker or other options, or [`instrumented`] for servers that rebuild
 //!    the router on every request). Every object input schema gains the optional
 //!    `mcpeyeIntent` property, the reserved tool `mcpeye_request_capability` is added and
 //!    answered locally, and every call is timed and recorded once, with the intent stripped
@@ -73,7 +73,7 @@
 //! an explicit `#[tool_handler(router = …)] impl ServerHandler for … {}`.
 //!
 //! Instrument after `mcpeye::init` (the reserved tool follows the installed tracker's
-//! `capture_missing_capabilities`), or pass the tracker with [`instrument_with`].
+//! `capture_missing_capabilities`), or pass the tracker with [`Instrument::tracker`].
 //!
 //! # Why the `ToolRouter`, and how robust it is
 //!
@@ -133,7 +133,7 @@ mod session;
 mod task;
 
 pub use call::{call_tool, call_tool_with};
-pub use instrument::{instrument, instrument_with, instrumented, Instrument};
+pub use instrument::{instrument, instrumented, Instrument};
 pub use observe::{observe, Observed};
 pub use rounds::{set_request_state_key, RequestStateKeyError, REQUEST_STATE_KEY_ENV, STATE_TTL};
 pub use serve::{set_log_level, tool_router, ManifestServer};

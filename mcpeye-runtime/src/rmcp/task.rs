@@ -1,6 +1,7 @@
 //! [`call_as_task`]: one `tools/call` run as a task of rmcp's [`TaskManager`] (MCP's tasks
 //! extension, `io.modelcontextprotocol/tasks`), recorded once, from its creation to its end.
 
+use crate::dispatch::{panic_message, CatchUnwind};
 use ::rmcp::handler::server::router::tool::ToolRouter;
 use ::rmcp::handler::server::tool::ToolCallContext;
 use ::rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, CreateTaskResult, InputRequest};
@@ -8,11 +9,9 @@ use ::rmcp::service::RequestContext;
 use ::rmcp::task_manager::{TaskContext, TaskExit, TaskManager, TaskOptions};
 use ::rmcp::{ErrorData, RoleServer};
 use std::future::Future;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::{pin, Pin};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::task::Poll;
 use tokio_util::sync::CancellationToken;
 
 /// Runs `request` through `router` as a task of `tasks` and answers with the task's handle
@@ -105,7 +104,8 @@ pub fn call_as_task<S: Clone + Send + Sync + 'static>(
                     None,
                 ))),
                 Ok(Err(e)) => Err(TaskExit::Error(e)),
-                Err(why) => Err(TaskExit::Error(ErrorData::internal_error(why, None))),
+                // The task fails instead of never ending.
+                Err(payload) => Err(TaskExit::Error(ErrorData::internal_error(panic_message(&*payload), None))),
             }
         }) as Pin<Box<dyn Future<Output = Result<CallToolResult, TaskExit>> + Send>>
     });
@@ -126,23 +126,5 @@ impl TaskInput {
     pub(crate) async fn ask(&self, kind: &str, request: InputRequest) -> Option<serde_json::Value> {
         let key = format!("{kind}-{}", self.keys.fetch_add(1, Ordering::Relaxed) + 1);
         self.task.request_input(key, request).await.ok()
-    }
-}
-
-/// The call's future with its panic caught (the task then fails instead of never ending), as the
-/// panic's message.
-struct CatchUnwind<F>(F);
-
-impl<F: Future + Unpin> Future for CatchUnwind<F> {
-    type Output = Result<F::Output, String>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<Self::Output> {
-        match catch_unwind(AssertUnwindSafe(|| Pin::new(&mut self.0).poll(cx))) {
-            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
-            Ok(Poll::Pending) => Poll::Pending,
-            Err(payload) => {
-                Poll::Ready(Err(format!("the tool panicked: {}", crate::dispatch::panic_message(&*payload))))
-            }
-        }
     }
 }

@@ -14,6 +14,9 @@ use crate::contract::INTENT_PARAM_NAME;
 const MAX_LINES: usize = 20;
 /// Allowed values listed at most for an `enum` mismatch.
 const MAX_LISTED: usize = 10;
+/// The problem with `mcpeyeIntent` sent to a tool whose schema does not list it.
+const INTENT_NOT_TAKEN: &str =
+    "this tool does not take `mcpeyeIntent` (intent capture is off for it); call it without `mcpeyeIntent`";
 
 /// Describes why `args` do not fit `schema` (a normalised input schema), one line per
 /// problem, each naming a JSON path (`` `filter.tags[2]`: expected a string, got a number ``)
@@ -203,7 +206,11 @@ impl Checker {
         let additional = schema.get("additionalProperties");
         let open_patterns = schema.contains_key("patternProperties");
         for (key, value) in map {
-            if path.is_empty() && key == INTENT_PARAM_NAME {
+            if path.is_empty() && key == INTENT_PARAM_NAME && !properties.contains_key(key) {
+                // A tool with `intent = false` lists no `mcpeyeIntent`; the agent sent one anyway.
+                if matches!(additional, Some(Value::Bool(false))) && !open_patterns {
+                    self.push_at(path, key, INTENT_NOT_TAKEN);
+                }
                 continue;
             }
             path.push(Segment::Key(key));
@@ -435,5 +442,19 @@ mod tests {
         let lines = describe_argument_errors(&schema, &json!({"e": "nope"}));
         assert_eq!(lines.len(), 1);
         assert!(lines[0].ends_with(r#""v9", … (30 values in all)"#), "{lines:?}");
+    }
+
+    #[test]
+    fn an_intent_sent_to_a_tool_without_one_is_named() {
+        let closed = json!({"type": "object", "properties": {"q": {"type": "string"}}, "additionalProperties": false});
+        assert_eq!(
+            describe_argument_errors(&closed, &json!({"q": "mugs", "mcpeyeIntent": "find a gift"})),
+            [format!("`mcpeyeIntent`: {INTENT_NOT_TAKEN}")]
+        );
+        // A tool that lists it, or takes any property, has no problem with it.
+        let listed = json!({"type": "object", "properties": {"mcpeyeIntent": {"type": "string"}}, "additionalProperties": false});
+        assert!(describe_argument_errors(&listed, &json!({"mcpeyeIntent": "find a gift"})).is_empty());
+        let open = json!({"type": "object", "properties": {}});
+        assert!(describe_argument_errors(&open, &json!({"mcpeyeIntent": "find a gift"})).is_empty());
     }
 }

@@ -29,6 +29,7 @@
 pub(crate) mod args;
 mod generate;
 mod normalize;
+mod param;
 mod validate;
 
 use serde_json::{Map, Value};
@@ -37,6 +38,7 @@ use crate::contract::{INTENT_PARAM_DESCRIPTION, INTENT_PARAM_NAME};
 
 pub use generate::{generate, generate_args, generate_args_as_is, generate_as_is};
 pub use normalize::normalize;
+pub use param::{ParamDeserialize, ParamSchema};
 pub use validate::{validate, validate_as_is};
 
 /// A tool's `outputSchema` from the schema of its return type: normalised like an input schema

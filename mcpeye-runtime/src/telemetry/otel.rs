@@ -13,9 +13,9 @@ use opentelemetry::trace::{
 };
 use opentelemetry::{global, Context, InstrumentationScope, KeyValue};
 use std::borrow::Cow;
-use std::mem::MaybeUninit;
-use std::sync::atomic::{AtomicPtr, AtomicU8, Ordering};
-use std::sync::Arc;
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 /// The bucket boundaries the conventions give the duration histogram, in seconds.
@@ -48,23 +48,41 @@ enum TracerKind {
     Spans = 2,
 }
 
-/// The instruments every call uses: one atomic load once made.
-static INSTRUMENTS: AtomicPtr<Instruments> = AtomicPtr::new(std::ptr::null_mut());
+/// Bumped by [`reset`]: instruments made before it are not handed out again.
+static GENERATION: AtomicUsize = AtomicUsize::new(0);
+
+/// The instruments of a generation, made once and leaked (a call in flight during a [`reset`]
+/// keeps using the ones it took).
+static SHARED: Mutex<Option<(usize, &'static Instruments)>> = Mutex::new(None);
+
+thread_local! {
+    /// This thread's copy of [`SHARED`]: every call reads it and one atomic, no lock.
+    static CACHED: Cell<Option<(usize, &'static Instruments)>> = const { Cell::new(None) };
+}
 
 fn instruments() -> &'static Instruments {
-    let current = INSTRUMENTS.load(Ordering::Acquire);
-    if !current.is_null() {
-        // SAFETY: only ever set to a leaked `Box<Instruments>`, never freed.
-        return unsafe { &*current };
+    let generation = GENERATION.load(Ordering::Acquire);
+    match CACHED.try_with(Cell::get) {
+        Ok(Some((made_in, instruments))) if made_in == generation => instruments,
+        _ => {
+            let instruments = shared(generation);
+            // A thread being torn down has no cache: it takes the shared ones each time.
+            let _ = CACHED.try_with(|cached| cached.set(Some((generation, instruments))));
+            instruments
+        }
     }
-    let made = Box::into_raw(Box::new(make_instruments()));
-    match INSTRUMENTS.compare_exchange(std::ptr::null_mut(), made, Ordering::AcqRel, Ordering::Acquire) {
-        // SAFETY: `made` was just leaked and is now the shared value.
-        Ok(_) => unsafe { &*made },
-        Err(winner) => {
-            // SAFETY: `made` never became visible to another thread; `winner` is a leaked box.
-            drop(unsafe { Box::from_raw(made) });
-            unsafe { &*winner }
+}
+
+/// The instruments of `generation`, made by the first thread that asks.
+#[cold]
+fn shared(generation: usize) -> &'static Instruments {
+    let mut shared = SHARED.lock().unwrap_or_else(PoisonError::into_inner);
+    match *shared {
+        Some((made_in, instruments)) if made_in == generation => instruments,
+        _ => {
+            let instruments: &'static Instruments = Box::leak(Box::new(make_instruments()));
+            *shared = Some((generation, instruments));
+            instruments
         }
     }
 }
@@ -72,7 +90,9 @@ fn instruments() -> &'static Instruments {
 /// Forgets the instruments, so that the next call takes them from the global providers again
 /// (the old ones are leaked: for benchmarks that switch providers within one process).
 pub(super) fn reset() {
-    INSTRUMENTS.store(std::ptr::null_mut(), Ordering::Release);
+    let mut shared = SHARED.lock().unwrap_or_else(PoisonError::into_inner);
+    *shared = None;
+    GENERATION.fetch_add(1, Ordering::AcqRel);
 }
 
 fn make_instruments() -> Instruments {
@@ -189,7 +209,7 @@ impl OtelCall {
     pub(super) fn end(self, ending: &Ending, content: Option<&Content>, duration: Duration) {
         let instruments = instruments();
         if !instruments.meter_is_noop {
-            let mut attributes = Attributes::default();
+            let mut attributes = metric_attributes();
             self.common_attributes(&mut attributes);
             if let Some(code) = &ending.rpc_status {
                 attributes.extend([KeyValue::new("rpc.response.status_code", code.clone())]);
@@ -197,7 +217,7 @@ impl OtelCall {
             if let Some(error_type) = &ending.error_type {
                 attributes.extend([KeyValue::new("error.type", error_type.clone())]);
             }
-            instruments.duration.record(duration.as_secs_f64(), attributes.as_slice());
+            instruments.duration.record(duration.as_secs_f64(), &attributes);
         }
         let Some(cx) = self.cx.as_ref().filter(|_| self.recording) else { return };
         let span = cx.span();
@@ -345,14 +365,14 @@ impl OtelMethod {
         let answered = ending.rpc_status.is_none();
         let instruments = instruments();
         if !instruments.meter_is_noop {
-            let mut attributes = Attributes::default();
+            let mut attributes = metric_attributes();
             attributes.extend([KeyValue::new("mcp.method.name", self.method)]);
             if let Some(prompt) = self.prompt.as_ref().filter(|_| answered) {
                 attributes.extend([KeyValue::new("gen_ai.prompt.name", prompt.clone())]);
             }
             connection_attributes(self.client.as_deref(), self.transport, &mut attributes);
             end_attributes(ending, &mut attributes);
-            instruments.duration.record(duration.as_secs_f64(), attributes.as_slice());
+            instruments.duration.record(duration.as_secs_f64(), &attributes);
         }
         let Some(cx) = self.cx.as_ref().filter(|_| self.recording) else { return };
         let span = cx.span();
@@ -386,46 +406,10 @@ fn known_protocol_version(version: &str) -> Option<&'static str> {
     ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"].into_iter().find(|v| *v == version)
 }
 
-/// A metric point's attributes, on the stack: only the slots in use are written and dropped
-/// (with a no-op meter provider, building them is most of what a call's telemetry costs).
-struct Attributes {
-    items: [MaybeUninit<KeyValue>; MAX_METRIC_ATTRIBUTES],
-    len: usize,
-}
-
-impl Default for Attributes {
-    fn default() -> Self {
-        Attributes { items: [const { MaybeUninit::uninit() }; MAX_METRIC_ATTRIBUTES], len: 0 }
-    }
-}
-
-impl Extend<KeyValue> for Attributes {
-    fn extend<I: IntoIterator<Item = KeyValue>>(&mut self, iter: I) {
-        for kv in iter {
-            // More attributes than slots cannot happen (`MAX_METRIC_ATTRIBUTES` counts them
-            // all); should it, the extra ones are dropped rather than written out of bounds.
-            if let Some(slot) = self.items.get_mut(self.len) {
-                slot.write(kv);
-                self.len += 1;
-            }
-        }
-    }
-}
-
-impl Attributes {
-    fn as_slice(&self) -> &[KeyValue] {
-        // SAFETY: the first `len` slots were written by `extend` and are never moved out.
-        unsafe { std::slice::from_raw_parts(self.items.as_ptr().cast::<KeyValue>(), self.len) }
-    }
-}
-
-impl Drop for Attributes {
-    fn drop(&mut self) {
-        for slot in &mut self.items[..self.len] {
-            // SAFETY: the first `len` slots are initialised, and each is dropped once.
-            unsafe { slot.assume_init_drop() };
-        }
-    }
+/// A metric point's attributes: one allocation, made only when the meter provider keeps
+/// measurements (recording one costs far more).
+fn metric_attributes() -> Vec<KeyValue> {
+    Vec::with_capacity(MAX_METRIC_ATTRIBUTES)
 }
 
 /// The server span's parent: the trace context of the request's `_meta` (through the host's

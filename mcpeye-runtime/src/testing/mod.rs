@@ -79,6 +79,7 @@ pub fn assert_manifest_valid(builder: ManifestBuilder) -> Manifest {
 /// assert!(report.total() <= 20_000);
 /// ```
 #[cfg(feature = "tokens")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokens")))]
 #[track_caller]
 pub fn assert_token_budget(manifest: &Manifest, max_tokens: usize) -> crate::report::TokenReport {
     let report = manifest.token_report();

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# How far one call goes: for each way in (`Manifest::call`, `ManifestServer` and `instrument`
+# through rmcp's client, each with a tracker delivering to a loopback ingest), the functions of
+# mcpeye's own crates that run at least once per call, and the source files they are in.
+#
+#   scripts/call_path.sh [N]    # N calls per run (default 200); needs valgrind
+#
+# Runs benches/call_path.rs, built in debug (nothing inlined away: each function of the source is
+# one), under callgrind twice per way, with N and 2N calls; a function counts when it was called
+# at least N more times in the second run (setup and per-batch work cancel out). "Ours" means
+# defined in a file under src/, mcpeye-runtime/src/, mcpeye-macros/src/ or mcpeye-contract/src/
+# (generic code of ours instantiated elsewhere included; the generated code of `#[mcpeye::tool]`
+# lives in the user's file, the bench's here, and is not counted). All threads: the flusher's
+# work per event is part of a call's path. Raw profiles stay in $CARGO_TARGET_DIR/call-path/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${1:-200}
+command -v valgrind >/dev/null || { echo "call_path: valgrind is needed (apt-get install valgrind)" >&2; exit 2; }
+target=$(realpath -m "${CARGO_TARGET_DIR:-target}")
+out="$target/call-path"
+mkdir -p "$out"
+exe=$(cargo build --quiet --bench call_path --message-format=json |
+  python3 -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "call_path" and m.get("executable"):
+        print(m["executable"])')
+[ -n "$exe" ] || { echo "call_path: the bench was not built" >&2; exit 1; }
+for way in call manifest_server instrument; do
+  for n in "$N" "$((2 * N))"; do
+    valgrind --tool=callgrind --callgrind-out-file="$out/$way.$n.out" "$exe" "$way" "$n" >/dev/null 2>"$out/$way.$n.log" ||
+      { cat "$out/$way.$n.log" >&2; exit 1; }
+  done
+done
+python3 - "$PWD" "$out" "$N" <<'PY'
+import collections, os, re, sys
+repo, out, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+OURS = [os.path.join(repo, d) + "/" for d in ("src", "mcpeye-runtime/src", "mcpeye-macros/src", "mcpeye-contract/src")]
+
+def profile(path):
+    """Calls per function and each function's file, from a callgrind.out file."""
+    names = {"fl": {}, "fn": {}}
+    group = {"fl": "fl", "fi": "fl", "fe": "fl", "cfl": "fl", "cfi": "fl", "fn": "fn", "cfn": "fn"}
+    calls, file_of = collections.Counter(), {}
+    fl = fn = cfn = None
+    for line in open(path, errors="replace"):
+        m = re.match(r"(fl|fi|fe|cfl|cfi|fn|cfn)=(?:\((\d+)\))? ?(.*)", line.rstrip("\n"))
+        if m:
+            key, id_, name = m.groups()
+            table = names[group[key]]
+            if id_ is not None and name:
+                table[id_] = name
+            name = table.get(id_, name) if id_ is not None else name
+            if key == "fl":
+                fl = name
+            elif key == "fn":
+                fn = name
+                file_of.setdefault(fn, fl)
+            elif key == "cfn":
+                cfn = name
+            continue
+        if line.startswith("calls="):
+            calls[cfn] += int(line.split()[0][6:])
+    return calls, file_of
+
+print(f"| way in | functions per call | files | ({n} and {2 * n} calls, debug build)")
+print("|---|---|---|")
+for way in ("call", "manifest_server", "instrument"):
+    (few, _), (many, file_of) = profile(f"{out}/{way}.{n}.out"), profile(f"{out}/{way}.{2 * n}.out")
+    ours = [f for f in many if many[f] - few[f] >= n and any((file_of.get(f) or "").startswith(d) for d in OURS)]
+    files = sorted({os.path.relpath(file_of[f], repo) for f in ours})
+    print(f"| {way} | {len(ours)} | {len(files)} |")
+    with open(f"{out}/{way}.functions", "w") as listing:
+        for f in sorted(ours, key=lambda f: (file_of[f], f)):
+            listing.write(f"{many[f] - few[f]:>8}  {os.path.relpath(file_of[f], repo)}  {f}\n")
+print(f"(the functions, with their extra calls and files: {out}/WAY.functions)")
+PY

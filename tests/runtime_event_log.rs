@@ -1,8 +1,9 @@
 //! The local event log (`Config::event_log`, docs/event-log.md) as the flusher writes it: each
 //! event exactly as the wire got it (after redaction and `before_send`) with what the wire has
 //! no key for (model, client, server version, the tool's descriptor hash), the tool list, the
-//! other methods; an unwritable directory refused by `init`; its counts in `Stats`; and the
-//! report read back from two runs of a server whose tool description changed.
+//! other methods; the client's `aiInvocation` turn and texts, in the log only; an unwritable
+//! directory refused by `init`; its counts in `Stats`; and the report read back from two runs
+//! of a server whose tool description changed.
 
 mod common;
 
@@ -135,6 +136,107 @@ fn the_log_holds_each_event_as_the_wire_got_it_with_the_tool_list_and_what_the_w
 
     let stats = tracker.stats();
     assert_eq!((stats.event_log.written, stats.event_log.lost, stats.event_log.failures), (3, 0, 0));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// An origin with the proposal's `aiInvocation` objects: a reason, the user's words, a turn.
+fn invoked(reason: Option<&str>, user_intent: &str, turn: &str) -> Origin {
+    let mut invocation = json!({"userIntent": {"text": user_intent, "redacted": false}, "turnId": turn});
+    if let Some(reason) = reason {
+        invocation["invocationReason"] = json!({ "text": reason });
+    }
+    Origin::default().with_meta(json!({ AI: invocation }).as_object().cloned().unwrap_or_else(Map::new))
+}
+
+#[test]
+fn the_turn_and_the_texts_the_intent_does_not_hold_go_to_the_log_only_redacted() {
+    let dir = temp_dir("invocation");
+    let (tracker, sink) = tracker(&dir, "1.0", Config::new("p"));
+    let manifest = Manifest::builder().tools(mcpeye::tool_defs![v1::search]).tracker(tracker.clone()).build();
+    let words = "Buy a mug for carol@example.com";
+    // The reason is the intent: the user's words go to the log.
+    manifest.call_from(&invoked(Some("Find mugs."), words, "t1"), "search", json!({"query": "mug"}));
+    // The agent's mcpeyeIntent is the intent: both texts go to the log.
+    manifest.call_from(
+        &invoked(Some("Check stock."), words, "t1"),
+        "search",
+        json!({"query": "mug", "mcpeyeIntent": "Checking stock before buying."}),
+    );
+    // The user's words are the intent: nothing repeated.
+    manifest.call_from(&invoked(None, words, "t2"), "search", json!({"query": "mug"}));
+    assert!(tracker.shutdown(PATIENCE).completed);
+
+    let lines = lines(&dir);
+    let calls = of_kind(&lines, "call");
+    let sent = sink.events();
+    assert_eq!(calls.len(), 3);
+    // The wire: the contract's keys only, the intent as the rule picks it.
+    let contract = [
+        "callId",
+        "toolName",
+        "arguments",
+        "isError",
+        "timestamp",
+        "durationMs",
+        "result",
+        "errorMessage",
+        "intent",
+        "intentSource",
+        "userId",
+        "userEmail",
+    ];
+    for event in &sent {
+        assert!(event.as_object().unwrap().keys().all(|k| contract.contains(&k.as_str())), "{event}");
+    }
+    let intents: Vec<(&str, &str)> =
+        sent.iter().map(|e| (e["intent"].as_str().unwrap(), e["intentSource"].as_str().unwrap())).collect();
+    assert_eq!(
+        intents,
+        [
+            ("Find mugs.", "native"),
+            ("Checking stock before buying.", "mcpeye"),
+            ("Buy a mug for [REDACTED_EMAIL]", "native")
+        ]
+    );
+    // The log: the same events, plus the turn and what the intent does not hold, redacted.
+    let extra = |c: &Value| {
+        (
+            c["turn"].as_str().map(str::to_owned),
+            c["invocationReason"].as_str().map(str::to_owned),
+            c["userIntent"].as_str().map(str::to_owned),
+            c["userIntentRedacted"].as_bool(),
+        )
+    };
+    let redacted_words = Some("Buy a mug for [REDACTED_EMAIL]".to_owned());
+    assert_eq!(extra(calls[0]), (Some("t1".into()), None, redacted_words.clone(), Some(false)));
+    assert_eq!(extra(calls[1]), (Some("t1".into()), Some("Check stock.".into()), redacted_words, Some(false)));
+    assert_eq!(extra(calls[2]), (Some("t2".into()), None, None, Some(false)));
+    for (call, event) in calls.iter().zip(&sent) {
+        assert_eq!(&call["event"], event);
+    }
+    let text = lines.iter().map(Value::to_string).collect::<String>();
+    assert!(!text.contains("carol@example.com"), "{text}");
+    // The report groups the calls by turn.
+    let mut input = ReportInput::new();
+    lines.iter().for_each(|l| input.add_value(l));
+    let turns = input.report().paths.turns;
+    assert_eq!((turns.turns, turns.calls, turns.most_calls), (2, 3, 2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn under_before_send_the_log_keeps_the_turn_not_the_texts_it_could_not_vet() {
+    let dir = temp_dir("invocation-before-send");
+    let (tracker, sink) = tracker(&dir, "1.0", Config::new("p").before_send(Some));
+    let manifest = Manifest::builder().tools(mcpeye::tool_defs![v1::search]).tracker(tracker.clone()).build();
+    manifest.call_from(&invoked(Some("Find mugs."), "a gift", "t7"), "search", json!({"query": "mug"}));
+    assert!(tracker.shutdown(PATIENCE).completed);
+    let lines = lines(&dir);
+    let calls = of_kind(&lines, "call");
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0]["turn"], "t7");
+    assert!(calls[0].get("userIntent").is_none() && calls[0].get("userIntentRedacted").is_none(), "{}", calls[0]);
+    assert_eq!(calls[0]["event"], sink.events()[0]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -834,7 +834,8 @@ impl InFlight {
         duration: Duration,
     ) {
         let span = std::mem::replace(&mut self.span, crate::telemetry::CallSpan::none());
-        span.end(&self.arguments, outcome, rpc_code, duration, tracker.and_then(Tracker::span_content));
+        let request = (&self.arguments, self.invocation.as_deref());
+        span.end(request, outcome, rpc_code, duration, tracker.and_then(Tracker::span_content));
     }
 }
 

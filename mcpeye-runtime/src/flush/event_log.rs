@@ -76,6 +76,14 @@ pub struct CallEntry<'a> {
     /// The tool's [`descriptor_hash`]; when `None`, the hash of the tool in the last tool list
     /// written, if it has one.
     pub tool_hash: Option<&'a str>,
+    /// The client's `aiInvocation.invocationReason` when it is not the event's `intent`
+    /// (already capped and redacted like the intent).
+    pub invocation_reason: Option<&'a str>,
+    /// The client's `aiInvocation.userIntent` when it is not the event's `intent` (already
+    /// capped and redacted like the intent).
+    pub user_intent: Option<&'a str>,
+    /// `aiInvocation.userIntent.redacted`, when the client said.
+    pub user_intent_redacted: Option<bool>,
 }
 
 /// One request of a method other than `tools/call`.
@@ -146,6 +154,12 @@ struct CallLine<'a> {
     client: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     server_version: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    invocation_reason: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    user_intent: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    user_intent_redacted: Option<bool>,
 }
 
 #[derive(Serialize)]
@@ -373,6 +387,9 @@ impl EventLog {
             model: entry.model,
             client: entry.client,
             server_version: entry.server_version,
+            invocation_reason: entry.invocation_reason,
+            user_intent: entry.user_intent,
+            user_intent_redacted: entry.user_intent_redacted,
         };
         let Ok(mut bytes) = serde_json::to_vec(&line) else {
             self.lost += 1;

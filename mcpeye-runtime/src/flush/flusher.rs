@@ -32,9 +32,9 @@ use crate::flush::outbox::Outbox;
 use crate::flush::screen::Screen;
 use crate::flush::transport::{backoff, Answer, Transport};
 use crate::model::diagnostics::{DiagnosticKind, Diagnostics};
-use crate::model::record::ClientInfo;
+use crate::model::record::{ClientInfo, IntentSource};
 use crate::model::stats::Counters;
-use crate::record::{BufferPool, Queued};
+use crate::record::{BufferPool, InvocationRef, Queued};
 use crate::redact::Redactor;
 use crossbeam_channel::{Receiver, Sender};
 use std::collections::VecDeque;
@@ -653,11 +653,15 @@ impl Flusher {
             let mut spare = self.spare.pop();
             let out = spare.as_mut().unwrap_or(&mut self.scratch);
             let (client, encoded) = if self.screen.edits() {
-                // The record leaves its slot (`queued` was the slot's).
-                let Some(mut e) = slot
-                    .take()
-                    .and_then(|q| self.screen.edit(q, &self.redactor, &self.shared.counters, &self.shared.diagnostics))
-                else {
+                // The record leaves its slot (`queued` was the slot's). Its turn is read first: the
+                // event `before_send` sees has no place for it.
+                let mut turn = None;
+                let Some(mut e) = slot.take().and_then(|q| {
+                    if self.event_log.is_some() {
+                        turn = q.invocation().and_then(|i| i.turn.map(str::to_owned));
+                    }
+                    self.screen.edit(q, &self.redactor, &self.shared.counters, &self.shared.diagnostics)
+                }) else {
                     self.spare.extend(spare);
                     continue;
                 };
@@ -669,12 +673,15 @@ impl Flusher {
                     .map(|_| (e.tool_name.clone(), e.session_id.clone(), e.model.clone(), e.timestamp_ms));
                 let encoded = encode_edited(e, call_id, out);
                 if let (Some(log), Some((tool, session, model, ts)), Ok(())) = (&mut self.event_log, logged, &encoded) {
+                    // The client's texts stay out: `before_send` could not see them to vet them.
                     let entry = LogCall {
                         call_id,
                         tool: &tool,
                         session: session.as_deref(),
                         model: model.as_deref(),
                         timestamp_ms: ts,
+                        turn: turn.as_deref(),
+                        texts: LogTexts::default(),
                     };
                     entry.write(log, out, client.as_deref(), &self.settings.identity, &self.shared);
                 }
@@ -683,14 +690,19 @@ impl Flusher {
                 // Encoded where it lies: a record is large to move.
                 let client = queued.client.take();
                 let call_id = self.call_ids.next_id();
+                // Read before encoding, which takes the intent.
+                let native = queued.intent_source() == Some(IntentSource::Native);
                 let encoded = encode_event(queued, call_id, &self.redactor, out);
                 if let (Some(log), Ok(())) = (&mut self.event_log, &encoded) {
+                    let invocation = queued.invocation();
                     let entry = LogCall {
                         call_id,
                         tool: &queued.tool_name,
                         session: queued.session_id.as_deref(),
                         model: queued.model(),
                         timestamp_ms: queued.timestamp_ms,
+                        turn: invocation.and_then(|i| i.turn),
+                        texts: invocation.map(|i| LogTexts::of(i, native, &self.redactor)).unwrap_or_default(),
                     };
                     entry.write(log, out, client.as_deref(), &self.settings.identity, &self.shared);
                 }
@@ -1249,6 +1261,31 @@ struct LogCall<'a> {
     session: Option<&'a str>,
     model: Option<&'a str>,
     timestamp_ms: u64,
+    turn: Option<&'a str>,
+    texts: LogTexts,
+}
+
+/// The texts of a call's `aiInvocation` that the event's `intent` does not hold, capped and
+/// redacted as the intent is, and `userIntent.redacted`.
+#[derive(Default)]
+struct LogTexts {
+    reason: Option<String>,
+    user_intent: Option<String>,
+    user_intent_redacted: Option<bool>,
+}
+
+impl LogTexts {
+    /// `native`: the event's intent came from `aiInvocation` (its `invocationReason`, else its
+    /// `userIntent`), so that text is not repeated.
+    fn of(invocation: InvocationRef<'_>, native: bool, redactor: &Redactor) -> Self {
+        let keep =
+            |text: Option<&str>, is_intent: bool| text.filter(|_| !is_intent).map(|t| redactor.text(t.to_owned()));
+        LogTexts {
+            reason: keep(invocation.reason, native),
+            user_intent: keep(invocation.user_intent, native && invocation.reason.is_none()),
+            user_intent_redacted: invocation.user_intent_redacted,
+        }
+    }
 }
 
 impl LogCall<'_> {
@@ -1269,11 +1306,14 @@ impl LogCall<'_> {
             event: Some(event),
             session: self.session,
             conversation: None,
-            turn: None,
+            turn: self.turn,
             model: self.model,
             client: client.and_then(ClientInfo::label).or(identity.client.as_deref()),
             server_version: server_version(identity, shared),
             tool_hash: None,
+            invocation_reason: self.texts.reason.as_deref(),
+            user_intent: self.texts.user_intent.as_deref(),
+            user_intent_redacted: self.texts.user_intent_redacted,
         });
     }
 }

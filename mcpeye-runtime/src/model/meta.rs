@@ -126,12 +126,60 @@ pub(crate) fn take_model(arguments: &mut Map<String, Value>) -> Option<Arc<str>>
 /// `redacted` without a text, is none.
 pub(crate) fn native_intent(meta: &Map<String, Value>) -> Option<String> {
     let invocation = meta.get(META_AI_INVOCATION)?;
-    let text = |key: &str| match invocation.get(key)? {
-        Value::String(s) if !is_blank(s) => Some(s.clone()),
-        Value::Object(o) => o.get("text").and_then(Value::as_str).filter(|s| !is_blank(s)).map(str::to_owned),
+    invocation_text(invocation, "invocationReason")
+        .or_else(|| invocation_text(invocation, "userIntent"))
+        .map(str::to_owned)
+}
+
+/// What the request's `aiInvocation` says beyond the wire's intent and the model: the turn, both
+/// texts and `userIntent.redacted`. The wire has no key for them: they go to spans and the
+/// event log only (`docs/event-log.md`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Invocation {
+    /// `turnId`: groups the requests of one user turn. A string (a number is written out),
+    /// trimmed, cut to [`MAX_TURN_BYTES`].
+    pub turn: Option<Arc<str>>,
+    /// `invocationReason` (`{text}` or a string), not blank, cut to [`MAX_INVOCATION_TEXT_BYTES`].
+    pub reason: Option<String>,
+    /// `userIntent` (`{text}` or a string), as `reason`.
+    pub user_intent: Option<String>,
+    /// `userIntent.redacted`, when the client says: the client removed or masked the user's words.
+    pub user_intent_redacted: Option<bool>,
+}
+
+/// Longest `turnId` kept, in bytes: an id, and a grouping key of the report.
+pub(crate) const MAX_TURN_BYTES: usize = 128;
+
+/// Longest `invocationReason` or `userIntent` text carried to the flusher for the event log, in
+/// bytes: the record holds both in one 64 KiB region (the wire's intent has its own cap).
+pub(crate) const MAX_INVOCATION_TEXT_BYTES: usize = 16 * 1024;
+
+/// The `aiInvocation` text under `key`: the proposal's `{text}` object or a plain string, when
+/// not blank.
+fn invocation_text<'a>(invocation: &'a Value, key: &str) -> Option<&'a str> {
+    match invocation.get(key)? {
+        Value::String(s) => Some(s.as_str()),
+        Value::Object(o) => o.get("text").and_then(Value::as_str),
+        _ => None,
+    }
+    .filter(|s| !is_blank(s))
+}
+
+/// What the request's `_meta` `aiInvocation` says beyond the intent and the model ([`Invocation`]);
+/// `None` when it says none of it.
+pub(crate) fn invocation(meta: &Map<String, Value>) -> Option<Arc<Invocation>> {
+    let invocation = meta.get(META_AI_INVOCATION)?;
+    let cut = |s: &str, max: usize| s[..floor_char_boundary(s, max)].to_owned();
+    let turn = match invocation.get("turnId") {
+        Some(Value::String(s)) if !is_blank(s) => Some(Arc::from(cut(s.trim(), MAX_TURN_BYTES))),
+        Some(Value::Number(n)) => Some(Arc::from(n.to_string())),
         _ => None,
     };
-    text("invocationReason").or_else(|| text("userIntent"))
+    let text = |key| invocation_text(invocation, key).map(|s| cut(s, MAX_INVOCATION_TEXT_BYTES));
+    let user_intent_redacted = invocation.get("userIntent").and_then(|u| u.get("redacted")).and_then(Value::as_bool);
+    let found =
+        Invocation { turn, reason: text("invocationReason"), user_intent: text("userIntent"), user_intent_redacted };
+    (found != Invocation::default()).then(|| Arc::new(found))
 }
 
 /// What the conversation argument of a call said.
@@ -356,6 +404,49 @@ mod tests {
             let meta = obj(none.clone());
             assert_eq!((native_intent(&meta), meta_model(&meta)), (None, None), "{none}");
         }
+    }
+
+    #[test]
+    fn ai_invocation_keeps_the_turn_both_texts_and_the_redacted_flag() {
+        let proposal = obj(json!({META_AI_INVOCATION: {
+            "invocationReason": {"text": "Find red mugs to compare."},
+            "userIntent": {"text": "I want a gift mug", "redacted": true},
+            "turnId": " turn-1 "
+        }}));
+        let found = invocation(&proposal).unwrap();
+        assert_eq!(
+            *found,
+            Invocation {
+                turn: Some(Arc::from("turn-1")),
+                reason: Some("Find red mugs to compare.".into()),
+                user_intent: Some("I want a gift mug".into()),
+                user_intent_redacted: Some(true),
+            }
+        );
+        // A userIntent the client redacted away entirely still says so.
+        let redacted = obj(json!({META_AI_INVOCATION: {"userIntent": {"redacted": true}, "turnId": 7}}));
+        let found = invocation(&redacted).unwrap();
+        assert_eq!(
+            (found.turn.as_deref(), found.user_intent_redacted, found.user_intent.as_deref()),
+            (Some("7"), Some(true), None)
+        );
+        let strings = obj(json!({META_AI_INVOCATION: {"userIntent": "a gift mug", "invocationReason": "compare"}}));
+        let found = invocation(&strings).unwrap();
+        assert_eq!((found.reason.as_deref(), found.user_intent.as_deref()), (Some("compare"), Some("a gift mug")));
+        // Only a model (or nothing) beyond the intent: nothing to keep.
+        for none in [
+            json!({META_AI_INVOCATION: {"model": {"name": "m"}}}),
+            json!({META_AI_INVOCATION: {"turnId": " "}}),
+            json!({}),
+        ] {
+            assert_eq!(invocation(&obj(none.clone())), None, "{none}");
+        }
+        let long = obj(
+            json!({META_AI_INVOCATION: {"turnId": "é".repeat(200), "userIntent": "x".repeat(MAX_INVOCATION_TEXT_BYTES + 5)}}),
+        );
+        let found = invocation(&long).unwrap();
+        assert!(found.turn.as_deref().unwrap().len() <= MAX_TURN_BYTES);
+        assert_eq!(found.user_intent.as_deref().map(str::len), Some(MAX_INVOCATION_TEXT_BYTES));
     }
 
     #[test]

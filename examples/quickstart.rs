@@ -152,7 +152,14 @@ async fn estimate_delivery(
 // ---------------------------------------------------------------------------------------------
 
 fn show_call(manifest: &mcpeye::Manifest, name: &str, arguments: Value) {
-    show_call_from(manifest, &Origin::default(), name, arguments);
+    show_call_from(manifest, &agent(), name, arguments);
+}
+
+/// The agent's requests: one session, and the `_meta` a client following the MCP proposal for
+/// AI invocation metadata sends (its model and turn go to the event log, never to the ingest).
+fn agent() -> Origin {
+    let meta = json!({"io.modelcontextprotocol/aiInvocation": {"model": {"name": "claude-sonnet-4.5"}, "turnId": "turn-1"}});
+    Origin::default().with_session_id("demo-session").with_meta(meta.as_object().cloned().unwrap_or_default())
 }
 
 fn show_call_from(manifest: &mcpeye::Manifest, origin: &Origin, name: &str, arguments: Value) {
@@ -209,7 +216,7 @@ fn main() {
     // A client that asked for progress (`_meta.progressToken`); served by rmcp, the notifications
     // would go over the wire. Here a recording client stands in for it.
     let client = RecordingClient::new();
-    let origin = Origin::default()
+    let origin = agent()
         .with_progress_token(ProgressToken::String("delivery-1".into()))
         .with_channel(Arc::new(client.clone()));
     show_call_from(&manifest, &origin, "estimate_delivery", json!({"postcode": "1000-001"}));
@@ -246,9 +253,11 @@ fn main() {
         println!("\nThe payloads are saved in {}; see them again with", path.display());
         println!("  cargo run --example intent_gap -- {}", path.display());
     }
+    // 7. The maintainer's report of the event log: tools, paths, versions, models.
     let dir = event_log.display();
-    eprintln!("[quickstart] the event log is in {dir}; its report: `mcpeye report {dir}`");
-    eprintln!("[quickstart] (from this repository: `cargo run -p mcpeye-cli -- report {dir}`)");
+    println!("\nThe event log is in {dir}; its report (add --html report.html for a page):");
+    println!("  mcpeye report {dir}");
+    println!("  (from this repository: cargo run -p mcpeye-cli -- report {dir})");
 }
 
 /// Saves the accepted payloads as JSON Lines, the input of `examples/intent_gap.rs`.

@@ -158,7 +158,8 @@ fn show_call(manifest: &mcpeye::Manifest, name: &str, arguments: Value) {
 /// The agent's requests: one session, and the `_meta` a client following the MCP proposal for
 /// AI invocation metadata sends (its model and turn go to the event log, never to the ingest).
 fn agent() -> Origin {
-    let meta = json!({"io.modelcontextprotocol/aiInvocation": {"model": {"name": "claude-sonnet-4.5"}, "turnId": "turn-1"}});
+    let meta =
+        json!({"io.modelcontextprotocol/aiInvocation": {"model": {"name": "claude-sonnet-4.5"}, "turnId": "turn-1"}});
     Origin::default().with_session_id("demo-session").with_meta(meta.as_object().cloned().unwrap_or_default())
 }
 
@@ -216,9 +217,8 @@ fn main() {
     // A client that asked for progress (`_meta.progressToken`); served by rmcp, the notifications
     // would go over the wire. Here a recording client stands in for it.
     let client = RecordingClient::new();
-    let origin = agent()
-        .with_progress_token(ProgressToken::String("delivery-1".into()))
-        .with_channel(Arc::new(client.clone()));
+    let origin =
+        agent().with_progress_token(ProgressToken::String("delivery-1".into())).with_channel(Arc::new(client.clone()));
     show_call_from(&manifest, &origin, "estimate_delivery", json!({"postcode": "1000-001"}));
     for sent in client.sent() {
         println!("  ↳ notifications/progress {sent:?}");

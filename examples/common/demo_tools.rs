@@ -135,6 +135,7 @@ pub fn init_analytics(example: &str, default_project: &str) -> Option<Guard> {
 /// Delivers what was captured (within 2 s, `Config::shutdown_timeout`'s default) and says on
 /// stderr what became of every event: sent, dropped by reason, pending, kept on disk. Stderr
 /// only: stdout is a stdio server's protocol channel.
+#[allow(dead_code)] // axum_server lets its guard go when axum stops
 pub fn shut_down(example: &str, guard: Option<Guard>) {
     if let Some(guard) = guard {
         let report = guard.shutdown(std::time::Duration::from_secs(2));

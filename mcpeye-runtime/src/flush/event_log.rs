@@ -280,8 +280,10 @@ impl Notes {
 
     /// Notes `list` unless it is the list noted last.
     pub(crate) fn tools(&self, list: &Value) {
+        use std::sync::atomic::Ordering::Relaxed;
         let at = list as *const Value as usize;
-        if self.tools_seen.swap(at, std::sync::atomic::Ordering::Relaxed) != at {
+        // A plain load first: on every call, a swap would take the cache line for writing.
+        if self.tools_seen.load(Relaxed) != at && self.tools_seen.swap(at, Relaxed) != at {
             self.push(Note::Tools { timestamp_ms: crate::model::meta::now_epoch_ms(), tools: list.clone() });
         }
     }

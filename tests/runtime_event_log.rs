@@ -136,6 +136,7 @@ fn the_log_holds_each_event_as_the_wire_got_it_with_the_tool_list_and_what_the_w
 
     let stats = tracker.stats();
     assert_eq!((stats.event_log.written, stats.event_log.lost, stats.event_log.failures), (3, 0, 0));
+    assert!(stats.to_string().ends_with("; event log: 3 records written, 0 lost"), "{stats}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

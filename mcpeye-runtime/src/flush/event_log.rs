@@ -259,6 +259,10 @@ pub(crate) enum Note {
     Tools { timestamp_ms: u64, tools: Value },
 }
 
+/// Most notes waiting for the flusher; beyond, a note is dropped and counted (the flusher takes
+/// them every 100 ms: only a flusher held up, by a disk that does not answer, gets here).
+const MAX_NOTES: usize = 10_000;
+
 /// The notes waiting for the flusher, and the last tool list noted (by address, so that a call
 /// notes its manifest's list only when it is another one).
 #[derive(Debug, Default)]
@@ -267,6 +271,8 @@ pub(crate) struct Notes {
     pub(crate) on: bool,
     pending: std::sync::Mutex<Vec<Note>>,
     tools_seen: std::sync::atomic::AtomicUsize,
+    /// Notes dropped past [`MAX_NOTES`], counted as the log's lost records.
+    dropped: std::sync::atomic::AtomicU64,
 }
 
 impl Notes {
@@ -275,7 +281,12 @@ impl Notes {
     }
 
     pub(crate) fn push(&self, note: Note) {
-        self.pending.lock().unwrap_or_else(|e| e.into_inner()).push(note);
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        if pending.len() < MAX_NOTES {
+            pending.push(note);
+        } else {
+            self.dropped.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 
     /// Notes `list` unless it is the list noted last.
@@ -288,8 +299,10 @@ impl Notes {
         }
     }
 
-    pub(crate) fn take(&self) -> Vec<Note> {
-        std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()))
+    /// The notes waiting, and how many were dropped since the last take.
+    pub(crate) fn take(&self) -> (Vec<Note>, u64) {
+        let notes = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
+        (notes, self.dropped.swap(0, std::sync::atomic::Ordering::Relaxed))
     }
 }
 
@@ -564,6 +577,11 @@ impl EventLog {
         }
     }
 
+    /// Counts `n` records lost before they reached the log (notes dropped on the way).
+    pub(crate) fn count_lost(&mut self, n: u64) {
+        self.lost += n;
+    }
+
     /// Records written to disk.
     pub fn written(&self) -> u64 {
         self.written
@@ -762,6 +780,19 @@ mod tests {
         );
         assert_eq!(lines[2], json!({"v": 1, "kind": "call", "ts": 8, "callId": "c2", "tool": "search"}));
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn notes_past_their_bound_are_dropped_and_counted() {
+        let notes = Notes::new(true);
+        let note = || Note::Tools { timestamp_ms: 1, tools: json!([]) };
+        for _ in 0..MAX_NOTES + 3 {
+            notes.push(note());
+        }
+        let (taken, dropped) = notes.take();
+        assert_eq!((taken.len(), dropped), (MAX_NOTES, 3));
+        notes.push(note());
+        assert_eq!((notes.take().0.len(), notes.take().1), (1, 0));
     }
 
     #[test]

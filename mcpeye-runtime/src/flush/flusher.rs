@@ -774,7 +774,9 @@ impl Flusher {
     fn log_notes(&mut self) {
         let Some(log) = &mut self.event_log else { return };
         let server_version = server_version(&self.settings.identity, &self.shared);
-        for note in self.shared.notes.take() {
+        let (notes, dropped) = self.shared.notes.take();
+        log.count_lost(dropped);
+        for note in notes {
             match note {
                 Note::Tools { timestamp_ms, tools } => {
                     let tools = tools.as_array().map(Vec::as_slice).unwrap_or_default();

@@ -127,7 +127,8 @@ pub struct Stats {
 pub struct EventLogCounts {
     /// Records (calls, method requests, tool lists) written to disk.
     pub written: u64,
-    /// Records that could not be written (an I/O error), or encoded.
+    /// Records that could not be written (an I/O error) or encoded, and requests of other
+    /// methods not noted because 10 000 were already waiting for the flusher.
     pub lost: u64,
     /// I/O errors met (a write, a directory listing, a removal).
     pub failures: u64,
@@ -248,7 +249,13 @@ impl std::fmt::Display for Stats {
             }
             f.write_str(")")?;
         }
-        write!(f, ", sampled out {}, pending {} (on disk {})", self.sampled_out, self.pending, self.on_disk)
+        write!(f, ", sampled out {}, pending {} (on disk {})", self.sampled_out, self.pending, self.on_disk)?;
+        // Only with an event log: a tracker without one says nothing of it.
+        let log = &self.event_log;
+        if log.written + log.lost > 0 {
+            write!(f, "; event log: {} records written, {} lost", log.written, log.lost)?;
+        }
+        Ok(())
     }
 }
 

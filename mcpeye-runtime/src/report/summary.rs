@@ -502,7 +502,8 @@ fn gap(calls: &[Call]) -> GapSection {
     }
     if intents.is_empty() {
         needs.push(
-            "intents: the mcpeyeIntent argument agents fill (or the client's userIntent); no call carried one".into(),
+            "intents: the mcpeyeIntent argument agents fill (or the client's _meta aiInvocation); no call carried one"
+                .into(),
         );
     }
     GapSection { asks: grouped_asks(&requests), intents, failed, unknown_tools, needs }

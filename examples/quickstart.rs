@@ -6,7 +6,8 @@
 //! ```
 //!
 //! Nothing needs to be installed: the example starts a local ingest receiver
-//! (`mcpeye::testing::IngestReceiver`) and prints what arrived there.
+//! (`mcpeye::testing::IngestReceiver`) and prints what arrived there. It also writes the local
+//! event log, and ends by printing the `mcpeye report` command that reads it.
 
 use mcpeye::testing::{block_on, IngestReceiver, RecordingClient};
 use mcpeye::{Args, CallToolResult, Config, Context, Identity, Origin, ProgressToken, State};
@@ -151,7 +152,15 @@ async fn estimate_delivery(
 // ---------------------------------------------------------------------------------------------
 
 fn show_call(manifest: &mcpeye::Manifest, name: &str, arguments: Value) {
-    show_call_from(manifest, &Origin::default(), name, arguments);
+    show_call_from(manifest, &agent(), name, arguments);
+}
+
+/// The agent's requests: one session, and the `_meta` a client following the MCP proposal for
+/// AI invocation metadata sends (its model and turn go to the event log, never to the ingest).
+fn agent() -> Origin {
+    let meta =
+        json!({"io.modelcontextprotocol/aiInvocation": {"model": {"name": "claude-sonnet-4.5"}, "turnId": "turn-1"}});
+    Origin::default().with_session_id("demo-session").with_meta(meta.as_object().cloned().unwrap_or_default())
 }
 
 fn show_call_from(manifest: &mcpeye::Manifest, origin: &Origin, name: &str, arguments: Value) {
@@ -164,9 +173,13 @@ fn main() {
     // 1. An ingest to send to. In production this is your self-hosted mcpeye API.
     let ingest = IngestReceiver::start();
 
-    // 2. Start tracking. The guard flushes what is left when it is dropped.
+    // 2. Start tracking. The guard flushes what is left when it is dropped. The local event log
+    // (opt-in) keeps a copy of what the ingest gets, for `mcpeye report`.
+    let event_log = std::env::temp_dir().join("mcpeye-quickstart-events");
+    let _ = std::fs::remove_dir_all(&event_log); // this run's log only
     let guard = mcpeye::init(
         Config::new("quickstart-demo")
+            .event_log(&event_log)
             .ingest_url(ingest.url())
             .ingest_secret("demo-ingest-secret")
             .identity(Identity::new().server_version(env!("CARGO_PKG_VERSION")).client("quickstart/1.0")),
@@ -204,9 +217,8 @@ fn main() {
     // A client that asked for progress (`_meta.progressToken`); served by rmcp, the notifications
     // would go over the wire. Here a recording client stands in for it.
     let client = RecordingClient::new();
-    let origin = Origin::default()
-        .with_progress_token(ProgressToken::String("delivery-1".into()))
-        .with_channel(Arc::new(client.clone()));
+    let origin =
+        agent().with_progress_token(ProgressToken::String("delivery-1".into())).with_channel(Arc::new(client.clone()));
     show_call_from(&manifest, &origin, "estimate_delivery", json!({"postcode": "1000-001"}));
     for sent in client.sent() {
         println!("  ↳ notifications/progress {sent:?}");
@@ -241,6 +253,11 @@ fn main() {
         println!("\nThe payloads are saved in {}; see them again with", path.display());
         println!("  cargo run --example intent_gap -- {}", path.display());
     }
+    // 7. The maintainer's report of the event log: tools, paths, versions, models.
+    let dir = event_log.display();
+    println!("\nThe event log is in {dir}; its report (add --html report.html for a page):");
+    println!("  mcpeye report {dir}");
+    println!("  (from this repository: cargo run -p mcpeye-cli -- report {dir})");
 }
 
 /// Saves the accepted payloads as JSON Lines, the input of `examples/intent_gap.rs`.

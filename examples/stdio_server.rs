@@ -13,7 +13,9 @@
 //! stops serving and the `mcpeye::Guard` delivers what was captured before the process exits,
 //! within `Config::shutdown_timeout`. With `MCPEYE_OUTBOX_DIR=/some/dir`, events not yet
 //! delivered are kept on disk there and sent at the next start, also after a SIGKILL
-//! (`Config::outbox_dir`).
+//! (`Config::outbox_dir`). With `MCPEYE_EVENT_LOG_DIR=/some/dir`, the local event log is
+//! written there (`mcpeye report /some/dir`); `MCPEYE_DEMO_VERSION=2` serves the next version
+//! of the server (version 2.0.0, one tool described anew, one tool more).
 
 #[path = "common/demo_tools.rs"]
 mod demo_tools;
@@ -47,7 +49,7 @@ fn main() -> ExitCode {
 /// Serves until the client closes stdin or a SIGTERM/SIGINT arrives.
 async fn serve() -> Result<(), Box<dyn std::error::Error>> {
     let server = ManifestServer::new(Arc::new(demo_tools::manifest()))
-        .with_server_info("mcpeye-stdio-demo", env!("CARGO_PKG_VERSION"));
+        .with_server_info("mcpeye-stdio-demo", demo_tools::server_version());
     let running = server.serve(rmcp::transport::stdio()).await?;
     // SIGTERM or SIGINT stops the service the way a closed stdin does: calls in flight get to
     // answer (rmcp waits up to 2 s for them), then `waiting` returns. (Before this point no call

@@ -315,6 +315,48 @@ async fn input_required_rounds_and_elicitation_actions_are_span_events() {
     assert_eq!(value(&answered, "mcpeye.round").as_deref(), Some("2"));
 }
 
+/// `aiInvocation`'s turn and `redacted` flag go on every span; its texts only with the opt-in
+/// content, redacted (docs/opentelemetry.md).
+#[test]
+fn the_turn_of_the_meta_is_on_the_span_and_its_texts_only_with_span_content() {
+    otel();
+    let invocation = json!({"io.modelcontextprotocol/aiInvocation": {
+        "turnId": "turn-9",
+        "invocationReason": {"text": "Check the weather for bob@example.com."},
+        "userIntent": {"text": "Will it rain?", "redacted": true}
+    }});
+    let meta = invocation.as_object().unwrap().clone();
+    let (tracker, _sink) = MemorySink::with_config(Config::new("p").span_content(true)).unwrap();
+    let with_content = mcpeye::Manifest::builder().tools(mcpeye::tool_defs![otel_forecast]).tracker(tracker).build();
+    with_content.call_from(
+        &Origin::default().with_request_id("turn-content").with_meta(meta.clone()),
+        "otel_forecast",
+        json!({"city": "Porto"}),
+    );
+    manifest().call_from(
+        &Origin::default().with_request_id("turn-plain").with_meta(meta),
+        "otel_forecast",
+        json!({"city": "Porto"}),
+    );
+    let span = |id: &str| {
+        spans_named("tools/call otel_forecast")
+            .into_iter()
+            .find(|s| string(s, "jsonrpc.request.id").as_deref() == Some(id))
+            .unwrap()
+    };
+    let (content, plain) = (span("turn-content"), span("turn-plain"));
+    for s in [&content, &plain] {
+        assert_eq!(string(s, "mcpeye.turn.id").as_deref(), Some("turn-9"));
+        assert_eq!(attr(s, "mcpeye.user_intent.redacted"), Some(&OtelValue::Bool(true)));
+    }
+    assert_eq!(
+        string(&content, "mcpeye.invocation_reason").as_deref(),
+        Some("Check the weather for [REDACTED_EMAIL].")
+    );
+    assert_eq!(string(&content, "mcpeye.user_intent").as_deref(), Some("Will it rain?"));
+    assert!(attr(&plain, "mcpeye.invocation_reason").is_none() && attr(&plain, "mcpeye.user_intent").is_none());
+}
+
 /// The call's model is the server span's `gen_ai.request.model` (docs/attribution.md).
 #[test]
 fn the_model_of_the_meta_is_the_spans_request_model() {

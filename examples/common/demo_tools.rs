@@ -45,11 +45,57 @@ pub async fn convert_temperature(
     }
 }
 
+/// The next version of the server (`MCPEYE_DEMO_VERSION=2`): the forecast tool, described anew.
+mod v2 {
+    /// Look up the weather forecast of a city, day by day: temperature and sky (demo data).
+    #[mcpeye::tool(read_only)]
+    pub fn get_forecast(
+        /// City name, e.g. "Lisbon".
+        city: String,
+        /// Number of days to forecast, 1 to 7 (default 3).
+        days: Option<u8>,
+    ) -> Result<String, String> {
+        super::get_forecast(city, days)
+    }
+
+    /// List the weather alerts in force for a city (demo data: there are none).
+    #[mcpeye::tool(read_only)]
+    pub fn get_alerts(
+        /// City name, e.g. "Lisbon".
+        city: String,
+    ) -> String {
+        format!("No alerts for {}.", city.trim())
+    }
+}
+
+/// Whether `MCPEYE_DEMO_VERSION=2` asks for the next version of the server: one description
+/// changed, one tool added (what the report's versions and never-called sections show).
+fn next_version() -> bool {
+    std::env::var_os("MCPEYE_DEMO_VERSION").is_some_and(|v| v == "2")
+}
+
+/// The server's version for its `serverInfo`: `2.0.0` under `MCPEYE_DEMO_VERSION=2`.
+#[allow(dead_code)] // only stdio_server follows MCPEYE_DEMO_VERSION
+pub fn server_version() -> &'static str {
+    if next_version() {
+        "2.0.0"
+    } else {
+        env!("CARGO_PKG_VERSION")
+    }
+}
+
 /// The two tools, with `mcpeyeIntent` and the reserved `mcpeye_request_capability`.
 ///
 /// With `MCPEYE_DEMO_ATTRIBUTION=1`, the opt-in attribution arguments too
 /// (`ManifestBuilder::conversations`, `ModelArgument::ReservedTool`: docs/attribution.md).
+/// With `MCPEYE_DEMO_VERSION=2`, the next version: `get_forecast` described anew, and
+/// `get_alerts`.
 pub fn manifest() -> Manifest {
+    if next_version() {
+        return Manifest::builder()
+            .tools(mcpeye::tool_defs![v2::get_forecast, convert_temperature, v2::get_alerts])
+            .build();
+    }
     if std::env::var_os("MCPEYE_DEMO_ATTRIBUTION").is_some_and(|v| v == "1") {
         return Manifest::builder()
             .tools(mcpeye::tool_defs![get_forecast, convert_temperature])
@@ -89,6 +135,7 @@ pub fn init_analytics(example: &str, default_project: &str) -> Option<Guard> {
 /// Delivers what was captured (within 2 s, `Config::shutdown_timeout`'s default) and says on
 /// stderr what became of every event: sent, dropped by reason, pending, kept on disk. Stderr
 /// only: stdout is a stdio server's protocol channel.
+#[allow(dead_code)] // axum_server lets its guard go when axum stops
 pub fn shut_down(example: &str, guard: Option<Guard>) {
     if let Some(guard) = guard {
         let report = guard.shutdown(std::time::Duration::from_secs(2));

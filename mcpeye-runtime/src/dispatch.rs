@@ -544,7 +544,12 @@ impl Manifest {
 
     /// The tracker calls are recorded into (see [`active_tracker`]).
     pub(crate) fn active_tracker(&self) -> Option<Cow<'_, Tracker>> {
-        active_tracker(self.tracker.as_ref())
+        let tracker = active_tracker(self.tracker.as_ref());
+        // The event log learns the tool list from the manifest that serves it.
+        if let Some(t) = &tracker {
+            t.note_tools(&self.tools_list);
+        }
+        tracker
     }
 
     /// Records a call of a tool the manifest does not have, answered with a tool error (the

@@ -64,7 +64,7 @@ pub use model::request::RequestInfo;
 pub use model::result::{
     CallToolResult, Content, EmbeddedResource, ErrorReason, ResourceBody, ResourceLink, ToolError, ToolValue,
 };
-pub use model::stats::{Dropped, Elicitations, FlushReport, MethodCount, Stats};
+pub use model::stats::{Dropped, Elicitations, EventLogCounts, FlushReport, MethodCount, Stats};
 pub use tool::context::Context;
 pub use tool::def::{
     parse_args, Annotations, Args, ArgsError, AsyncHandler, BoxFuture, Handler, Icon, Invocation, State, StateDecl,

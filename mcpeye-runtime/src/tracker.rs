@@ -8,6 +8,7 @@
 //! channel drops the event (counted) before any copy.
 
 use crate::config::{Config, ConfigError, IdentifyFn, Resolved};
+use crate::flush::event_log::{EventLog, Note, Notes};
 use crate::flush::flusher::{Backlog, Control, Flusher, Handoff};
 use crate::flush::outbox::Outbox;
 use crate::flush::transport::{HttpTransport, Transport};
@@ -142,6 +143,13 @@ impl Tracker {
                     .to_string()
             });
         }
+        let event_log = match config.resolved_event_log_dir() {
+            Some(dir) => Some(
+                EventLog::open(&dir, config.event_log_max_bytes)
+                    .map_err(|e| ConfigError::EventLog(format!("{}: {e}", dir.display())))?,
+            ),
+            None => None,
+        };
         let shared = Arc::new(Handoff {
             counters: Counters::default(),
             diagnostics,
@@ -150,6 +158,7 @@ impl Tracker {
             identify_panicked: AtomicBool::new(false),
             server_version: Default::default(),
             backlog: Backlog::default(),
+            notes: Notes::new(event_log.is_some()),
         });
         // The channel only bridges to the next drain; it is not the place where a small
         // `max_buffer` should bite (the flusher's buffer drops the oldest there instead).
@@ -164,7 +173,8 @@ impl Tracker {
             None => None,
         };
         let pool = BufferPool::new();
-        let flusher = Flusher::new(&config, data_rx, control_rx, shared.clone(), transport, outbox, pool.clone());
+        let flusher =
+            Flusher::new(&config, data_rx, control_rx, shared.clone(), transport, outbox, pool.clone(), event_log);
         let handle = std::thread::Builder::new()
             .name("mcpeye-flusher".into())
             .spawn(move || flusher.run())
@@ -378,6 +388,32 @@ impl Tracker {
     pub(crate) fn count_method_error(&self, method: Method) {
         let Inner::Pipeline(p) = &*self.inner else { return };
         p.shared.counters.count_method_error(method);
+    }
+
+    /// Whether this tracker writes an event log ([`Config::event_log`]): only then are the
+    /// requests of other methods and the tool lists noted for it.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+    pub(crate) fn logs(&self) -> bool {
+        matches!(&*self.inner, Inner::Pipeline(p) if p.shared.notes.on)
+    }
+
+    /// Notes, for the event log, the tool list a manifest serves (once per list).
+    pub(crate) fn note_tools(&self, list: &Value) {
+        if let Inner::Pipeline(p) = &*self.inner {
+            if p.shared.notes.on {
+                p.shared.notes.tools(list);
+            }
+        }
+    }
+
+    /// Notes, for the event log, a request of another method.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+    pub(crate) fn note(&self, note: Note) {
+        if let Inner::Pipeline(p) = &*self.inner {
+            if p.shared.notes.on {
+                p.shared.notes.push(note);
+            }
+        }
     }
 
     /// Counts a conversation handle minted, and whether the call came with one that was invalid.
@@ -798,7 +834,8 @@ impl InFlight {
         duration: Duration,
     ) {
         let span = std::mem::replace(&mut self.span, crate::telemetry::CallSpan::none());
-        span.end(&self.arguments, outcome, rpc_code, duration, tracker.and_then(Tracker::span_content));
+        let request = (&self.arguments, self.invocation.as_deref());
+        span.end(request, outcome, rpc_code, duration, tracker.and_then(Tracker::span_content));
     }
 }
 

@@ -181,15 +181,27 @@ pub fn node_with_sdk(test: &str) -> Option<(PathBuf, PathBuf)> {
 /// `target/<profile>/examples/<name>`, an example of `examples/servers` (not a default member, so
 /// `cargo test` does not build it), built here once per test process so that it is never stale.
 pub fn example(name: &str) -> PathBuf {
+    built(&["-p", "mcpeye-servers", "--example", name], &Path::new("examples").join(name))
+}
+
+/// `target/<profile>/mcpeye`, the command-line tool of `mcpeye-cli`, built here once per test
+/// process (as [`example`]: the root package's tests do not build another package's binary).
+pub fn mcpeye_cli() -> PathBuf {
+    built(&["-p", "mcpeye-cli", "--bin", "mcpeye"], Path::new("mcpeye"))
+}
+
+/// Builds with `cargo build --quiet ARGS` into this test's target directory and profile, once
+/// per test process and `ARGS`; the path of what was built under `target/<profile>/`.
+fn built(args: &[&str], output: &Path) -> PathBuf {
     static BUILT: Mutex<Option<HashMap<String, Result<(), String>>>> = Mutex::new(None);
     let exe = std::env::current_exe().expect("test binary path");
     let profile_dir = exe.parent().and_then(Path::parent).expect("target/<profile>");
-    let server = profile_dir.join("examples").join(name);
+    let path = profile_dir.join(output);
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    let outcome = built.get_or_insert_with(HashMap::new).entry(name.to_owned()).or_insert_with(|| {
+    let outcome = built.get_or_insert_with(HashMap::new).entry(args.join(" ")).or_insert_with(|| {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
         let mut cmd = Command::new(cargo);
-        cmd.args(["build", "--quiet", "-p", "mcpeye-servers", "--example", name]).current_dir(repo());
+        cmd.args(["build", "--quiet"]).args(args).current_dir(repo());
         // Not the variables cargo sets for this test process: build scripts that track them
         // (ring tracks CARGO_PKG_NAME, …) would rebuild here, and again in the next `cargo test`.
         for (key, _) in std::env::vars_os() {
@@ -220,10 +232,10 @@ pub fn example(name: &str) -> PathBuf {
         }
     });
     if let Err(stderr) = outcome {
-        panic!("could not build examples/{name}.rs:\n{stderr}");
+        panic!("could not build {}:\n{stderr}", args.join(" "));
     }
-    assert!(server.exists(), "{} was not built", server.display());
-    server
+    assert!(path.exists(), "{} was not built", path.display());
+    path
 }
 
 /// The `MCPEYE_*` environment of an example server reporting to `ingest`.

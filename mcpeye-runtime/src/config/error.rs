@@ -36,6 +36,8 @@ pub enum ConfigError {
     FlusherThread(String),
     /// The outbox directory could not be opened.
     Outbox(String),
+    /// The event log's directory could not be opened.
+    EventLog(String),
     /// The ingest URL is `https://` and mcpeye was built without its `tls` feature.
     TlsNotBuilt,
     /// The conversation key is shorter than 32 bytes.
@@ -70,6 +72,11 @@ impl fmt::Display for ConfigError {
             ConfigError::Outbox(e) => write!(
                 f,
                 "mcpeye: the outbox cannot be opened ({e}); give Config::outbox_dir a directory this process can write"
+            ),
+            ConfigError::EventLog(e) => write!(
+                f,
+                "mcpeye: the event log cannot be opened ({e}); give Config::event_log (or MCPEYE_EVENT_LOG_DIR) \
+                 a directory this process can write"
             ),
             ConfigError::ConversationKeyTooShort { from } => write!(
                 f,

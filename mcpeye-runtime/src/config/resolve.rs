@@ -17,7 +17,6 @@ impl Config {
 
     /// The event log's directory: the configured one, else `MCPEYE_EVENT_LOG_DIR` under
     /// `from_env` (a blank variable counts as unset). `resolve` has checked its byte bound.
-    #[allow(dead_code)] // The flusher opens the log once it is wired.
     pub(crate) fn resolved_event_log_dir(&self) -> Option<PathBuf> {
         self.event_log_dir_with(|name| std::env::var(name).ok())
     }

@@ -18,6 +18,7 @@
 //! lines of that commit, counted in [`EventLog::lost`] and [`EventLog::failures`], and the next
 //! commit opens a new file.
 
+use crate::json::{write_number, write_str};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -76,6 +77,14 @@ pub struct CallEntry<'a> {
     /// The tool's [`descriptor_hash`]; when `None`, the hash of the tool in the last tool list
     /// written, if it has one.
     pub tool_hash: Option<&'a str>,
+    /// The client's `aiInvocation.invocationReason` when it is not the event's `intent`
+    /// (already capped and redacted like the intent).
+    pub invocation_reason: Option<&'a str>,
+    /// The client's `aiInvocation.userIntent` when it is not the event's `intent` (already
+    /// capped and redacted like the intent).
+    pub user_intent: Option<&'a str>,
+    /// `aiInvocation.userIntent.redacted`, when the client said.
+    pub user_intent_redacted: Option<bool>,
 }
 
 /// One request of a method other than `tools/call`.
@@ -122,30 +131,6 @@ struct Header<'a> {
     ts: u64,
     writer: &'a str,
     pid: u32,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct CallLine<'a> {
-    v: u32,
-    kind: &'a str,
-    ts: u64,
-    call_id: &'a str,
-    tool: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    tool_hash: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    session: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    conversation: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    turn: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    model: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    client: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    server_version: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -254,6 +239,73 @@ fn canonical(value: &Value, out: &mut Fnv) {
     }
 }
 
+/// What the calling threads tell the flusher for the log besides the calls: the requests of
+/// other methods and the tool list. Rare (a few per session), so they cross under a lock.
+#[derive(Debug)]
+pub(crate) enum Note {
+    /// A request of another method, answered.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // only rmcp's servers see other methods
+    Method {
+        method: &'static str,
+        timestamp_ms: u64,
+        target: Option<String>,
+        is_error: bool,
+        duration_ms: Option<u64>,
+        session: Option<std::sync::Arc<str>>,
+        model: Option<std::sync::Arc<str>>,
+        client: Option<String>,
+    },
+    /// The tool list a manifest serves (its `tools/list` array).
+    Tools { timestamp_ms: u64, tools: Value },
+}
+
+/// Most notes waiting for the flusher; beyond, a note is dropped and counted (the flusher takes
+/// them every 100 ms: only a flusher held up, by a disk that does not answer, gets here).
+const MAX_NOTES: usize = 10_000;
+
+/// The notes waiting for the flusher, and the last tool list noted (by address, so that a call
+/// notes its manifest's list only when it is another one).
+#[derive(Debug, Default)]
+pub(crate) struct Notes {
+    /// An event log is written: without one nothing is noted.
+    pub(crate) on: bool,
+    pending: std::sync::Mutex<Vec<Note>>,
+    tools_seen: std::sync::atomic::AtomicUsize,
+    /// Notes dropped past [`MAX_NOTES`], counted as the log's lost records.
+    dropped: std::sync::atomic::AtomicU64,
+}
+
+impl Notes {
+    pub(crate) fn new(on: bool) -> Self {
+        Notes { on, ..Notes::default() }
+    }
+
+    pub(crate) fn push(&self, note: Note) {
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        if pending.len() < MAX_NOTES {
+            pending.push(note);
+        } else {
+            self.dropped.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// Notes `list` unless it is the list noted last.
+    pub(crate) fn tools(&self, list: &Value) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let at = list as *const Value as usize;
+        // A plain load first: on every call, a swap would take the cache line for writing.
+        if self.tools_seen.load(Relaxed) != at && self.tools_seen.swap(at, Relaxed) != at {
+            self.push(Note::Tools { timestamp_ms: crate::model::meta::now_epoch_ms(), tools: list.clone() });
+        }
+    }
+
+    /// The notes waiting, and how many were dropped since the last take.
+    pub(crate) fn take(&self) -> (Vec<Note>, u64) {
+        let notes = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
+        (notes, self.dropped.swap(0, std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
 /// The writer of an event log directory. Lines are gathered by [`call`](Self::call),
 /// [`method`](Self::method) and [`tools`](Self::tools) and written by
 /// [`commit`](Self::commit) (once per drain of the flusher; also when a quarter megabyte is
@@ -269,6 +321,8 @@ pub struct EventLog {
     /// Files opened by this writer, to make each name new.
     opened: u64,
     pending: Vec<u8>,
+    /// The call line being written (kept: its capacity is reused).
+    line: Vec<u8>,
     /// Records in `pending`.
     pending_records: u64,
     /// The last tool list added (its line).
@@ -295,6 +349,7 @@ impl EventLog {
             file: None,
             opened: 0,
             pending: Vec::new(),
+            line: Vec::new(),
             pending_records: 0,
             tools_line: None,
             head_tools: None,
@@ -305,35 +360,53 @@ impl EventLog {
         })
     }
 
-    /// Adds a tool call.
+    /// Adds a tool call. Written by hand with the wire's JSON writers rather than through serde:
+    /// a line per event, on the flusher.
     pub fn call(&mut self, entry: &CallEntry<'_>) {
         let tool_hash = entry.tool_hash.or_else(|| self.tool_hashes.get(entry.tool).map(String::as_str));
-        let line = CallLine {
-            v: FORMAT_VERSION,
-            kind: KIND_CALL,
-            ts: entry.timestamp_ms,
-            call_id: entry.call_id,
-            tool: entry.tool,
-            tool_hash,
-            session: entry.session,
-            conversation: entry.conversation,
-            turn: entry.turn,
-            model: entry.model,
-            client: entry.client,
-            server_version: entry.server_version,
-        };
-        let Ok(mut bytes) = serde_json::to_vec(&line) else {
-            self.lost += 1;
-            return;
-        };
+        let line = &mut self.line;
+        line.clear();
+        line.extend_from_slice(b"{\"v\":");
+        write_number(line, u64::from(FORMAT_VERSION));
+        line.extend_from_slice(b",\"kind\":\"call\",\"ts\":");
+        write_number(line, entry.timestamp_ms);
+        line.extend_from_slice(b",\"callId\":");
+        write_str(line, entry.call_id);
+        line.extend_from_slice(b",\"tool\":");
+        write_str(line, entry.tool);
+        let optional: [(&[u8], Option<&str>); 9] = [
+            (b",\"toolHash\":", tool_hash),
+            (b",\"session\":", entry.session),
+            (b",\"conversation\":", entry.conversation),
+            (b",\"turn\":", entry.turn),
+            (b",\"model\":", entry.model),
+            (b",\"client\":", entry.client),
+            (b",\"serverVersion\":", entry.server_version),
+            (b",\"invocationReason\":", entry.invocation_reason),
+            (b",\"userIntent\":", entry.user_intent),
+        ];
+        for (key, value) in optional {
+            if let Some(value) = value {
+                line.extend_from_slice(key);
+                write_str(line, value);
+            }
+        }
+        if let Some(redacted) = entry.user_intent_redacted {
+            line.extend_from_slice(if redacted {
+                b",\"userIntentRedacted\":true"
+            } else {
+                b",\"userIntentRedacted\":false"
+            });
+        }
         // The encoded event is spliced in as it is: the log holds the bytes the wire got.
         if let Some(event) = entry.event.filter(|e| e.first() == Some(&b'{') && e.last() == Some(&b'}')) {
-            bytes.pop();
-            bytes.extend_from_slice(b",\"event\":");
-            bytes.extend_from_slice(event);
-            bytes.push(b'}');
+            line.extend_from_slice(b",\"event\":");
+            line.extend_from_slice(event);
         }
-        self.push(bytes);
+        line.push(b'}');
+        let line = std::mem::take(&mut self.line);
+        self.push(&line);
+        self.line = line;
     }
 
     /// Adds a request of another method.
@@ -353,7 +426,7 @@ impl EventLog {
             server_version: entry.server_version,
         };
         match serde_json::to_vec(&line) {
-            Ok(bytes) => self.push(bytes),
+            Ok(bytes) => self.push(&bytes),
             Err(_) => self.lost += 1,
         }
     }
@@ -388,26 +461,26 @@ impl EventLog {
             self.lost += 1;
             return false;
         };
+        self.push(&bytes);
         bytes.push(b'\n');
         self.tool_hashes = hashes;
-        self.tools_line = Some(bytes.clone());
-        bytes.pop();
-        self.push(bytes);
+        self.tools_line = Some(bytes);
         true
     }
 
-    fn push(&mut self, mut line: Vec<u8>) {
-        line.push(b'\n');
-        let size = (self.pending.len() + line.len()) as u64;
+    /// Adds `line` and its `\n` to the lines waiting for the next commit.
+    fn push(&mut self, line: &[u8]) {
+        let size = (self.pending.len() + line.len() + 1) as u64;
         let held = self.file.as_ref().map_or(0, |(_, _, len)| *len);
         // A file is rotated between two commits, so commit what would take it past its share.
         if !self.pending.is_empty() && held + size > self.file_max {
             self.commit();
-            if self.file.as_ref().is_some_and(|(_, _, len)| *len + line.len() as u64 > self.file_max) {
+            if self.file.as_ref().is_some_and(|(_, _, len)| *len + line.len() as u64 + 1 > self.file_max) {
                 self.file = None;
             }
         }
-        self.pending.extend_from_slice(&line);
+        self.pending.extend_from_slice(line);
+        self.pending.push(b'\n');
         self.pending_records += 1;
         if self.pending.len() >= COMMIT_AT {
             self.commit();
@@ -504,6 +577,11 @@ impl EventLog {
         }
     }
 
+    /// Counts `n` records lost before they reached the log (notes dropped on the way).
+    pub(crate) fn count_lost(&mut self, n: u64) {
+        self.lost += n;
+    }
+
     /// Records written to disk.
     pub fn written(&self) -> u64 {
         self.written
@@ -519,7 +597,13 @@ impl EventLog {
         self.failures
     }
 
+    /// The directory written.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// The file being written, once one is open.
+    #[cfg(test)]
     pub fn current_file(&self) -> Option<&Path> {
         self.file.as_ref().map(|(_, path, _)| path.as_path())
     }
@@ -670,6 +754,45 @@ mod tests {
         assert!(log.current_file().is_some_and(Path::exists));
         drop(log);
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_call_line_is_json_with_its_texts_escaped_and_absent_keys_left_out() {
+        let dir = temp_dir("escapes");
+        let mut log = EventLog::open(&dir, 1 << 20).unwrap();
+        log.call(&CallEntry {
+            call_id: "c1",
+            tool: "search",
+            timestamp_ms: 7,
+            model: Some("gpt \"5\"\n"),
+            turn: Some("tour é"),
+            user_intent: Some("a\tb\\c"),
+            user_intent_redacted: Some(true),
+            ..CallEntry::default()
+        });
+        log.call(&CallEntry { call_id: "c2", tool: "search", timestamp_ms: 8, ..CallEntry::default() });
+        drop(log);
+        let lines = &lines_of(&dir)[0].1;
+        assert_eq!(
+            lines[1],
+            json!({"v": 1, "kind": "call", "ts": 7, "callId": "c1", "tool": "search", "turn": "tour é",
+                   "model": "gpt \"5\"\n", "userIntent": "a\tb\\c", "userIntentRedacted": true})
+        );
+        assert_eq!(lines[2], json!({"v": 1, "kind": "call", "ts": 8, "callId": "c2", "tool": "search"}));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn notes_past_their_bound_are_dropped_and_counted() {
+        let notes = Notes::new(true);
+        let note = || Note::Tools { timestamp_ms: 1, tools: json!([]) };
+        for _ in 0..MAX_NOTES + 3 {
+            notes.push(note());
+        }
+        let (taken, dropped) = notes.take();
+        assert_eq!((taken.len(), dropped), (MAX_NOTES, 3));
+        notes.push(note());
+        assert_eq!((notes.take().0.len(), notes.take().1), (1, 0));
     }
 
     #[test]

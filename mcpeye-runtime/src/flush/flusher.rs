@@ -27,13 +27,14 @@
 use crate::config::{Config, Identity};
 use crate::flush::call_id::CallIds;
 use crate::flush::encode::{encode_edited, encode_event, payload_head, Invalid, Payload, PAYLOAD_TAIL};
+use crate::flush::event_log::{CallEntry, EventLog, MethodEntry, Note, Notes, ToolsEntry};
 use crate::flush::outbox::Outbox;
 use crate::flush::screen::Screen;
 use crate::flush::transport::{backoff, Answer, Transport};
 use crate::model::diagnostics::{DiagnosticKind, Diagnostics};
-use crate::model::record::ClientInfo;
+use crate::model::record::{ClientInfo, IntentSource};
 use crate::model::stats::Counters;
-use crate::record::{BufferPool, Queued};
+use crate::record::{BufferPool, InvocationRef, Queued};
 use crate::redact::Redactor;
 use crossbeam_channel::{Receiver, Sender};
 use std::collections::VecDeque;
@@ -78,6 +79,8 @@ pub(crate) struct Handoff {
     /// The server's version as its MCP server info gives it, sent as `serverVersion` when the
     /// configured identity has none.
     pub server_version: std::sync::OnceLock<String>,
+    /// What the calling threads note for the event log besides the calls (methods, tool lists).
+    pub notes: Notes,
 }
 
 /// The data channel's length as the calling threads see it, on a cache line of its own.
@@ -247,9 +250,13 @@ pub(crate) struct Flusher {
     deferred: VecDeque<Control>,
     /// Where the records' buffers go back once encoded.
     pool: BufferPool,
+    /// The local event log (`Config::event_log`), written from the encoded events.
+    event_log: Option<EventLog>,
 }
 
 impl Flusher {
+    // Each is a part the tracker made (the outbox and the event log fail `init` when unopenable).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         config: &Config,
         data: Receiver<Queued>,
@@ -258,6 +265,7 @@ impl Flusher {
         transport: Box<dyn Transport>,
         outbox: Option<Outbox>,
         pool: BufferPool,
+        event_log: Option<EventLog>,
     ) -> Self {
         let (jobs, jobs_rx) = crossbeam_channel::unbounded();
         let (done, done_rx) = crossbeam_channel::unbounded();
@@ -306,6 +314,7 @@ impl Flusher {
             outbox,
             deferred: VecDeque::new(),
             pool,
+            event_log,
         };
         flusher.recover();
         flusher
@@ -617,6 +626,8 @@ impl Flusher {
 
     /// Like [`drain`](Self::drain), taking at most `limit` events.
     fn drain_up_to(&mut self, limit: usize) {
+        // The tool list noted before these calls gives them their descriptor hash.
+        self.log_notes();
         let mut invalid = 0;
         let mut overflow = 0;
         let present = self.data.len().min(limit);
@@ -652,19 +663,59 @@ impl Flusher {
             let mut spare = self.spare.pop();
             let out = spare.as_mut().unwrap_or(&mut self.scratch);
             let (client, encoded) = if self.screen.edits() {
-                // The record leaves its slot (`queued` was the slot's).
-                let Some(mut e) = slot
-                    .take()
-                    .and_then(|q| self.screen.edit(q, &self.redactor, &self.shared.counters, &self.shared.diagnostics))
-                else {
+                // The record leaves its slot (`queued` was the slot's). Its turn is read first: the
+                // event `before_send` sees has no place for it.
+                let mut turn = None;
+                let Some(mut e) = slot.take().and_then(|q| {
+                    if self.event_log.is_some() {
+                        turn = q.invocation().and_then(|i| i.turn.map(str::to_owned));
+                    }
+                    self.screen.edit(q, &self.redactor, &self.shared.counters, &self.shared.diagnostics)
+                }) else {
                     self.spare.extend(spare);
                     continue;
                 };
-                (e.client.take(), encode_edited(e, self.call_ids.next_id(), out))
+                let call_id = self.call_ids.next_id();
+                let client = e.client.take();
+                let logged = self
+                    .event_log
+                    .as_ref()
+                    .map(|_| (e.tool_name.clone(), e.session_id.clone(), e.model.clone(), e.timestamp_ms));
+                let encoded = encode_edited(e, call_id, out);
+                if let (Some(log), Some((tool, session, model, ts)), Ok(())) = (&mut self.event_log, logged, &encoded) {
+                    // The client's texts stay out: `before_send` could not see them to vet them.
+                    let entry = LogCall {
+                        call_id,
+                        tool: &tool,
+                        session: session.as_deref(),
+                        model: model.as_deref(),
+                        timestamp_ms: ts,
+                        turn: turn.as_deref(),
+                        texts: LogTexts::default(),
+                    };
+                    entry.write(log, out, client.as_deref(), &self.settings.identity, &self.shared);
+                }
+                (client, encoded)
             } else {
                 // Encoded where it lies: a record is large to move.
                 let client = queued.client.take();
-                let encoded = encode_event(queued, self.call_ids.next_id(), &self.redactor, out);
+                let call_id = self.call_ids.next_id();
+                // Read before encoding, which takes the intent.
+                let native = queued.intent_source() == Some(IntentSource::Native);
+                let encoded = encode_event(queued, call_id, &self.redactor, out);
+                if let (Some(log), Ok(())) = (&mut self.event_log, &encoded) {
+                    let invocation = queued.invocation();
+                    let entry = LogCall {
+                        call_id,
+                        tool: &queued.tool_name,
+                        session: queued.session_id.as_deref(),
+                        model: queued.model(),
+                        timestamp_ms: queued.timestamp_ms,
+                        turn: invocation.and_then(|i| i.turn),
+                        texts: invocation.map(|i| LogTexts::of(i, native, &self.redactor)).unwrap_or_default(),
+                    };
+                    entry.write(log, out, client.as_deref(), &self.settings.identity, &self.shared);
+                }
                 self.pool.give(queued.take_buffer());
                 *slot = None;
                 (client, encoded)
@@ -726,6 +777,58 @@ impl Flusher {
         }
         self.count_overflow(overflow);
         self.report_calling_thread_problems();
+        self.commit_log();
+    }
+
+    /// Adds the notes of the calling threads (tool lists, other methods) to the event log.
+    fn log_notes(&mut self) {
+        let Some(log) = &mut self.event_log else { return };
+        let server_version = server_version(&self.settings.identity, &self.shared);
+        let (notes, dropped) = self.shared.notes.take();
+        log.count_lost(dropped);
+        for note in notes {
+            match note {
+                Note::Tools { timestamp_ms, tools } => {
+                    let tools = tools.as_array().map(Vec::as_slice).unwrap_or_default();
+                    log.tools(&ToolsEntry { timestamp_ms, server_version, tools });
+                }
+                Note::Method { method, timestamp_ms, target, is_error, duration_ms, session, model, client } => {
+                    log.method(&MethodEntry {
+                        method,
+                        timestamp_ms,
+                        target: target.as_deref(),
+                        is_error,
+                        duration_ms,
+                        session: session.as_deref(),
+                        conversation: None,
+                        model: model.as_deref(),
+                        client: client.as_deref().or(self.settings.identity.client.as_deref()),
+                        server_version,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Writes what the event log was given in this drain, and publishes its counts.
+    fn commit_log(&mut self) {
+        self.log_notes();
+        let Some(log) = &mut self.event_log else { return };
+        let lost_before = log.lost();
+        log.commit();
+        let counters = &self.shared.counters;
+        Counters::set(&counters.log_written, log.written() as usize);
+        Counters::set(&counters.log_lost, log.lost() as usize);
+        Counters::set(&counters.log_failures, log.failures() as usize);
+        if log.lost() > lost_before {
+            let (lost, dir) = (log.lost(), log.dir().display().to_string());
+            self.shared.diagnostics.report(DiagnosticKind::EventLog, || {
+                format!(
+                    "could not write the event log in {dir}; {lost} record(s) are missing from it (the ingest still \
+                     gets the events): check the directory's permissions and free space"
+                )
+            });
+        }
     }
 
     fn count_overflow(&self, overflow: usize) {
@@ -1158,6 +1261,75 @@ impl Buffered {
     }
 }
 
+/// The server's version for the event log: the configured identity's, else the server info's.
+fn server_version<'a>(identity: &'a Identity, shared: &'a Handoff) -> Option<&'a str> {
+    identity.server_version.as_deref().or_else(|| shared.server_version.get().map(String::as_str))
+}
+
+/// What the event log keeps of a call beside its encoded event.
+struct LogCall<'a> {
+    call_id: uuid::Uuid,
+    tool: &'a str,
+    session: Option<&'a str>,
+    model: Option<&'a str>,
+    timestamp_ms: u64,
+    turn: Option<&'a str>,
+    texts: LogTexts,
+}
+
+/// The texts of a call's `aiInvocation` that the event's `intent` does not hold, capped and
+/// redacted as the intent is, and `userIntent.redacted`.
+#[derive(Default)]
+struct LogTexts {
+    reason: Option<String>,
+    user_intent: Option<String>,
+    user_intent_redacted: Option<bool>,
+}
+
+impl LogTexts {
+    /// `native`: the event's intent came from `aiInvocation` (its `invocationReason`, else its
+    /// `userIntent`), so that text is not repeated.
+    fn of(invocation: InvocationRef<'_>, native: bool, redactor: &Redactor) -> Self {
+        let keep =
+            |text: Option<&str>, is_intent: bool| text.filter(|_| !is_intent).map(|t| redactor.text(t.to_owned()));
+        LogTexts {
+            reason: keep(invocation.reason, native),
+            user_intent: keep(invocation.user_intent, native && invocation.reason.is_none()),
+            user_intent_redacted: invocation.user_intent_redacted,
+        }
+    }
+}
+
+impl LogCall<'_> {
+    fn write(
+        &self,
+        log: &mut EventLog,
+        event: &[u8],
+        client: Option<&ClientInfo>,
+        identity: &Identity,
+        shared: &Handoff,
+    ) {
+        let mut id = [0u8; uuid::fmt::Hyphenated::LENGTH];
+        let call_id = self.call_id.hyphenated().encode_lower(&mut id);
+        log.call(&CallEntry {
+            call_id,
+            tool: self.tool,
+            timestamp_ms: self.timestamp_ms,
+            event: Some(event),
+            session: self.session,
+            conversation: None,
+            turn: self.turn,
+            model: self.model,
+            client: client.and_then(ClientInfo::label).or(identity.client.as_deref()),
+            server_version: server_version(identity, shared),
+            tool_hash: None,
+            invocation_reason: self.texts.reason.as_deref(),
+            user_intent: self.texts.user_intent.as_deref(),
+            user_intent_redacted: self.texts.user_intent_redacted,
+        });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1187,11 +1359,12 @@ mod tests {
             identify_panicked: AtomicBool::new(false),
             server_version: Default::default(),
             backlog: Backlog::default(),
+            notes: Notes::default(),
         });
         let sent = Arc::new(Mutex::new(Vec::new()));
         let pool = BufferPool::new();
         let transport = Box::new(Batches(sent.clone()));
-        (Flusher::new(config, data_rx, control_rx, shared, transport, None, pool.clone()), data_tx, pool, sent)
+        (Flusher::new(config, data_rx, control_rx, shared, transport, None, pool.clone(), None), data_tx, pool, sent)
     }
 
     fn queue(data: &crossbeam_channel::Sender<Queued>, pool: &BufferPool, n: usize) {

@@ -5,8 +5,6 @@
 
 pub(crate) mod call_id;
 pub(crate) mod encode;
-// The flusher writes it once wired (`Config::event_log`); the report reads its format.
-#[allow(dead_code)]
 pub(crate) mod event_log;
 pub(crate) mod flusher;
 pub(crate) mod outbox;

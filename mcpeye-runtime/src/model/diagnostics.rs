@@ -47,6 +47,9 @@ pub enum DiagnosticKind {
     Outbox,
     /// The undelivered events outgrew `Config::outbox_max_bytes`; the oldest were dropped.
     OutboxOverflow,
+    /// The local event log could not be written; those records are missing from it (the
+    /// ingest still gets the events).
+    EventLog,
 }
 
 /// One problem, as handed to [`Config::on_error`](crate::Config::on_error). Messages never hold

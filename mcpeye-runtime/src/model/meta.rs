@@ -4,7 +4,8 @@
 //!
 //! The `_meta` keys read for the model, as real clients send them:
 //! - `io.modelcontextprotocol/aiInvocation` `.model`: the key of the MCP proposal for AI
-//!   invocation metadata, whose `.userIntent` is already read as the call's native intent;
+//!   invocation metadata (`{name}` there, a plain string from some clients), whose
+//!   `.invocationReason` (else `.userIntent`) is read as the call's native intent;
 //! - `x-codex-turn-metadata` `.model`: OpenAI Codex sends its turn's metadata under this key (an
 //!   object, or that object as a JSON string, as it is in its HTTP header of the same name);
 //!   posthog-rs 0.30 (`mcp` feature) reads the model from it after `aiInvocation`.
@@ -15,8 +16,9 @@ use serde_json::{Map, Value};
 use std::hash::Hasher;
 use std::sync::Arc;
 
-/// `_meta` key under which MCP clients describe the model's invocation; its `userIntent` is the
-/// intent the client states for the call, its `model` the model that made it.
+/// `_meta` key under which MCP clients describe the model's invocation; its `invocationReason`
+/// (else `userIntent`) is the intent the client states for the call, its `model` the model
+/// that made it.
 pub(crate) const META_AI_INVOCATION: &str = "io.modelcontextprotocol/aiInvocation";
 
 /// `_meta` key under which OpenAI Codex sends its turn's metadata (with the turn's `model`).
@@ -74,7 +76,9 @@ impl ModelArgument {
 
 /// The model a request's `_meta` states (see the module docs for the keys).
 pub(crate) fn meta_model(meta: &Map<String, Value>) -> Option<Arc<str>> {
-    if let Some(m) = meta.get(META_AI_INVOCATION).and_then(|v| v.get("model")).and_then(model_text) {
+    // The proposal's `{name}`, or the plain string some clients send.
+    let invocation_model = meta.get(META_AI_INVOCATION).and_then(|v| v.get("model"));
+    if let Some(m) = invocation_model.and_then(|m| m.get("name").or(Some(m))).and_then(model_text) {
         return Some(m);
     }
     match meta.get(META_CODEX_TURN)? {
@@ -115,14 +119,67 @@ pub(crate) fn take_model(arguments: &mut Map<String, Value>) -> Option<Arc<str>>
     arguments.shift_remove(MODEL_PARAM_NAME).as_ref().and_then(model_text)
 }
 
-/// The intent a client sent in the request's `_meta` (`io.modelcontextprotocol/aiInvocation`
-/// `.userIntent`), when it is a string that is not blank; recorded untrimmed, as
-/// `mcpeyeIntent` is.
+/// The intent a client sent in the request's `_meta` (`io.modelcontextprotocol/aiInvocation`),
+/// recorded untrimmed, as `mcpeyeIntent` is: its `invocationReason` (why the model calls the
+/// tool: the question `mcpeyeIntent` asks), else its `userIntent` (the user's request), each as
+/// the proposal's `{text}` object or a plain string; a blank text, or a `userIntent` marked
+/// `redacted` without a text, is none.
 pub(crate) fn native_intent(meta: &Map<String, Value>) -> Option<String> {
-    match meta.get(META_AI_INVOCATION)?.get("userIntent")? {
-        Value::String(s) if !is_blank(s) => Some(s.clone()),
+    let invocation = meta.get(META_AI_INVOCATION)?;
+    invocation_text(invocation, "invocationReason")
+        .or_else(|| invocation_text(invocation, "userIntent"))
+        .map(str::to_owned)
+}
+
+/// What the request's `aiInvocation` says beyond the wire's intent and the model: the turn, both
+/// texts and `userIntent.redacted`. The wire has no key for them: they go to spans and the
+/// event log only (`docs/event-log.md`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Invocation {
+    /// `turnId`: groups the requests of one user turn. A string (a number is written out),
+    /// trimmed, cut to [`MAX_TURN_BYTES`].
+    pub turn: Option<Arc<str>>,
+    /// `invocationReason` (`{text}` or a string), not blank, cut to [`MAX_INVOCATION_TEXT_BYTES`].
+    pub reason: Option<String>,
+    /// `userIntent` (`{text}` or a string), as `reason`.
+    pub user_intent: Option<String>,
+    /// `userIntent.redacted`, when the client says: the client removed or masked the user's words.
+    pub user_intent_redacted: Option<bool>,
+}
+
+/// Longest `turnId` kept, in bytes: an id, and a grouping key of the report.
+pub(crate) const MAX_TURN_BYTES: usize = 128;
+
+/// Longest `invocationReason` or `userIntent` text carried to the flusher for the event log, in
+/// bytes: the record holds both in one 64 KiB region (the wire's intent has its own cap).
+pub(crate) const MAX_INVOCATION_TEXT_BYTES: usize = 16 * 1024;
+
+/// The `aiInvocation` text under `key`: the proposal's `{text}` object or a plain string, when
+/// not blank.
+fn invocation_text<'a>(invocation: &'a Value, key: &str) -> Option<&'a str> {
+    match invocation.get(key)? {
+        Value::String(s) => Some(s.as_str()),
+        Value::Object(o) => o.get("text").and_then(Value::as_str),
         _ => None,
     }
+    .filter(|s| !is_blank(s))
+}
+
+/// What the request's `_meta` `aiInvocation` says beyond the intent and the model ([`Invocation`]);
+/// `None` when it says none of it.
+pub(crate) fn invocation(meta: &Map<String, Value>) -> Option<Arc<Invocation>> {
+    let invocation = meta.get(META_AI_INVOCATION)?;
+    let cut = |s: &str, max: usize| s[..floor_char_boundary(s, max)].to_owned();
+    let turn = match invocation.get("turnId") {
+        Some(Value::String(s)) if !is_blank(s) => Some(Arc::from(cut(s.trim(), MAX_TURN_BYTES))),
+        Some(Value::Number(n)) => Some(Arc::from(n.to_string())),
+        _ => None,
+    };
+    let text = |key| invocation_text(invocation, key).map(|s| cut(s, MAX_INVOCATION_TEXT_BYTES));
+    let user_intent_redacted = invocation.get("userIntent").and_then(|u| u.get("redacted")).and_then(Value::as_bool);
+    let found =
+        Invocation { turn, reason: text("invocationReason"), user_intent: text("userIntent"), user_intent_redacted };
+    (found != Invocation::default()).then(|| Arc::new(found))
 }
 
 /// What the conversation argument of a call said.
@@ -320,6 +377,76 @@ mod tests {
         }
         let long = obj(json!({META_AI_INVOCATION: {"model": "é".repeat(100)}}));
         assert!(meta_model(&long).unwrap().len() <= MAX_MODEL_BYTES);
+    }
+
+    #[test]
+    fn ai_invocation_is_read_in_the_proposals_objects_and_as_strings() {
+        let proposal = obj(json!({META_AI_INVOCATION: {
+            "model": {"name": "claude-sonnet-4"},
+            "invocationReason": {"text": "Find red mugs to compare."},
+            "userIntent": {"text": "I want a gift mug", "redacted": false},
+            "turnId": "turn-1"
+        }}));
+        assert_eq!(meta_model(&proposal).as_deref(), Some("claude-sonnet-4"));
+        // The model's reason for this call is the intent; the user's request is the fallback.
+        assert_eq!(native_intent(&proposal).as_deref(), Some("Find red mugs to compare."));
+        let user_only = obj(json!({META_AI_INVOCATION: {"userIntent": {"text": "a gift mug"}}}));
+        assert_eq!(native_intent(&user_only).as_deref(), Some("a gift mug"));
+        let strings = obj(json!({META_AI_INVOCATION: {"model": "gpt-5", "userIntent": "a gift mug"}}));
+        assert_eq!(
+            (meta_model(&strings).as_deref(), native_intent(&strings).as_deref()),
+            (Some("gpt-5"), Some("a gift mug"))
+        );
+        for none in [
+            json!({META_AI_INVOCATION: {"userIntent": {"redacted": true}}}),
+            json!({META_AI_INVOCATION: {"invocationReason": {"text": " "}, "model": {"name": ""}}}),
+        ] {
+            let meta = obj(none.clone());
+            assert_eq!((native_intent(&meta), meta_model(&meta)), (None, None), "{none}");
+        }
+    }
+
+    #[test]
+    fn ai_invocation_keeps_the_turn_both_texts_and_the_redacted_flag() {
+        let proposal = obj(json!({META_AI_INVOCATION: {
+            "invocationReason": {"text": "Find red mugs to compare."},
+            "userIntent": {"text": "I want a gift mug", "redacted": true},
+            "turnId": " turn-1 "
+        }}));
+        let found = invocation(&proposal).unwrap();
+        assert_eq!(
+            *found,
+            Invocation {
+                turn: Some(Arc::from("turn-1")),
+                reason: Some("Find red mugs to compare.".into()),
+                user_intent: Some("I want a gift mug".into()),
+                user_intent_redacted: Some(true),
+            }
+        );
+        // A userIntent the client redacted away entirely still says so.
+        let redacted = obj(json!({META_AI_INVOCATION: {"userIntent": {"redacted": true}, "turnId": 7}}));
+        let found = invocation(&redacted).unwrap();
+        assert_eq!(
+            (found.turn.as_deref(), found.user_intent_redacted, found.user_intent.as_deref()),
+            (Some("7"), Some(true), None)
+        );
+        let strings = obj(json!({META_AI_INVOCATION: {"userIntent": "a gift mug", "invocationReason": "compare"}}));
+        let found = invocation(&strings).unwrap();
+        assert_eq!((found.reason.as_deref(), found.user_intent.as_deref()), (Some("compare"), Some("a gift mug")));
+        // Only a model (or nothing) beyond the intent: nothing to keep.
+        for none in [
+            json!({META_AI_INVOCATION: {"model": {"name": "m"}}}),
+            json!({META_AI_INVOCATION: {"turnId": " "}}),
+            json!({}),
+        ] {
+            assert_eq!(invocation(&obj(none.clone())), None, "{none}");
+        }
+        let long = obj(
+            json!({META_AI_INVOCATION: {"turnId": "é".repeat(200), "userIntent": "x".repeat(MAX_INVOCATION_TEXT_BYTES + 5)}}),
+        );
+        let found = invocation(&long).unwrap();
+        assert!(found.turn.as_deref().unwrap().len() <= MAX_TURN_BYTES);
+        assert_eq!(found.user_intent.as_deref().map(str::len), Some(MAX_INVOCATION_TEXT_BYTES));
     }
 
     #[test]

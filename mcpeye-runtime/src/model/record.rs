@@ -116,8 +116,12 @@ pub struct Origin {
     /// The way back to the client (progress, logs, sampling, elicitation).
     pub(crate) channel: Option<Arc<dyn ClientChannel>>,
     /// The intent the client stated in `_meta` (`io.modelcontextprotocol/aiInvocation`
-    /// `.userIntent`), read when the origin was made: the serving layer may move `_meta` away.
+    /// `.invocationReason`, else `.userIntent`), read when the origin was made: the serving
+    /// layer may move `_meta` away.
     pub(crate) native_intent: Option<String>,
+    /// What `aiInvocation` says beyond the intent and the model (turn, texts), for spans and
+    /// the event log.
+    pub(crate) invocation: Option<Arc<crate::model::meta::Invocation>>,
     /// The model that made the call: from `_meta` (see `model/meta.rs`), or from the opt-in
     /// `llm_model` argument. The span's `gen_ai.request.model`; never sent to the ingest.
     pub(crate) model: Option<Arc<str>>,
@@ -192,6 +196,7 @@ impl Origin {
             self.progress_token = Some(token);
         }
         self.native_intent = crate::model::meta::native_intent(&meta);
+        self.invocation = crate::model::meta::invocation(&meta);
         self.model = crate::model::meta::meta_model(&meta);
         self.meta = Some(Arc::new(meta));
         self
@@ -220,6 +225,7 @@ impl Origin {
                 cancellation: Some(d.cancellation()),
                 channel: Some(d.channel()),
                 native_intent: self.native_intent.clone(),
+                invocation: self.invocation.clone(),
                 model: self.model.clone(),
                 deferred: None,
                 asking: self.asking.clone(),
@@ -633,6 +639,9 @@ pub struct CallRecord {
     pub timestamp_ms: u64,
     /// How long the call took.
     pub duration: Duration,
+    /// What the request's `aiInvocation` said beyond the intent and the model (the event log's
+    /// `turn`, `userIntent`, `invocationReason`). Never sent to the ingest.
+    pub(crate) invocation: Option<Arc<crate::model::meta::Invocation>>,
 }
 
 impl CallRecord {
@@ -649,6 +658,7 @@ impl CallRecord {
             model: None,
             timestamp_ms: now_epoch_ms(),
             duration: Duration::ZERO,
+            invocation: None,
         }
     }
 

@@ -110,6 +110,28 @@ pub struct Stats {
     /// `prompts/get` requests by prompt name, answered or not. Past 256 distinct names, further
     /// ones are counted under `_OTHER`.
     pub prompts_got: BTreeMap<String, u64>,
+    /// The local event log ([`Config::event_log`](crate::Config::event_log)): its records
+    /// written, lost and the I/O errors met. All zero without one.
+    pub event_log: EventLogCounts,
+}
+
+/// What became of the event log's records ([`Stats::event_log`]). A record lost to the log is
+/// not lost to the ingest: the log is a copy.
+///
+/// ```
+/// let stats = mcpeye_runtime::Tracker::from_fn(|_| {}).stats();
+/// assert_eq!(stats.event_log, mcpeye_runtime::EventLogCounts::default());
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct EventLogCounts {
+    /// Records (calls, method requests, tool lists) written to disk.
+    pub written: u64,
+    /// Records that could not be written (an I/O error) or encoded, and requests of other
+    /// methods not noted because 10 000 were already waiting for the flusher.
+    pub lost: u64,
+    /// I/O errors met (a write, a directory listing, a removal).
+    pub failures: u64,
 }
 
 /// The requests of one method ([`Stats::methods`]).
@@ -227,7 +249,13 @@ impl std::fmt::Display for Stats {
             }
             f.write_str(")")?;
         }
-        write!(f, ", sampled out {}, pending {} (on disk {})", self.sampled_out, self.pending, self.on_disk)
+        write!(f, ", sampled out {}, pending {} (on disk {})", self.sampled_out, self.pending, self.on_disk)?;
+        // Only with an event log: a tracker without one says nothing of it.
+        let log = &self.event_log;
+        if log.written + log.lost > 0 {
+            write!(f, "; event log: {} records written, {} lost", log.written, log.lost)?;
+        }
+        Ok(())
     }
 }
 
@@ -306,6 +334,10 @@ pub(crate) struct Counters {
     pub invalid_conversation_handles: AtomicU64,
     /// Requests of other methods, and what was read.
     pub methods: Mutex<MethodCounters>,
+    /// Gauges, set by the flusher: the event log's written, lost and failures.
+    pub log_written: AtomicU64,
+    pub log_lost: AtomicU64,
+    pub log_failures: AtomicU64,
 }
 
 /// [`Stats::methods`], [`Stats::resources_read`] and [`Stats::prompts_got`], live.
@@ -448,6 +480,11 @@ impl Counters {
             methods,
             resources_read,
             prompts_got,
+            event_log: EventLogCounts {
+                written: self.log_written.load(SeqCst),
+                lost: self.log_lost.load(SeqCst),
+                failures: self.log_failures.load(SeqCst),
+            },
         }
     }
 }

@@ -20,6 +20,8 @@ pub(crate) struct InFlight {
     pub(crate) session_id: Option<Arc<str>>,
     /// The model that made the call ([`Origin::model`]).
     pub(crate) model: Option<Arc<str>>,
+    /// What the request's `aiInvocation` said beyond the intent ([`Origin::invocation`]).
+    pub(crate) invocation: Option<Arc<crate::model::meta::Invocation>>,
     pub(crate) started: Instant,
     /// The call's span(s), with the `opentelemetry` or `tracing` feature.
     pub(crate) span: CallSpan,
@@ -71,6 +73,7 @@ impl InFlight {
             client,
             session_id,
             model,
+            invocation: origin.invocation.clone(),
             started: Instant::now(),
             span,
             request,
@@ -108,6 +111,7 @@ impl InFlight {
             model: self.model,
             timestamp_ms: now_epoch_ms(),
             duration,
+            invocation: self.invocation,
         }
     }
 }

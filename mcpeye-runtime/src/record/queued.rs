@@ -52,6 +52,9 @@ pub(crate) struct Queued {
     /// The model that made the call is the first `model_len` bytes of `bytes` (see
     /// [`put_model`]): a field of its own would make the record longer than 256 bytes.
     model_len: u8,
+    /// What `aiInvocation` said beyond the intent, for the event log, is the `invocation_len`
+    /// bytes after the model (see [`put_invocation`]).
+    invocation_len: u16,
 }
 
 /// A value of a queued record.
@@ -88,12 +91,22 @@ impl Queued {
         user_email: Option<String>,
         mut bytes: Vec<u8>,
     ) -> Queued {
-        let CallRecord { tool_name, arguments, outcome, intent, client, session_id, model, timestamp_ms, duration } =
-            record;
-        let model_len = put_model(model.as_deref(), &mut bytes);
+        let CallRecord {
+            tool_name,
+            arguments,
+            outcome,
+            intent,
+            client,
+            session_id,
+            model,
+            timestamp_ms,
+            duration,
+            invocation,
+        } = record;
+        let prefix = put_prefix(model.as_deref(), invocation.as_deref(), &mut bytes);
         let arguments = flat_arguments(arguments, &mut bytes);
         let start =
-            FlatStart::of(tool_name, client, (session_id, model_len), (user_id, user_email), bytes, arguments, intent);
+            FlatStart::of(tool_name, client, (session_id, prefix), (user_id, user_email), bytes, arguments, intent);
         start.ended(outcome, timestamp_ms, duration)
     }
 
@@ -107,10 +120,10 @@ impl Queued {
         user_email: Option<String>,
         mut bytes: Vec<u8>,
     ) -> Queued {
-        let InFlight { tool_name, arguments, intent, client, session_id, model, .. } = call;
-        let model_len = put_model(model.as_deref(), &mut bytes);
+        let InFlight { tool_name, arguments, intent, client, session_id, model, invocation, .. } = call;
+        let prefix = put_prefix(model.as_deref(), invocation.as_deref(), &mut bytes);
         let arguments = flat_arguments(arguments, &mut bytes);
-        FlatStart::of(tool_name, client, (session_id, model_len), (user_id, user_email), bytes, arguments, intent)
+        FlatStart::of(tool_name, client, (session_id, prefix), (user_id, user_email), bytes, arguments, intent)
             .finish_result(result, duration)
     }
 
@@ -130,6 +143,7 @@ impl Queued {
         };
         let duration = self.duration();
         let model = self.model().map(Arc::from);
+        let invocation = self.invocation().map(|i| Arc::new(i.to_owned()));
         let Queued { tool_name, client, session_id, timestamp_ms, user_id, user_email, bytes, .. } = self;
         let arguments = match self.arguments {
             Some(f) => value(f, &bytes),
@@ -140,8 +154,18 @@ impl Queued {
             Outcome::Failed(o) => o,
         };
         let intent = self.intent.map(|t| (text_of(&bytes, &t).to_owned(), self.intent_source));
-        let record =
-            CallRecord { tool_name, arguments, outcome, intent, client, session_id, model, timestamp_ms, duration };
+        let record = CallRecord {
+            tool_name,
+            arguments,
+            outcome,
+            intent,
+            client,
+            session_id,
+            model,
+            timestamp_ms,
+            duration,
+            invocation,
+        };
         (record, user_id, user_email)
     }
 
@@ -167,6 +191,20 @@ impl Queued {
         let b = self.bytes.get(..usize::from(self.model_len)).filter(|b| !b.is_empty())?;
         // Checked on the flusher: the bytes were copied from a `str`, cut at a char boundary.
         std::str::from_utf8(b).ok()
+    }
+
+    /// What `aiInvocation` said beyond the intent (the event log's `turn` and texts), read back
+    /// from the record's buffer.
+    pub(crate) fn invocation(&self) -> Option<InvocationRef<'_>> {
+        let start = usize::from(self.model_len);
+        let b = self.bytes.get(start..start + usize::from(self.invocation_len)).filter(|b| !b.is_empty())?;
+        InvocationRef::read(b)
+    }
+
+    /// The intent's source, when the call has an intent (read before it is encoded: encoding
+    /// takes the intent).
+    pub(crate) fn intent_source(&self) -> Option<IntentSource> {
+        self.intent.as_ref().map(|_| self.intent_source)
     }
 
     /// How long the call took.
@@ -220,7 +258,9 @@ pub(crate) struct FlatStart {
     tool_name: Cow<'static, str>,
     client: Option<Arc<ClientInfo>>,
     session_id: Option<Arc<str>>,
+    /// See [`Queued`]'s fields of the same names.
     model_len: u8,
+    invocation_len: u16,
     user_id: Option<String>,
     user_email: Option<String>,
     bytes: Vec<u8>,
@@ -235,14 +275,25 @@ impl FlatStart {
     fn of(
         tool_name: Cow<'static, str>,
         client: Option<Arc<ClientInfo>>,
-        (session_id, model_len): (Option<Arc<str>>, u8),
+        (session_id, (model_len, invocation_len)): (Option<Arc<str>>, (u8, u16)),
         (user_id, user_email): (Option<String>, Option<String>),
         mut bytes: Vec<u8>,
         arguments: Option<Field>,
         intent: Option<(String, IntentSource)>,
     ) -> FlatStart {
         let intent = intent.map(|(t, source)| (text(t, &mut bytes), source));
-        FlatStart { tool_name, client, session_id, model_len, user_id, user_email, bytes, arguments, intent }
+        FlatStart {
+            tool_name,
+            client,
+            session_id,
+            model_len,
+            invocation_len,
+            user_id,
+            user_email,
+            bytes,
+            arguments,
+            intent,
+        }
     }
 
     /// The same for a call still in flight: its intent is taken, the rest copied.
@@ -251,10 +302,10 @@ impl FlatStart {
         user: (Option<String>, Option<String>),
         bytes: Vec<u8>,
         arguments: Field,
-        model_len: u8,
+        prefix: (u8, u16),
     ) -> Self {
         let (tool_name, client, session_id) = (call.tool_name.clone(), call.client.clone(), call.session_id.clone());
-        let session = (session_id, model_len);
+        let session = (session_id, prefix);
         FlatStart::of(tool_name, client, session, user, bytes, Some(arguments), call.intent.take())
     }
 
@@ -270,7 +321,7 @@ impl FlatStart {
     ) -> FlatStart {
         let empty = serde_json::Map::new();
         let map = arguments.unwrap_or(&empty);
-        let model_len = put_model(call.model.as_deref(), &mut bytes);
+        let prefix = put_prefix(call.model.as_deref(), call.invocation.as_deref(), &mut bytes);
         let start = bytes.len();
         let arguments = if flatten_map(map, &mut bytes, FLAT_VALUE_BUDGET) {
             Field::Flat(start)
@@ -279,7 +330,7 @@ impl FlatStart {
         };
         let (tool_name, client, session_id) =
             (std::mem::take(&mut call.tool_name), call.client.take(), call.session_id.take());
-        let session = (session_id, model_len);
+        let session = (session_id, prefix);
         FlatStart::of(tool_name, client, session, user, bytes, Some(arguments), call.intent.take())
     }
 
@@ -290,13 +341,13 @@ impl FlatStart {
         arguments: &serde_json::Map<String, Value>,
         mut bytes: Vec<u8>,
     ) -> Result<FlatStart, Vec<u8>> {
-        let model_len = put_model(call.model.as_deref(), &mut bytes);
+        let prefix = put_prefix(call.model.as_deref(), call.invocation.as_deref(), &mut bytes);
         let start = bytes.len();
         if !flatten_map(arguments, &mut bytes, FLAT_VALUE_BUDGET) {
             bytes.clear();
             return Err(bytes);
         }
-        Ok(FlatStart::of_call(call, (None, None), bytes, Field::Flat(start), model_len))
+        Ok(FlatStart::of_call(call, (None, None), bytes, Field::Flat(start), prefix))
     }
 
     /// The arguments as they were when the call started, rebuilt from their flat copy (to
@@ -357,8 +408,18 @@ impl FlatStart {
 
     /// The one place a [`Queued`] is made.
     fn queued(self, outcome: Outcome, timestamp_ms: u64, duration: Duration) -> Queued {
-        let FlatStart { tool_name, client, session_id, model_len, user_id, user_email, bytes, arguments, intent } =
-            self;
+        let FlatStart {
+            tool_name,
+            client,
+            session_id,
+            model_len,
+            invocation_len,
+            user_id,
+            user_email,
+            bytes,
+            arguments,
+            intent,
+        } = self;
         let (intent, intent_source) = match intent {
             Some((text, source)) => (Some(text), source),
             None => (None, IntentSource::Mcpeye),
@@ -378,6 +439,7 @@ impl FlatStart {
             intent,
             intent_source,
             model_len,
+            invocation_len,
         }
     }
 }
@@ -392,6 +454,84 @@ fn put_model(model: Option<&str>, bytes: &mut Vec<u8>) -> u8 {
             m.len() as u8
         }
         _ => 0,
+    }
+}
+
+/// Copies the call's model, then what its `aiInvocation` said beyond the intent, to the start
+/// of an empty record buffer; gives their lengths.
+fn put_prefix(
+    model: Option<&str>,
+    invocation: Option<&crate::model::meta::Invocation>,
+    bytes: &mut Vec<u8>,
+) -> (u8, u16) {
+    let model_len = put_model(model, bytes);
+    let invocation_len = match invocation {
+        Some(i) if bytes.len() == usize::from(model_len) => put_invocation(i, bytes),
+        _ => 0,
+    };
+    (model_len, invocation_len)
+}
+
+/// Appends `invocation` as a flags byte (bit 0: `userIntent.redacted` given, bit 1: its value)
+/// and three strings (turn, reason, user intent), each a little-endian `u16` length and its
+/// bytes; gives the length written (0 if it would not fit a `u16`, which the caps on the texts
+/// rule out).
+fn put_invocation(invocation: &crate::model::meta::Invocation, bytes: &mut Vec<u8>) -> u16 {
+    let start = bytes.len();
+    let flags = match invocation.user_intent_redacted {
+        None => 0u8,
+        Some(false) => 1,
+        Some(true) => 3,
+    };
+    bytes.push(flags);
+    for text in [invocation.turn.as_deref(), invocation.reason.as_deref(), invocation.user_intent.as_deref()] {
+        let text = text.unwrap_or("");
+        let len = u16::try_from(text.len()).unwrap_or(u16::MAX);
+        bytes.extend_from_slice(&len.to_le_bytes());
+        bytes.extend_from_slice(&text.as_bytes()[..usize::from(len)]);
+    }
+    match u16::try_from(bytes.len() - start) {
+        Ok(len) => len,
+        Err(_) => {
+            bytes.truncate(start);
+            0
+        }
+    }
+}
+
+/// What `aiInvocation` said beyond the intent, as a queued record holds it ([`Queued::invocation`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct InvocationRef<'a> {
+    pub turn: Option<&'a str>,
+    pub reason: Option<&'a str>,
+    pub user_intent: Option<&'a str>,
+    pub user_intent_redacted: Option<bool>,
+}
+
+impl<'a> InvocationRef<'a> {
+    /// Reads what [`put_invocation`] wrote (checked: it runs on the flusher, rarely).
+    fn read(mut b: &'a [u8]) -> Option<Self> {
+        let flags = *b.first()?;
+        b = &b[1..];
+        let mut texts = [None; 3];
+        for slot in &mut texts {
+            let len = usize::from(u16::from_le_bytes([*b.first()?, *b.get(1)?]));
+            let text = std::str::from_utf8(b.get(2..2 + len)?).ok()?;
+            *slot = (!text.is_empty()).then_some(text);
+            b = &b[2 + len..];
+        }
+        let [turn, reason, user_intent] = texts;
+        let user_intent_redacted = (flags & 1 == 1).then_some(flags & 2 == 2);
+        Some(InvocationRef { turn, reason, user_intent, user_intent_redacted })
+    }
+
+    pub(crate) fn to_owned(self) -> crate::model::meta::Invocation {
+        crate::model::meta::Invocation {
+            turn: self.turn.map(Arc::from),
+            reason: self.reason.map(str::to_owned),
+            user_intent: self.user_intent.map(str::to_owned),
+            user_intent_redacted: self.user_intent_redacted,
+        }
     }
 }
 
@@ -527,5 +667,34 @@ impl Queued {
         bytes.truncate(content);
         queued.bytes = bytes;
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::meta::Invocation;
+
+    #[test]
+    fn the_invocation_crosses_after_the_model_and_reads_back() {
+        let invocation = Invocation {
+            turn: Some(Arc::from("t-1")),
+            reason: None,
+            user_intent: Some("a gift mug for my sister".into()),
+            user_intent_redacted: Some(false),
+        };
+        let mut record = CallRecord::new("search", serde_json::json!({"q": "mug"}), CallOutcome::error("x"));
+        record.model = Some(Arc::from("gpt-5"));
+        record.invocation = Some(Arc::new(invocation.clone()));
+        let queued = Queued::new(record, None, None, Vec::new());
+        assert_eq!(queued.model(), Some("gpt-5"));
+        assert_eq!(queued.invocation().map(InvocationRef::to_owned), Some(invocation.clone()));
+        // Through `before_send`'s record and back.
+        let (record, _, _) = queued.into_record();
+        assert_eq!(record.invocation.as_deref(), Some(&invocation));
+        assert_eq!(record.arguments, serde_json::json!({"q": "mug"}));
+        let plain =
+            Queued::new(CallRecord::new("search", Value::Null, CallOutcome::error("x")), None, None, Vec::new());
+        assert_eq!(plain.invocation(), None);
     }
 }

@@ -259,7 +259,7 @@ impl Report {
     fn paths_html(&self, out: &mut String) {
         let p = &self.paths;
         out.push_str("<section id=\"paths\"><h2>Paths</h2>");
-        if p.needs.is_empty() {
+        if p.conversations > 0 {
             let _ = write!(
                 out,
                 "<p class=\"muted\">{} conversations, {} calls. A conversation is the conversation handle, else the session, else the turn.</p>",
@@ -306,6 +306,15 @@ impl Report {
                     );
                 }
                 out.push_str("</table></div>");
+            }
+            let t = &p.turns;
+            if t.turns > 0 {
+                let _ = write!(
+                    out,
+                    "<h3>User turns</h3><p>{} turns, {} calls (at most {} in one turn): {} took several calls, \
+                     <span class=\"err\">{} ended on an error</span>. A turn is the calls one request of the user led to, as the client's <code>turnId</code> groups them.</p>",
+                    t.turns, t.calls, t.most_calls, t.with_several_calls, t.ended_on_error
+                );
             }
             let _ = write!(out, "<h3>Ended on an error: {} of {}</h3>", p.ended_on_error_count, p.conversations);
             if !p.ended_on_error.is_empty() {

@@ -26,7 +26,7 @@ pub use intent_gap::{
 };
 pub use summary::{
     Ask, Ending, FailedAsk, GapSection, Loop, ModelRow, ModelsSection, Overview, PathsSection, Recovery, Report,
-    Sequence, ToolIntents, ToolRow, ToolsSection, Unknown, VersionRow, VersionsSection,
+    Sequence, ToolIntents, ToolRow, ToolsSection, Turns, Unknown, VersionRow, VersionsSection,
 };
 #[cfg(feature = "tokens")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tokens")))]

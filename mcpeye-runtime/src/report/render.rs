@@ -167,7 +167,7 @@ impl fmt::Display for Report {
 
         let p = &self.paths;
         writeln!(f, "\nPaths within a conversation")?;
-        if p.needs.is_empty() {
+        if p.conversations > 0 {
             writeln!(f, "  {} conversations, {} calls", p.conversations, p.calls)?;
             for s in p.sequences.iter().take(5) {
                 writeln!(f, "  {:>4}×  {}", s.count, s.tools.join(" → "))?;
@@ -183,6 +183,18 @@ impl fmt::Display for Report {
                 )?;
             }
             writeln!(f, "  {} ended on an error", count(p.ended_on_error_count, "conversation"))?;
+            let turns = &p.turns;
+            if turns.turns > 0 {
+                writeln!(
+                    f,
+                    "  {} ({} calls, at most {} in one): {} took several calls, {} ended on an error",
+                    count(turns.turns, "user turn"),
+                    turns.calls,
+                    turns.most_calls,
+                    turns.with_several_calls,
+                    turns.ended_on_error
+                )?;
+            }
             for e in p.ended_on_error.iter().take(5) {
                 writeln!(
                     f,

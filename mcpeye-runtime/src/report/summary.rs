@@ -228,8 +228,40 @@ pub struct PathsSection {
     pub ended_on_error: Vec<Ending>,
     /// How many conversations ended on an error (the list keeps the first 50).
     pub ended_on_error_count: usize,
+    /// The user turns within them (the client's `aiInvocation.turnId`).
+    pub turns: Turns,
     /// What the section needs and the input lacks.
     pub needs: Vec<String>,
+}
+
+/// The user turns: the calls one request of the user led to, as the client groups them
+/// (`aiInvocation.turnId`, event log only).
+///
+/// ```
+/// use mcpeye_runtime::report::ReportInput;
+/// let mut input = ReportInput::new();
+/// for (id, ts, error) in [("a", 1, true), ("b", 2, false), ("c", 3, true)] {
+///     input.read_str(&format!(
+///         r#"{{"v":1,"kind":"call","ts":{ts},"callId":"{id}","tool":"search","turn":"t1","event":{{"callId":"{id}","toolName":"search","isError":{error}}}}}"#
+///     ));
+/// }
+/// let turns = input.report().paths.turns;
+/// assert_eq!((turns.turns, turns.most_calls, turns.ended_on_error), (1, 3, 1));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Turns {
+    /// Turns read, and their calls.
+    pub turns: usize,
+    /// See [`turns`](Self::turns).
+    pub calls: usize,
+    /// The calls of the longest turn.
+    pub most_calls: usize,
+    /// Turns with more than one call (the agent needed several tools, or several tries).
+    pub with_several_calls: usize,
+    /// Turns whose last call ended in an error: the user's request was left on a failure.
+    pub ended_on_error: usize,
 }
 
 /// One version of a tool: a server version, a descriptor hash, or both.
@@ -470,7 +502,8 @@ fn gap(calls: &[Call]) -> GapSection {
     }
     if intents.is_empty() {
         needs.push(
-            "intents: the mcpeyeIntent argument agents fill (or the client's userIntent); no call carried one".into(),
+            "intents: the mcpeyeIntent argument agents fill (or the client's _meta aiInvocation); no call carried one"
+                .into(),
         );
     }
     GapSection { asks: grouped_asks(&requests), intents, failed, unknown_tools, needs }
@@ -532,13 +565,35 @@ fn threads(calls: &[Call]) -> BTreeMap<&str, Vec<&Call>> {
     threads
 }
 
+/// The turns of the calls that name one, each in order.
+fn turns(calls: &[Call]) -> Turns {
+    let mut by_turn: BTreeMap<&str, Vec<&Call>> = BTreeMap::new();
+    for c in calls {
+        if let Some(t) = c.turn.as_deref() {
+            by_turn.entry(t).or_default().push(c);
+        }
+    }
+    let mut turns = Turns { turns: by_turn.len(), ..Turns::default() };
+    for calls in by_turn.values_mut() {
+        calls.sort_by_key(|c| c.ts);
+        turns.calls += calls.len();
+        turns.most_calls = turns.most_calls.max(calls.len());
+        turns.with_several_calls += usize::from(calls.len() > 1);
+        turns.ended_on_error += usize::from(calls.last().is_some_and(|c| c.is_error));
+    }
+    turns
+}
+
 fn paths(calls: &[Call]) -> PathsSection {
     let threads = threads(calls);
+    let turns = turns(calls);
+    let turns_need = (turns.turns == 0).then(|| {
+        format!("turns: the client's _meta aiInvocation.turnId (the MCP proposal for AI invocation metadata), from {NEEDS_LOG}")
+    });
     if threads.is_empty() {
-        return PathsSection {
-            needs: vec![format!("conversations: a session, conversation or turn per call, from {NEEDS_LOG}")],
-            ..PathsSection::default()
-        };
+        let mut needs = vec![format!("conversations: a session, conversation or turn per call, from {NEEDS_LOG}")];
+        needs.extend(turns_need);
+        return PathsSection { needs, ..PathsSection::default() };
     }
     let mut sequences: BTreeMap<Vec<&str>, usize> = BTreeMap::new();
     let mut loops: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
@@ -611,7 +666,8 @@ fn paths(calls: &[Call]) -> PathsSection {
         recoveries,
         ended_on_error: ended,
         ended_on_error_count: ended_count,
-        needs: Vec::new(),
+        turns,
+        needs: turns_need.into_iter().collect(),
     }
 }
 
@@ -732,18 +788,18 @@ pub(crate) mod tests {
     /// A hand-made event log: tool lists of two server versions and two conversations.
     pub(crate) const LOG: &str = r#"{"v":1,"kind":"log","ts":1000,"writer":"mcpeye-rs/0.1.0","pid":1}
 {"v":1,"kind":"tools","ts":1000,"serverVersion":"1.0","tools":[{"name":"search","hash":"s1","description":"Search."},{"name":"order","hash":"o1","description":"Order."},{"name":"refund","hash":"r1","description":"Refund an order."},{"name":"mcpeye_request_capability","hash":"m1"}]}
-{"v":1,"kind":"call","ts":1001,"callId":"c1","tool":"search","toolHash":"s1","session":"A","model":"gpt-5","serverVersion":"1.0","event":{"callId":"c1","toolName":"search","arguments":{},"isError":false,"timestamp":1001,"durationMs":10,"result":{"n":1},"intent":"Find a gift mug."}}
-{"v":1,"kind":"call","ts":1002,"callId":"c2","tool":"order","toolHash":"o1","session":"A","model":"gpt-5","serverVersion":"1.0","event":{"callId":"c2","toolName":"order","arguments":{},"isError":true,"timestamp":1002,"durationMs":30,"errorMessage":"out of stock","intent":"Order the blue mug."}}
-{"v":1,"kind":"call","ts":1003,"callId":"c3","tool":"order","toolHash":"o1","session":"A","model":"gpt-5","serverVersion":"1.0","event":{"callId":"c3","toolName":"order","arguments":{},"isError":false,"timestamp":1003,"durationMs":20,"result":{"ok":true}}}
-{"v":1,"kind":"call","ts":1004,"callId":"c4","tool":"mcpeye_request_capability","session":"A","model":"gpt-5","serverVersion":"1.0","event":{"callId":"c4","toolName":"mcpeye_request_capability","arguments":{"capability":"export my orders as CSV","context":"yearly accounts"},"isError":false,"timestamp":1004,"durationMs":0}}
+{"v":1,"kind":"call","ts":1001,"callId":"c1","tool":"search","toolHash":"s1","session":"A","turn":"A1","model":"gpt-5","serverVersion":"1.0","event":{"callId":"c1","toolName":"search","arguments":{},"isError":false,"timestamp":1001,"durationMs":10,"result":{"n":1},"intent":"Find a gift mug."}}
+{"v":1,"kind":"call","ts":1002,"callId":"c2","tool":"order","toolHash":"o1","session":"A","turn":"A1","model":"gpt-5","serverVersion":"1.0","event":{"callId":"c2","toolName":"order","arguments":{},"isError":true,"timestamp":1002,"durationMs":30,"errorMessage":"out of stock","intent":"Order the blue mug."}}
+{"v":1,"kind":"call","ts":1003,"callId":"c3","tool":"order","toolHash":"o1","session":"A","turn":"A1","model":"gpt-5","serverVersion":"1.0","event":{"callId":"c3","toolName":"order","arguments":{},"isError":false,"timestamp":1003,"durationMs":20,"result":{"ok":true}}}
+{"v":1,"kind":"call","ts":1004,"callId":"c4","tool":"mcpeye_request_capability","session":"A","turn":"A2","model":"gpt-5","serverVersion":"1.0","event":{"callId":"c4","toolName":"mcpeye_request_capability","arguments":{"capability":"export my orders as CSV","context":"yearly accounts"},"isError":false,"timestamp":1004,"durationMs":0}}
 {"v":1,"kind":"tools","ts":2000,"serverVersion":"1.1","tools":[{"name":"search","hash":"s1","description":"Search."},{"name":"order","hash":"o2","description":"Order a product by SKU; check stock with search first."},{"name":"refund","hash":"r1","description":"Refund an order."},{"name":"mcpeye_request_capability","hash":"m1"}]}
-{"v":1,"kind":"call","ts":2001,"callId":"d1","tool":"search","toolHash":"s1","session":"B","model":"claude-4","serverVersion":"1.1","event":{"callId":"d1","toolName":"search","arguments":{},"isError":false,"timestamp":2001,"durationMs":12,"result":{"n":2}}}
-{"v":1,"kind":"call","ts":2002,"callId":"d2","tool":"search","toolHash":"s1","session":"B","model":"claude-4","serverVersion":"1.1","event":{"callId":"d2","toolName":"search","arguments":{},"isError":false,"timestamp":2002,"durationMs":14,"result":{"n":3}}}
-{"v":1,"kind":"call","ts":2003,"callId":"d3","tool":"search","toolHash":"s1","session":"B","model":"claude-4","serverVersion":"1.1","event":{"callId":"d3","toolName":"search","arguments":{},"isError":false,"timestamp":2003,"durationMs":16,"result":{"n":4}}}
-{"v":1,"kind":"call","ts":2004,"callId":"d4","tool":"order","toolHash":"o2","session":"B","model":"claude-4","serverVersion":"1.1","event":{"callId":"d4","toolName":"order","arguments":{},"isError":false,"timestamp":2004,"durationMs":25,"result":{"ok":true}}}
-{"v":1,"kind":"call","ts":2005,"callId":"d5","tool":"mcpeye_request_capability","session":"B","model":"claude-4","serverVersion":"1.1","event":{"callId":"d5","toolName":"mcpeye_request_capability","arguments":{"capability":"Export orders to CSV."},"isError":false,"timestamp":2005,"durationMs":0}}
-{"v":1,"kind":"call","ts":2006,"callId":"d6","tool":"export_csv","session":"B","model":"claude-4","serverVersion":"1.1","event":{"callId":"d6","toolName":"export_csv","arguments":{},"isError":true,"timestamp":2006,"durationMs":0,"errorMessage":"unknown tool `export_csv`"}}
-{"v":1,"kind":"call","ts":2007,"callId":"d7","tool":"order","toolHash":"o2","session":"B","model":"claude-4","serverVersion":"1.1","event":{"callId":"d7","toolName":"order","arguments":{},"isError":true,"timestamp":2007,"durationMs":22,"errorMessage":"card declined","intent":"Pay for the teapot."}}
+{"v":1,"kind":"call","ts":2001,"callId":"d1","tool":"search","toolHash":"s1","session":"B","turn":"B1","model":"claude-4","serverVersion":"1.1","event":{"callId":"d1","toolName":"search","arguments":{},"isError":false,"timestamp":2001,"durationMs":12,"result":{"n":2}}}
+{"v":1,"kind":"call","ts":2002,"callId":"d2","tool":"search","toolHash":"s1","session":"B","turn":"B1","model":"claude-4","serverVersion":"1.1","event":{"callId":"d2","toolName":"search","arguments":{},"isError":false,"timestamp":2002,"durationMs":14,"result":{"n":3}}}
+{"v":1,"kind":"call","ts":2003,"callId":"d3","tool":"search","toolHash":"s1","session":"B","turn":"B1","model":"claude-4","serverVersion":"1.1","event":{"callId":"d3","toolName":"search","arguments":{},"isError":false,"timestamp":2003,"durationMs":16,"result":{"n":4}}}
+{"v":1,"kind":"call","ts":2004,"callId":"d4","tool":"order","toolHash":"o2","session":"B","turn":"B1","model":"claude-4","serverVersion":"1.1","event":{"callId":"d4","toolName":"order","arguments":{},"isError":false,"timestamp":2004,"durationMs":25,"result":{"ok":true}}}
+{"v":1,"kind":"call","ts":2005,"callId":"d5","tool":"mcpeye_request_capability","session":"B","turn":"B2","model":"claude-4","serverVersion":"1.1","event":{"callId":"d5","toolName":"mcpeye_request_capability","arguments":{"capability":"Export orders to CSV."},"isError":false,"timestamp":2005,"durationMs":0}}
+{"v":1,"kind":"call","ts":2006,"callId":"d6","tool":"export_csv","session":"B","turn":"B2","model":"claude-4","serverVersion":"1.1","event":{"callId":"d6","toolName":"export_csv","arguments":{},"isError":true,"timestamp":2006,"durationMs":0,"errorMessage":"unknown tool `export_csv`"}}
+{"v":1,"kind":"call","ts":2007,"callId":"d7","tool":"order","toolHash":"o2","session":"B","turn":"B2","model":"claude-4","serverVersion":"1.1","event":{"callId":"d7","toolName":"order","arguments":{},"isError":true,"timestamp":2007,"durationMs":22,"errorMessage":"card declined","intent":"Pay for the teapot."}}
 {"v":1,"kind":"method","ts":2008,"method":"resources/read","target":"docs://guide","isError":false,"session":"B"}
 "#;
 
@@ -818,6 +874,17 @@ pub(crate) mod tests {
         assert!(p.sequences.iter().any(|s| s.tools == ["search", "order"] && s.count == 2), "{:?}", p.sequences);
         let none = report_of(PAYLOADS).paths;
         assert!(none.sequences.is_empty() && none.needs[0].contains("event log"), "{:?}", none.needs);
+    }
+
+    #[test]
+    fn paths_count_the_user_turns_and_those_left_on_an_error() {
+        let p = report_of(LOG).paths;
+        assert_eq!(p.turns, Turns { turns: 4, calls: 11, most_calls: 4, with_several_calls: 3, ended_on_error: 1 });
+        assert!(p.needs.is_empty(), "{:?}", p.needs);
+        // Sessions without turns: the paths are there, and the turns say what they need.
+        let without = report_of(&LOG.replace(",\"turn\":", ",\"t\":")).paths;
+        assert_eq!((without.conversations, without.turns.turns), (2, 0));
+        assert!(without.needs.iter().any(|n| n.contains("turnId")), "{:?}", without.needs);
     }
 
     #[test]

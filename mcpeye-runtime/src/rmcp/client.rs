@@ -142,6 +142,7 @@ impl Clients {
             // Most requests carry no trace context: its three lookups skipped then.
             trace_context: if keys.trace { TraceContext::from_meta(&context.meta) } else { None },
             native_intent: if keys.ai_invocation { crate::model::meta::native_intent(&context.meta) } else { None },
+            invocation: if keys.ai_invocation { crate::model::meta::invocation(&context.meta) } else { None },
             // Read with the intent, from the same scan of `_meta`'s keys.
             model: if keys.ai_invocation || keys.codex_turn {
                 crate::model::meta::meta_model(&context.meta)

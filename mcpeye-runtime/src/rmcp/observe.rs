@@ -6,6 +6,8 @@
 //! [`ManifestServer`]: super::ManifestServer
 
 use super::client::Clients;
+use crate::flush::event_log::Note;
+use crate::model::record::ClientInfo;
 use crate::model::stats::{Method, Target};
 use crate::telemetry::MethodSpan;
 use crate::tracker::{active_tracker, Tracker};
@@ -36,6 +38,9 @@ pub(crate) struct Watch {
     method: Method,
     span: MethodSpan,
     started: Option<Instant>,
+    /// For the event log (when the tracker writes one): the request, its error and duration
+    /// filled in at its end.
+    note: Option<Note>,
 }
 
 impl Watch {
@@ -58,8 +63,27 @@ impl Watch {
         }
         let span =
             if spans { MethodSpan::start(method, target, &clients.origin(context)) } else { MethodSpan::default() };
-        let started = span.is_observed().then(Instant::now);
-        Some(Watch { tracker, method, span, started })
+        let note = tracker.as_ref().filter(|t| t.logs()).map(|_| {
+            let origin = clients.origin(context);
+            let target = match target {
+                Target::Resource(t) | Target::Prompt(t) => Some(t.to_owned()),
+                Target::None => None,
+            };
+            let client = origin.client.as_deref().and_then(ClientInfo::label).map(str::to_owned);
+            let (session, model) = (origin.session_id.clone(), origin.model.clone());
+            Note::Method {
+                method: method.as_str(),
+                timestamp_ms: 0,
+                target,
+                is_error: false,
+                duration_ms: None,
+                session,
+                model,
+                client,
+            }
+        });
+        let started = (span.is_observed() || note.is_some()).then(Instant::now);
+        Some(Watch { tracker, method, span, started, note })
     }
 
     /// `answer`, unchanged, with the request's span current while it runs and its end
@@ -84,6 +108,13 @@ impl Watch {
             tracker.count_method_error(self.method);
         }
         let duration = self.started.map(|s| s.elapsed()).unwrap_or_default();
+        if let (Some(tracker), Some(Note::Method { method, target, session, model, client, .. })) =
+            (&self.tracker, self.note)
+        {
+            let (timestamp_ms, is_error) = (crate::model::meta::now_epoch_ms(), error.is_some());
+            let duration_ms = Some(u64::try_from(duration.as_millis()).unwrap_or(u64::MAX));
+            tracker.note(Note::Method { method, timestamp_ms, target, is_error, duration_ms, session, model, client });
+        }
         self.span.end(error.map(|e| (i64::from(e.code.0), e.message.borrow())), duration);
     }
 }

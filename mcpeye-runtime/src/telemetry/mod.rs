@@ -19,6 +19,7 @@ mod otel;
 #[cfg(feature = "tracing")]
 mod tracing;
 
+use crate::model::meta::Invocation;
 use crate::model::record::{CallOutcome, Origin, Transport};
 use crate::model::stats::{Method, Target};
 use crate::redact::Redactor;
@@ -32,6 +33,18 @@ use std::time::Duration;
 
 /// `mcp.method.name` of every span mcpeye makes.
 const METHOD: &str = "tools/call";
+
+/// Span attributes of the request's `_meta` `aiInvocation` (the MCP proposal for AI invocation
+/// metadata; the conventions have no name for them): its `turnId` and `userIntent.redacted` on
+/// every span, its texts with the opt-in content only (they are the user's words).
+#[cfg_attr(not(any(feature = "opentelemetry", feature = "tracing")), allow(dead_code))]
+const TURN_ID: &str = "mcpeye.turn.id";
+#[cfg_attr(not(any(feature = "opentelemetry", feature = "tracing")), allow(dead_code))]
+const USER_INTENT_REDACTED: &str = "mcpeye.user_intent.redacted";
+#[cfg_attr(not(any(feature = "opentelemetry", feature = "tracing")), allow(dead_code))]
+const INVOCATION_REASON: &str = "mcpeye.invocation_reason";
+#[cfg_attr(not(any(feature = "opentelemetry", feature = "tracing")), allow(dead_code))]
+const USER_INTENT: &str = "mcpeye.user_intent";
 
 /// Whether calls make spans and metrics (the features being compiled in). Off only in the
 /// benchmark that compares a call with and without the hooks in one run.
@@ -190,21 +203,35 @@ fn redacted_message(message: &str) -> String {
 }
 
 /// The opt-in `gen_ai.tool.call.arguments` and `gen_ai.tool.call.result`, as compact JSON after
-/// the tracker's caps and redaction ([`Config::span_content`](crate::Config::span_content)).
+/// the tracker's caps and redaction ([`Config::span_content`](crate::Config::span_content)),
+/// and the client's `aiInvocation` texts, capped and redacted like an intent.
 struct Content {
     arguments: String,
     result: Option<String>,
+    invocation_reason: Option<String>,
+    user_intent: Option<String>,
 }
 
 impl Content {
-    fn of(arguments: &Value, outcome: &CallOutcome, redactor: Option<&Redactor>) -> Option<Self> {
+    fn of(
+        arguments: &Value,
+        outcome: &CallOutcome,
+        invocation: Option<&Invocation>,
+        redactor: Option<&Redactor>,
+    ) -> Option<Self> {
         let redactor = redactor?;
         let json = |v: &Value| redactor.value(v.clone()).to_string();
         let result = match outcome {
             CallOutcome::Success { result } if !result.is_null() => Some(json(result)),
             _ => None,
         };
-        Some(Content { arguments: json(arguments), result })
+        let text = |t: Option<&String>| t.map(|t| redactor.text(t.clone()));
+        Some(Content {
+            arguments: json(arguments),
+            result,
+            invocation_reason: text(invocation.and_then(|i| i.reason.as_ref())),
+            user_intent: text(invocation.and_then(|i| i.user_intent.as_ref())),
+        })
     }
 }
 
@@ -295,7 +322,7 @@ impl CallSpan {
     #[inline]
     pub(crate) fn end(
         self,
-        arguments: &Value,
+        (arguments, invocation): (&Value, Option<&Invocation>),
         outcome: &CallOutcome,
         rpc_code: Option<i64>,
         duration: Duration,
@@ -303,7 +330,7 @@ impl CallSpan {
     ) {
         // Checked here, inlined: most calls have no span, and then nothing else is paid for.
         if self.is_observed() {
-            self.end_observed(arguments, outcome, rpc_code, duration, span_content);
+            self.end_observed((arguments, invocation), outcome, rpc_code, duration, span_content);
         }
     }
 
@@ -312,7 +339,7 @@ impl CallSpan {
     #[inline(never)]
     fn end_observed(
         self,
-        arguments: &Value,
+        (arguments, invocation): (&Value, Option<&Invocation>),
         outcome: &CallOutcome,
         rpc_code: Option<i64>,
         duration: Duration,
@@ -331,7 +358,7 @@ impl CallSpan {
             {
                 wants_content |= self.tracing.is_some();
             }
-            let content = if wants_content { Content::of(arguments, outcome, span_content) } else { None };
+            let content = if wants_content { Content::of(arguments, outcome, invocation, span_content) } else { None };
             #[cfg(feature = "opentelemetry")]
             if let Some(o) = self.otel {
                 o.end(&ending, content.as_ref(), duration);
@@ -488,6 +515,6 @@ mod tests {
             7
         );
         assert_eq!(ran, 1);
-        span.end(&Value::Null, &CallOutcome::error("x"), Some(-32602), Duration::from_millis(1), None);
+        span.end((&Value::Null, None), &CallOutcome::error("x"), Some(-32602), Duration::from_millis(1), None);
     }
 }

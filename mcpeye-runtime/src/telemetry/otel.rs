@@ -234,6 +234,12 @@ impl OtelCall {
             if let Some(result) = &content.result {
                 span.set_attribute(KeyValue::new("gen_ai.tool.call.result", result.clone()));
             }
+            if let Some(reason) = &content.invocation_reason {
+                span.set_attribute(KeyValue::new(super::INVOCATION_REASON, reason.clone()));
+            }
+            if let Some(user_intent) = &content.user_intent {
+                span.set_attribute(KeyValue::new(super::USER_INTENT, user_intent.clone()));
+            }
         }
         span.end();
     }
@@ -292,6 +298,14 @@ fn request_attributes(origin: &Origin, attributes: &mut Vec<KeyValue>) {
     }
     if let Some(model) = &origin.model {
         attributes.push(KeyValue::new("gen_ai.request.model", model.clone()));
+    }
+    if let Some(invocation) = &origin.invocation {
+        if let Some(turn) = &invocation.turn {
+            attributes.push(KeyValue::new(super::TURN_ID, turn.clone()));
+        }
+        if let Some(redacted) = invocation.user_intent_redacted {
+            attributes.push(KeyValue::new(super::USER_INTENT_REDACTED, redacted));
+        }
     }
 }
 

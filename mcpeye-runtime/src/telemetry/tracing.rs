@@ -30,6 +30,10 @@ pub(super) fn start(request: &Request<'_>) -> Option<Span> {
         rpc.response.status_code = Empty,
         gen_ai.tool.call.arguments = Empty,
         gen_ai.tool.call.result = Empty,
+        mcpeye.turn.id = Empty,
+        mcpeye.user_intent.redacted = Empty,
+        mcpeye.invocation_reason = Empty,
+        mcpeye.user_intent = Empty,
     );
     if span.is_disabled() {
         return None;
@@ -52,6 +56,14 @@ fn record_origin(span: &Span, origin: &Origin, protocol_version: Option<&str>) {
     }
     if let Some(model) = &origin.model {
         span.record("gen_ai.request.model", &**model);
+    }
+    if let Some(invocation) = &origin.invocation {
+        if let Some(turn) = &invocation.turn {
+            span.record(super::TURN_ID, &**turn);
+        }
+        if let Some(redacted) = invocation.user_intent_redacted {
+            span.record(super::USER_INTENT_REDACTED, redacted);
+        }
     }
     if let Some(version) = protocol_version {
         span.record("mcp.protocol.version", version);
@@ -84,6 +96,12 @@ pub(super) fn end(span: &Span, ending: &Ending, content: Option<&Content>) {
         if let Some(result) = &content.result {
             span.record("gen_ai.tool.call.result", result.as_str());
         }
+        if let Some(reason) = &content.invocation_reason {
+            span.record(super::INVOCATION_REASON, reason.as_str());
+        }
+        if let Some(user_intent) = &content.user_intent {
+            span.record(super::USER_INTENT, user_intent.as_str());
+        }
     }
 }
 
@@ -110,6 +128,8 @@ macro_rules! method_span {
             network.protocol.version = Empty,
             error.type = Empty,
             rpc.response.status_code = Empty,
+            mcpeye.turn.id = Empty,
+            mcpeye.user_intent.redacted = Empty,
         )
     };
 }

@@ -471,7 +471,7 @@ pub struct Manifest {
     pub(crate) reserved: bool,
     pub(crate) tracker: Option<Tracker>,
     pub(crate) attribution: Attribution,
-    tools_list: Value,
+    pub(crate) tools_list: Value,
 }
 
 impl fmt::Debug for Manifest {

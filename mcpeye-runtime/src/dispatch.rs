@@ -48,6 +48,16 @@ pub(crate) const PANIC: &str = "panic";
 pub(crate) const PANIC_ANSWER: &str = "the tool failed unexpectedly (it panicked)";
 
 /// A call that a server should answer with a JSON-RPC error rather than a tool result.
+///
+/// ```
+/// use mcpeye::{CallError, Manifest};
+///
+/// let manifest = Manifest::builder().build();
+/// let err = manifest.try_call("no_such_tool", serde_json::json!({})).unwrap_err();
+/// assert_eq!(err, CallError::UnknownTool("no_such_tool".into()));
+/// assert_eq!(err.code(), -32602);
+/// assert_eq!(err.to_string(), "unknown tool `no_such_tool`");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CallError {
     /// The manifest has no tool of that name.

@@ -62,6 +62,36 @@ const ANSWER_GRACE: Duration = Duration::from_millis(200);
 /// [`init`] install the process-wide one. When the last clone of an explicit tracker is
 /// dropped without [`shutdown`](Self::shutdown), its flusher makes a last bounded attempt in
 /// the background.
+///
+/// ```no_run
+/// use mcpeye::{Config, Manifest, Tracker};
+/// use std::time::Duration;
+///
+/// # fn main() -> Result<(), mcpeye::ConfigError> {
+/// // A manifest that records into a project of its own, not into the process-wide tracker.
+/// let tracker = Tracker::new(Config::from_env("proj_billing"))?;
+/// let manifest = Manifest::builder().registered().tracker(tracker.clone()).build();
+/// manifest.call("refund", serde_json::json!({"order": 7}));
+///
+/// let report = tracker.shutdown(Duration::from_secs(2)); // at exit
+/// assert_eq!(report.stats.captured, 1);
+/// # Ok(())
+/// # }
+/// ```
+///
+/// Records handed to a function of yours instead (tests, a sink of your own):
+///
+/// ```
+/// use mcpeye::{Manifest, Tracker};
+/// use std::sync::{Arc, Mutex};
+///
+/// let names = Arc::new(Mutex::new(Vec::new()));
+/// let seen = names.clone();
+/// let tracker = Tracker::from_fn(move |record| seen.lock().unwrap().push(record.tool_name.to_string()));
+/// let manifest = Manifest::builder().tracker(tracker).build();
+/// manifest.call("mcpeye_request_capability", serde_json::json!({"capability": "CSV export"}));
+/// assert_eq!(*names.lock().unwrap(), ["mcpeye_request_capability"]);
+/// ```
 #[derive(Clone)]
 pub struct Tracker {
     inner: Arc<Inner>,
@@ -103,10 +133,10 @@ impl Tracker {
     /// A tracker with its own flusher thread, POSTing to the configured ingest.
     ///
     /// ```no_run
-    /// let tracker = mcpeye_runtime::Tracker::new(mcpeye_runtime::Config::new("proj_demo"))?;
+    /// let tracker = mcpeye::Tracker::new(mcpeye::Config::new("proj_demo"))?;
     /// // … give it to a manifest; at the end:
     /// tracker.shutdown(std::time::Duration::from_secs(2));
-    /// # Ok::<(), mcpeye_runtime::ConfigError>(())
+    /// # Ok::<(), mcpeye::ConfigError>(())
     /// ```
     pub fn new(config: Config) -> Result<Tracker, ConfigError> {
         let resolved = config.resolve()?;
@@ -641,6 +671,15 @@ impl Started {
 /// Flushes and stops the tracker installed by [`init`] when dropped (bounded by
 /// [`Config::shutdown_timeout`], 2 s by default), and uninstalls it. Keep it alive for as long
 /// as the server runs, e.g. `let _guard = mcpeye::init(config)?;` in `main`.
+///
+/// ```no_run
+/// fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     let guard = mcpeye::init(mcpeye::Config::from_env("proj_demo"))?;
+///     // … serve until asked to stop …
+///     eprintln!("captured {} calls", guard.stats().captured);
+///     Ok(()) // the guard is dropped here: the last events are sent
+/// }
+/// ```
 #[must_use = "dropping the guard shuts mcpeye down"]
 #[derive(Debug)]
 pub struct Guard {
@@ -659,10 +698,10 @@ impl Guard {
 /// (after which dropping the guard only uninstalls the tracker) are called on it directly.
 ///
 /// ```no_run
-/// let guard = mcpeye_runtime::init(mcpeye_runtime::Config::from_env("proj_demo"))?;
+/// let guard = mcpeye::init(mcpeye::Config::from_env("proj_demo"))?;
 /// let report = guard.flush(std::time::Duration::from_secs(2));
 /// assert_eq!(report.stats.captured, guard.stats().captured);
-/// # Ok::<(), mcpeye_runtime::ConfigError>(())
+/// # Ok::<(), mcpeye::ConfigError>(())
 /// ```
 impl std::ops::Deref for Guard {
     type Target = Tracker;
@@ -690,7 +729,7 @@ impl Drop for Guard {
 ///
 /// ```no_run
 /// fn main() -> Result<(), Box<dyn std::error::Error>> {
-///     let _guard = mcpeye_runtime::init(mcpeye_runtime::Config::from_env("proj_demo"))?;
+///     let _guard = mcpeye::init(mcpeye::Config::from_env("proj_demo"))?;
 ///     // … run the MCP server; dropping the guard flushes the last events.
 ///     Ok(())
 /// }

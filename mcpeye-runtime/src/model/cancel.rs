@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 /// put in the request's [`Origin`](crate::Origin):
 ///
 /// ```
-/// use mcpeye_runtime::Cancellation;
+/// use mcpeye::Cancellation;
 ///
 /// let signal = Cancellation::new();
 /// let seen_by_handler = signal.clone();
@@ -161,6 +161,14 @@ impl Cancellation {
 }
 
 /// The future of [`Cancellation::cancelled`].
+///
+/// ```
+/// use mcpeye::Cancellation;
+///
+/// let signal = Cancellation::new();
+/// signal.cancel();
+/// mcpeye::testing::block_on(signal.cancelled()); // ready at once: the signal is set
+/// ```
 #[derive(Debug)]
 #[must_use = "futures do nothing unless awaited"]
 pub struct Cancelled {

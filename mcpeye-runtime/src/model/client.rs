@@ -11,6 +11,27 @@ use std::pin::Pin;
 
 /// The severity of a log message sent to the client (`notifications/message`), from `debug` to
 /// `emergency` (RFC 5424, as MCP defines it). Ordered: `Debug < Info < … < Emergency`.
+///
+/// ```
+/// use mcpeye::{Context, LogLevel};
+///
+/// /// Import rows, telling the client about the ones skipped.
+/// #[mcpeye::tool]
+/// fn import(
+///     /// The rows, one per line.
+///     rows: String,
+///     ctx: Context,
+/// ) -> usize {
+///     let (good, bad): (Vec<&str>, Vec<&str>) = rows.lines().partition(|r| r.contains(','));
+///     if ctx.log_enabled(LogLevel::Warning) {
+///         ctx.log(LogLevel::Warning, format!("{} rows skipped", bad.len()));
+///     }
+///     good.len()
+/// }
+/// # fn main() {
+/// # assert_eq!(mcpeye::tools![import].call("import", serde_json::json!({"rows": "a,b\nc"}))["content"][0]["text"], "1");
+/// # }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum LogLevel {
     /// Detailed debugging information.
@@ -61,7 +82,7 @@ impl LogLevel {
     /// The level of an MCP spelling, `None` for anything else.
     ///
     /// ```
-    /// use mcpeye_runtime::LogLevel;
+    /// use mcpeye::LogLevel;
     /// assert_eq!(LogLevel::parse("warning"), Some(LogLevel::Warning));
     /// assert!(LogLevel::Warning > LogLevel::Info);
     /// ```
@@ -78,6 +99,14 @@ impl fmt::Display for LogLevel {
 
 /// The `progressToken` a client put in a request's `_meta`: progress notifications for the
 /// request carry it back.
+///
+/// ```
+/// use mcpeye::ProgressToken;
+///
+/// let token = ProgressToken::from_json(&serde_json::json!("upload-7")).unwrap();
+/// assert_eq!(token, ProgressToken::String("upload-7".into()));
+/// assert_eq!(ProgressToken::Number(3).to_json(), 3);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ProgressToken {
     /// A string token.
@@ -106,6 +135,13 @@ impl ProgressToken {
 }
 
 /// A future answered by the client ([`ClientChannel::create_message`], [`ClientChannel::elicit`]).
+///
+/// ```
+/// use mcpeye::{ClientError, ClientFuture};
+///
+/// let answer: ClientFuture = Box::pin(async { Err(ClientError::Cancelled) });
+/// # drop(answer);
+/// ```
 pub type ClientFuture = Pin<Box<dyn Future<Output = Result<Value, ClientError>> + Send + 'static>>;
 
 /// How a serving layer talks back to the client of one request. `mcpeye::rmcp` implements it
@@ -113,6 +149,40 @@ pub type ClientFuture = Pin<Box<dyn Future<Output = Result<Value, ClientError>> 
 ///
 /// The [`Context`](crate::Context) applies the MCP rules before calling it (progress only with a token, log
 /// messages filtered by level), so an implementation only delivers.
+///
+/// A channel over a transport of your own, given to the calls through their
+/// [`Origin`](crate::Origin):
+///
+/// ```
+/// use mcpeye::{ClientChannel, ClientError, ClientFuture, Context, LogLevel, Origin, ProgressToken};
+/// use std::sync::Arc;
+///
+/// /// Sends notifications down a pipe of the server's own; asks nothing of the client.
+/// struct Pipe(std::sync::mpsc::Sender<serde_json::Value>);
+///
+/// impl ClientChannel for Pipe {
+///     fn progress(&self, token: &ProgressToken, progress: f64, total: Option<f64>, _message: Option<&str>) {
+///         let params = serde_json::json!({"progressToken": token.to_json(), "progress": progress, "total": total});
+///         let _ = self.0.send(serde_json::json!({"method": "notifications/progress", "params": params}));
+///     }
+///     fn log(&self, level: LogLevel, _logger: Option<&str>, data: serde_json::Value) {
+///         let params = serde_json::json!({"level": level.as_str(), "data": data});
+///         let _ = self.0.send(serde_json::json!({"method": "notifications/message", "params": params}));
+///     }
+///     fn create_message(&self, _params: serde_json::Value) -> ClientFuture {
+///         Box::pin(async { Err(ClientError::Unsupported("no sampling over this pipe".into())) })
+///     }
+///     fn elicit(&self, _params: serde_json::Value) -> ClientFuture {
+///         Box::pin(async { Err(ClientError::Unsupported("no elicitation over this pipe".into())) })
+///     }
+/// }
+///
+/// let (tx, rx) = std::sync::mpsc::channel();
+/// let origin = Origin::default().with_channel(Arc::new(Pipe(tx)));
+/// let ctx = Context::for_origin(&origin);
+/// ctx.log(LogLevel::Info, "indexing");
+/// assert_eq!(rx.recv().unwrap()["params"]["data"], "indexing");
+/// ```
 pub trait ClientChannel: Send + Sync {
     /// Sends `notifications/progress` for `token`.
     fn progress(&self, token: &ProgressToken, progress: f64, total: Option<f64>, message: Option<&str>);
@@ -140,6 +210,23 @@ pub trait ClientChannel: Send + Sync {
 }
 
 /// Why a request to the client (sampling, elicitation) got no answer.
+///
+/// ```
+/// use mcpeye::{ClientError, Context, SamplingRequest};
+///
+/// /// Summarise with the client's model when it can, else say why not.
+/// async fn summary(ctx: Context, text: String) -> String {
+///     match ctx.create_message(SamplingRequest::new(100).user(format!("Summarise: {text}"))).await {
+///         Ok(answer) => answer.text().unwrap_or_default(),
+///         Err(ClientError::NoClient | ClientError::Unsupported(_)) => text.chars().take(80).collect(),
+///         Err(e) => format!("no summary: {e}"),
+///     }
+/// }
+///
+/// // Called directly, not served: there is no client to ask.
+/// let short = mcpeye::testing::block_on(summary(Context::default(), "a long text".into()));
+/// assert_eq!(short, "a long text");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ClientError {
@@ -178,7 +265,7 @@ impl std::error::Error for ClientError {}
 /// A `sampling/createMessage` request: ask the client's model for a completion.
 ///
 /// ```
-/// use mcpeye_runtime::SamplingRequest;
+/// use mcpeye::SamplingRequest;
 /// let request = SamplingRequest::new(100).user("Summarise: …").system_prompt("Be brief.");
 /// assert_eq!(request.to_params()["messages"][0]["content"]["text"], "Summarise: …");
 /// assert_eq!(request.to_params()["maxTokens"], 100);
@@ -254,7 +341,7 @@ impl SamplingRequest {
     /// questions. Ignored by older clients, which are asked directly.
     ///
     /// ```
-    /// use mcpeye_runtime::SamplingRequest;
+    /// use mcpeye::SamplingRequest;
     /// let request = SamplingRequest::new(50).user("Capital of France?").key("capital");
     /// assert_eq!(request.key_name(), Some("capital"));
     /// ```
@@ -275,6 +362,20 @@ impl SamplingRequest {
 }
 
 /// The client's answer to a [`SamplingRequest`].
+///
+/// ```
+/// use mcpeye::SamplingResponse;
+///
+/// let result = serde_json::json!({
+///     "role": "assistant",
+///     "content": {"type": "text", "text": "Paris"},
+///     "model": "claude-sonnet",
+///     "stopReason": "endTurn"
+/// });
+/// let answer = SamplingResponse::from_json(&result).unwrap();
+/// assert_eq!(answer.text().as_deref(), Some("Paris"));
+/// assert_eq!(answer.model, "claude-sonnet");
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct SamplingResponse {
@@ -319,7 +420,7 @@ impl SamplingResponse {
 /// visit a URL.
 ///
 /// ```
-/// use mcpeye_runtime::ElicitationRequest;
+/// use mcpeye::ElicitationRequest;
 /// let schema = serde_json::json!({
 ///     "type": "object",
 ///     "properties": {"email": {"type": "string", "description": "Where to send the receipt"}},
@@ -371,7 +472,7 @@ impl ElicitationRequest {
     /// questions. Ignored by older clients, which are asked directly.
     ///
     /// ```
-    /// use mcpeye_runtime::ElicitationRequest;
+    /// use mcpeye::ElicitationRequest;
     /// let schema = serde_json::json!({"type": "object", "properties": {"name": {"type": "string"}}});
     /// let form = ElicitationRequest::form("What is your name?", schema).key("user_name");
     /// assert_eq!(form.key_name(), Some("user_name"));
@@ -398,6 +499,19 @@ impl ElicitationRequest {
 }
 
 /// What the user did with an [`ElicitationRequest`].
+///
+/// ```
+/// use mcpeye::ElicitationAction;
+///
+/// fn said(action: ElicitationAction) -> &'static str {
+///     match action {
+///         ElicitationAction::Accept => "yes",
+///         ElicitationAction::Decline => "no",
+///         ElicitationAction::Cancel => "nothing",
+///     }
+/// }
+/// assert_eq!(said(ElicitationAction::parse("decline").unwrap()), "no");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ElicitationAction {
     /// The user submitted the form (or completed the URL flow).
@@ -421,7 +535,7 @@ impl ElicitationAction {
     /// The action of an MCP spelling, `None` for anything else.
     ///
     /// ```
-    /// use mcpeye_runtime::ElicitationAction;
+    /// use mcpeye::ElicitationAction;
     /// assert_eq!(ElicitationAction::parse("decline"), Some(ElicitationAction::Decline));
     /// ```
     pub fn parse(s: &str) -> Option<Self> {
@@ -434,7 +548,7 @@ impl ElicitationAction {
 /// A root the client exposes (`roots/list`): a `file://` URI, with a name when the client gives one.
 ///
 /// ```
-/// use mcpeye_runtime::Root;
+/// use mcpeye::Root;
 /// let roots = Root::list_from_json(&serde_json::json!({"roots": [{"uri": "file:///repo"}]})).unwrap();
 /// assert_eq!((roots[0].uri.as_str(), roots[0].name.as_deref()), ("file:///repo", None));
 /// ```
@@ -451,7 +565,7 @@ impl Root {
     /// Reads a `ListRootsResult`.
     ///
     /// ```
-    /// use mcpeye_runtime::Root;
+    /// use mcpeye::Root;
     /// let roots = Root::list_from_json(&serde_json::json!({"roots": [{"uri": "file:///src", "name": "src"}]})).unwrap();
     /// assert_eq!(roots[0].uri, "file:///src");
     /// ```
@@ -469,6 +583,22 @@ impl Root {
 }
 
 /// The client's answer to an [`ElicitationRequest`].
+///
+/// ```
+/// use mcpeye::{ElicitationAction, ElicitationResponse};
+///
+/// #[derive(serde::Deserialize)]
+/// struct Name {
+///     name: String,
+/// }
+///
+/// let answer = ElicitationResponse::from_json(&serde_json::json!({"action": "accept", "content": {"name": "Ada"}})).unwrap();
+/// assert_eq!(answer.action, ElicitationAction::Accept);
+/// assert_eq!(answer.parse::<Name>().unwrap().unwrap().name, "Ada");
+///
+/// let declined = ElicitationResponse::from_json(&serde_json::json!({"action": "decline"})).unwrap();
+/// assert!(declined.parse::<Name>().unwrap().is_none());
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ElicitationResponse {

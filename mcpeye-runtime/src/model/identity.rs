@@ -9,6 +9,14 @@ const MAX_IDENTITY_CHARS: usize = 256;
 /// A value usable as an identity field: strings, integers, floats, booleans and JSON scalars.
 /// Numbers are written as strings (the ingest requires strings); `null`, arrays and objects
 /// give no value.
+///
+/// ```
+/// use mcpeye::IdentityValue;
+///
+/// assert_eq!(42u64.into_identity_string().as_deref(), Some("42"));
+/// assert_eq!(serde_json::json!("ada").into_identity_string().as_deref(), Some("ada"));
+/// assert_eq!(serde_json::Value::Null.into_identity_string(), None);
+/// ```
 pub trait IdentityValue {
     /// The value as a string, or `None` for no value.
     fn into_identity_string(self) -> Option<String>;
@@ -100,7 +108,7 @@ macro_rules! identity_setters {
 /// ones are left out.
 ///
 /// ```
-/// let identity = mcpeye_runtime::Identity::new().user_id(42).server_version("1.2.3");
+/// let identity = mcpeye::Identity::new().user_id(42).server_version("1.2.3");
 /// # drop(identity);
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -129,6 +137,17 @@ impl Identity {
 }
 
 /// Who made one call, as returned by a [`Config::identify`](crate::Config::identify) callback.
+///
+/// ```
+/// use mcpeye::{CallIdentity, Config};
+///
+/// // The user named in the call's `account` argument.
+/// let config = Config::new("proj").identify(|request| {
+///     let account = request.arguments().get("account")?;
+///     Some(CallIdentity::new().user_id(account.clone()).user_email(format!("{}@example.com", account.as_str()?)))
+/// });
+/// # drop(config);
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CallIdentity {
     pub(crate) user_id: Option<String>,

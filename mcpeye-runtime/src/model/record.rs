@@ -18,7 +18,7 @@ use std::time::Duration;
 /// its events are sent under, so that every event is attributed to its own client.
 ///
 /// ```
-/// let client = mcpeye_runtime::ClientInfo::new("claude-desktop", "1.4.2").with_protocol_version("2026-07-28");
+/// let client = mcpeye::ClientInfo::new("claude-desktop", "1.4.2").with_protocol_version("2026-07-28");
 /// assert_eq!(client.label(), Some("claude-desktop/1.4.2"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -80,7 +80,7 @@ impl ClientInfo {
 /// request data is one more pair of methods and no caller's code changes.
 ///
 /// ```
-/// use mcpeye_runtime::{Cancellation, ClientInfo, Origin, ProgressToken};
+/// use mcpeye::{Cancellation, ClientInfo, Origin, ProgressToken};
 /// use std::sync::Arc;
 ///
 /// let cancel = Cancellation::new();
@@ -342,7 +342,7 @@ impl Origin {
     ///
     /// ```
     /// let meta = serde_json::json!({"io.modelcontextprotocol/aiInvocation": {"model": "claude-opus-4"}});
-    /// let origin = mcpeye_runtime::Origin::default().with_meta(meta.as_object().unwrap().clone());
+    /// let origin = mcpeye::Origin::default().with_meta(meta.as_object().unwrap().clone());
     /// assert_eq!(origin.model(), Some("claude-opus-4"));
     /// assert_eq!(origin.with_model("gpt-5").model(), Some("gpt-5"));
     /// ```
@@ -367,7 +367,7 @@ impl Origin {
 /// it is shown (a span), not on every call.
 ///
 /// ```
-/// use mcpeye_runtime::RequestId;
+/// use mcpeye::RequestId;
 /// assert_eq!(RequestId::from(7).to_string(), "7");
 /// assert_eq!(RequestId::from("req-1").to_string(), "req-1");
 /// ```
@@ -419,6 +419,13 @@ fn small_map_get<'m>(map: &'m Map<String, Value>, key: &str) -> Option<&'m Value
 }
 
 /// The transport a request arrived on.
+///
+/// ```
+/// use mcpeye::{Origin, Transport};
+///
+/// let origin = Origin::default().with_transport(Transport::Http { version: Some("1.1") });
+/// assert_eq!(origin.transport(), Some(Transport::Http { version: Some("1.1") }));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Transport {
@@ -437,7 +444,7 @@ pub enum Transport {
 ///
 /// ```
 /// let meta = serde_json::json!({"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"});
-/// let cx = mcpeye_runtime::TraceContext::from_meta(meta.as_object().unwrap()).unwrap();
+/// let cx = mcpeye::TraceContext::from_meta(meta.as_object().unwrap()).unwrap();
 /// assert_eq!(cx.traceparent.as_deref(), Some("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"));
 /// assert!(cx.baggage.is_none());
 /// ```
@@ -488,6 +495,19 @@ pub(crate) use crate::model::meta::is_blank;
 ///
 /// On the wire every outcome but `Success` is an error event (`isError: true`) whose
 /// `errorMessage` is [`CallRecord::error_message`] (see `docs/wire-format.md#errors`).
+///
+/// ```
+/// use mcpeye::{CallOutcome, CallRecord, Tracker};
+///
+/// // A call of your own server's, recorded by hand.
+/// let tracker = Tracker::from_fn(|record| eprintln!("{}: error {}", record.tool_name, record.is_error()));
+/// let outcome = CallOutcome::Success { result: serde_json::json!({"rows": 3}) };
+/// tracker.record(CallRecord::new("query", serde_json::json!({"sql": "select 1"}), outcome));
+///
+/// let failed = CallOutcome::error_with_reason("no such table", "unknown_table");
+/// assert!(failed.is_error());
+/// assert_eq!(failed.error_type(), Some("unknown_table"));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum CallOutcome {
@@ -549,7 +569,7 @@ impl CallOutcome {
     /// A call the client cancelled, with the reason it gave.
     ///
     /// ```
-    /// use mcpeye_runtime::CallOutcome;
+    /// use mcpeye::CallOutcome;
     /// let CallOutcome::Cancelled { message } = CallOutcome::cancelled(Some("user pressed stop")) else { panic!() };
     /// assert_eq!(message, "the client cancelled the call: user pressed stop");
     /// ```
@@ -564,7 +584,7 @@ impl CallOutcome {
     /// A call that ran past its timeout.
     ///
     /// ```
-    /// use mcpeye_runtime::CallOutcome;
+    /// use mcpeye::CallOutcome;
     /// let outcome = CallOutcome::timed_out(std::time::Duration::from_millis(5000));
     /// let CallOutcome::TimedOut { message, .. } = outcome else { panic!() };
     /// assert_eq!(message, "the call timed out after 5000 ms and was cancelled");
@@ -603,7 +623,7 @@ pub(crate) const TIMED_OUT: &str = "timeout";
 /// [`CallRecord::new`] to hand a call of your own server to [`Tracker::record`](crate::Tracker::record).
 ///
 /// ```
-/// use mcpeye_runtime::{CallOutcome, CallRecord};
+/// use mcpeye::{CallOutcome, CallRecord};
 /// let record = CallRecord::new("search", serde_json::json!({"q": "rust"}), CallOutcome::error("timed out"));
 /// assert!(record.is_error());
 /// assert_eq!(record.result(), None);

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 /// `None`.
 ///
 /// ```
-/// use mcpeye_runtime::{CallIdentity, ClientInfo, RequestInfo};
+/// use mcpeye::{CallIdentity, ClientInfo, RequestInfo};
 /// let args = serde_json::json!({"account": "acme"});
 /// let client = ClientInfo::new("claude-code", "2.1");
 /// let request = RequestInfo::new("search", &args).with_client(Some(&client)).with_session_id(Some("s-1"));
@@ -58,7 +58,7 @@ impl<'a> RequestInfo<'a> {
     /// The same request, with `_meta` object `meta`.
     ///
     /// ```
-    /// # use mcpeye_runtime::RequestInfo;
+    /// # use mcpeye::RequestInfo;
     /// let meta = serde_json::json!({"acme/user": "u-1"});
     /// let request = RequestInfo::new("search", &serde_json::Value::Null).with_meta(meta.as_object());
     /// assert_eq!(request.meta().unwrap()["acme/user"], "u-1");
@@ -121,7 +121,7 @@ impl<'a> RequestInfo<'a> {
     /// server; `None` over stdio and for [`Manifest::call`](crate::Manifest::call).
     ///
     /// ```
-    /// # use mcpeye_runtime::{CallIdentity, RequestInfo};
+    /// # use mcpeye::{CallIdentity, RequestInfo};
     /// // What an auth layer inserted into the request's extensions.
     /// #[derive(Clone)]
     /// struct Authenticated(String);
@@ -141,7 +141,7 @@ impl<'a> RequestInfo<'a> {
     /// (`None` without an HTTP request).
     ///
     /// ```
-    /// # use mcpeye_runtime::RequestInfo;
+    /// # use mcpeye::RequestInfo;
     /// assert_eq!(RequestInfo::new("search", &serde_json::Value::Null).header("x-user"), None);
     /// ```
     #[cfg(feature = "rmcp")]

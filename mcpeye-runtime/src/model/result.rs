@@ -8,7 +8,7 @@ use std::fmt::{self, Display};
 /// One item of a tool result's `content` array (and of a sampling message).
 ///
 /// ```
-/// use mcpeye_runtime::{CallToolResult, Content, ResourceLink};
+/// use mcpeye::{CallToolResult, Content, ResourceLink};
 ///
 /// let png: &[u8] = &[0x89, b'P', b'N', b'G'];
 /// let result = CallToolResult::new(vec![
@@ -50,6 +50,16 @@ pub enum Content {
 }
 
 /// The contents of an embedded resource ([`Content::Resource`]): text or a base64 blob.
+///
+/// ```
+/// use mcpeye::{Content, ResourceBody};
+///
+/// let Content::Resource(resource) = Content::resource_text("file:///notes.md", "text/markdown", "# Notes") else {
+///     unreachable!()
+/// };
+/// assert_eq!(resource.uri, "file:///notes.md");
+/// assert_eq!(resource.body, ResourceBody::Text("# Notes".into()));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct EmbeddedResource {
@@ -62,6 +72,15 @@ pub struct EmbeddedResource {
 }
 
 /// What an [`EmbeddedResource`] holds.
+///
+/// ```
+/// use mcpeye::{Content, ResourceBody};
+///
+/// let Content::Resource(resource) = Content::resource_blob("file:///logo.png", "image/png", [0x89, b'P']) else {
+///     unreachable!()
+/// };
+/// assert_eq!(resource.body, ResourceBody::Blob("iVA=".into())); // base64
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum ResourceBody {
     /// `text`.
@@ -71,6 +90,15 @@ pub enum ResourceBody {
 }
 
 /// A link to a resource ([`Content::ResourceLink`]).
+///
+/// ```
+/// use mcpeye::{CallToolResult, Content, ResourceLink};
+///
+/// let link = ResourceLink::new("file:///reports/q3.pdf", "q3.pdf").title("Third quarter").mime_type("application/pdf");
+/// let result = CallToolResult::new(vec![Content::resource_link(link)]);
+/// assert_eq!(result.to_json()["content"][0]["type"], "resource_link");
+/// assert_eq!(result.to_json()["content"][0]["title"], "Third quarter");
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ResourceLink {
@@ -355,7 +383,7 @@ pub(crate) fn base64(bytes: &[u8]) -> String {
 /// is the text of its text items).
 ///
 /// ```
-/// use mcpeye_runtime::CallToolResult;
+/// use mcpeye::CallToolResult;
 /// let r = CallToolResult::error_text("the warehouse is closed");
 /// assert_eq!(
 ///     r.to_json().to_string(),
@@ -408,7 +436,7 @@ impl CallToolResult {
     /// The same result with a reason code for its failure (see [`ToolError`]).
     ///
     /// ```
-    /// let r = mcpeye_runtime::CallToolResult::error_text("no such product").with_reason("unknown_product");
+    /// let r = mcpeye::CallToolResult::error_text("no such product").with_reason("unknown_product");
     /// assert_eq!(r.error_reason.as_deref(), Some("unknown_product"));
     /// assert!(!r.to_json().to_string().contains("unknown_product")); // not sent to the client
     /// ```
@@ -515,7 +543,7 @@ impl CallToolResult {
 /// `needs_user_permission`, never a value built from the input.
 ///
 /// ```
-/// use mcpeye_runtime::ToolError;
+/// use mcpeye::ToolError;
 ///
 /// fn refund(order: &str) -> Result<String, ToolError> {
 ///     if order.is_empty() {
@@ -576,7 +604,7 @@ impl std::error::Error for ToolError {}
 ///     }
 /// }
 ///
-/// impl mcpeye_runtime::ErrorReason for ShopError {
+/// impl mcpeye::ErrorReason for ShopError {
 ///     fn reason(&self) -> &'static str {
 ///         match self {
 ///             ShopError::OutOfStock(_) => "out_of_stock",
@@ -584,7 +612,7 @@ impl std::error::Error for ToolError {}
 ///         }
 ///     }
 /// }
-/// # use mcpeye_runtime::ErrorReason as _;
+/// # use mcpeye::ErrorReason as _;
 /// assert_eq!(ShopError::NeedsPermission.reason(), "needs_user_permission");
 /// ```
 pub trait ErrorReason: Display {
@@ -603,6 +631,19 @@ impl ErrorReason for ToolError {
 /// Implemented for [`CallToolResult`] (passed through unchanged) and for every
 /// `T: Serialize` (see [`CallToolResult::json`]): `String` gives a text item, `()` an empty
 /// result, an object `structuredContent` plus the same JSON as text.
+///
+/// ```
+/// use mcpeye::ToolValue;
+///
+/// #[derive(serde::Serialize)]
+/// struct Weather {
+///     celsius: f64,
+/// }
+///
+/// let result = Weather { celsius: 21.5 }.into_call_result().to_json();
+/// assert_eq!(result["structuredContent"]["celsius"], 21.5);
+/// assert_eq!("sunny".to_owned().into_call_result().to_json()["content"][0]["text"], "sunny");
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a tool: it does not implement `serde::Serialize`",
     label = "this return type cannot become a tool result",

@@ -14,7 +14,7 @@
 //! literals, so a clean string still costs one look.
 //!
 //! ```
-//! use mcpeye_runtime::redact::{redact_string, redact_value};
+//! use mcpeye::redact::{redact_string, redact_value};
 //! use serde_json::json;
 //!
 //! assert_eq!(redact_string("mail a@b.com, Bearer abcdef1234567890"), "mail [REDACTED_EMAIL], Bearer [REDACTED_KEY]");
@@ -61,7 +61,7 @@ use std::sync::{Arc, LazyLock};
 /// Returns [`Cow::Borrowed`] when nothing matched (the common case, without allocation).
 ///
 /// ```
-/// use mcpeye_runtime::redact::redact_string;
+/// use mcpeye::redact::redact_string;
 /// use std::borrow::Cow;
 ///
 /// assert_eq!(redact_string("key sk-ant-api03-ABCDEFGHIJKLMNOP_qrs"), "key [REDACTED_KEY]");
@@ -177,7 +177,7 @@ pub(crate) fn redact_string_layered_unfiltered(s: &str) -> Cow<'_, str> {
 /// credential layer (see [`Redactor::credentials`]).
 ///
 /// ```
-/// use mcpeye_runtime::redact::redact_value;
+/// use mcpeye::redact::redact_value;
 /// use serde_json::json;
 ///
 /// let v = json!({"ssn": "123-45-6789", "Token": [1, 2], "keep": "ok"});
@@ -227,7 +227,7 @@ fn redacted_copy(value: &Value, depth: usize, denylist: &Denylist) -> Value {
 /// Cloning is cheap (the denylist is shared).
 ///
 /// ```
-/// use mcpeye_runtime::redact::Redactor;
+/// use mcpeye::redact::Redactor;
 /// use serde_json::json;
 ///
 /// let r = Redactor::new(true, &["ssn".to_owned()]);
@@ -257,7 +257,7 @@ impl Redactor {
     /// and high-entropy values under key-like names.
     ///
     /// ```
-    /// use mcpeye_runtime::redact::Redactor;
+    /// use mcpeye::redact::Redactor;
     /// use serde_json::json;
     ///
     /// let r = Redactor::new(true, &[]).credentials(true);
@@ -276,7 +276,7 @@ impl Redactor {
     /// contract's pattern takes any 13 to 16 digits).
     ///
     /// ```
-    /// use mcpeye_runtime::redact::Redactor;
+    /// use mcpeye::redact::Redactor;
     ///
     /// let r = Redactor::new(true, &[]).luhn_cards(true);
     /// assert_eq!(r.text("card 4111 1111 1111 1111, order 1234567890123456".to_owned()), "card [REDACTED_CARD], order 1234567890123456");

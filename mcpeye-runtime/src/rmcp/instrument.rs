@@ -50,6 +50,41 @@ type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 ///
 /// Routes keep their names, descriptions, annotations and disabled state. Apply it once, when
 /// the router is built: `Self { tool_router: mcpeye::rmcp::instrument(Self::tool_router()) }`.
+///
+/// ```
+/// use rmcp::handler::server::router::tool::ToolRouter;
+/// use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
+///
+/// #[derive(Clone)]
+/// struct Clock {
+///     tool_router: ToolRouter<Self>,
+/// }
+///
+/// #[tool_router]
+/// impl Clock {
+///     fn new() -> Self {
+///         Self { tool_router: mcpeye::rmcp::instrument(Self::tool_router()) }
+///     }
+///
+///     #[tool(description = "Tell the time.")]
+///     fn now(&self) -> String {
+///         "noon".to_owned()
+///     }
+/// }
+///
+/// #[tool_handler(router = self.tool_router)]
+/// impl ServerHandler for Clock {}
+///
+/// async fn serve() -> Result<(), Box<dyn std::error::Error>> {
+///     let _guard = mcpeye::init(mcpeye::Config::from_env("proj_clock"))?; // before instrumenting
+///     Clock::new().serve(rmcp::transport::stdio()).await?.waiting().await?;
+///     Ok(())
+/// }
+///
+/// let router = Clock::new().tool_router;
+/// assert!(router.get("now").unwrap().input_schema["properties"]["mcpeyeIntent"].is_object());
+/// assert!(router.has_route("mcpeye_request_capability"));
+/// ```
 pub fn instrument<S: Send + Sync + 'static>(router: ToolRouter<S>) -> ToolRouter<S> {
     instrument_router(router, None, INTENT_PARAM_DESCRIPTION, Attribution::default())
 }
@@ -71,7 +106,7 @@ pub fn instrument<S: Send + Sync + 'static>(router: ToolRouter<S>) -> ToolRouter
 ///     }
 /// }
 ///
-/// let router = mcpeye_runtime::rmcp::Instrument::new()
+/// let router = mcpeye::rmcp::Instrument::new()
 ///     .intent_description("Why the user needs this call; name any capability the tools lack.")
 ///     .apply(Clock::tool_router());
 /// let schema = &router.get("now").unwrap().input_schema;
@@ -118,8 +153,8 @@ impl Instrument {
     ///         "noon".to_owned()
     ///     }
     /// }
-    /// let router = mcpeye_runtime::rmcp::Instrument::new()
-    ///     .model_argument(mcpeye_runtime::ModelArgument::EveryTool)
+    /// let router = mcpeye::rmcp::Instrument::new()
+    ///     .model_argument(mcpeye::ModelArgument::EveryTool)
     ///     .apply(Clock::tool_router());
     /// assert!(router.get("now").unwrap().input_schema["properties"]["llm_model"].is_object());
     /// ```
@@ -142,7 +177,7 @@ impl Instrument {
     ///         "noon".to_owned()
     ///     }
     /// }
-    /// let router = mcpeye_runtime::rmcp::Instrument::new().conversations(true).apply(Clock::tool_router());
+    /// let router = mcpeye::rmcp::Instrument::new().conversations(true).apply(Clock::tool_router());
     /// assert!(router.get("now").unwrap().input_schema["properties"]["mcpeyeConversation"].is_object());
     /// ```
     pub fn conversations(mut self, on: bool) -> Self {
@@ -189,13 +224,13 @@ impl Instrument {
 ///     }
 /// }
 ///
-/// #[tool_handler(router = mcpeye_runtime::rmcp::instrumented(Self::tool_router))]
+/// #[tool_handler(router = mcpeye::rmcp::instrumented(Self::tool_router))]
 /// impl ServerHandler for Clock {}
 ///
 /// let tool = Clock.get_tool("now").unwrap();
 /// assert!(tool.input_schema["properties"]["mcpeyeIntent"].is_object());
-/// let router = mcpeye_runtime::rmcp::instrumented(Clock::tool_router);
-/// assert!(std::ptr::eq(router, mcpeye_runtime::rmcp::instrumented(Clock::tool_router)));
+/// let router = mcpeye::rmcp::instrumented(Clock::tool_router);
+/// assert!(std::ptr::eq(router, mcpeye::rmcp::instrumented(Clock::tool_router)));
 /// ```
 ///
 /// Routers are told apart by the type of `make`: pass the function itself (or a closure), not

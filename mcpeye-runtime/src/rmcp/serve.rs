@@ -50,8 +50,8 @@ use std::sync::Arc;
 /// use rmcp::ServiceExt;
 /// use std::sync::Arc;
 ///
-/// # async fn run(manifest: mcpeye_runtime::Manifest) -> Result<(), Box<dyn std::error::Error>> {
-/// let server = mcpeye_runtime::rmcp::ManifestServer::new(Arc::new(manifest))
+/// # async fn run(manifest: mcpeye::Manifest) -> Result<(), Box<dyn std::error::Error>> {
+/// let server = mcpeye::rmcp::ManifestServer::new(Arc::new(manifest))
 ///     .with_server_info(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"));
 /// server.serve(rmcp::transport::stdio()).await?.waiting().await?;
 /// # Ok(())
@@ -109,7 +109,7 @@ impl ManifestServer {
     ///
     /// ```
     /// # use std::sync::Arc;
-    /// let server = mcpeye_runtime::rmcp::ManifestServer::new(Arc::new(mcpeye_runtime::Manifest::builder().build()))
+    /// let server = mcpeye::rmcp::ManifestServer::new(Arc::new(mcpeye::Manifest::builder().build()))
     ///     .with_server_info("my-server", "1.4.0");
     /// # drop(server);
     /// ```
@@ -309,7 +309,7 @@ fn has_output_schema(context: &RequestContext<RoleServer>) -> bool {
 ///     }
 ///
 ///     async fn set_level(&self, request: SetLevelRequestParams, context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
-///         mcpeye_runtime::rmcp::set_log_level(&context, request.level.into());
+///         mcpeye::rmcp::set_log_level(&context, request.level.into());
 ///         Ok(())
 ///     }
 /// }
@@ -488,8 +488,8 @@ fn answer_of(called: Result<McpeyeResult, CallError>) -> Result<CallToolResponse
 /// }
 ///
 /// // With `#[mcpeye::tool]` functions: `Arc::new(mcpeye::tools![now, search])`.
-/// let manifest = Arc::new(mcpeye_runtime::Manifest::builder().build());
-/// let server = MyServer { tool_router: mcpeye_runtime::rmcp::tool_router(manifest) };
+/// let manifest = Arc::new(mcpeye::Manifest::builder().build());
+/// let server = MyServer { tool_router: mcpeye::rmcp::tool_router(manifest) };
 /// assert!(server.tool_router.has_route("mcpeye_request_capability"));
 /// ```
 ///

@@ -9,6 +9,17 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 
 /// What a handler sent to the [`RecordingClient`], in order.
+///
+/// ```
+/// use mcpeye::testing::{RecordingClient, Sent};
+/// use mcpeye::{Context, LogLevel};
+///
+/// let client = RecordingClient::new();
+/// let ctx = Context::for_origin(&client.origin());
+/// ctx.log_from(LogLevel::Error, "db", "connection lost");
+/// let sent = client.sent();
+/// assert!(matches!(&sent[0], Sent::Log { level: LogLevel::Error, logger: Some(l), .. } if l == "db"));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Sent {
@@ -58,8 +69,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// through the manifest with [`origin`](Self::origin), then read what the handler sent.
 ///
 /// ```
-/// use mcpeye_runtime::testing::{RecordingClient, Sent};
-/// use mcpeye_runtime::{Context, LogLevel};
+/// use mcpeye::testing::{RecordingClient, Sent};
+/// use mcpeye::{Context, LogLevel};
 ///
 /// let client = RecordingClient::new().with_session_log_level(LogLevel::Info);
 /// // In a test: `manifest.call_from(&client.origin(), "import", args)`; here, the context itself.
@@ -118,8 +129,8 @@ impl RecordingClient {
     /// Answers `roots/list` with these roots (`file://` URIs). Without it, roots are unsupported.
     ///
     /// ```
-    /// use mcpeye_runtime::testing::{block_on, RecordingClient};
-    /// use mcpeye_runtime::Context;
+    /// use mcpeye::testing::{block_on, RecordingClient};
+    /// use mcpeye::Context;
     ///
     /// let client = RecordingClient::new().with_roots(["file:///repo"]);
     /// let roots = block_on(Context::for_origin(&client.origin()).list_roots()).unwrap();

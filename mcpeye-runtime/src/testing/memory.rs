@@ -15,7 +15,7 @@ use std::time::Duration;
 /// manifest with [`ManifestBuilder::tracker`](crate::ManifestBuilder::tracker):
 ///
 /// ```
-/// use mcpeye_runtime::{testing::MemorySink, Manifest};
+/// use mcpeye::{testing::MemorySink, Manifest};
 /// use std::time::Duration;
 ///
 /// let (tracker, sink) = MemorySink::new();
@@ -51,7 +51,7 @@ impl MemorySink {
     /// receives its payloads: `(Tracker, MemorySink)`, not a sink alone.
     ///
     /// ```
-    /// let (tracker, sink) = mcpeye_runtime::testing::MemorySink::new();
+    /// let (tracker, sink) = mcpeye::testing::MemorySink::new();
     /// assert!(tracker.flush(std::time::Duration::from_secs(1)).completed);
     /// assert!(sink.events().is_empty());
     /// ```
@@ -67,7 +67,7 @@ impl MemorySink {
     /// A tracker with this configuration (the ingest URL and secret are ignored), and its sink.
     ///
     /// ```
-    /// use mcpeye_runtime::{testing::MemorySink, Config};
+    /// use mcpeye::{testing::MemorySink, Config};
     ///
     /// let (_tracker, _sink) = MemorySink::with_config(Config::new("my-project").denylist_fields(["ssn"])).unwrap();
     /// assert!(MemorySink::with_config(Config::new("")).is_err()); // an empty project id

@@ -19,7 +19,7 @@ const MAX_HEAD: usize = 64 * 1024;
 /// then adjust it.
 ///
 /// ```
-/// use mcpeye_runtime::testing::Reply;
+/// use mcpeye::testing::Reply;
 /// let busy = Reply::status(429).retry_after(2);
 /// let silent = Reply::stall();
 /// # drop((busy, silent));
@@ -132,6 +132,23 @@ fn reason(status: u16) -> &'static str {
 }
 
 /// One request the receiver got, with how it was answered.
+///
+/// ```
+/// use mcpeye::testing::IngestReceiver;
+/// use mcpeye::{CallOutcome, CallRecord, Config, Tracker};
+/// use std::time::Duration;
+///
+/// let ingest = IngestReceiver::start();
+/// let tracker = Tracker::new(Config::new("proj").ingest_url(ingest.url()).ingest_secret("s3cr3t")).unwrap();
+/// tracker.record(CallRecord::new("search", serde_json::json!({"q": "mugs"}), CallOutcome::error("index offline")));
+/// tracker.flush(Duration::from_secs(5));
+///
+/// let request = &ingest.requests()[0];
+/// assert_eq!(request.method, "POST");
+/// assert_eq!(request.header(mcpeye::contract::SECRET_HEADER), Some("s3cr3t"));
+/// assert!(request.accepted());
+/// assert_eq!(request.events()[0]["toolName"], "search");
+/// ```
 #[derive(Debug, Clone)]
 pub struct RecordedRequest {
     /// The method, e.g. `POST`.
@@ -196,7 +213,7 @@ impl State {
 /// receiver stops it and closes held connections.
 ///
 /// ```
-/// use mcpeye_runtime::testing::{IngestReceiver, Reply};
+/// use mcpeye::testing::{IngestReceiver, Reply};
 /// let ingest = IngestReceiver::start();
 /// ingest.script([Reply::status(503), Reply::ok()]);
 /// assert!(ingest.url().starts_with("http://127.0.0.1:"));
@@ -223,7 +240,7 @@ impl IngestReceiver {
     /// recovery after refused connections). Panics if it cannot be bound (tests only).
     ///
     /// ```
-    /// use mcpeye_runtime::testing::IngestReceiver;
+    /// use mcpeye::testing::IngestReceiver;
     /// let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
     /// let ingest = IngestReceiver::start_on(port);
     /// assert_eq!(ingest.addr(), port);

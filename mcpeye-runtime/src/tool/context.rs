@@ -19,7 +19,7 @@ const MODERN_PROTOCOL: &str = "2026-07-28";
 /// (sync or async; it is not part of the input schema).
 ///
 /// ```
-/// use mcpeye_runtime::{Context, LogLevel};
+/// use mcpeye::{Context, LogLevel};
 ///
 /// // What a handler does with it (here called directly, with no client).
 /// fn import(rows: Vec<String>, ctx: Context) -> String {
@@ -182,7 +182,7 @@ impl Context {
     /// (and for a direct call), where questions are sent to the client within one request.
     ///
     /// ```
-    /// assert_eq!(mcpeye_runtime::Context::default().round(), None);
+    /// assert_eq!(mcpeye::Context::default().round(), None);
     /// ```
     pub fn round(&self) -> Option<u32> {
         self.inner.origin.asking.as_ref().map(|a| a.round)
@@ -218,7 +218,7 @@ impl Context {
     /// [`create_message`](Self::create_message) says.
     ///
     /// ```
-    /// use mcpeye_runtime::{ClientError, Context, ElicitationAction, ElicitationRequest};
+    /// use mcpeye::{ClientError, Context, ElicitationAction, ElicitationRequest};
     ///
     /// // The same code for every client: asked directly, or answered on the call's retry.
     /// async fn rename(ctx: Context) -> Result<String, ClientError> {
@@ -246,7 +246,7 @@ impl Context {
     /// `input_required` result (key `roots-N`), as [`create_message`](Self::create_message) says.
     ///
     /// ```
-    /// use mcpeye_runtime::{ClientError, Context};
+    /// use mcpeye::{ClientError, Context};
     ///
     /// async fn workspace(ctx: Context) -> Result<String, ClientError> {
     ///     let roots = ctx.list_roots().await?;

@@ -24,6 +24,28 @@ use std::sync::Arc;
 
 /// Everything wrong with a set of tools, found when a manifest is built. Its `Display` lists
 /// every problem, one per line, each naming the tool, where it is defined and how to fix it.
+///
+/// ```
+/// use mcpeye::Manifest;
+///
+/// /// Report a sale.
+/// #[mcpeye::tool]
+/// fn report_sale(
+///     /// Amount in cents.
+///     cents: u64,
+///     sales: mcpeye::State<std::sync::Mutex<Vec<u64>>>,
+/// ) {
+///     sales.lock().unwrap().push(cents);
+/// }
+///
+/// # fn main() {
+/// // The tool needs state that was never registered.
+/// let err = Manifest::builder().tools(mcpeye::tool_defs![report_sale]).try_build().unwrap_err();
+/// assert_eq!(err.problems.len(), 1);
+/// assert_eq!(err.problems[0].tool, "report_sale");
+/// eprintln!("{err}"); // one line per problem, each saying how to fix it
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ManifestError {
     /// One entry per problem.
@@ -31,6 +53,17 @@ pub struct ManifestError {
 }
 
 /// One problem found while building a manifest.
+///
+/// ```
+/// use mcpeye::{Manifest, ManifestError};
+///
+/// fn explain(err: &ManifestError) -> Vec<String> {
+///     err.problems.iter().map(|p| format!("{}: {} ({})", p.tool, p.message, p.rule)).collect()
+/// }
+///
+/// let blank = Manifest::builder().intent_description("  ").try_build().unwrap_err();
+/// assert_eq!(explain(&blank).len(), 1);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ManifestProblem {
     /// The tool's name.
@@ -47,6 +80,16 @@ pub struct ManifestProblem {
 }
 
 /// The prefix of [`ManifestProblem::path`] for a problem in a tool's output schema.
+///
+/// ```
+/// use mcpeye::handwritten::OUTPUT_SCHEMA_PATH;
+/// use mcpeye::ManifestProblem;
+///
+/// fn in_output_schema(p: &ManifestProblem) -> bool {
+///     p.path.starts_with(OUTPUT_SCHEMA_PATH)
+/// }
+/// # let _ = in_output_schema;
+/// ```
 pub const OUTPUT_SCHEMA_PATH: &str = "outputSchema";
 
 impl fmt::Display for ManifestProblem {
@@ -99,7 +142,7 @@ pub(crate) fn intent_description_problem(description: &str, location: &str) -> O
 /// builder when tools take `State<T>` parameters or to turn the reserved tool off.
 ///
 /// ```
-/// let manifest = mcpeye_runtime::Manifest::builder()
+/// let manifest = mcpeye::Manifest::builder()
 ///     .capture_missing_capabilities(false)
 ///     .build();
 /// assert_eq!(manifest.tools_list(), serde_json::json!([]));
@@ -185,7 +228,7 @@ impl ManifestBuilder {
     /// text, or one over 8192 characters, is a problem reported by [`try_build`](Self::try_build).
     ///
     /// ```
-    /// let manifest = mcpeye_runtime::Manifest::builder()
+    /// let manifest = mcpeye::Manifest::builder()
     ///     .registered()
     ///     .intent_description("Why the user needs this call; name any capability they lack.")
     ///     .build();
@@ -327,7 +370,7 @@ impl ManifestBuilder {
     /// [`ModelArgument::Off`]. See `docs/attribution.md#model`.
     ///
     /// ```
-    /// use mcpeye_runtime::{Manifest, ModelArgument};
+    /// use mcpeye::{Manifest, ModelArgument};
     /// let manifest = Manifest::builder().model_argument(ModelArgument::EveryTool).build();
     /// assert!(manifest.tools_list()[0]["inputSchema"]["properties"]["llm_model"].is_object());
     /// ```
@@ -344,7 +387,7 @@ impl ManifestBuilder {
     /// it as its session. Default: off. See `docs/attribution.md#conversation`.
     ///
     /// ```
-    /// let manifest = mcpeye_runtime::Manifest::builder().conversations(true).build();
+    /// let manifest = mcpeye::Manifest::builder().conversations(true).build();
     /// let out = manifest.call("mcpeye_request_capability", serde_json::json!({"capability": "CSV export"}));
     /// assert!(out["content"].as_array().unwrap().len() == 1); // the reserved tool takes no part
     /// ```
@@ -464,6 +507,34 @@ pub fn reserved_descriptor() -> Value {
 ///
 /// `Send + Sync`: build one at start-up and share it (`Arc<Manifest>` or a `static`) across
 /// threads and tasks.
+///
+/// ```
+/// /// Add two integers.
+/// #[mcpeye::tool(read_only)]
+/// fn add(
+///     /// The first term.
+///     a: i64,
+///     /// The second term.
+///     b: i64,
+/// ) -> i64 {
+///     a + b
+/// }
+///
+/// # fn main() {
+/// let manifest = mcpeye::tools![add];
+///
+/// // tools/list: the tools by name, then the reserved tool.
+/// let tools = manifest.tools_list();
+/// assert_eq!(tools[0]["name"], "add");
+/// assert_eq!(tools[0]["inputSchema"]["required"], serde_json::json!(["a", "b"]));
+/// assert_eq!(tools[1]["name"], "mcpeye_request_capability");
+///
+/// // tools/call, recorded with its intent (which the tool never sees).
+/// let args = serde_json::json!({"a": 2, "b": 3, "mcpeyeIntent": "The user is checking an invoice total."});
+/// assert_eq!(manifest.call("add", args)["content"][0]["text"], "5");
+/// assert_eq!(manifest.call("add", serde_json::json!({"a": "two"}))["isError"], true);
+/// # }
+/// ```
 pub struct Manifest {
     pub(crate) entries: Vec<Entry>,
     pub(crate) index: HashMap<&'static str, usize>,
@@ -527,7 +598,7 @@ impl Manifest {
     /// and the reserved tool. `Display` prints a table. Feature `tokens`.
     ///
     /// ```
-    /// let manifest = mcpeye_runtime::Manifest::builder().registered().build();
+    /// let manifest = mcpeye::Manifest::builder().registered().build();
     /// let report = manifest.token_report();
     /// eprintln!("{report}");
     /// assert!(report.total() >= report.reserved_total());

@@ -187,12 +187,38 @@ impl fmt::Debug for ManifestBuilder {
 impl ManifestBuilder {
     /// Adds every tool registered with `#[mcpeye::tool]` in the crates linked into the program.
     /// A crate that is linked but never referenced contributes nothing: `use that_crate as _;`.
+    ///
+    /// ```
+    /// /// Say hello.
+    /// #[mcpeye::tool]
+    /// fn hello() -> String {
+    ///     "hello".into()
+    /// }
+    ///
+    /// # fn main() {
+    /// let manifest = mcpeye::Manifest::builder().registered().build();
+    /// assert!(manifest.has_tool("hello"));
+    /// # }
+    /// ```
     pub fn registered(mut self) -> Self {
         self.defs.extend(crate::tool::def::registered());
         self
     }
 
     /// Adds these tools (see `mcpeye::tool_defs![…]`).
+    ///
+    /// ```
+    /// /// Say hello.
+    /// #[mcpeye::tool]
+    /// fn hello() -> String {
+    ///     "hello".into()
+    /// }
+    ///
+    /// # fn main() {
+    /// let manifest = mcpeye::Manifest::builder().tools(mcpeye::tool_defs![hello]).build();
+    /// assert_eq!(manifest.tool_names().collect::<Vec<_>>(), ["hello"]);
+    /// # }
+    /// ```
     pub fn tools(mut self, defs: impl IntoIterator<Item = &'static ToolDef>) -> Self {
         self.defs.extend(defs);
         self
@@ -200,11 +226,46 @@ impl ManifestBuilder {
 
     /// Registers a value handed to every `State<T>` parameter of type `T` (one value per type;
     /// registering a type again replaces the value).
+    ///
+    /// ```
+    /// use mcpeye::State;
+    ///
+    /// struct Greeting {
+    ///     word: String,
+    /// }
+    ///
+    /// /// Greet someone.
+    /// #[mcpeye::tool]
+    /// fn greet(
+    ///     /// Who to greet.
+    ///     name: String,
+    ///     greeting: State<Greeting>,
+    /// ) -> String {
+    ///     format!("{}, {name}!", greeting.word)
+    /// }
+    ///
+    /// # fn main() {
+    /// let manifest = mcpeye::Manifest::builder()
+    ///     .tools(mcpeye::tool_defs![greet])
+    ///     .state(Greeting { word: "Hello".into() })
+    ///     .build();
+    /// assert_eq!(manifest.call("greet", serde_json::json!({"name": "Ada"}))["content"][0]["text"], "Hello, Ada!");
+    /// # }
+    /// ```
     pub fn state<T: Any + Send + Sync>(self, value: T) -> Self {
         self.state_arc(Arc::new(value))
     }
 
     /// Like [`state`](Self::state), for a value already shared.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    ///
+    /// let orders = Arc::new(Mutex::new(Vec::<u64>::new()));
+    /// let manifest = mcpeye::Manifest::builder().state_arc(orders.clone()).build();
+    /// // The tools' `State<Mutex<Vec<u64>>>` and `orders` are the same value.
+    /// # drop(manifest);
+    /// ```
     pub fn state_arc<T: Any + Send + Sync>(mut self, value: Arc<T>) -> Self {
         self.states.0.insert(std::any::TypeId::of::<T>(), value);
         self
@@ -212,6 +273,11 @@ impl ManifestBuilder {
 
     /// Whether the reserved tool `mcpeye_request_capability` is listed and answered. Default:
     /// the tracker's `capture_missing_capabilities` setting, `true` without one.
+    ///
+    /// ```
+    /// let manifest = mcpeye::Manifest::builder().capture_missing_capabilities(false).build();
+    /// assert!(!manifest.has_tool("mcpeye_request_capability"));
+    /// ```
     pub fn capture_missing_capabilities(mut self, on: bool) -> Self {
         self.capture_missing_capabilities = Some(on);
         self
@@ -240,12 +306,33 @@ impl ManifestBuilder {
     }
 
     /// Records into this tracker instead of the process-wide one installed by `mcpeye::init`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let (tracker, sink) = mcpeye::testing::MemorySink::new();
+    /// let manifest = mcpeye::Manifest::builder().tracker(tracker.clone()).build();
+    /// manifest.call("mcpeye_request_capability", serde_json::json!({"capability": "CSV export"}));
+    /// tracker.flush(Duration::from_secs(5));
+    /// assert_eq!(sink.events().len(), 1);
+    /// ```
     pub fn tracker(mut self, tracker: Tracker) -> Self {
         self.tracker = Some(tracker);
         self
     }
 
     /// Builds the manifest, or returns every problem found.
+    ///
+    /// ```
+    /// let manifest = match mcpeye::Manifest::builder().registered().try_build() {
+    ///     Ok(manifest) => manifest,
+    ///     Err(problems) => {
+    ///         eprintln!("{problems}"); // every problem, one per line
+    ///         std::process::exit(1);
+    ///     }
+    /// };
+    /// # drop(manifest);
+    /// ```
     pub fn try_build(self) -> Result<Manifest, ManifestError> {
         let mut problems = Vec::new();
         let mut defs = self.defs;
@@ -398,6 +485,11 @@ impl ManifestBuilder {
 
     /// Builds the manifest; panics with every problem listed (a server should refuse to start
     /// with tools that clients would reject).
+    ///
+    /// ```
+    /// let manifest = mcpeye::Manifest::builder().registered().build();
+    /// assert!(manifest.captures_missing_capabilities());
+    /// ```
     #[track_caller]
     pub fn build(self) -> Manifest {
         match self.try_build() {
@@ -569,6 +661,12 @@ impl Manifest {
 
     /// The `tools` array of a `tools/list` result: the tools sorted by name, then the reserved
     /// tool (unless turned off). Byte-for-byte deterministic.
+    ///
+    /// ```
+    /// let manifest = mcpeye::Manifest::builder().build();
+    /// let result = serde_json::json!({"tools": manifest.tools_list()}); // the `tools/list` result
+    /// assert_eq!(result["tools"][0]["name"], "mcpeye_request_capability");
+    /// ```
     pub fn tools_list(&self) -> Value {
         self.tools_list.clone()
     }
@@ -579,6 +677,20 @@ impl Manifest {
     }
 
     /// The definition of the tool called `name`.
+    ///
+    /// ```
+    /// /// Say hello.
+    /// #[mcpeye::tool(read_only)]
+    /// fn hello() -> String {
+    ///     "hello".into()
+    /// }
+    ///
+    /// # fn main() {
+    /// let manifest = mcpeye::tools![hello];
+    /// assert_eq!(manifest.tool("hello").unwrap().annotations.read_only, Some(true));
+    /// assert!(manifest.tool("mcpeye_request_capability").is_none()); // not a definition
+    /// # }
+    /// ```
     pub fn tool(&self, name: &str) -> Option<&'static ToolDef> {
         self.index.get(name).map(|&i| self.entries[i].def)
     }
@@ -589,6 +701,12 @@ impl Manifest {
     }
 
     /// Whether `name` is a tool of this manifest (the reserved tool included when listed).
+    ///
+    /// ```
+    /// let manifest = mcpeye::Manifest::builder().build();
+    /// assert!(manifest.has_tool("mcpeye_request_capability"));
+    /// assert!(!manifest.has_tool("export_csv"));
+    /// ```
     pub fn has_tool(&self, name: &str) -> bool {
         self.index.contains_key(name) || (self.reserved && name == RESERVED_TOOL_NAME)
     }

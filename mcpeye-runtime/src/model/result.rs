@@ -407,28 +407,72 @@ pub struct CallToolResult {
 
 impl CallToolResult {
     /// A successful result with these content items (text, images, audio, resources…).
+    ///
+    /// ```
+    /// use mcpeye::{CallToolResult, Content};
+    ///
+    /// /// Draw a chart.
+    /// #[mcpeye::tool]
+    /// fn chart(
+    ///     /// The chart's title.
+    ///     title: String,
+    /// ) -> CallToolResult {
+    ///     let png = [0x89, b'P', b'N', b'G']; // the image's bytes, in a real tool
+    ///     CallToolResult::new(vec![Content::text(title), Content::image(png, "image/png")])
+    /// }
+    /// # fn main() {
+    /// let out = mcpeye::tools![chart].call("chart", serde_json::json!({"title": "Sales"}));
+    /// assert_eq!(out["content"][1]["type"], "image");
+    /// # }
+    /// ```
     pub fn new(content: Vec<Content>) -> Self {
         CallToolResult { content, structured_content: None, is_error: false, error_reason: None }
     }
 
     /// A failed result (`isError: true`) with these content items.
+    ///
+    /// ```
+    /// use mcpeye::{CallToolResult, Content};
+    ///
+    /// let r = CallToolResult::error(vec![Content::text("quota exceeded"), Content::text("retry after 60 s")]);
+    /// assert_eq!(r.joined_text().as_deref(), Some("quota exceeded\nretry after 60 s"));
+    /// assert!(r.is_error);
+    /// ```
     pub fn error(content: Vec<Content>) -> Self {
         CallToolResult { content, structured_content: None, is_error: true, error_reason: None }
     }
 
     /// With `structuredContent` (give the tool an output schema it conforms to: a handler that
     /// returns a `Serialize + JsonSchema` struct gets both without this).
+    ///
+    /// ```
+    /// use mcpeye::CallToolResult;
+    ///
+    /// let data = serde_json::json!({"celsius": 21.5});
+    /// let r = CallToolResult::text("21.5 °C").with_structured_content(data.as_object().unwrap().clone());
+    /// assert_eq!(r.to_json()["structuredContent"]["celsius"], 21.5);
+    /// ```
     pub fn with_structured_content(mut self, structured: Map<String, Value>) -> Self {
         self.structured_content = Some(structured);
         self
     }
 
     /// A successful result with one text item.
+    ///
+    /// ```
+    /// let r = mcpeye::CallToolResult::text("done");
+    /// assert_eq!(r.to_json(), serde_json::json!({"content": [{"type": "text", "text": "done"}]}));
+    /// ```
     pub fn text(text: impl Into<String>) -> Self {
         CallToolResult { content: vec![Content::Text(text.into())], is_error: false, ..Default::default() }
     }
 
     /// A failed result (`isError: true`) with one text item.
+    ///
+    /// ```
+    /// let r = mcpeye::CallToolResult::error_text("the warehouse is closed");
+    /// assert_eq!(r.to_json()["isError"], true);
+    /// ```
     pub fn error_text(text: impl Into<String>) -> Self {
         CallToolResult { content: vec![Content::Text(text.into())], is_error: true, ..Default::default() }
     }
@@ -448,6 +492,12 @@ impl CallToolResult {
     /// A successful result carrying `value`: objects become `structuredContent`, and every value
     /// is also given as compact JSON text (clients that ignore structured content still see it).
     /// Strings become a plain text item and `null` (a `()` return) an empty `content`.
+    ///
+    /// ```
+    /// let r = mcpeye::CallToolResult::json(serde_json::json!({"total": 3}));
+    /// assert_eq!(r.to_json()["structuredContent"]["total"], 3);
+    /// assert_eq!(r.to_json()["content"][0]["text"], r#"{"total":3}"#);
+    /// ```
     pub fn json(value: Value) -> Self {
         match value {
             Value::Null => CallToolResult::default(),
@@ -462,6 +512,11 @@ impl CallToolResult {
     }
 
     /// The `text` of the text items joined with `"\n"`, or `None` when there are none.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::CallToolResult::text("a").joined_text().as_deref(), Some("a"));
+    /// assert_eq!(mcpeye::CallToolResult::new(vec![]).joined_text(), None);
+    /// ```
     pub fn joined_text(&self) -> Option<String> {
         let mut texts = self.content.iter().filter_map(Content::as_text);
         let first = texts.next()?;

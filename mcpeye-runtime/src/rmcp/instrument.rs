@@ -122,11 +122,41 @@ pub struct Instrument {
 
 impl Instrument {
     /// The options of [`instrument`]: the process-wide tracker and the contract's description.
+    ///
+    /// ```
+    /// # use rmcp::{tool, tool_router};
+    /// # struct Clock;
+    /// # #[tool_router]
+    /// # impl Clock {
+    /// #     #[tool(description = "Tell the time.")]
+    /// #     fn now(&self) -> String {
+    /// #         "noon".to_owned()
+    /// #     }
+    /// # }
+    /// // The same as `mcpeye::rmcp::instrument(Clock::tool_router())`.
+    /// let router = mcpeye::rmcp::Instrument::new().apply(Clock::tool_router());
+    /// assert!(router.has_route("mcpeye_request_capability"));
+    /// ```
     pub fn new() -> Self {
         Instrument::default()
     }
 
     /// Records into `tracker` instead of the process-wide tracker.
+    ///
+    /// ```
+    /// # use rmcp::{tool, tool_router};
+    /// # struct Clock;
+    /// # #[tool_router]
+    /// # impl Clock {
+    /// #     #[tool(description = "Tell the time.")]
+    /// #     fn now(&self) -> String {
+    /// #         "noon".to_owned()
+    /// #     }
+    /// # }
+    /// let (tracker, _sink) = mcpeye::testing::MemorySink::new();
+    /// let router = mcpeye::rmcp::Instrument::new().tracker(tracker).apply(Clock::tool_router());
+    /// # drop(router);
+    /// ```
     pub fn tracker(mut self, tracker: Tracker) -> Self {
         self.tracker = Some(tracker);
         self
@@ -187,6 +217,20 @@ impl Instrument {
 
     /// Instruments `router`; a blank or over-long intent description is an error naming the
     /// rule, and the router is not changed.
+    ///
+    /// ```
+    /// # use rmcp::{tool, tool_router};
+    /// # struct Clock;
+    /// # #[tool_router]
+    /// # impl Clock {
+    /// #     #[tool(description = "Tell the time.")]
+    /// #     fn now(&self) -> String {
+    /// #         "noon".to_owned()
+    /// #     }
+    /// # }
+    /// let err = mcpeye::rmcp::Instrument::new().intent_description(" ").try_apply(Clock::tool_router()).unwrap_err();
+    /// eprintln!("{err}"); // names the rule broken and the setter that was given the text
+    /// ```
     pub fn try_apply<S: Send + Sync + 'static>(self, router: ToolRouter<S>) -> Result<ToolRouter<S>, ManifestError> {
         let description = self.intent_description.unwrap_or(Cow::Borrowed(INTENT_PARAM_DESCRIPTION));
         if let Some(problem) = intent_description_problem(&description, "Instrument::intent_description") {
@@ -198,6 +242,20 @@ impl Instrument {
     /// Instruments `router`; panics with the problem when the intent description is blank or
     /// over-long (a server should refuse to start with a schema clients would reject), as
     /// `ManifestBuilder::build` does.
+    ///
+    /// ```
+    /// # use rmcp::{tool, tool_router};
+    /// # struct Clock;
+    /// # #[tool_router]
+    /// # impl Clock {
+    /// #     #[tool(description = "Tell the time.")]
+    /// #     fn now(&self) -> String {
+    /// #         "noon".to_owned()
+    /// #     }
+    /// # }
+    /// let router = mcpeye::rmcp::Instrument::new().conversations(true).apply(Clock::tool_router());
+    /// assert!(router.has_route("now"));
+    /// ```
     #[track_caller]
     pub fn apply<S: Send + Sync + 'static>(self, router: ToolRouter<S>) -> ToolRouter<S> {
         match self.try_apply(router) {

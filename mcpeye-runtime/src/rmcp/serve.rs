@@ -83,6 +83,18 @@ impl fmt::Debug for ManifestServer {
 impl ManifestServer {
     /// Serves `manifest`, announcing the tools capability and, until
     /// [`with_server_info`](Self::with_server_info), the server `mcpeye-server` `0.0.0`.
+    ///
+    /// ```
+    /// use mcpeye::rmcp::ManifestServer;
+    /// use rmcp::ServiceExt;
+    /// use std::sync::Arc;
+    ///
+    /// async fn serve() -> Result<(), Box<dyn std::error::Error>> {
+    ///     let server = ManifestServer::new(Arc::new(mcpeye::tools!()));
+    ///     server.serve(rmcp::transport::stdio()).await?.waiting().await?;
+    ///     Ok(())
+    /// }
+    /// ```
     pub fn new(manifest: Arc<Manifest>) -> Self {
         let tools = to_tools(&manifest.tools_list());
         let mut tools_without_output = tools.clone();
@@ -129,6 +141,13 @@ impl ManifestServer {
     }
 
     /// Sets the `instructions` answered to `initialize`.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// let server = mcpeye::rmcp::ManifestServer::new(Arc::new(mcpeye::Manifest::builder().build()))
+    ///     .with_instructions("Search the catalogue before placing an order.");
+    /// # drop(server);
+    /// ```
     pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
         self.config.instructions = Some(instructions.into());
         self
@@ -137,6 +156,16 @@ impl ManifestServer {
     /// Replaces the whole `initialize` answer (capabilities, server info, instructions). Keep
     /// the tools capability enabled: clients only list tools of servers that announce it (and
     /// the logging capability, for clients to set the level of the tools' log messages).
+    ///
+    /// ```
+    /// use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
+    /// use std::sync::Arc;
+    ///
+    /// let capabilities = ServerCapabilities::builder().enable_tools().build();
+    /// let info = ServerConfig::new(capabilities).with_server_info(Implementation::new("shop", "2.1.0"));
+    /// let server = mcpeye::rmcp::ManifestServer::new(Arc::new(mcpeye::Manifest::builder().build())).with_config(info);
+    /// # drop(server);
+    /// ```
     pub fn with_config(mut self, config: ServerConfig) -> Self {
         self.config = config;
         self.version = Some(self.config.server_info.version.as_str().into());
@@ -145,6 +174,12 @@ impl ManifestServer {
     }
 
     /// The manifest served.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// let server = mcpeye::rmcp::ManifestServer::new(Arc::new(mcpeye::Manifest::builder().build()));
+    /// assert!(server.manifest().has_tool("mcpeye_request_capability"));
+    /// ```
     pub fn manifest(&self) -> &Arc<Manifest> {
         &self.manifest
     }

@@ -7,7 +7,8 @@
 #   facade (a dev-dependency of mcpeye-runtime and mcpeye-macros);
 # - has an item, method, field or variant without docs;
 # - has an item whose own docs carry no example, unless it is a constant or listed below (values
-#   a user only reads, shown by the example of the item that returns them).
+#   a user only reads, shown by the example of the item that returns them);
+# - has an example marked `ignore` (README's two servers aside).
 #
 #   scripts/docs_check.sh
 #
@@ -21,7 +22,7 @@ import html, os, re, sys
 
 root = sys.argv[1]
 # Item pages whose own docs need no example: the rows of reports, read from the report (whose
-# module docs show one being made), and the redaction markers' module (one example, its own).
+# module docs show one being made).
 NO_EXAMPLE = {
     "report/struct." + name + ".html"
     for name in """Ask CapabilityCount CapabilityRequest Conversation Ending FailedAsk FailedIntent GapSection
@@ -46,12 +47,20 @@ for directory, _, files in os.walk(root):
         pages += 1
         # rustdoc's own scripts name the defining crate (trait implementors); users never see them.
         shown = re.sub(r"<script[^>]*>.*?</script>", "", page, flags=re.S)
+        shown_text = text(shown)
         for word in ("mcpeye_runtime", "__private"):
-            for m in re.finditer(word, shown):
-                context = text(shown[max(0, m.start() - 150) : m.end() + 50]).strip().replace("\n", " ")
-                problems.append(f"{rel}: names `{word}`: …{context[-120:]}…")
-                break
+            at = shown_text.find(word)
+            if at >= 0:
+                context = " ".join(shown_text[max(0, at - 60) : at + 60].split())
+                problems.append(f"{rel}: names `{word}`: …{context}…")
+            elif word in shown:
+                problems.append(f"{rel}: links to `{word}`")
         blocks += page.count('class="rust rust-example-rendered"')
+        # Only README's two servers are not doctests (their transports would be dev-dependencies
+        # of the quickstart's build); tests/readme_servers.rs builds them verbatim instead.
+        ignored = page.count('class="example-wrap ignore"')
+        if ignored > (2 if rel == "index.html" else 0):
+            problems.append(f"{rel}: {ignored} example(s) marked `ignore`: make them doctests (`no_run` if they serve)")
         top = re.search(r'<details class="toggle top-doc"[^>]*>(.*?)</details>', page, re.S)
         if top is None or 'class="docblock' not in top.group(1):
             problems.append(f"{rel}: the item has no docs")

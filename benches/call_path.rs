@@ -5,7 +5,7 @@
 // `call_path WAY N`, WAY one of
 // - `call`: `Manifest::call`;
 // - `manifest_server`: a manifest served by `ManifestServer`, through rmcp's client;
-// - `instrument`: an rmcp `#[tool_router]` instrumented with `mcpeye::rmcp::instrument_with`,
+// - `instrument`: an rmcp `#[tool_router]` instrumented with `mcpeye::rmcp::Instrument` and the bench's tracker,
 //   through rmcp's client.
 // Each records into a tracker delivering to a loopback ingest in this process
 // (`common::FastIngest`: the bench's code, not mcpeye's), flushed before the end, so that the
@@ -59,7 +59,9 @@ fn calls(way: &str, n: usize, tracker: &Tracker) {
         match way {
             "manifest_server" => serve(ManifestServer::new(Arc::new(manifest(Some(tracker.clone())))), server_io),
             "instrument" => serve(
-                Plain { tool_router: mcpeye::rmcp::instrument_with(Plain::tool_router(), tracker.clone()) },
+                Plain {
+                    tool_router: mcpeye::rmcp::Instrument::new().tracker(tracker.clone()).apply(Plain::tool_router()),
+                },
                 server_io,
             ),
             other => panic!("unknown way in {other:?}: call, manifest_server or instrument"),

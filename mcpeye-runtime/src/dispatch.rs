@@ -45,6 +45,7 @@ pub(crate) const UNKNOWN_TOOL: &str = "unknown_tool";
 pub(crate) const PANIC: &str = "panic";
 /// What a client served through rmcp is answered when the tool panicked (a tool error: the
 /// panic's message may hold argument values, so it is recorded, not sent back).
+#[cfg(feature = "rmcp")]
 pub(crate) const PANIC_ANSWER: &str = "the tool failed unexpectedly (it panicked)";
 
 /// A call that a server should answer with a JSON-RPC error rather than a tool result.

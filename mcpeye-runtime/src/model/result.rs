@@ -149,31 +149,60 @@ impl ResourceLink {
 
 impl Content {
     /// A text content item.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::Content::text("hi").to_json(), serde_json::json!({"type": "text", "text": "hi"}));
+    /// ```
     pub fn text(text: impl Into<String>) -> Self {
         Content::Text(text.into())
     }
 
     /// An image from its bytes (base64-encoded here).
+    ///
+    /// ```
+    /// let image = mcpeye::Content::image([0xff, 0xd8], "image/jpeg");
+    /// assert_eq!(image.to_json()["data"], "/9g=");
+    /// ```
     pub fn image(bytes: impl AsRef<[u8]>, mime_type: impl Into<String>) -> Self {
         Content::Image { data: base64(bytes.as_ref()), mime_type: mime_type.into() }
     }
 
     /// An image already base64-encoded.
+    ///
+    /// ```
+    /// let image = mcpeye::Content::image_base64("/9g=", "image/jpeg");
+    /// assert_eq!(image, mcpeye::Content::image([0xff, 0xd8], "image/jpeg"));
+    /// ```
     pub fn image_base64(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
         Content::Image { data: data.into(), mime_type: mime_type.into() }
     }
 
     /// Audio from its bytes (base64-encoded here).
+    ///
+    /// ```
+    /// let audio = mcpeye::Content::audio(b"RIFF", "audio/wav");
+    /// assert_eq!(audio.to_json()["type"], "audio");
+    /// ```
     pub fn audio(bytes: impl AsRef<[u8]>, mime_type: impl Into<String>) -> Self {
         Content::Audio { data: base64(bytes.as_ref()), mime_type: mime_type.into() }
     }
 
     /// Audio already base64-encoded.
+    ///
+    /// ```
+    /// let audio = mcpeye::Content::audio_base64("UklGRg==", "audio/wav");
+    /// assert_eq!(audio.to_json()["mimeType"], "audio/wav");
+    /// ```
     pub fn audio_base64(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
         Content::Audio { data: data.into(), mime_type: mime_type.into() }
     }
 
     /// An embedded text resource.
+    ///
+    /// ```
+    /// let item = mcpeye::Content::resource_text("file:///notes.md", "text/markdown", "# Notes");
+    /// assert_eq!(item.to_json()["resource"]["text"], "# Notes");
+    /// ```
     pub fn resource_text(uri: impl Into<String>, mime_type: impl Into<String>, text: impl Into<String>) -> Self {
         Content::Resource(EmbeddedResource {
             uri: uri.into(),
@@ -183,6 +212,11 @@ impl Content {
     }
 
     /// An embedded binary resource, from its bytes (base64-encoded here).
+    ///
+    /// ```
+    /// let item = mcpeye::Content::resource_blob("file:///a.bin", "application/octet-stream", [1, 2, 3]);
+    /// assert_eq!(item.to_json()["resource"]["blob"], "AQID");
+    /// ```
     pub fn resource_blob(uri: impl Into<String>, mime_type: impl Into<String>, bytes: impl AsRef<[u8]>) -> Self {
         Content::Resource(EmbeddedResource {
             uri: uri.into(),
@@ -192,11 +226,23 @@ impl Content {
     }
 
     /// A link to a resource.
+    ///
+    /// ```
+    /// use mcpeye::{Content, ResourceLink};
+    ///
+    /// let item = Content::resource_link(ResourceLink::new("file:///q3.pdf", "q3.pdf"));
+    /// assert_eq!(item.to_json()["uri"], "file:///q3.pdf");
+    /// ```
     pub fn resource_link(link: ResourceLink) -> Self {
         Content::ResourceLink(link)
     }
 
     /// The text of a text item.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::Content::text("hi").as_text(), Some("hi"));
+    /// assert_eq!(mcpeye::Content::image([0], "image/png").as_text(), None);
+    /// ```
     pub fn as_text(&self) -> Option<&str> {
         match self {
             Content::Text(t) => Some(t),
@@ -205,11 +251,21 @@ impl Content {
     }
 
     /// The item as MCP JSON.
+    ///
+    /// ```
+    /// let json = mcpeye::Content::text("hi").to_json();
+    /// assert_eq!(json["type"], "text");
+    /// ```
     pub fn to_json(&self) -> Value {
         self.clone().into_json()
     }
 
     /// Like [`to_json`](Self::to_json), moving the strings instead of copying them.
+    ///
+    /// ```
+    /// let json = mcpeye::Content::text("hi").into_json();
+    /// assert_eq!(json["text"], "hi");
+    /// ```
     pub fn into_json(self) -> Value {
         self.into_json_with(Value::String)
     }
@@ -264,6 +320,13 @@ impl Content {
     }
 
     /// Reads a content item; typed when it has exactly the keys of its type, else [`Content::Other`].
+    ///
+    /// ```
+    /// use mcpeye::Content;
+    ///
+    /// assert_eq!(Content::from_json(&serde_json::json!({"type": "text", "text": "hi"})), Some(Content::text("hi")));
+    /// assert!(matches!(Content::from_json(&serde_json::json!({"type": "map", "svg": "…"})), Some(Content::Other(_))));
+    /// ```
     pub fn from_json(v: &Value) -> Option<Content> {
         let obj = v.as_object()?;
         let str_of = |o: &Map<String, Value>, k: &str| o.get(k).and_then(Value::as_str).map(str::to_owned);
@@ -617,16 +680,41 @@ pub struct ToolError {
 
 impl ToolError {
     /// A failure with this reason code and this message (what the client reads).
+    ///
+    /// ```
+    /// /// Refund an order.
+    /// #[mcpeye::tool]
+    /// fn refund(
+    ///     /// Order number.
+    ///     order: u64,
+    /// ) -> Result<String, mcpeye::ToolError> {
+    ///     if order == 0 {
+    ///         return Err(mcpeye::ToolError::new("unknown_order", "no order 0"));
+    ///     }
+    ///     Ok(format!("refunded {order}"))
+    /// }
+    /// # fn main() {
+    /// assert_eq!(mcpeye::tools![refund].call("refund", serde_json::json!({"order": 0}))["content"][0]["text"], "no order 0");
+    /// # }
+    /// ```
     pub fn new(reason: &'static str, message: impl Into<String>) -> Self {
         ToolError { reason, message: message.into() }
     }
 
     /// The reason code.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::ToolError::new("quota", "over the daily quota").reason(), "quota");
+    /// ```
     pub fn reason(&self) -> &'static str {
         self.reason
     }
 
     /// The message sent to the client.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::ToolError::new("quota", "over the daily quota").message(), "over the daily quota");
+    /// ```
     pub fn message(&self) -> &str {
         &self.message
     }

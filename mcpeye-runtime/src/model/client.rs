@@ -66,6 +66,10 @@ impl LogLevel {
     ];
 
     /// The MCP spelling: `"debug"`, `"info"`, …
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::LogLevel::Warning.as_str(), "warning");
+    /// ```
     pub fn as_str(self) -> &'static str {
         match self {
             LogLevel::Debug => "debug",
@@ -117,6 +121,13 @@ pub enum ProgressToken {
 
 impl ProgressToken {
     /// The token of a `_meta.progressToken` JSON value (a string or an integer).
+    ///
+    /// ```
+    /// use mcpeye::ProgressToken;
+    ///
+    /// assert_eq!(ProgressToken::from_json(&serde_json::json!(12)), Some(ProgressToken::Number(12)));
+    /// assert_eq!(ProgressToken::from_json(&serde_json::json!(1.5)), None);
+    /// ```
     pub fn from_json(value: &Value) -> Option<ProgressToken> {
         match value {
             Value::String(s) => Some(ProgressToken::String(s.clone())),
@@ -126,6 +137,10 @@ impl ProgressToken {
     }
 
     /// The token as JSON.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::ProgressToken::String("t".into()).to_json(), "t");
+    /// ```
     pub fn to_json(&self) -> Value {
         match self {
             ProgressToken::String(s) => Value::String(s.clone()),
@@ -278,6 +293,11 @@ pub struct SamplingRequest {
 
 impl SamplingRequest {
     /// A request for at most `max_tokens` tokens, with no message yet.
+    ///
+    /// ```
+    /// let request = mcpeye::SamplingRequest::new(200);
+    /// assert_eq!(request.to_params()["messages"], serde_json::json!([]));
+    /// ```
     pub fn new(max_tokens: u32) -> Self {
         let mut params = Map::new();
         params.insert("messages".into(), Value::Array(Vec::new()));
@@ -286,6 +306,13 @@ impl SamplingRequest {
     }
 
     /// Adds a message from `role` (`"user"` or `"assistant"`) with this content.
+    ///
+    /// ```
+    /// use mcpeye::{Content, SamplingRequest};
+    ///
+    /// let request = SamplingRequest::new(100).message("user", Content::image([0x89, b'P'], "image/png"));
+    /// assert_eq!(request.to_params()["messages"][0]["content"]["type"], "image");
+    /// ```
     pub fn message(mut self, role: &str, content: Content) -> Self {
         let mut m = Map::new();
         m.insert("role".into(), Value::String(role.to_owned()));
@@ -297,26 +324,51 @@ impl SamplingRequest {
     }
 
     /// Adds a user message with this text.
+    ///
+    /// ```
+    /// let request = mcpeye::SamplingRequest::new(100).user("Translate: bonjour");
+    /// assert_eq!(request.to_params()["messages"][0]["role"], "user");
+    /// ```
     pub fn user(self, text: impl Into<String>) -> Self {
         self.message("user", Content::text(text))
     }
 
     /// Adds an assistant message with this text.
+    ///
+    /// ```
+    /// let request = mcpeye::SamplingRequest::new(100).user("2 + 2?").assistant("4").user("And times 3?");
+    /// assert_eq!(request.to_params()["messages"][1]["role"], "assistant");
+    /// ```
     pub fn assistant(self, text: impl Into<String>) -> Self {
         self.message("assistant", Content::text(text))
     }
 
     /// Sets `systemPrompt`.
+    ///
+    /// ```
+    /// let request = mcpeye::SamplingRequest::new(100).system_prompt("Answer in one word.");
+    /// assert_eq!(request.to_params()["systemPrompt"], "Answer in one word.");
+    /// ```
     pub fn system_prompt(self, prompt: impl Into<String>) -> Self {
         self.param("systemPrompt", Value::String(prompt.into()))
     }
 
     /// Sets `temperature`.
+    ///
+    /// ```
+    /// let request = mcpeye::SamplingRequest::new(100).temperature(0.2);
+    /// assert_eq!(request.to_params()["temperature"], 0.2);
+    /// ```
     pub fn temperature(self, temperature: f64) -> Self {
         self.param("temperature", Value::from(temperature))
     }
 
     /// Adds a model name to `modelPreferences.hints` (the client may map it to a model of its own).
+    ///
+    /// ```
+    /// let request = mcpeye::SamplingRequest::new(100).model_hint("claude-haiku");
+    /// assert_eq!(request.to_params()["modelPreferences"]["hints"][0]["name"], "claude-haiku");
+    /// ```
     pub fn model_hint(mut self, name: impl Into<String>) -> Self {
         let prefs = self.params.entry("modelPreferences").or_insert_with(|| Value::Object(Map::new()));
         if let Value::Object(prefs) = prefs {
@@ -331,6 +383,11 @@ impl SamplingRequest {
     }
 
     /// Sets any other parameter of the request (`stopSequences`, `includeContext`, `metadata`…).
+    ///
+    /// ```
+    /// let request = mcpeye::SamplingRequest::new(100).param("stopSequences", serde_json::json!(["\n\n"]));
+    /// assert_eq!(request.to_params()["stopSequences"][0], "\n\n");
+    /// ```
     pub fn param(mut self, key: impl Into<String>, value: Value) -> Self {
         self.params.insert(key.into(), value);
         self
@@ -351,11 +408,20 @@ impl SamplingRequest {
     }
 
     /// The key set with [`key`](Self::key).
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::SamplingRequest::new(10).key_name(), None);
+    /// ```
     pub fn key_name(&self) -> Option<&str> {
         self.key.as_deref()
     }
 
     /// The `params` object of the request.
+    ///
+    /// ```
+    /// let params = mcpeye::SamplingRequest::new(100).user("hi").to_params();
+    /// assert_eq!(params["maxTokens"], 100);
+    /// ```
     pub fn to_params(&self) -> Value {
         Value::Object(self.params.clone())
     }
@@ -391,6 +457,12 @@ pub struct SamplingResponse {
 
 impl SamplingResponse {
     /// Reads a `CreateMessageResult`.
+    ///
+    /// ```
+    /// use mcpeye::{ClientError, SamplingResponse};
+    ///
+    /// assert!(matches!(SamplingResponse::from_json(&serde_json::json!({"role": "assistant"})), Err(ClientError::Failed(_))));
+    /// ```
     pub fn from_json(value: &Value) -> Result<Self, ClientError> {
         let bad = || ClientError::Failed("the client's sampling result is not a CreateMessageResult".to_owned());
         let obj = value.as_object().ok_or_else(bad)?;
@@ -410,6 +482,11 @@ impl SamplingResponse {
     }
 
     /// The text of the text items, joined with `"\n"`; `None` when there is none.
+    ///
+    /// ```
+    /// let result = serde_json::json!({"role": "assistant", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}], "model": "m"});
+    /// assert_eq!(mcpeye::SamplingResponse::from_json(&result).unwrap().text().as_deref(), Some("a\nb"));
+    /// ```
     pub fn text(&self) -> Option<String> {
         let texts: Vec<&str> = self.content.iter().filter_map(Content::as_text).collect();
         (!texts.is_empty()).then(|| texts.join("\n"))
@@ -440,6 +517,14 @@ pub struct ElicitationRequest {
 impl ElicitationRequest {
     /// A form (`mode: "form"`): `requested_schema` is a flat object schema of primitive
     /// properties (strings, numbers, booleans, enums), as MCP restricts it.
+    ///
+    /// ```
+    /// use mcpeye::ElicitationRequest;
+    ///
+    /// let schema = serde_json::json!({"type": "object", "properties": {"agree": {"type": "boolean", "description": "Accept the terms"}}});
+    /// let form = ElicitationRequest::form("Do you accept the terms?", schema);
+    /// assert!(!form.is_url());
+    /// ```
     pub fn form(message: impl Into<String>, requested_schema: Value) -> Self {
         let mut params = Map::new();
         params.insert("mode".into(), Value::String("form".into()));
@@ -451,6 +536,24 @@ impl ElicitationRequest {
     /// A form whose schema is generated from `T` (a struct of primitive fields deriving
     /// `JsonSchema`; its field docs become the descriptions the user reads). Read the answer
     /// with [`ElicitationResponse::parse`].
+    ///
+    /// ```
+    /// use mcpeye::{Context, ElicitationRequest};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Shipping {
+    ///     /// Street and number.
+    ///     street: String,
+    ///     /// Postal code.
+    ///     zip: String,
+    /// }
+    ///
+    /// async fn ask_address(ctx: &Context) -> Option<Shipping> {
+    ///     let answer = ctx.elicit(ElicitationRequest::form_for::<Shipping>("Where should we ship?")).await.ok()?;
+    ///     answer.parse::<Shipping>().ok().flatten()
+    /// }
+    /// assert!(mcpeye::testing::block_on(ask_address(&Context::default())).is_none()); // no client here
+    /// ```
     pub fn form_for<T: schemars::JsonSchema>(message: impl Into<String>) -> Self {
         let schema = crate::schema::normalize(crate::schema::generate::<T>());
         ElicitationRequest::form(message, schema)
@@ -458,6 +561,12 @@ impl ElicitationRequest {
 
     /// A URL (`mode: "url"`): the user is sent to `url`, outside the client (a sign-in, a
     /// payment); `elicitation_id` names this request.
+    ///
+    /// ```
+    /// let request = mcpeye::ElicitationRequest::url("Connect your bank", "https://bank.example/oauth", "bank-7");
+    /// assert!(request.is_url());
+    /// assert_eq!(request.to_params()["url"], "https://bank.example/oauth");
+    /// ```
     pub fn url(message: impl Into<String>, url: impl Into<String>, elicitation_id: impl Into<String>) -> Self {
         let mut params = Map::new();
         params.insert("mode".into(), Value::String("url".into()));
@@ -483,16 +592,29 @@ impl ElicitationRequest {
     }
 
     /// The key set with [`key`](Self::key).
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::ElicitationRequest::url("Sign in", "https://example.com", "e1").key_name(), None);
+    /// ```
     pub fn key_name(&self) -> Option<&str> {
         self.key.as_deref()
     }
 
     /// Whether this is a URL request.
+    ///
+    /// ```
+    /// assert!(!mcpeye::ElicitationRequest::form("Name?", serde_json::json!({"type": "object"})).is_url());
+    /// ```
     pub fn is_url(&self) -> bool {
         self.params.get("mode").and_then(Value::as_str) == Some("url")
     }
 
     /// The `params` object of the request.
+    ///
+    /// ```
+    /// let params = mcpeye::ElicitationRequest::form("Name?", serde_json::json!({"type": "object"})).to_params();
+    /// assert_eq!(params["message"], "Name?");
+    /// ```
     pub fn to_params(&self) -> Value {
         Value::Object(self.params.clone())
     }
@@ -524,6 +646,10 @@ pub enum ElicitationAction {
 
 impl ElicitationAction {
     /// The MCP spelling: `"accept"`, `"decline"` or `"cancel"`.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::ElicitationAction::Accept.as_str(), "accept");
+    /// ```
     pub fn as_str(self) -> &'static str {
         match self {
             ElicitationAction::Accept => "accept",
@@ -610,6 +736,13 @@ pub struct ElicitationResponse {
 
 impl ElicitationResponse {
     /// Reads an `ElicitResult`.
+    ///
+    /// ```
+    /// use mcpeye::{ElicitationAction, ElicitationResponse};
+    ///
+    /// let answer = ElicitationResponse::from_json(&serde_json::json!({"action": "cancel"})).unwrap();
+    /// assert_eq!(answer.action, ElicitationAction::Cancel);
+    /// ```
     pub fn from_json(value: &Value) -> Result<Self, ClientError> {
         let bad = || ClientError::Failed("the client's elicitation result is not an ElicitResult".to_owned());
         let action = match value.get("action").and_then(Value::as_str) {
@@ -627,6 +760,16 @@ impl ElicitationResponse {
     }
 
     /// The accepted values read into `T`; `Ok(None)` when the user did not accept.
+    ///
+    /// ```
+    /// #[derive(serde::Deserialize)]
+    /// struct Choice {
+    ///     plan: String,
+    /// }
+    ///
+    /// let answer = mcpeye::ElicitationResponse::from_json(&serde_json::json!({"action": "accept", "content": {"plan": "pro"}})).unwrap();
+    /// assert_eq!(answer.parse::<Choice>().unwrap().map(|c| c.plan).as_deref(), Some("pro"));
+    /// ```
     pub fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<Option<T>, serde_json::Error> {
         match (&self.action, &self.content) {
             (ElicitationAction::Accept, Some(m)) => T::deserialize(Value::Object(m.clone())).map(Some),

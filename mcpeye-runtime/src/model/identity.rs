@@ -121,17 +121,42 @@ pub struct Identity {
 
 impl Identity {
     /// No identity.
+    ///
+    /// ```
+    /// let config = mcpeye::Config::from_env("proj").identity(mcpeye::Identity::new().server_version("2.4.0"));
+    /// # drop(config);
+    /// ```
     pub fn new() -> Self {
         Identity::default()
     }
     identity_setters! {
         /// The user (`userId`); numbers are written as strings.
+        ///
+        /// ```
+        /// let config = mcpeye::Config::new("proj").identity(mcpeye::Identity::new().user_id(42));
+        /// # drop(config);
+        /// ```
         user_id;
         /// The user's e-mail (`userEmail`; not redacted).
+        ///
+        /// ```
+        /// let identity = mcpeye::Identity::new().user_email("ada@example.com");
+        /// # drop(identity);
+        /// ```
         user_email;
         /// The MCP client (`client`), e.g. `claude-desktop/1.0`.
+        ///
+        /// ```
+        /// let identity = mcpeye::Identity::new().client("my-agent/0.3");
+        /// # drop(identity);
+        /// ```
         client;
         /// The version of this server (`serverVersion`).
+        ///
+        /// ```
+        /// let identity = mcpeye::Identity::new().server_version(env!("CARGO_PKG_VERSION"));
+        /// # drop(identity);
+        /// ```
         server_version;
     }
 }
@@ -156,13 +181,27 @@ pub struct CallIdentity {
 
 impl CallIdentity {
     /// No identity.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::CallIdentity::new(), mcpeye::CallIdentity::default());
+    /// ```
     pub fn new() -> Self {
         CallIdentity::default()
     }
     identity_setters! {
         /// The user (`userId`); numbers are written as strings.
+        ///
+        /// ```
+        /// let who = mcpeye::CallIdentity::new().user_id(serde_json::json!(1042));
+        /// # drop(who);
+        /// ```
         user_id;
         /// The user's e-mail (`userEmail`; not redacted).
+        ///
+        /// ```
+        /// let who = mcpeye::CallIdentity::new().user_email("ada@example.com");
+        /// # drop(who);
+        /// ```
         user_email;
     }
 }

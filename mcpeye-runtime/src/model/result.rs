@@ -118,29 +118,53 @@ pub struct ResourceLink {
 
 impl ResourceLink {
     /// A link to `uri`, named `name`.
+    ///
+    /// ```
+    /// let link = mcpeye::ResourceLink::new("file:///q3.pdf", "q3.pdf");
+    /// assert_eq!((link.uri.as_str(), link.name.as_str()), ("file:///q3.pdf", "q3.pdf"));
+    /// ```
     pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
         ResourceLink { uri: uri.into(), name: name.into(), title: None, description: None, mime_type: None, size: None }
     }
 
     /// With a title.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::ResourceLink::new("file:///q3.pdf", "q3.pdf").title("Q3").title.as_deref(), Some("Q3"));
+    /// ```
     pub fn title(mut self, title: impl Into<String>) -> Self {
         self.title = Some(title.into());
         self
     }
 
     /// With a description.
+    ///
+    /// ```
+    /// let link = mcpeye::ResourceLink::new("file:///q3.pdf", "q3.pdf").description("Third-quarter figures");
+    /// assert_eq!(mcpeye::Content::resource_link(link).to_json()["description"], "Third-quarter figures");
+    /// ```
     pub fn description(mut self, description: impl Into<String>) -> Self {
         self.description = Some(description.into());
         self
     }
 
     /// With a MIME type.
+    ///
+    /// ```
+    /// let link = mcpeye::ResourceLink::new("file:///q3.pdf", "q3.pdf").mime_type("application/pdf");
+    /// assert_eq!(mcpeye::Content::resource_link(link).to_json()["mimeType"], "application/pdf");
+    /// ```
     pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
         self.mime_type = Some(mime_type.into());
         self
     }
 
     /// With a size in bytes.
+    ///
+    /// ```
+    /// let link = mcpeye::ResourceLink::new("file:///q3.pdf", "q3.pdf").size(48_213);
+    /// assert_eq!(mcpeye::Content::resource_link(link).to_json()["size"], 48_213);
+    /// ```
     pub fn size(mut self, bytes: u64) -> Self {
         self.size = Some(bytes);
         self

@@ -56,6 +56,13 @@ impl Annotations {
         Annotations { read_only: None, destructive: None, idempotent: None, open_world: None };
 
     /// Whether no hint is stated.
+    ///
+    /// ```
+    /// use mcpeye::Annotations;
+    ///
+    /// assert!(Annotations::NONE.is_empty());
+    /// assert!(!Annotations { read_only: Some(true), ..Annotations::NONE }.is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         *self == Annotations::NONE
     }
@@ -438,6 +445,18 @@ pub struct Invocation<'a> {
 
 impl Invocation<'_> {
     /// The [`Context`] of this call, for a `Context` parameter.
+    ///
+    /// ```
+    /// use mcpeye::handwritten::Invocation;
+    /// use mcpeye::{ArgsError, CallToolResult, LogLevel};
+    ///
+    /// fn slow(inv: &Invocation<'_>, _: &mut serde_json::Value) -> Result<CallToolResult, ArgsError> {
+    ///     let ctx = inv.context();
+    ///     ctx.log(LogLevel::Info, "starting");
+    ///     Ok(CallToolResult::text(if ctx.is_cancelled() { "stopped" } else { "done" }))
+    /// }
+    /// # let _ = slow;
+    /// ```
     pub fn context(&self) -> Context {
         let origin = self.origin.resolved();
         let cancellation = self.cancellation.or(origin.cancellation.as_ref()).cloned().unwrap_or_default();
@@ -446,6 +465,21 @@ impl Invocation<'_> {
 
     /// The registered state of type `T`. The manifest checks at build time that every state a
     /// tool needs is registered, so generated code never sees `None` from a built manifest.
+    ///
+    /// ```
+    /// use mcpeye::handwritten::Invocation;
+    /// use mcpeye::{ArgsError, CallToolResult};
+    ///
+    /// struct Prices {
+    ///     cents: u64,
+    /// }
+    ///
+    /// fn price(inv: &Invocation<'_>, _: &mut serde_json::Value) -> Result<CallToolResult, ArgsError> {
+    ///     let prices = inv.state::<Prices>()?;
+    ///     Ok(CallToolResult::text(format!("{} cents", prices.cents)))
+    /// }
+    /// # let _ = price;
+    /// ```
     pub fn state<T: Any + Send + Sync>(&self) -> Result<State<T>, ArgsError> {
         self.states.0.get(&TypeId::of::<T>()).and_then(|a| a.clone().downcast::<T>().ok()).map(State).ok_or_else(|| {
             ArgsError {

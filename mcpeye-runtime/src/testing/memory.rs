@@ -82,21 +82,58 @@ impl MemorySink {
     }
 
     /// Each payload's body, as sent.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let (tracker, sink) = mcpeye::testing::MemorySink::new();
+    /// mcpeye::Manifest::builder().tracker(tracker.clone()).build().call("export_csv", serde_json::json!({}));
+    /// tracker.flush(Duration::from_secs(5));
+    /// assert!(sink.bodies()[0].starts_with(b"{"));
+    /// ```
     pub fn bodies(&self) -> Vec<Vec<u8>> {
         self.bodies.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// Each payload, parsed.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let (tracker, sink) = mcpeye::testing::MemorySink::new();
+    /// mcpeye::Manifest::builder().tracker(tracker.clone()).build().call("export_csv", serde_json::json!({}));
+    /// tracker.flush(Duration::from_secs(5));
+    /// assert_eq!(sink.payloads()[0]["events"][0]["toolName"], "export_csv");
+    /// ```
     pub fn payloads(&self) -> Vec<Value> {
         self.bodies().iter().filter_map(|b| serde_json::from_slice(b).ok()).collect()
     }
 
     /// The events of every payload, in order.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let (tracker, sink) = mcpeye::testing::MemorySink::new();
+    /// mcpeye::Manifest::builder().tracker(tracker.clone()).build().call("export_csv", serde_json::json!({}));
+    /// tracker.flush(Duration::from_secs(5));
+    /// assert_eq!(sink.events()[0]["isError"], true);
+    /// ```
     pub fn events(&self) -> Vec<Value> {
         events_of(self.payloads())
     }
 
     /// Forgets what was received so far.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let (tracker, sink) = mcpeye::testing::MemorySink::new();
+    /// mcpeye::Manifest::builder().tracker(tracker.clone()).build().call("export_csv", serde_json::json!({}));
+    /// tracker.flush(Duration::from_secs(5));
+    /// sink.clear();
+    /// assert!(sink.payloads().is_empty());
+    /// ```
     pub fn clear(&self) {
         self.bodies.lock().unwrap_or_else(|e| e.into_inner()).clear();
     }

@@ -617,6 +617,11 @@ impl CallToolResult {
 
     /// The JSON object sent to the client: `content`, then `structuredContent` when present,
     /// then `isError` only when true.
+    ///
+    /// ```
+    /// let r = mcpeye::CallToolResult::text("ok");
+    /// assert_eq!(r.to_json().to_string(), r#"{"content":[{"type":"text","text":"ok"}]}"#);
+    /// ```
     pub fn to_json(&self) -> Value {
         let mut m = Map::with_capacity(3);
         m.insert("content".into(), Value::Array(self.content.iter().map(Content::to_json).collect()));
@@ -630,6 +635,11 @@ impl CallToolResult {
     }
 
     /// Like [`to_json`](Self::to_json), moving the strings instead of copying them.
+    ///
+    /// ```
+    /// let answer = mcpeye::CallToolResult::error_text("nope").into_json();
+    /// assert_eq!(answer["isError"], true);
+    /// ```
     pub fn into_json(self) -> Value {
         let mut m = Map::with_capacity(3);
         m.insert("content".into(), Value::Array(self.content.into_iter().map(Content::into_json).collect()));
@@ -658,6 +668,13 @@ impl CallToolResult {
 
     /// Reads a `CallToolResult` JSON object (as produced by [`CallToolResult::to_json`] or by
     /// another MCP implementation). Returns `None` when `value` is not one.
+    ///
+    /// ```
+    /// use mcpeye::CallToolResult;
+    ///
+    /// let r = CallToolResult::from_json(&serde_json::json!({"content": [{"type": "text", "text": "hi"}]})).unwrap();
+    /// assert_eq!(r, CallToolResult::text("hi"));
+    /// ```
     pub fn from_json(value: &Value) -> Option<Self> {
         let obj = value.as_object()?;
         let content = obj.get("content")?.as_array()?.iter().map(Content::from_json).collect::<Option<Vec<_>>>()?;

@@ -246,6 +246,13 @@ impl Redactor {
     /// default field names; it is lowercased here, once. The redaction is the siblings' (the
     /// contract's nine patterns and denylist): the pipeline adds
     /// [`credentials`](Self::credentials), as [`Config::redact_credentials`](crate::Config::redact_credentials) says.
+    ///
+    /// ```
+    /// use mcpeye::redact::Redactor;
+    ///
+    /// let r = Redactor::new(true, &["account_number".to_owned()]);
+    /// assert_eq!(r.value(serde_json::json!({"Account_Number": "123"})), serde_json::json!({"Account_Number": "[REDACTED_FIELD]"}));
+    /// ```
     pub fn new(enabled: bool, extra_denylist: &[String]) -> Self {
         Redactor { enabled, denylist: Arc::new(Denylist::new(extra_denylist)) }
     }
@@ -291,6 +298,13 @@ impl Redactor {
     }
 
     /// Whether redaction is on (the caps always apply).
+    ///
+    /// ```
+    /// use mcpeye::redact::Redactor;
+    ///
+    /// assert!(!Redactor::new(false, &[]).enabled());
+    /// assert_eq!(Redactor::new(false, &[]).text("a@b.com".to_owned()), "a@b.com"); // caps only
+    /// ```
     pub fn enabled(&self) -> bool {
         self.enabled
     }
@@ -299,6 +313,11 @@ impl Redactor {
     /// [`MAX_VALUE_BYTES`] becomes
     /// `{"[truncated]":true,"bytes":N}` (never redacted); any other value is redacted when
     /// redaction is on.
+    ///
+    /// ```
+    /// let r = mcpeye::redact::Redactor::new(true, &[]);
+    /// assert_eq!(r.value(serde_json::json!({"password": "hunter2"})), serde_json::json!({"password": "[REDACTED_FIELD]"}));
+    /// ```
     pub fn value(&self, value: Value) -> Value {
         let n = compact_json_len(&value);
         if n > MAX_VALUE_BYTES {
@@ -334,6 +353,11 @@ impl Redactor {
     /// boundary, redacted when redaction is on, then, if still over
     /// [`MAX_TEXT_BYTES`], cut to 32754 bytes with
     /// `…[truncated]` appended.
+    ///
+    /// ```
+    /// let r = mcpeye::redact::Redactor::new(true, &[]);
+    /// assert_eq!(r.text("failed for ada@example.com".to_owned()), "failed for [REDACTED_EMAIL]");
+    /// ```
     pub fn text(&self, mut text: String) -> String {
         truncate_at_char_boundary(&mut text, MAX_TEXT_PRE_REDACT_BYTES);
         if self.enabled {

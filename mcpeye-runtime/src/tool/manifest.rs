@@ -655,6 +655,11 @@ impl Manifest {
     }
 
     /// A builder with no tools.
+    ///
+    /// ```
+    /// let manifest = mcpeye::Manifest::builder().registered().build();
+    /// # drop(manifest);
+    /// ```
     pub fn builder() -> ManifestBuilder {
         ManifestBuilder::default()
     }
@@ -672,6 +677,11 @@ impl Manifest {
     }
 
     /// The names of the tools, sorted, without the reserved tool.
+    ///
+    /// ```
+    /// let manifest = mcpeye::Manifest::builder().build();
+    /// assert_eq!(manifest.tool_names().count(), 0); // the reserved tool is not counted
+    /// ```
     pub fn tool_names(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.entries.iter().map(|e| e.def.name)
     }
@@ -696,6 +706,10 @@ impl Manifest {
     }
 
     /// Whether the reserved tool is listed and answered.
+    ///
+    /// ```
+    /// assert!(mcpeye::Manifest::builder().build().captures_missing_capabilities());
+    /// ```
     pub fn captures_missing_capabilities(&self) -> bool {
         self.reserved
     }

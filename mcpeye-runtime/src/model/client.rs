@@ -54,6 +54,11 @@ pub enum LogLevel {
 
 impl LogLevel {
     /// Every level, from the least to the most severe.
+    ///
+    /// ```
+    /// let names: Vec<&str> = mcpeye::LogLevel::ALL.iter().map(|l| l.as_str()).collect();
+    /// assert_eq!(names[0], "debug");
+    /// ```
     pub const ALL: [LogLevel; 8] = [
         LogLevel::Debug,
         LogLevel::Info,

@@ -165,6 +165,22 @@ impl Instrument {
     /// Describes `mcpeyeIntent` with `description` in every instrumented tool's input schema.
     /// Keep the request for the capability the user missed in it: a terse text tends to get
     /// terse intents.
+    ///
+    /// ```
+    /// # use rmcp::{tool, tool_router};
+    /// # struct Clock;
+    /// # #[tool_router]
+    /// # impl Clock {
+    /// #     #[tool(description = "Tell the time.")]
+    /// #     fn now(&self) -> String {
+    /// #         "noon".to_owned()
+    /// #     }
+    /// # }
+    /// let router = mcpeye::rmcp::Instrument::new()
+    ///     .intent_description("Why the user needs this, and any capability the tools lack, in 25-35 words.")
+    ///     .apply(Clock::tool_router());
+    /// # drop(router);
+    /// ```
     pub fn intent_description(mut self, description: impl Into<Cow<'static, str>>) -> Self {
         self.intent_description = Some(description.into());
         self

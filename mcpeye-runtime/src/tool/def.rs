@@ -52,6 +52,11 @@ pub struct Annotations {
 
 impl Annotations {
     /// No annotation stated.
+    ///
+    /// ```
+    /// let hints = mcpeye::Annotations { destructive: Some(true), ..mcpeye::Annotations::NONE };
+    /// assert_eq!(hints.read_only, None);
+    /// ```
     pub const NONE: Annotations =
         Annotations { read_only: None, destructive: None, idempotent: None, open_world: None };
 
@@ -337,6 +342,18 @@ impl ToolDef {
     }
 
     /// `path:line` of the function, for error messages.
+    ///
+    /// ```
+    /// /// Say hello.
+    /// #[mcpeye::tool]
+    /// fn hello() -> String {
+    ///     "hello".into()
+    /// }
+    /// # fn main() {
+    /// let def = mcpeye::tools![hello].tool("hello").unwrap();
+    /// assert!(def.location().contains(".rs:")); // `path::hello (file.rs:LINE)`, for error messages
+    /// # }
+    /// ```
     pub fn location(&self) -> String {
         format!("{} ({}:{})", self.rust_path, self.file, self.line)
     }

@@ -193,17 +193,19 @@ async fn errors_are_recorded_as_errors() {
     assert!(recs[2].error_message().unwrap().starts_with("failed to deserialize parameters"));
 }
 
-/// A tool that panics is recorded as a panic and answered with a tool error, with a tracker and
-/// without one: the client is never left waiting, and the panic's message stays on the server.
+/// A tool that panics is recorded as a panic and answered with an internal error (-32603), with a
+/// tracker and without one: the client is never left waiting, and the panic's message stays on
+/// the server.
 #[tokio::test]
 async fn a_panicking_tool_is_recorded_and_answered_with_an_error() {
     let (client, records) = connect().await;
     let out = tokio::time::timeout(Duration::from_secs(10), client.call_tool(call("search", json!({"query": "boom"}))))
         .await
         .expect("the call is answered")
-        .unwrap();
-    assert_eq!(out.is_error, Some(true));
-    assert!(text(&out).contains("panicked") && !text(&out).contains("exploded"), "{}", text(&out));
+        .unwrap_err();
+    let ServiceError::McpError(e) = out else { panic!("expected a JSON-RPC error, got {out:?}") };
+    assert_eq!(e.code, ErrorCode::INTERNAL_ERROR);
+    assert!(e.message.contains("panicked") && !e.message.contains("exploded"), "{}", e.message);
     let recs = take(&records);
     assert_eq!(recs.len(), 1);
     assert_eq!(recs[0].error_type(), Some("panic"));
@@ -216,8 +218,8 @@ async fn a_panicking_tool_is_recorded_and_answered_with_an_error() {
     let out = tokio::time::timeout(Duration::from_secs(10), client.call_tool(call("search", json!({"query": "boom"}))))
         .await
         .expect("the call is answered")
-        .unwrap();
-    assert_eq!(out.is_error, Some(true));
+        .unwrap_err();
+    assert!(matches!(out, ServiceError::McpError(ref e) if e.code == ErrorCode::INTERNAL_ERROR), "{out:?}");
 }
 
 #[tokio::test]

@@ -149,8 +149,9 @@ async fn an_unknown_tool_is_an_invalid_params_error() {
     assert!(recs[0].client.is_some());
 }
 
-/// A tool that panics is recorded as a panic and answered with a tool error, sync or async,
-/// in both eras: the client is never left waiting, and the panic's message stays on the server.
+/// A tool that panics is recorded as a panic and answered with an internal error (-32603), sync
+/// or async, in both eras: the client is never left waiting, and the panic's message stays on
+/// the server.
 #[tokio::test]
 async fn a_panicking_tool_is_recorded_and_answered_with_an_error() {
     let (tracker, records) = recording_tracker();
@@ -165,10 +166,10 @@ async fn a_panicking_tool_is_recorded_and_answered_with_an_error() {
         let mut request = call(tool, json!({"text": "panic", INTENT_PARAM_NAME: "break it"}));
         request.meta = era.clone().map(|m| serde_json::from_value(m).unwrap());
         let answer = tokio::time::timeout(Duration::from_secs(10), client.call_tool(request)).await;
-        let out = answer.expect("the call is answered").unwrap();
-        assert_eq!(out.is_error, Some(true), "{tool} {era:?}");
-        let text = &out.content[0].as_text().unwrap().text;
-        assert!(text.contains("panicked") && !text.contains("broke"), "{text}");
+        let err = answer.expect("the call is answered").unwrap_err();
+        let ServiceError::McpError(e) = err else { panic!("expected a JSON-RPC error, got {err:?}") };
+        assert_eq!(e.code, ErrorCode::INTERNAL_ERROR, "{tool} {era:?}");
+        assert!(e.message.contains("panicked") && !e.message.contains("broke"), "{}", e.message);
         let recs = take(&records);
         assert_eq!(recs.len(), 1, "{recs:?}");
         assert_eq!(recs[0].error_type(), Some("panic"));

@@ -135,7 +135,10 @@ fn a_shutdown_behind_a_slow_ingest_keeps_everything_in_the_outbox() {
     let report = tracker.shutdown(Duration::from_secs(2));
     assert_invariant(&report.stats);
     assert_eq!(report.stats.dropped.total(), 0, "kept, not dropped: {report:?}");
-    assert_eq!(report.stats.on_disk, report.stats.pending, "{report:?}");
+    // Everything pending is on disk; the batch in flight at the return may be counted sent a
+    // moment before the outbox settles it, so the disk may hold up to one batch more.
+    let extra = report.stats.on_disk.checked_sub(report.stats.pending).expect("everything pending is on disk");
+    assert!(extra <= 500, "at most the batch in flight is on disk and not pending: {report:?}");
     wait_for("the batch in flight to end", || ingest.requests().iter().all(|r| r.answered_at.is_some()));
 
     let (next, sink) = MemorySink::with_config(Config::new("proj").outbox_dir(&dir.0)).unwrap();

@@ -43,8 +43,8 @@ pub(crate) const INVALID_ARGUMENTS: &str = "invalid_arguments";
 pub(crate) const UNKNOWN_TOOL: &str = "unknown_tool";
 /// The reason of a call whose handler panicked.
 pub(crate) const PANIC: &str = "panic";
-/// What a client served through rmcp is answered when the tool panicked (a tool error: the
-/// panic's message may hold argument values, so it is recorded, not sent back).
+/// The message of the internal error a client served through rmcp gets when the tool panicked
+/// (the panic's message may hold argument values, so it is recorded, not sent back).
 #[cfg(feature = "rmcp")]
 pub(crate) const PANIC_ANSWER: &str = "the tool failed unexpectedly (it panicked)";
 

@@ -508,7 +508,17 @@ impl Flusher {
     /// rest unless a batch is in flight: then its answer starts the next batch and encodes about
     /// as many events as it took, so that encoding overlaps the POST instead of delaying it.
     fn wake(&mut self) {
-        self.drain_up_to(self.ahead());
+        // While batches are in flight, encode only up to a few batches ahead of them: callers
+        // outpacing delivery wait in the channel (and are dropped there, cheaply, when it is
+        // full) rather than being encoded to be dropped as the oldest. The nudge stays set until
+        // a completion drains, so that a full channel does not nudge on every call.
+        let ahead = match self.busy.is_empty() {
+            true => self.ahead(),
+            false => self.ahead().saturating_sub(self.ready()),
+        };
+        if ahead > 0 {
+            self.drain_up_to(ahead);
+        }
         self.dispatch(Due::Round, None);
         if self.busy.is_empty() {
             // Nothing started (a backoff, or less than a batch due): buffered.

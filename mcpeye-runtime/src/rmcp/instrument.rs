@@ -632,12 +632,11 @@ fn conclude(mut call: Started, tracker: &Tracker, response: Result<&Response, &(
     call.finish(tracker, outcome);
 }
 
-/// The answer to a call whose tool panicked (recorded first, when there is a tracker): a tool
-/// error, so that the client is answered (rmcp would leave the request unanswered).
+/// The answer to a call whose tool panicked (recorded first, when there is a tracker): an
+/// internal error, so that the client is answered (rmcp would leave the request unanswered) and
+/// a task ends `failed`; the panic's message stays on the server.
 fn panicked() -> Response {
-    let mut r = CallToolResult::error(vec![ContentBlock::text(PANIC_ANSWER)]);
-    r.result_type = Some(ResultType::COMPLETE);
-    Ok(CallToolResponse::Complete(r))
+    Err(ErrorData::internal_error(PANIC_ANSWER, None))
 }
 
 /// Gives a result the tool built without rmcp's constructors (from JSON, or `Default`)
@@ -758,9 +757,9 @@ mod tests {
             Recorded { future: Running::Tool(future), call: Some(call), tracker, cancelled: || false, round: None };
         let waker = std::task::Waker::noop();
         let polled = Pin::new(&mut recorded).poll(&mut Context::from_waker(waker));
-        let Poll::Ready(Ok(CallToolResponse::Complete(answer))) = polled else { panic!("answered: {polled:?}") };
-        assert_eq!(answer.is_error, Some(true));
-        assert_eq!(joined_text(&answer).as_deref(), Some(PANIC_ANSWER), "the panic's message stays on the server");
+        let Poll::Ready(Err(answer)) = polled else { panic!("answered: {polled:?}") };
+        assert_eq!(answer.code, ::rmcp::model::ErrorCode::INTERNAL_ERROR);
+        assert_eq!(answer.message, PANIC_ANSWER, "the panic's message stays on the server");
         let recs = records.lock().unwrap();
         assert_eq!(recs.len(), 1);
         assert!(recs[0].is_error() && recs[0].result().is_none());

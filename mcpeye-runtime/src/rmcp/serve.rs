@@ -400,7 +400,7 @@ fn call_manifest<'a>(
     let arguments = arguments.map(Value::Object).unwrap_or(Value::Null);
     if sync {
         let (result, pump) = with_origin_now(clients, &mut context, manifest.keeps_request(), |origin| {
-            answer_panic(catch_unwind(AssertUnwindSafe(|| manifest.try_call_result(origin, &name, arguments))))
+            catch_unwind(AssertUnwindSafe(|| manifest.try_call_result(origin, &name, arguments)))
         });
         return match pump {
             None => Answer::Now(std::future::ready(answer_of(result))),
@@ -414,7 +414,7 @@ fn call_manifest<'a>(
     Answer::Later(Box::pin(async move {
         let name = &name;
         let ran = with_origin(clients, &mut context, None, manifest.keeps_request(), move |origin| async move {
-            answer_panic(CatchUnwind(pin!(manifest.try_call_async_result(&origin, name, arguments))).await)
+            CatchUnwind(pin!(manifest.try_call_async_result(&origin, name, arguments))).await
         })
         .await;
         // Without a round to end, the call always runs to its end.
@@ -448,7 +448,7 @@ async fn call_round(
     let tool = &name;
     let ran =
         with_origin(clients, &mut context, Some(asking.clone()), manifest.keeps_request(), move |origin| async move {
-            answer_panic(CatchUnwind(pin!(manifest.try_call_async_result(&origin, tool, call_arguments))).await)
+            CatchUnwind(pin!(manifest.try_call_async_result(&origin, tool, call_arguments))).await
         })
         .await;
     if let Some(tracker) = manifest.active_tracker() {
@@ -481,20 +481,18 @@ impl Future for Answer<'_> {
     }
 }
 
-/// The answer to a call whose tool panicked, once the manifest recorded it: a tool error, so
-/// that the client is answered as for every other failure (rmcp would leave the request
-/// unanswered). The panic's message is not repeated to the client: it may hold argument values.
-fn answer_panic(
-    called: Result<Result<McpeyeResult, CallError>, Box<dyn std::any::Any + Send>>,
-) -> Result<McpeyeResult, CallError> {
-    called.unwrap_or_else(|_| Ok(McpeyeResult::error_text(PANIC_ANSWER)))
-}
+/// What the manifest did with a call (or the panic of its tool, which the manifest recorded).
+type Called = Result<Result<McpeyeResult, CallError>, Box<dyn std::any::Any + Send>>;
 
-/// The manifest's answer as rmcp's.
-fn answer_of(called: Result<McpeyeResult, CallError>) -> Result<CallToolResponse, ErrorData> {
+/// The manifest's answer as rmcp's. A tool that panicked is an internal error (`-32603`): the
+/// client is answered, where rmcp alone would leave it waiting, and a call run as a task ends
+/// `failed`, as MCP says of protocol-level failures. The panic's message stays on the server: it
+/// may hold argument values.
+fn answer_of(called: Called) -> Result<CallToolResponse, ErrorData> {
     match called {
-        Ok(result) => super::complete_response(result),
-        Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
+        Ok(Ok(result)) => super::complete_response(result),
+        Ok(Err(e)) => Err(ErrorData::invalid_params(e.to_string(), None)),
+        Err(_) => Err(ErrorData::internal_error(PANIC_ANSWER, None)),
     }
 }
 

@@ -30,7 +30,7 @@
 //! ```
 //!
 //! Internal to mcpeye: use it through the `mcpeye` crate (`mcpeye::contract`, `mcpeye::schema`).
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
 mod attrs;

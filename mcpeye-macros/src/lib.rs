@@ -4,6 +4,7 @@
 //! signature into a model, `check` validates it against the MCP contract collecting every
 //! problem, `expand` generates code; on error the function is still emitted unchanged so that
 //! one mistake does not cascade into unrelated errors.
+#![deny(missing_docs)]
 #![forbid(unsafe_code)]
 mod check;
 mod errors;
@@ -46,6 +47,57 @@ fn private_path() -> proc_macro2::TokenStream {
 ///
 /// Contract problems (missing docs, invalid or reserved names, borrowed or generic parameters,
 /// unparseable or exponential `pattern`s, …) are compile errors, all reported together.
+///
+/// ```
+/// use mcpeye::{Args, CallToolResult, Context, LogLevel, Manifest, State};
+///
+/// struct Prices {
+///     cents_per_unit: u32,
+/// }
+///
+/// /// Quote the price of an order.
+/// #[mcpeye::tool(read_only, title = "Quote")]
+/// fn quote(
+///     /// How many units.
+///     units: u32,
+///     prices: State<Prices>,
+/// ) -> String {
+///     format!("{} cents", units * prices.cents_per_unit)
+/// }
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Order {
+///     /// Product identifier.
+///     sku: String,
+///     /// How many units.
+///     units: u32,
+/// }
+///
+/// /// Place an order.
+/// #[mcpeye::tool(name = "place_order", destructive, timeout_ms = 5_000)]
+/// async fn place(Args(order): Args<Order>, ctx: Context) -> Result<CallToolResult, String> {
+///     if order.units == 0 {
+///         return Err("order at least one unit".into());
+///     }
+///     ctx.log(LogLevel::Info, format!("ordering {}", order.sku));
+///     Ok(CallToolResult::text(format!("ordered {} × {}", order.units, order.sku)))
+/// }
+///
+/// fn main() {
+///     // The function stays an ordinary function.
+///     assert_eq!(quote(2, State(std::sync::Arc::new(Prices { cents_per_unit: 150 }))), "300 cents");
+///
+///     let manifest = Manifest::builder()
+///         .tools(mcpeye::tool_defs![quote, place])
+///         .state(Prices { cents_per_unit: 150 })
+///         .build();
+///     let answer = manifest.call("quote", serde_json::json!({"units": 3, "mcpeyeIntent": "Price check."}));
+///     assert_eq!(answer["content"][0]["text"], "450 cents");
+///
+///     let answer = mcpeye::testing::block_on(manifest.call_async("place_order", serde_json::json!({"sku": "mug", "units": 0})));
+///     assert_eq!(answer["isError"], true);
+/// }
+/// ```
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     tool_impl(attr.into(), item.into()).into()
@@ -100,12 +152,68 @@ fn item_kind_span(item: &syn::Item) -> proc_macro2::Span {
 }
 
 /// Builds a manifest: `tools!()` of every registered tool, `tools![a, b::c]` of exactly these.
+///
+/// Either way the manifest also holds the reserved tool, and building it panics at start-up
+/// listing every problem (a tool that needs state, for one: register that with
+/// `Manifest::builder()` and `tool_defs!` instead). The listed form checks at compile time
+/// that each path is a tool and that no name is listed twice.
+///
+/// ```
+/// mod billing {
+///     /// Refund an order.
+///     #[mcpeye::tool(destructive)]
+///     pub fn refund(
+///         /// Order number.
+///         order: u64,
+///     ) -> String {
+///         format!("refunded order {order}")
+///     }
+/// }
+///
+/// /// Say hello.
+/// #[mcpeye::tool]
+/// fn hello() -> String {
+///     "hello".into()
+/// }
+///
+/// fn main() {
+///     // Exactly these two tools, and the reserved one.
+///     let manifest = mcpeye::tools![hello, billing::refund];
+///     assert_eq!(manifest.call("refund", serde_json::json!({"order": 7}))["content"][0]["text"], "refunded order 7");
+///     assert!(manifest.has_tool("hello"));
+///
+///     // Every `#[mcpeye::tool]` linked into the program.
+///     let all = mcpeye::tools!();
+///     assert!(all.has_tool("hello") && all.has_tool("refund"));
+/// }
+/// ```
 #[proc_macro]
 pub fn tools(input: TokenStream) -> TokenStream {
     tools::tools(input.into()).into()
 }
 
-/// The definitions of the listed tools as an array, for `Manifest::builder().tools(…)`.
+/// The definitions of the listed tools as an array, for `Manifest::builder().tools(…)`: what
+/// `tools!` builds from, for a manifest that also takes state or other settings.
+///
+/// ```
+/// use mcpeye::{Manifest, State};
+///
+/// /// Count the visits so far.
+/// #[mcpeye::tool]
+/// fn visits(counter: State<std::sync::atomic::AtomicU64>) -> u64 {
+///     counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1
+/// }
+///
+/// fn main() {
+///     let manifest = Manifest::builder()
+///         .tools(mcpeye::tool_defs![visits])
+///         .state(std::sync::atomic::AtomicU64::new(0))
+///         .capture_missing_capabilities(false)
+///         .build();
+///     manifest.call("visits", serde_json::json!({}));
+///     assert_eq!(manifest.call("visits", serde_json::json!({}))["content"][0]["text"], "2");
+/// }
+/// ```
 #[proc_macro]
 pub fn tool_defs(input: TokenStream) -> TokenStream {
     tools::tool_defs(input.into()).into()

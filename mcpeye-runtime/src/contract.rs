@@ -5,6 +5,16 @@
 //!
 //! The names both the macros and the runtime need (`INTENT_PARAM_NAME`, `RESERVED_TOOL_NAME`)
 //! come from the internal `mcpeye-contract` crate, with the rules of a tool that both check.
+//!
+//! ```
+//! use mcpeye::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_ACK, RESERVED_TOOL_NAME};
+//!
+//! let manifest = mcpeye::Manifest::builder().build();
+//! assert_eq!(manifest.tools_list()[0]["name"], RESERVED_TOOL_NAME);
+//! let answer = manifest.call(RESERVED_TOOL_NAME, serde_json::json!({"capability": "CSV export"}));
+//! assert_eq!(answer["content"][0]["text"], RESERVED_TOOL_ACK);
+//! assert_eq!(INTENT_PARAM_NAME, "mcpeyeIntent");
+//! ```
 
 #[doc(inline)]
 pub use mcpeye_contract::INTENT_PARAM_NAME;
@@ -41,6 +51,12 @@ pub const MAX_TEXT_BYTES: usize = 32_768;
 pub const TRUNCATED_SUFFIX: &str = "…[truncated]";
 
 /// Redaction markers (docs/wire-format.md#redaction, #constants).
+///
+/// ```
+/// use mcpeye::contract::markers;
+///
+/// assert_eq!(mcpeye::redact::redact_string("write to ada@example.com"), format!("write to {}", markers::EMAIL));
+/// ```
 pub mod markers {
     /// Replaces an e-mail address.
     pub const EMAIL: &str = "[REDACTED_EMAIL]";

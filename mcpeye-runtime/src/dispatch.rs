@@ -49,6 +49,16 @@ pub(crate) const PANIC: &str = "panic";
 pub(crate) const PANIC_ANSWER: &str = "the tool failed unexpectedly (it panicked)";
 
 /// A call that a server should answer with a JSON-RPC error rather than a tool result.
+///
+/// ```
+/// use mcpeye::{CallError, Manifest};
+///
+/// let manifest = Manifest::builder().build();
+/// let err = manifest.try_call("no_such_tool", serde_json::json!({})).unwrap_err();
+/// assert_eq!(err, CallError::UnknownTool("no_such_tool".into()));
+/// assert_eq!(err.code(), -32602);
+/// assert_eq!(err.to_string(), "unknown tool `no_such_tool`");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CallError {
     /// The manifest has no tool of that name.
@@ -237,11 +247,44 @@ impl Manifest {
     /// An unknown name, invalid arguments, an `Err` from the handler, or an async tool (use
     /// [`call_async`](Self::call_async)) give a tool error (`isError: true`) whose text says
     /// why, never echoing argument values. A panic in the handler is recorded, then resumed.
+    ///
+    /// ```
+    /// /// Divide two numbers.
+    /// #[mcpeye::tool]
+    /// fn divide(
+    ///     /// The dividend.
+    ///     a: f64,
+    ///     /// The divisor, not zero.
+    ///     b: f64,
+    /// ) -> Result<f64, String> {
+    ///     if b == 0.0 {
+    ///         return Err("cannot divide by zero".into());
+    ///     }
+    ///     Ok(a / b)
+    /// }
+    ///
+    /// # fn main() {
+    /// let manifest = mcpeye::tools![divide];
+    /// assert_eq!(manifest.call("divide", serde_json::json!({"a": 1, "b": 4}))["content"][0]["text"], "0.25");
+    /// let failed = manifest.call("divide", serde_json::json!({"a": 1, "b": 0}));
+    /// assert_eq!((failed["isError"].clone(), failed["content"][0]["text"].clone()), (true.into(), "cannot divide by zero".into()));
+    /// assert_eq!(manifest.call("multiply", serde_json::json!({}))["isError"], true);
+    /// # }
+    /// ```
     pub fn call(&self, name: &str, arguments: Value) -> Value {
         self.call_from(&Origin::default(), name, arguments)
     }
 
     /// Like [`call`](Self::call), for a request from `origin` (its client is recorded with the call).
+    ///
+    /// ```
+    /// use mcpeye::{ClientInfo, Origin};
+    /// use std::sync::Arc;
+    ///
+    /// let manifest = mcpeye::Manifest::builder().build();
+    /// let origin = Origin::from_client(Arc::new(ClientInfo::new("claude-desktop", "1.4.2"))).with_session_id("s-1");
+    /// manifest.call_from(&origin, "mcpeye_request_capability", serde_json::json!({"capability": "CSV export"}));
+    /// ```
     pub fn call_from(&self, origin: &Origin, name: &str, arguments: Value) -> Value {
         match self.call_result(origin, name, arguments) {
             Ok(r) => r.into_json(),
@@ -252,11 +295,38 @@ impl Manifest {
     /// Like [`call`](Self::call), but an unknown tool is an `Err`: answer it with JSON-RPC error
     /// [`CallError::code`], as MCP specifies. It is recorded all the same (once, with its intent,
     /// as a failure of reason `unknown_tool`): a name the agent made up is worth knowing.
+    ///
+    /// ```
+    /// use mcpeye::Manifest;
+    /// use serde_json::{json, Value};
+    ///
+    /// /// A `tools/call` request answered as a JSON-RPC response.
+    /// fn answer(manifest: &Manifest, id: Value, params: &Value) -> Value {
+    ///     let name = params["name"].as_str().unwrap_or_default();
+    ///     match manifest.try_call(name, params["arguments"].clone()) {
+    ///         Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+    ///         Err(e) => json!({"jsonrpc": "2.0", "id": id, "error": {"code": e.code(), "message": e.to_string()}}),
+    ///     }
+    /// }
+    ///
+    /// let manifest = Manifest::builder().build();
+    /// let response = answer(&manifest, json!(1), &json!({"name": "export_csv", "arguments": {}}));
+    /// assert_eq!(response["error"]["code"], -32602);
+    /// ```
     pub fn try_call(&self, name: &str, arguments: Value) -> Result<Value, CallError> {
         self.try_call_from(&Origin::default(), name, arguments)
     }
 
     /// Like [`try_call`](Self::try_call), for a request from `origin`.
+    ///
+    /// ```
+    /// use mcpeye::{CallError, Origin, Transport};
+    ///
+    /// let manifest = mcpeye::Manifest::builder().build();
+    /// let origin = Origin::default().with_transport(Transport::Stdio);
+    /// let err = manifest.try_call_from(&origin, "export_csv", serde_json::json!({})).unwrap_err();
+    /// assert!(matches!(err, CallError::UnknownTool(name) if name == "export_csv"));
+    /// ```
     pub fn try_call_from(&self, origin: &Origin, name: &str, arguments: Value) -> Result<Value, CallError> {
         self.try_call_result(origin, name, arguments).map(CallToolResult::into_json)
     }
@@ -320,11 +390,40 @@ impl Manifest {
 
     /// Calls a tool, sync or async, and returns the `CallToolResult` JSON; see
     /// [`call`](Self::call). The future is `Send`.
+    ///
+    /// ```
+    /// /// Fetch a page's title.
+    /// #[mcpeye::tool(open_world, timeout_ms = 10_000)]
+    /// async fn title(
+    ///     /// The page's URL.
+    ///     url: String,
+    /// ) -> String {
+    ///     format!("title of {url}") // an HTTP request, in a real tool
+    /// }
+    ///
+    /// # fn main() { mcpeye::testing::block_on(async {
+    /// let manifest = mcpeye::tools![title];
+    /// let answer = manifest.call_async("title", serde_json::json!({"url": "https://example.com"})).await;
+    /// assert_eq!(answer["content"][0]["text"], "title of https://example.com");
+    /// # }) }
+    /// ```
     pub async fn call_async(&self, name: &str, arguments: Value) -> Value {
         self.call_async_from(&Origin::default(), name, arguments).await
     }
 
     /// Like [`call_async`](Self::call_async), for a request from `origin`.
+    ///
+    /// ```
+    /// use mcpeye::{ClientInfo, Origin};
+    /// use std::sync::Arc;
+    ///
+    /// # mcpeye::testing::block_on(async {
+    /// let manifest = mcpeye::Manifest::builder().build();
+    /// let origin = Origin::from_client(Arc::new(ClientInfo::new("cursor", "1.2.0")));
+    /// let answer = manifest.call_async_from(&origin, "mcpeye_request_capability", serde_json::json!({"capability": "PDF"})).await;
+    /// assert_eq!(answer["isError"], serde_json::Value::Null);
+    /// # })
+    /// ```
     pub async fn call_async_from(&self, origin: &Origin, name: &str, arguments: Value) -> Value {
         match self.call_async_result(origin, name, arguments).await {
             Ok(r) => r.into_json(),
@@ -334,12 +433,34 @@ impl Manifest {
 
     /// Like [`call_async`](Self::call_async), but an unknown tool is an `Err`, recorded as by
     /// [`try_call`](Self::try_call).
+    ///
+    /// ```
+    /// # mcpeye::testing::block_on(async {
+    /// let manifest = mcpeye::Manifest::builder().build();
+    /// let err = manifest.try_call_async("export_csv", serde_json::json!({})).await.unwrap_err();
+    /// assert_eq!(err.code(), -32602);
+    /// # })
+    /// ```
     pub async fn try_call_async(&self, name: &str, arguments: Value) -> Result<Value, CallError> {
         self.try_call_async_from(&Origin::default(), name, arguments).await
     }
 
     /// Like [`try_call_async`](Self::try_call_async), for a request from `origin`: what a server
     /// serving this manifest calls for each `tools/call`.
+    ///
+    /// ```
+    /// use mcpeye::{CallError, Manifest, Origin};
+    /// use serde_json::Value;
+    ///
+    /// /// The heart of a transport of your own: each `tools/call` with what the request said.
+    /// async fn tools_call(manifest: &Manifest, origin: &Origin, name: &str, args: Value) -> Result<Value, CallError> {
+    ///     manifest.try_call_async_from(origin, name, args).await
+    /// }
+    /// # mcpeye::testing::block_on(async {
+    /// # let manifest = Manifest::builder().build();
+    /// # assert!(tools_call(&manifest, &Origin::default(), "nope", Value::Null).await.is_err());
+    /// # })
+    /// ```
     pub async fn try_call_async_from(&self, origin: &Origin, name: &str, arguments: Value) -> Result<Value, CallError> {
         self.try_call_async_result(origin, name, arguments).await.map(CallToolResult::into_json)
     }

@@ -18,7 +18,7 @@
 //! - `rmcp/`, `report/` and `testing/` on top.
 //!
 //! See `docs/wire-format.md` for what reaches the ingest.
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 // `forbid` once the last blocks are gone; until then each module that keeps one allows it where
 // it is declared, with a `SAFETY:` comment per block and its saving in BENCHMARKS.md.
 #![deny(unsafe_code)]

@@ -63,6 +63,36 @@ const ANSWER_GRACE: Duration = Duration::from_millis(200);
 /// [`init`] install the process-wide one. When the last clone of an explicit tracker is
 /// dropped without [`shutdown`](Self::shutdown), its flusher makes a last bounded attempt in
 /// the background.
+///
+/// ```no_run
+/// use mcpeye::{Config, Manifest, Tracker};
+/// use std::time::Duration;
+///
+/// # fn main() -> Result<(), mcpeye::ConfigError> {
+/// // A manifest that records into a project of its own, not into the process-wide tracker.
+/// let tracker = Tracker::new(Config::from_env("proj_billing"))?;
+/// let manifest = Manifest::builder().registered().tracker(tracker.clone()).build();
+/// manifest.call("refund", serde_json::json!({"order": 7}));
+///
+/// let report = tracker.shutdown(Duration::from_secs(2)); // at exit
+/// assert_eq!(report.stats.captured, 1);
+/// # Ok(())
+/// # }
+/// ```
+///
+/// Records handed to a function of yours instead (tests, a sink of your own):
+///
+/// ```
+/// use mcpeye::{Manifest, Tracker};
+/// use std::sync::{Arc, Mutex};
+///
+/// let names = Arc::new(Mutex::new(Vec::new()));
+/// let seen = names.clone();
+/// let tracker = Tracker::from_fn(move |record| seen.lock().unwrap().push(record.tool_name.to_string()));
+/// let manifest = Manifest::builder().tracker(tracker).build();
+/// manifest.call("mcpeye_request_capability", serde_json::json!({"capability": "CSV export"}));
+/// assert_eq!(*names.lock().unwrap(), ["mcpeye_request_capability"]);
+/// ```
 #[derive(Clone)]
 pub struct Tracker {
     inner: Arc<Inner>,
@@ -104,10 +134,10 @@ impl Tracker {
     /// A tracker with its own flusher thread, POSTing to the configured ingest.
     ///
     /// ```no_run
-    /// let tracker = mcpeye_runtime::Tracker::new(mcpeye_runtime::Config::new("proj_demo"))?;
+    /// let tracker = mcpeye::Tracker::new(mcpeye::Config::new("proj_demo"))?;
     /// // … give it to a manifest; at the end:
     /// tracker.shutdown(std::time::Duration::from_secs(2));
-    /// # Ok::<(), mcpeye_runtime::ConfigError>(())
+    /// # Ok::<(), mcpeye::ConfigError>(())
     /// ```
     pub fn new(config: Config) -> Result<Tracker, ConfigError> {
         let resolved = config.resolve()?;
@@ -197,12 +227,35 @@ impl Tracker {
 
     /// A tracker that hands every record to `f` on the calling thread (tests, custom sinks).
     /// It has no flusher: `flush` and `shutdown` return at once with empty counters.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    ///
+    /// let (tx, rx) = mpsc::channel();
+    /// let tracker = mcpeye::Tracker::from_fn(move |record| {
+    ///     let _ = tx.send(record);
+    /// });
+    /// mcpeye::Manifest::builder().tracker(tracker).build().call("no_such_tool", serde_json::json!({}));
+    /// assert!(rx.recv().unwrap().is_error());
+    /// ```
     pub fn from_fn(f: impl Fn(CallRecord) + Send + Sync + 'static) -> Self {
         Tracker { inner: Arc::new(Inner::Callback(Box::new(f))) }
     }
 
     /// Records one call. Never blocks, never panics, never does I/O: the record is handed to
     /// the flusher, or dropped and counted if the channel is full or the tracker shut down.
+    ///
+    /// ```
+    /// use mcpeye::{CallOutcome, CallRecord};
+    /// use std::time::Duration;
+    ///
+    /// let (tracker, sink) = mcpeye::testing::MemorySink::new();
+    /// let mut record = CallRecord::new("lookup", serde_json::json!({"id": 7}), CallOutcome::error("not found"));
+    /// record.duration = Duration::from_millis(12);
+    /// tracker.record(record);
+    /// tracker.flush(Duration::from_secs(5));
+    /// assert_eq!(sink.events()[0]["durationMs"], 12);
+    /// ```
     pub fn record(&self, record: CallRecord) {
         match &*self.inner {
             Inner::Callback(f) => {
@@ -339,6 +392,13 @@ impl Tracker {
 
     /// Whether manifests list and answer the reserved `mcpeye_request_capability` tool
     /// ([`Config::capture_missing_capabilities`]; `true` for [`Tracker::from_fn`]).
+    ///
+    /// ```
+    /// use mcpeye::{testing::MemorySink, Config};
+    ///
+    /// let (tracker, _sink) = MemorySink::with_config(Config::new("proj").capture_missing_capabilities(false)).unwrap();
+    /// assert!(!tracker.capture_missing_capabilities());
+    /// ```
     pub fn capture_missing_capabilities(&self) -> bool {
         match &*self.inner {
             Inner::Callback(_) => true,
@@ -453,6 +513,12 @@ impl Tracker {
     }
 
     /// The counters now.
+    ///
+    /// ```
+    /// let (tracker, _sink) = mcpeye::testing::MemorySink::new();
+    /// let stats = tracker.stats();
+    /// assert_eq!((stats.captured, stats.dropped.total()), (0, 0));
+    /// ```
     pub fn stats(&self) -> Stats {
         match &*self.inner {
             Inner::Callback(_) => Stats::default(),
@@ -462,6 +528,16 @@ impl Tracker {
 
     /// Sends every event recorded so far, waiting at most `timeout` (plus a short grace) for it.
     /// Backoffs and `Retry-After` that end within the timeout are waited out.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let (tracker, sink) = mcpeye::testing::MemorySink::new();
+    /// mcpeye::Manifest::builder().tracker(tracker.clone()).build().call("no_such_tool", serde_json::json!({}));
+    /// let report = tracker.flush(Duration::from_secs(5));
+    /// assert!(report.completed);
+    /// assert_eq!(sink.events().len(), 1);
+    /// ```
     pub fn flush(&self, timeout: Duration) -> FlushReport {
         let Inner::Pipeline(p) = &*self.inner else { return FlushReport { completed: true, stats: Stats::default() } };
         if p.shared.closed.load(Ordering::SeqCst) {
@@ -477,6 +553,16 @@ impl Tracker {
     /// never answers: a request still in flight is then abandoned to the flusher thread, which
     /// finishes on its own (within `request_timeout`) and settles the counters of its events,
     /// reported meanwhile as `pending`. A second call returns the current counters at once.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let (tracker, _sink) = mcpeye::testing::MemorySink::new();
+    /// let report = tracker.shutdown(Duration::from_secs(2));
+    /// eprintln!("{report}"); // to stderr: stdout may be a stdio server's protocol
+    /// mcpeye::Manifest::builder().tracker(tracker.clone()).build().call("no_such_tool", serde_json::json!({}));
+    /// assert_eq!(tracker.stats().dropped.after_shutdown, 1);
+    /// ```
     pub fn shutdown(&self, timeout: Duration) -> FlushReport {
         let Inner::Pipeline(p) = &*self.inner else { return FlushReport { completed: true, stats: Stats::default() } };
         if p.shared.closed.swap(true, Ordering::SeqCst) {
@@ -495,11 +581,24 @@ impl Tracker {
 
     /// The process-wide tracker installed by [`init`], if any: the one calls are recorded into
     /// when their manifest or router was given none.
+    ///
+    /// ```no_run
+    /// let guard = mcpeye::init(mcpeye::Config::from_env("proj_demo"))?;
+    /// assert!(mcpeye::Tracker::global().unwrap().same(guard.tracker()));
+    /// # Ok::<(), mcpeye::ConfigError>(())
+    /// ```
     pub fn global() -> Option<Tracker> {
         global()
     }
 
     /// Whether two handles feed the same flusher.
+    ///
+    /// ```
+    /// let (tracker, _sink) = mcpeye::testing::MemorySink::new();
+    /// let (other, _) = mcpeye::testing::MemorySink::new();
+    /// assert!(tracker.same(&tracker.clone()));
+    /// assert!(!tracker.same(&other));
+    /// ```
     pub fn same(&self, other: &Tracker) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
     }
@@ -677,6 +776,15 @@ impl Started {
 /// Flushes and stops the tracker installed by [`init`] when dropped (bounded by
 /// [`Config::shutdown_timeout`], 2 s by default), and uninstalls it. Keep it alive for as long
 /// as the server runs, e.g. `let _guard = mcpeye::init(config)?;` in `main`.
+///
+/// ```no_run
+/// fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     let guard = mcpeye::init(mcpeye::Config::from_env("proj_demo"))?;
+///     // … serve until asked to stop …
+///     eprintln!("captured {} calls", guard.stats().captured);
+///     Ok(()) // the guard is dropped here: the last events are sent
+/// }
+/// ```
 #[must_use = "dropping the guard shuts mcpeye down"]
 #[derive(Debug)]
 pub struct Guard {
@@ -686,6 +794,13 @@ pub struct Guard {
 
 impl Guard {
     /// The tracker this guard controls (the process-wide one).
+    ///
+    /// ```no_run
+    /// let guard = mcpeye::init(mcpeye::Config::from_env("proj_demo"))?;
+    /// let manifest = mcpeye::Manifest::builder().registered().tracker(guard.tracker().clone()).build();
+    /// # drop(manifest);
+    /// # Ok::<(), mcpeye::ConfigError>(())
+    /// ```
     pub fn tracker(&self) -> &Tracker {
         &self.tracker
     }
@@ -695,10 +810,10 @@ impl Guard {
 /// (after which dropping the guard only uninstalls the tracker) are called on it directly.
 ///
 /// ```no_run
-/// let guard = mcpeye_runtime::init(mcpeye_runtime::Config::from_env("proj_demo"))?;
+/// let guard = mcpeye::init(mcpeye::Config::from_env("proj_demo"))?;
 /// let report = guard.flush(std::time::Duration::from_secs(2));
 /// assert_eq!(report.stats.captured, guard.stats().captured);
-/// # Ok::<(), mcpeye_runtime::ConfigError>(())
+/// # Ok::<(), mcpeye::ConfigError>(())
 /// ```
 impl std::ops::Deref for Guard {
     type Target = Tracker;
@@ -726,7 +841,7 @@ impl Drop for Guard {
 ///
 /// ```no_run
 /// fn main() -> Result<(), Box<dyn std::error::Error>> {
-///     let _guard = mcpeye_runtime::init(mcpeye_runtime::Config::from_env("proj_demo"))?;
+///     let _guard = mcpeye::init(mcpeye::Config::from_env("proj_demo"))?;
 ///     // … run the MCP server; dropping the guard flushes the last events.
 ///     Ok(())
 /// }

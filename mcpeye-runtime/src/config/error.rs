@@ -9,7 +9,7 @@ use std::fmt;
 /// shows the fix rather than the variant's fields:
 ///
 /// ```
-/// use mcpeye_runtime::{Config, Tracker};
+/// use mcpeye::{Config, Tracker};
 /// let Err(err) = Tracker::new(Config::new("my-project").ingest_url("ftp://x.example")) else { panic!() };
 /// assert_eq!(format!("{err:?}"), err.to_string());
 /// ```

@@ -21,10 +21,10 @@ use std::time::Duration;
 ///
 /// ```
 /// use std::time::Duration;
-/// let config = mcpeye_runtime::Config::new("proj_demo")
+/// let config = mcpeye::Config::new("proj_demo")
 ///     .ingest_url("https://mcpeye.example.com")
 ///     .ingest_secret("s3cr3t")
-///     .identity(mcpeye_runtime::Identity::new().server_version("1.2.3"))
+///     .identity(mcpeye::Identity::new().server_version("1.2.3"))
 ///     .flush_interval(Duration::from_secs(2));
 /// // The secret never shows in debug output.
 /// assert!(!format!("{config:?}").contains("s3cr3t"));
@@ -140,7 +140,7 @@ impl Config {
     ///
     /// ```
     /// // With MCPEYE_PROJECT_ID=proj_prod in the environment, events go to `proj_prod`.
-    /// let config = mcpeye_runtime::Config::from_env("proj_dev");
+    /// let config = mcpeye::Config::from_env("proj_dev");
     /// # drop(config);
     /// ```
     pub fn from_env(project_id: impl Into<String>) -> Self {
@@ -175,7 +175,7 @@ impl Config {
     /// when [`redact`](Self::redact) is `false`.
     ///
     /// ```
-    /// let siblings_only = mcpeye_runtime::Config::new("proj").redact_credentials(false);
+    /// let siblings_only = mcpeye::Config::new("proj").redact_credentials(false);
     /// # drop(siblings_only);
     /// ```
     pub fn redact_credentials(mut self, on: bool) -> Self {
@@ -187,7 +187,7 @@ impl Config {
     /// contract's pattern redacts any 13 to 16 digits, order numbers and timestamps included).
     ///
     /// ```
-    /// let config = mcpeye_runtime::Config::new("proj").luhn_cards(true);
+    /// let config = mcpeye::Config::new("proj").luhn_cards(true);
     /// # drop(config);
     /// ```
     pub fn luhn_cards(mut self, on: bool) -> Self {
@@ -228,8 +228,8 @@ impl Config {
     /// diagnostics). See docs/attribution.md.
     ///
     /// ```
-    /// let config = mcpeye_runtime::Config::new("proj").identify(|request| {
-    ///     Some(mcpeye_runtime::CallIdentity::new().user_id(request.arguments().get("account")?.clone()))
+    /// let config = mcpeye::Config::new("proj").identify(|request| {
+    ///     Some(mcpeye::CallIdentity::new().user_id(request.arguments().get("account")?.clone()))
     /// });
     /// # drop(config);
     /// ```
@@ -249,7 +249,7 @@ impl Config {
     /// [`from_env`](Self::from_env)), else drawn per process. A shorter key is refused by `init`.
     ///
     /// ```
-    /// let config = mcpeye_runtime::Config::new("proj").conversation_key(*b"0123456789abcdef0123456789abcdef");
+    /// let config = mcpeye::Config::new("proj").conversation_key(*b"0123456789abcdef0123456789abcdef");
     /// // The key never shows in debug output.
     /// assert!(!format!("{config:?}").contains("0123456789abcdef"));
     /// ```
@@ -368,7 +368,7 @@ impl Config {
     /// ```
     /// use std::hash::{Hash, Hasher};
     ///
-    /// let config = mcpeye_runtime::Config::new("proj").before_send(|mut event| {
+    /// let config = mcpeye::Config::new("proj").before_send(|mut event| {
     ///     if event.tool_name == "internal_healthcheck" {
     ///         return None; // never sent
     ///     }
@@ -425,9 +425,9 @@ impl Config {
     /// created or written.
     ///
     /// ```no_run
-    /// let config = mcpeye_runtime::Config::from_env("proj_demo").outbox_dir("/var/lib/my-server/mcpeye-outbox");
-    /// let _guard = mcpeye_runtime::init(config)?;
-    /// # Ok::<(), mcpeye_runtime::ConfigError>(())
+    /// let config = mcpeye::Config::from_env("proj_demo").outbox_dir("/var/lib/my-server/mcpeye-outbox");
+    /// let _guard = mcpeye::init(config)?;
+    /// # Ok::<(), mcpeye::ConfigError>(())
     /// ```
     pub fn outbox_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.outbox_dir = Some(dir.into());
@@ -452,7 +452,7 @@ impl Config {
     /// oldest removed first. Its format is in docs/event-log.md.
     ///
     /// ```
-    /// let config = mcpeye_runtime::Config::from_env("proj_demo").event_log("/var/log/my-server/mcpeye");
+    /// let config = mcpeye::Config::from_env("proj_demo").event_log("/var/log/my-server/mcpeye");
     /// # drop(config);
     /// ```
     pub fn event_log(mut self, dir: impl Into<PathBuf>) -> Self {
@@ -464,7 +464,7 @@ impl Config {
     /// rotated at a quarter of it, and the oldest files are removed beyond it.
     ///
     /// ```
-    /// let config = mcpeye_runtime::Config::new("proj").event_log("logs").event_log_max_bytes(8 << 20);
+    /// let config = mcpeye::Config::new("proj").event_log("logs").event_log_max_bytes(8 << 20);
     /// # drop(config);
     /// ```
     pub fn event_log_max_bytes(mut self, bytes: u64) -> Self {

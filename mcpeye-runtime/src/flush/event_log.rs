@@ -184,7 +184,7 @@ struct ToolsLine<'a> {
 /// title or schema is a new version of the tool and key order is not.
 ///
 /// ```
-/// use mcpeye_runtime::report::descriptor_hash;
+/// use mcpeye::report::descriptor_hash;
 /// let a = serde_json::json!({"name": "search", "description": "Search products."});
 /// let b = serde_json::json!({"description": "Search products.", "name": "search"});
 /// let c = serde_json::json!({"name": "search", "description": "Search the catalogue by text."});

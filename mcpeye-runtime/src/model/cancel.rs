@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 /// put in the request's [`Origin`](crate::Origin):
 ///
 /// ```
-/// use mcpeye_runtime::Cancellation;
+/// use mcpeye::Cancellation;
 ///
 /// let signal = Cancellation::new();
 /// let seen_by_handler = signal.clone();
@@ -79,6 +79,11 @@ impl fmt::Debug for Cancellation {
 
 impl Cancellation {
     /// A signal not yet cancelled.
+    ///
+    /// ```
+    /// let signal = mcpeye::Cancellation::new();
+    /// assert!(!signal.is_cancelled());
+    /// ```
     pub fn new() -> Self {
         Cancellation::default()
     }
@@ -108,11 +113,24 @@ impl Cancellation {
     }
 
     /// Cancels, without a reason. Idempotent: the first reason given is kept.
+    ///
+    /// ```
+    /// let signal = mcpeye::Cancellation::new();
+    /// signal.cancel();
+    /// assert!(signal.is_cancelled() && signal.reason().is_none());
+    /// ```
     pub fn cancel(&self) {
         self.cancel_inner(None);
     }
 
     /// Cancels, saying why (kept only if the signal was not cancelled yet).
+    ///
+    /// ```
+    /// let signal = mcpeye::Cancellation::new();
+    /// signal.cancel_with_reason("client disconnected");
+    /// signal.cancel_with_reason("ignored: already cancelled");
+    /// assert_eq!(signal.reason().as_deref(), Some("client disconnected"));
+    /// ```
     pub fn cancel_with_reason(&self, reason: impl Into<String>) {
         self.cancel_inner(Some(reason.into()));
     }
@@ -136,6 +154,13 @@ impl Cancellation {
     }
 
     /// Whether the call was cancelled.
+    ///
+    /// ```
+    /// let signal = mcpeye::Cancellation::new();
+    /// let handler_copy = signal.clone();
+    /// signal.cancel();
+    /// assert!(handler_copy.is_cancelled());
+    /// ```
     pub fn is_cancelled(&self) -> bool {
         if self.state.done.load(Ordering::Acquire) {
             return true;
@@ -148,6 +173,10 @@ impl Cancellation {
     }
 
     /// Why, when a reason was given.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::Cancellation::new().reason(), None);
+    /// ```
     pub fn reason(&self) -> Option<String> {
         let own = self.state.inner.lock().unwrap_or_else(|e| e.into_inner()).reason.clone();
         own.or_else(|| self.state.parent.as_ref().and_then(Cancellation::reason))
@@ -155,12 +184,27 @@ impl Cancellation {
 
     /// A future that completes when the signal is cancelled (at once if it already is). It owns
     /// a clone of the signal: `'static`, `Send`, runtime-independent.
+    ///
+    /// ```
+    /// let signal = mcpeye::Cancellation::new();
+    /// let waiter = signal.cancelled();
+    /// std::thread::spawn(move || signal.cancel());
+    /// mcpeye::testing::block_on(waiter); // returns once the other thread cancels
+    /// ```
     pub fn cancelled(&self) -> Cancelled {
         Cancelled { signal: self.clone() }
     }
 }
 
 /// The future of [`Cancellation::cancelled`].
+///
+/// ```
+/// use mcpeye::Cancellation;
+///
+/// let signal = Cancellation::new();
+/// signal.cancel();
+/// mcpeye::testing::block_on(signal.cancelled()); // ready at once: the signal is set
+/// ```
 #[derive(Debug)]
 #[must_use = "futures do nothing unless awaited"]
 pub struct Cancelled {

@@ -11,6 +11,27 @@ use std::pin::Pin;
 
 /// The severity of a log message sent to the client (`notifications/message`), from `debug` to
 /// `emergency` (RFC 5424, as MCP defines it). Ordered: `Debug < Info < … < Emergency`.
+///
+/// ```
+/// use mcpeye::{Context, LogLevel};
+///
+/// /// Import rows, telling the client about the ones skipped.
+/// #[mcpeye::tool]
+/// fn import(
+///     /// The rows, one per line.
+///     rows: String,
+///     ctx: Context,
+/// ) -> usize {
+///     let (good, bad): (Vec<&str>, Vec<&str>) = rows.lines().partition(|r| r.contains(','));
+///     if ctx.log_enabled(LogLevel::Warning) {
+///         ctx.log(LogLevel::Warning, format!("{} rows skipped", bad.len()));
+///     }
+///     good.len()
+/// }
+/// # fn main() {
+/// # assert_eq!(mcpeye::tools![import].call("import", serde_json::json!({"rows": "a,b\nc"}))["content"][0]["text"], "1");
+/// # }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum LogLevel {
     /// Detailed debugging information.
@@ -33,6 +54,11 @@ pub enum LogLevel {
 
 impl LogLevel {
     /// Every level, from the least to the most severe.
+    ///
+    /// ```
+    /// let names: Vec<&str> = mcpeye::LogLevel::ALL.iter().map(|l| l.as_str()).collect();
+    /// assert_eq!(names[0], "debug");
+    /// ```
     pub const ALL: [LogLevel; 8] = [
         LogLevel::Debug,
         LogLevel::Info,
@@ -45,6 +71,10 @@ impl LogLevel {
     ];
 
     /// The MCP spelling: `"debug"`, `"info"`, …
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::LogLevel::Warning.as_str(), "warning");
+    /// ```
     pub fn as_str(self) -> &'static str {
         match self {
             LogLevel::Debug => "debug",
@@ -61,7 +91,7 @@ impl LogLevel {
     /// The level of an MCP spelling, `None` for anything else.
     ///
     /// ```
-    /// use mcpeye_runtime::LogLevel;
+    /// use mcpeye::LogLevel;
     /// assert_eq!(LogLevel::parse("warning"), Some(LogLevel::Warning));
     /// assert!(LogLevel::Warning > LogLevel::Info);
     /// ```
@@ -78,6 +108,14 @@ impl fmt::Display for LogLevel {
 
 /// The `progressToken` a client put in a request's `_meta`: progress notifications for the
 /// request carry it back.
+///
+/// ```
+/// use mcpeye::ProgressToken;
+///
+/// let token = ProgressToken::from_json(&serde_json::json!("upload-7")).unwrap();
+/// assert_eq!(token, ProgressToken::String("upload-7".into()));
+/// assert_eq!(ProgressToken::Number(3).to_json(), 3);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ProgressToken {
     /// A string token.
@@ -88,6 +126,13 @@ pub enum ProgressToken {
 
 impl ProgressToken {
     /// The token of a `_meta.progressToken` JSON value (a string or an integer).
+    ///
+    /// ```
+    /// use mcpeye::ProgressToken;
+    ///
+    /// assert_eq!(ProgressToken::from_json(&serde_json::json!(12)), Some(ProgressToken::Number(12)));
+    /// assert_eq!(ProgressToken::from_json(&serde_json::json!(1.5)), None);
+    /// ```
     pub fn from_json(value: &Value) -> Option<ProgressToken> {
         match value {
             Value::String(s) => Some(ProgressToken::String(s.clone())),
@@ -97,6 +142,10 @@ impl ProgressToken {
     }
 
     /// The token as JSON.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::ProgressToken::String("t".into()).to_json(), "t");
+    /// ```
     pub fn to_json(&self) -> Value {
         match self {
             ProgressToken::String(s) => Value::String(s.clone()),
@@ -106,6 +155,13 @@ impl ProgressToken {
 }
 
 /// A future answered by the client ([`ClientChannel::create_message`], [`ClientChannel::elicit`]).
+///
+/// ```
+/// use mcpeye::{ClientError, ClientFuture};
+///
+/// let answer: ClientFuture = Box::pin(async { Err(ClientError::Cancelled) });
+/// # drop(answer);
+/// ```
 pub type ClientFuture = Pin<Box<dyn Future<Output = Result<Value, ClientError>> + Send + 'static>>;
 
 /// How a serving layer talks back to the client of one request. `mcpeye::rmcp` implements it
@@ -113,6 +169,40 @@ pub type ClientFuture = Pin<Box<dyn Future<Output = Result<Value, ClientError>> 
 ///
 /// The [`Context`](crate::Context) applies the MCP rules before calling it (progress only with a token, log
 /// messages filtered by level), so an implementation only delivers.
+///
+/// A channel over a transport of your own, given to the calls through their
+/// [`Origin`](crate::Origin):
+///
+/// ```
+/// use mcpeye::{ClientChannel, ClientError, ClientFuture, Context, LogLevel, Origin, ProgressToken};
+/// use std::sync::Arc;
+///
+/// /// Sends notifications down a pipe of the server's own; asks nothing of the client.
+/// struct Pipe(std::sync::mpsc::Sender<serde_json::Value>);
+///
+/// impl ClientChannel for Pipe {
+///     fn progress(&self, token: &ProgressToken, progress: f64, total: Option<f64>, _message: Option<&str>) {
+///         let params = serde_json::json!({"progressToken": token.to_json(), "progress": progress, "total": total});
+///         let _ = self.0.send(serde_json::json!({"method": "notifications/progress", "params": params}));
+///     }
+///     fn log(&self, level: LogLevel, _logger: Option<&str>, data: serde_json::Value) {
+///         let params = serde_json::json!({"level": level.as_str(), "data": data});
+///         let _ = self.0.send(serde_json::json!({"method": "notifications/message", "params": params}));
+///     }
+///     fn create_message(&self, _params: serde_json::Value) -> ClientFuture {
+///         Box::pin(async { Err(ClientError::Unsupported("no sampling over this pipe".into())) })
+///     }
+///     fn elicit(&self, _params: serde_json::Value) -> ClientFuture {
+///         Box::pin(async { Err(ClientError::Unsupported("no elicitation over this pipe".into())) })
+///     }
+/// }
+///
+/// let (tx, rx) = std::sync::mpsc::channel();
+/// let origin = Origin::default().with_channel(Arc::new(Pipe(tx)));
+/// let ctx = Context::for_origin(&origin);
+/// ctx.log(LogLevel::Info, "indexing");
+/// assert_eq!(rx.recv().unwrap()["params"]["data"], "indexing");
+/// ```
 pub trait ClientChannel: Send + Sync {
     /// Sends `notifications/progress` for `token`.
     fn progress(&self, token: &ProgressToken, progress: f64, total: Option<f64>, message: Option<&str>);
@@ -140,6 +230,23 @@ pub trait ClientChannel: Send + Sync {
 }
 
 /// Why a request to the client (sampling, elicitation) got no answer.
+///
+/// ```
+/// use mcpeye::{ClientError, Context, SamplingRequest};
+///
+/// /// Summarise with the client's model when it can, else say why not.
+/// async fn summary(ctx: Context, text: String) -> String {
+///     match ctx.create_message(SamplingRequest::new(100).user(format!("Summarise: {text}"))).await {
+///         Ok(answer) => answer.text().unwrap_or_default(),
+///         Err(ClientError::NoClient | ClientError::Unsupported(_)) => text.chars().take(80).collect(),
+///         Err(e) => format!("no summary: {e}"),
+///     }
+/// }
+///
+/// // Called directly, not served: there is no client to ask.
+/// let short = mcpeye::testing::block_on(summary(Context::default(), "a long text".into()));
+/// assert_eq!(short, "a long text");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ClientError {
@@ -178,7 +285,7 @@ impl std::error::Error for ClientError {}
 /// A `sampling/createMessage` request: ask the client's model for a completion.
 ///
 /// ```
-/// use mcpeye_runtime::SamplingRequest;
+/// use mcpeye::SamplingRequest;
 /// let request = SamplingRequest::new(100).user("Summarise: …").system_prompt("Be brief.");
 /// assert_eq!(request.to_params()["messages"][0]["content"]["text"], "Summarise: …");
 /// assert_eq!(request.to_params()["maxTokens"], 100);
@@ -191,6 +298,11 @@ pub struct SamplingRequest {
 
 impl SamplingRequest {
     /// A request for at most `max_tokens` tokens, with no message yet.
+    ///
+    /// ```
+    /// let request = mcpeye::SamplingRequest::new(200);
+    /// assert_eq!(request.to_params()["messages"], serde_json::json!([]));
+    /// ```
     pub fn new(max_tokens: u32) -> Self {
         let mut params = Map::new();
         params.insert("messages".into(), Value::Array(Vec::new()));
@@ -199,6 +311,13 @@ impl SamplingRequest {
     }
 
     /// Adds a message from `role` (`"user"` or `"assistant"`) with this content.
+    ///
+    /// ```
+    /// use mcpeye::{Content, SamplingRequest};
+    ///
+    /// let request = SamplingRequest::new(100).message("user", Content::image([0x89, b'P'], "image/png"));
+    /// assert_eq!(request.to_params()["messages"][0]["content"]["type"], "image");
+    /// ```
     pub fn message(mut self, role: &str, content: Content) -> Self {
         let mut m = Map::new();
         m.insert("role".into(), Value::String(role.to_owned()));
@@ -210,26 +329,51 @@ impl SamplingRequest {
     }
 
     /// Adds a user message with this text.
+    ///
+    /// ```
+    /// let request = mcpeye::SamplingRequest::new(100).user("Translate: bonjour");
+    /// assert_eq!(request.to_params()["messages"][0]["role"], "user");
+    /// ```
     pub fn user(self, text: impl Into<String>) -> Self {
         self.message("user", Content::text(text))
     }
 
     /// Adds an assistant message with this text.
+    ///
+    /// ```
+    /// let request = mcpeye::SamplingRequest::new(100).user("2 + 2?").assistant("4").user("And times 3?");
+    /// assert_eq!(request.to_params()["messages"][1]["role"], "assistant");
+    /// ```
     pub fn assistant(self, text: impl Into<String>) -> Self {
         self.message("assistant", Content::text(text))
     }
 
     /// Sets `systemPrompt`.
+    ///
+    /// ```
+    /// let request = mcpeye::SamplingRequest::new(100).system_prompt("Answer in one word.");
+    /// assert_eq!(request.to_params()["systemPrompt"], "Answer in one word.");
+    /// ```
     pub fn system_prompt(self, prompt: impl Into<String>) -> Self {
         self.param("systemPrompt", Value::String(prompt.into()))
     }
 
     /// Sets `temperature`.
+    ///
+    /// ```
+    /// let request = mcpeye::SamplingRequest::new(100).temperature(0.2);
+    /// assert_eq!(request.to_params()["temperature"], 0.2);
+    /// ```
     pub fn temperature(self, temperature: f64) -> Self {
         self.param("temperature", Value::from(temperature))
     }
 
     /// Adds a model name to `modelPreferences.hints` (the client may map it to a model of its own).
+    ///
+    /// ```
+    /// let request = mcpeye::SamplingRequest::new(100).model_hint("claude-haiku");
+    /// assert_eq!(request.to_params()["modelPreferences"]["hints"][0]["name"], "claude-haiku");
+    /// ```
     pub fn model_hint(mut self, name: impl Into<String>) -> Self {
         let prefs = self.params.entry("modelPreferences").or_insert_with(|| Value::Object(Map::new()));
         if let Value::Object(prefs) = prefs {
@@ -244,6 +388,11 @@ impl SamplingRequest {
     }
 
     /// Sets any other parameter of the request (`stopSequences`, `includeContext`, `metadata`…).
+    ///
+    /// ```
+    /// let request = mcpeye::SamplingRequest::new(100).param("stopSequences", serde_json::json!(["\n\n"]));
+    /// assert_eq!(request.to_params()["stopSequences"][0], "\n\n");
+    /// ```
     pub fn param(mut self, key: impl Into<String>, value: Value) -> Self {
         self.params.insert(key.into(), value);
         self
@@ -254,7 +403,7 @@ impl SamplingRequest {
     /// questions. Ignored by older clients, which are asked directly.
     ///
     /// ```
-    /// use mcpeye_runtime::SamplingRequest;
+    /// use mcpeye::SamplingRequest;
     /// let request = SamplingRequest::new(50).user("Capital of France?").key("capital");
     /// assert_eq!(request.key_name(), Some("capital"));
     /// ```
@@ -264,17 +413,40 @@ impl SamplingRequest {
     }
 
     /// The key set with [`key`](Self::key).
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::SamplingRequest::new(10).key_name(), None);
+    /// ```
     pub fn key_name(&self) -> Option<&str> {
         self.key.as_deref()
     }
 
     /// The `params` object of the request.
+    ///
+    /// ```
+    /// let params = mcpeye::SamplingRequest::new(100).user("hi").to_params();
+    /// assert_eq!(params["maxTokens"], 100);
+    /// ```
     pub fn to_params(&self) -> Value {
         Value::Object(self.params.clone())
     }
 }
 
 /// The client's answer to a [`SamplingRequest`].
+///
+/// ```
+/// use mcpeye::SamplingResponse;
+///
+/// let result = serde_json::json!({
+///     "role": "assistant",
+///     "content": {"type": "text", "text": "Paris"},
+///     "model": "claude-sonnet",
+///     "stopReason": "endTurn"
+/// });
+/// let answer = SamplingResponse::from_json(&result).unwrap();
+/// assert_eq!(answer.text().as_deref(), Some("Paris"));
+/// assert_eq!(answer.model, "claude-sonnet");
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct SamplingResponse {
@@ -290,6 +462,12 @@ pub struct SamplingResponse {
 
 impl SamplingResponse {
     /// Reads a `CreateMessageResult`.
+    ///
+    /// ```
+    /// use mcpeye::{ClientError, SamplingResponse};
+    ///
+    /// assert!(matches!(SamplingResponse::from_json(&serde_json::json!({"role": "assistant"})), Err(ClientError::Failed(_))));
+    /// ```
     pub fn from_json(value: &Value) -> Result<Self, ClientError> {
         let bad = || ClientError::Failed("the client's sampling result is not a CreateMessageResult".to_owned());
         let obj = value.as_object().ok_or_else(bad)?;
@@ -309,6 +487,11 @@ impl SamplingResponse {
     }
 
     /// The text of the text items, joined with `"\n"`; `None` when there is none.
+    ///
+    /// ```
+    /// let result = serde_json::json!({"role": "assistant", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}], "model": "m"});
+    /// assert_eq!(mcpeye::SamplingResponse::from_json(&result).unwrap().text().as_deref(), Some("a\nb"));
+    /// ```
     pub fn text(&self) -> Option<String> {
         let texts: Vec<&str> = self.content.iter().filter_map(Content::as_text).collect();
         (!texts.is_empty()).then(|| texts.join("\n"))
@@ -319,7 +502,7 @@ impl SamplingResponse {
 /// visit a URL.
 ///
 /// ```
-/// use mcpeye_runtime::ElicitationRequest;
+/// use mcpeye::ElicitationRequest;
 /// let schema = serde_json::json!({
 ///     "type": "object",
 ///     "properties": {"email": {"type": "string", "description": "Where to send the receipt"}},
@@ -339,6 +522,14 @@ pub struct ElicitationRequest {
 impl ElicitationRequest {
     /// A form (`mode: "form"`): `requested_schema` is a flat object schema of primitive
     /// properties (strings, numbers, booleans, enums), as MCP restricts it.
+    ///
+    /// ```
+    /// use mcpeye::ElicitationRequest;
+    ///
+    /// let schema = serde_json::json!({"type": "object", "properties": {"agree": {"type": "boolean", "description": "Accept the terms"}}});
+    /// let form = ElicitationRequest::form("Do you accept the terms?", schema);
+    /// assert!(!form.is_url());
+    /// ```
     pub fn form(message: impl Into<String>, requested_schema: Value) -> Self {
         let mut params = Map::new();
         params.insert("mode".into(), Value::String("form".into()));
@@ -350,6 +541,24 @@ impl ElicitationRequest {
     /// A form whose schema is generated from `T` (a struct of primitive fields deriving
     /// `JsonSchema`; its field docs become the descriptions the user reads). Read the answer
     /// with [`ElicitationResponse::parse`].
+    ///
+    /// ```
+    /// use mcpeye::{Context, ElicitationRequest};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Shipping {
+    ///     /// Street and number.
+    ///     street: String,
+    ///     /// Postal code.
+    ///     zip: String,
+    /// }
+    ///
+    /// async fn ask_address(ctx: &Context) -> Option<Shipping> {
+    ///     let answer = ctx.elicit(ElicitationRequest::form_for::<Shipping>("Where should we ship?")).await.ok()?;
+    ///     answer.parse::<Shipping>().ok().flatten()
+    /// }
+    /// assert!(mcpeye::testing::block_on(ask_address(&Context::default())).is_none()); // no client here
+    /// ```
     pub fn form_for<T: schemars::JsonSchema>(message: impl Into<String>) -> Self {
         let schema = crate::schema::normalize(crate::schema::generate::<T>());
         ElicitationRequest::form(message, schema)
@@ -357,6 +566,12 @@ impl ElicitationRequest {
 
     /// A URL (`mode: "url"`): the user is sent to `url`, outside the client (a sign-in, a
     /// payment); `elicitation_id` names this request.
+    ///
+    /// ```
+    /// let request = mcpeye::ElicitationRequest::url("Connect your bank", "https://bank.example/oauth", "bank-7");
+    /// assert!(request.is_url());
+    /// assert_eq!(request.to_params()["url"], "https://bank.example/oauth");
+    /// ```
     pub fn url(message: impl Into<String>, url: impl Into<String>, elicitation_id: impl Into<String>) -> Self {
         let mut params = Map::new();
         params.insert("mode".into(), Value::String("url".into()));
@@ -371,7 +586,7 @@ impl ElicitationRequest {
     /// questions. Ignored by older clients, which are asked directly.
     ///
     /// ```
-    /// use mcpeye_runtime::ElicitationRequest;
+    /// use mcpeye::ElicitationRequest;
     /// let schema = serde_json::json!({"type": "object", "properties": {"name": {"type": "string"}}});
     /// let form = ElicitationRequest::form("What is your name?", schema).key("user_name");
     /// assert_eq!(form.key_name(), Some("user_name"));
@@ -382,22 +597,48 @@ impl ElicitationRequest {
     }
 
     /// The key set with [`key`](Self::key).
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::ElicitationRequest::url("Sign in", "https://example.com", "e1").key_name(), None);
+    /// ```
     pub fn key_name(&self) -> Option<&str> {
         self.key.as_deref()
     }
 
     /// Whether this is a URL request.
+    ///
+    /// ```
+    /// assert!(!mcpeye::ElicitationRequest::form("Name?", serde_json::json!({"type": "object"})).is_url());
+    /// ```
     pub fn is_url(&self) -> bool {
         self.params.get("mode").and_then(Value::as_str) == Some("url")
     }
 
     /// The `params` object of the request.
+    ///
+    /// ```
+    /// let params = mcpeye::ElicitationRequest::form("Name?", serde_json::json!({"type": "object"})).to_params();
+    /// assert_eq!(params["message"], "Name?");
+    /// ```
     pub fn to_params(&self) -> Value {
         Value::Object(self.params.clone())
     }
 }
 
 /// What the user did with an [`ElicitationRequest`].
+///
+/// ```
+/// use mcpeye::ElicitationAction;
+///
+/// fn said(action: ElicitationAction) -> &'static str {
+///     match action {
+///         ElicitationAction::Accept => "yes",
+///         ElicitationAction::Decline => "no",
+///         ElicitationAction::Cancel => "nothing",
+///     }
+/// }
+/// assert_eq!(said(ElicitationAction::parse("decline").unwrap()), "no");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ElicitationAction {
     /// The user submitted the form (or completed the URL flow).
@@ -410,6 +651,10 @@ pub enum ElicitationAction {
 
 impl ElicitationAction {
     /// The MCP spelling: `"accept"`, `"decline"` or `"cancel"`.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::ElicitationAction::Accept.as_str(), "accept");
+    /// ```
     pub fn as_str(self) -> &'static str {
         match self {
             ElicitationAction::Accept => "accept",
@@ -421,7 +666,7 @@ impl ElicitationAction {
     /// The action of an MCP spelling, `None` for anything else.
     ///
     /// ```
-    /// use mcpeye_runtime::ElicitationAction;
+    /// use mcpeye::ElicitationAction;
     /// assert_eq!(ElicitationAction::parse("decline"), Some(ElicitationAction::Decline));
     /// ```
     pub fn parse(s: &str) -> Option<Self> {
@@ -434,7 +679,7 @@ impl ElicitationAction {
 /// A root the client exposes (`roots/list`): a `file://` URI, with a name when the client gives one.
 ///
 /// ```
-/// use mcpeye_runtime::Root;
+/// use mcpeye::Root;
 /// let roots = Root::list_from_json(&serde_json::json!({"roots": [{"uri": "file:///repo"}]})).unwrap();
 /// assert_eq!((roots[0].uri.as_str(), roots[0].name.as_deref()), ("file:///repo", None));
 /// ```
@@ -451,7 +696,7 @@ impl Root {
     /// Reads a `ListRootsResult`.
     ///
     /// ```
-    /// use mcpeye_runtime::Root;
+    /// use mcpeye::Root;
     /// let roots = Root::list_from_json(&serde_json::json!({"roots": [{"uri": "file:///src", "name": "src"}]})).unwrap();
     /// assert_eq!(roots[0].uri, "file:///src");
     /// ```
@@ -469,6 +714,22 @@ impl Root {
 }
 
 /// The client's answer to an [`ElicitationRequest`].
+///
+/// ```
+/// use mcpeye::{ElicitationAction, ElicitationResponse};
+///
+/// #[derive(serde::Deserialize)]
+/// struct Name {
+///     name: String,
+/// }
+///
+/// let answer = ElicitationResponse::from_json(&serde_json::json!({"action": "accept", "content": {"name": "Ada"}})).unwrap();
+/// assert_eq!(answer.action, ElicitationAction::Accept);
+/// assert_eq!(answer.parse::<Name>().unwrap().unwrap().name, "Ada");
+///
+/// let declined = ElicitationResponse::from_json(&serde_json::json!({"action": "decline"})).unwrap();
+/// assert!(declined.parse::<Name>().unwrap().is_none());
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ElicitationResponse {
@@ -480,6 +741,13 @@ pub struct ElicitationResponse {
 
 impl ElicitationResponse {
     /// Reads an `ElicitResult`.
+    ///
+    /// ```
+    /// use mcpeye::{ElicitationAction, ElicitationResponse};
+    ///
+    /// let answer = ElicitationResponse::from_json(&serde_json::json!({"action": "cancel"})).unwrap();
+    /// assert_eq!(answer.action, ElicitationAction::Cancel);
+    /// ```
     pub fn from_json(value: &Value) -> Result<Self, ClientError> {
         let bad = || ClientError::Failed("the client's elicitation result is not an ElicitResult".to_owned());
         let action = match value.get("action").and_then(Value::as_str) {
@@ -497,6 +765,16 @@ impl ElicitationResponse {
     }
 
     /// The accepted values read into `T`; `Ok(None)` when the user did not accept.
+    ///
+    /// ```
+    /// #[derive(serde::Deserialize)]
+    /// struct Choice {
+    ///     plan: String,
+    /// }
+    ///
+    /// let answer = mcpeye::ElicitationResponse::from_json(&serde_json::json!({"action": "accept", "content": {"plan": "pro"}})).unwrap();
+    /// assert_eq!(answer.parse::<Choice>().unwrap().map(|c| c.plan).as_deref(), Some("pro"));
+    /// ```
     pub fn parse<T: serde::de::DeserializeOwned>(&self) -> Result<Option<T>, serde_json::Error> {
         match (&self.action, &self.content) {
             (ElicitationAction::Accept, Some(m)) => T::deserialize(Value::Object(m.clone())).map(Some),

@@ -12,6 +12,16 @@ pub type OnErrorFn = dyn Fn(&Diagnostic) + Send + Sync;
 
 /// The kind of a [`Diagnostic`]. Each kind is reported at most once per tracker; the counters
 /// of [`Stats`](crate::Stats) keep the totals.
+///
+/// ```
+/// use mcpeye::{Config, DiagnosticKind};
+///
+/// let config = Config::from_env("proj").on_error(|d| match d.kind {
+///     DiagnosticKind::Unauthorized => eprintln!("check MCPEYE_INGEST_SECRET: {d}"),
+///     _ => eprintln!("{d}"),
+/// });
+/// # drop(config);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum DiagnosticKind {
@@ -54,6 +64,16 @@ pub enum DiagnosticKind {
 
 /// One problem, as handed to [`Config::on_error`](crate::Config::on_error). Messages never hold
 /// the ingest secret or a tool's input.
+///
+/// ```
+/// use mcpeye::{Config, Diagnostic};
+/// use std::sync::{Arc, Mutex};
+///
+/// let seen: Arc<Mutex<Vec<Diagnostic>>> = Arc::default();
+/// let sink = seen.clone();
+/// let config = Config::new("proj").on_error(move |d| sink.lock().unwrap().push(d.clone()));
+/// # drop(config);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
     /// What kind of problem it is.

@@ -7,6 +7,19 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 /// The callback of [`Config::before_send`](crate::Config::before_send).
+///
+/// ```
+/// use mcpeye::{BeforeSendFn, Event};
+///
+/// fn strip_emails(mut event: Event) -> Option<Event> {
+///     event.user_email = None;
+///     Some(event)
+/// }
+/// let callback: &BeforeSendFn = &strip_emails;
+/// # let _ = callback;
+/// let config = mcpeye::Config::new("proj").before_send(strip_emails);
+/// # drop(config);
+/// ```
 pub type BeforeSendFn = dyn Fn(Event) -> Option<Event> + Send + Sync;
 
 /// One event as it will be sent, after the size caps and redaction: what
@@ -14,6 +27,26 @@ pub type BeforeSendFn = dyn Fn(Event) -> Option<Event> + Send + Sync;
 /// event of `docs/wire-format.md#event` (the call id is drawn when it is encoded), plus what
 /// is never sent: the error's reason, the client (which identity the event is sent under) and
 /// the session.
+///
+/// ```
+/// use mcpeye::{testing::MemorySink, Config, Manifest};
+/// use std::time::Duration;
+///
+/// let config = Config::new("proj").before_send(|mut event| {
+///     event.user_id = Some("anonymous".into());
+///     (!event.is_error()).then_some(event) // failures stay on the server
+/// });
+/// let (tracker, sink) = MemorySink::with_config(config).unwrap();
+/// let manifest = Manifest::builder().tracker(tracker.clone()).build();
+/// manifest.call("mcpeye_request_capability", serde_json::json!({"capability": "CSV export"}));
+/// manifest.call("no_such_tool", serde_json::json!({}));
+/// tracker.flush(Duration::from_secs(5));
+///
+/// let events = sink.events();
+/// assert_eq!(events.len(), 1);
+/// assert_eq!(events[0]["userId"], "anonymous");
+/// assert_eq!(tracker.stats().dropped.before_send, 1);
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Event {
@@ -49,7 +82,7 @@ impl Event {
     /// sends with `isError: true` ([`CallOutcome::is_error`], the one predicate for both).
     ///
     /// ```
-    /// use mcpeye_runtime::Event;
+    /// use mcpeye::Event;
     /// # fn check(event: &Event) {
     /// assert_eq!(event.is_error(), event.outcome.is_error());
     /// # }
@@ -63,7 +96,7 @@ impl Event {
     /// opt-in `llm_model` argument.
     ///
     /// ```
-    /// use mcpeye_runtime::Event;
+    /// use mcpeye::Event;
     /// # fn check(event: &Event) {
     /// let per_model = event.model().unwrap_or("(unknown)");
     /// # }
@@ -75,7 +108,7 @@ impl Event {
     /// The call's session or conversation, when it has one.
     ///
     /// ```
-    /// use mcpeye_runtime::Event;
+    /// use mcpeye::Event;
     /// # fn check(event: &Event) {
     /// assert_eq!(event.session_id(), event.session_id.as_deref());
     /// # }

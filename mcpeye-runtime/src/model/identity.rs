@@ -9,6 +9,14 @@ const MAX_IDENTITY_CHARS: usize = 256;
 /// A value usable as an identity field: strings, integers, floats, booleans and JSON scalars.
 /// Numbers are written as strings (the ingest requires strings); `null`, arrays and objects
 /// give no value.
+///
+/// ```
+/// use mcpeye::IdentityValue;
+///
+/// assert_eq!(42u64.into_identity_string().as_deref(), Some("42"));
+/// assert_eq!(serde_json::json!("ada").into_identity_string().as_deref(), Some("ada"));
+/// assert_eq!(serde_json::Value::Null.into_identity_string(), None);
+/// ```
 pub trait IdentityValue {
     /// The value as a string, or `None` for no value.
     fn into_identity_string(self) -> Option<String>;
@@ -100,7 +108,7 @@ macro_rules! identity_setters {
 /// ones are left out.
 ///
 /// ```
-/// let identity = mcpeye_runtime::Identity::new().user_id(42).server_version("1.2.3");
+/// let identity = mcpeye::Identity::new().user_id(42).server_version("1.2.3");
 /// # drop(identity);
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -113,22 +121,58 @@ pub struct Identity {
 
 impl Identity {
     /// No identity.
+    ///
+    /// ```
+    /// let config = mcpeye::Config::from_env("proj").identity(mcpeye::Identity::new().server_version("2.4.0"));
+    /// # drop(config);
+    /// ```
     pub fn new() -> Self {
         Identity::default()
     }
     identity_setters! {
         /// The user (`userId`); numbers are written as strings.
+        ///
+        /// ```
+        /// let config = mcpeye::Config::new("proj").identity(mcpeye::Identity::new().user_id(42));
+        /// # drop(config);
+        /// ```
         user_id;
         /// The user's e-mail (`userEmail`; not redacted).
+        ///
+        /// ```
+        /// let identity = mcpeye::Identity::new().user_email("ada@example.com");
+        /// # drop(identity);
+        /// ```
         user_email;
         /// The MCP client (`client`), e.g. `claude-desktop/1.0`.
+        ///
+        /// ```
+        /// let identity = mcpeye::Identity::new().client("my-agent/0.3");
+        /// # drop(identity);
+        /// ```
         client;
         /// The version of this server (`serverVersion`).
+        ///
+        /// ```
+        /// let identity = mcpeye::Identity::new().server_version(env!("CARGO_PKG_VERSION"));
+        /// # drop(identity);
+        /// ```
         server_version;
     }
 }
 
 /// Who made one call, as returned by a [`Config::identify`](crate::Config::identify) callback.
+///
+/// ```
+/// use mcpeye::{CallIdentity, Config};
+///
+/// // The user named in the call's `account` argument.
+/// let config = Config::new("proj").identify(|request| {
+///     let account = request.arguments().get("account")?;
+///     Some(CallIdentity::new().user_id(account.clone()).user_email(format!("{}@example.com", account.as_str()?)))
+/// });
+/// # drop(config);
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CallIdentity {
     pub(crate) user_id: Option<String>,
@@ -137,13 +181,27 @@ pub struct CallIdentity {
 
 impl CallIdentity {
     /// No identity.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::CallIdentity::new(), mcpeye::CallIdentity::default());
+    /// ```
     pub fn new() -> Self {
         CallIdentity::default()
     }
     identity_setters! {
         /// The user (`userId`); numbers are written as strings.
+        ///
+        /// ```
+        /// let who = mcpeye::CallIdentity::new().user_id(serde_json::json!(1042));
+        /// # drop(who);
+        /// ```
         user_id;
         /// The user's e-mail (`userEmail`; not redacted).
+        ///
+        /// ```
+        /// let who = mcpeye::CallIdentity::new().user_email("ada@example.com");
+        /// # drop(who);
+        /// ```
         user_email;
     }
 }

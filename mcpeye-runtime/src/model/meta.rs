@@ -45,7 +45,7 @@ pub const CONVERSATION_PARAM_DESCRIPTION: &str =
 /// every `tools/list` (the token report counts them).
 ///
 /// ```
-/// use mcpeye_runtime::{Manifest, ModelArgument};
+/// use mcpeye::{Manifest, ModelArgument};
 /// let manifest = Manifest::builder().model_argument(ModelArgument::ReservedTool).build();
 /// let reserved = &manifest.tools_list()[0];
 /// assert!(reserved["inputSchema"]["properties"]["llm_model"].is_object());
@@ -201,7 +201,7 @@ const HANDLE_LEN: usize = HANDLE_PREFIX.len() + 16 + 8;
 /// key from when [`Config::conversation_key`](crate::Config::conversation_key) is not set.
 ///
 /// ```
-/// assert_eq!(mcpeye_runtime::CONVERSATION_KEY_ENV, "MCPEYE_CONVERSATION_KEY");
+/// assert_eq!(mcpeye::CONVERSATION_KEY_ENV, "MCPEYE_CONVERSATION_KEY");
 /// ```
 pub const CONVERSATION_KEY_ENV: &str = "MCPEYE_CONVERSATION_KEY";
 
@@ -328,6 +328,14 @@ fn is_blank_slow(s: &str) -> bool {
 }
 
 /// Where a call's intent came from (`intentSource` on the wire).
+///
+/// ```
+/// use mcpeye::{CallOutcome, CallRecord, IntentSource};
+///
+/// let mut record = CallRecord::new("search", serde_json::json!({}), CallOutcome::error("no index"));
+/// record.intent = Some(("Find last year's invoices.".into(), IntentSource::Mcpeye));
+/// assert_eq!(IntentSource::Native.as_str(), "native");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IntentSource {
     /// From the `mcpeyeIntent` argument injected by mcpeye.

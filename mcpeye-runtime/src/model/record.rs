@@ -18,7 +18,7 @@ use std::time::Duration;
 /// its events are sent under, so that every event is attributed to its own client.
 ///
 /// ```
-/// let client = mcpeye_runtime::ClientInfo::new("claude-desktop", "1.4.2").with_protocol_version("2026-07-28");
+/// let client = mcpeye::ClientInfo::new("claude-desktop", "1.4.2").with_protocol_version("2026-07-28");
 /// assert_eq!(client.label(), Some("claude-desktop/1.4.2"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -32,6 +32,11 @@ pub struct ClientInfo {
 
 impl ClientInfo {
     /// A client from its `clientInfo` name and version.
+    ///
+    /// ```
+    /// let client = mcpeye::ClientInfo::new("claude-desktop", "1.4.2");
+    /// assert_eq!((client.name(), client.version()), ("claude-desktop", "1.4.2"));
+    /// ```
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
         let (name, version) = (name.into(), version.into());
         let (n, v) = (name.trim(), version.trim());
@@ -44,28 +49,50 @@ impl ClientInfo {
     }
 
     /// The protocol version the client negotiated (or states in each request).
+    ///
+    /// ```
+    /// let client = mcpeye::ClientInfo::new("cursor", "1.2").with_protocol_version("2025-11-25");
+    /// assert_eq!(client.protocol_version(), Some("2025-11-25"));
+    /// ```
     pub fn with_protocol_version(mut self, version: impl Into<String>) -> Self {
         self.protocol_version = Some(version.into());
         self
     }
 
     /// The client's name, as it gave it.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::ClientInfo::new(" zed ", "0.1").name(), " zed "); // as given; the label trims
+    /// ```
     pub fn name(&self) -> &str {
         &self.name
     }
 
     /// The client's version, as it gave it.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::ClientInfo::new("zed", "0.190.4").version(), "0.190.4");
+    /// ```
     pub fn version(&self) -> &str {
         &self.version
     }
 
     /// The MCP protocol version of the session or request, when known.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::ClientInfo::new("zed", "0.1").protocol_version(), None);
+    /// ```
     pub fn protocol_version(&self) -> Option<&str> {
         self.protocol_version.as_deref()
     }
 
     /// What `identity.client` says on the wire: `name/version`, or `name` when the version is
     /// blank; `None` when the name is blank too.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::ClientInfo::new("zed", " ").label(), Some("zed"));
+    /// assert_eq!(mcpeye::ClientInfo::new(" ", "1.0").label(), None);
+    /// ```
     pub fn label(&self) -> Option<&str> {
         self.label.as_deref()
     }
@@ -80,7 +107,7 @@ impl ClientInfo {
 /// request data is one more pair of methods and no caller's code changes.
 ///
 /// ```
-/// use mcpeye_runtime::{Cancellation, ClientInfo, Origin, ProgressToken};
+/// use mcpeye::{Cancellation, ClientInfo, Origin, ProgressToken};
 /// use std::sync::Arc;
 ///
 /// let cancel = Cancellation::new();
@@ -186,11 +213,28 @@ impl fmt::Debug for Origin {
 
 impl Origin {
     /// A request from `client`.
+    ///
+    /// ```
+    /// use mcpeye::{ClientInfo, Origin};
+    /// use std::sync::Arc;
+    ///
+    /// let origin = Origin::from_client(Arc::new(ClientInfo::new("claude-code", "2.0.1")));
+    /// assert_eq!(origin.client().unwrap().name(), "claude-code");
+    /// ```
     pub fn from_client(client: Arc<ClientInfo>) -> Self {
         Origin { client: Some(client), ..Origin::default() }
     }
 
     /// With the request's `_meta`; its `progressToken` becomes the progress token.
+    ///
+    /// ```
+    /// use mcpeye::{Origin, ProgressToken};
+    ///
+    /// let meta = serde_json::json!({"progressToken": "p-1", "acme/tenant": "t-1"});
+    /// let origin = Origin::default().with_meta(meta.as_object().unwrap().clone());
+    /// assert_eq!(origin.progress_token(), Some(&ProgressToken::String("p-1".into())));
+    /// assert_eq!(origin.meta().unwrap()["acme/tenant"], "t-1");
+    /// ```
     pub fn with_meta(mut self, meta: Map<String, Value>) -> Self {
         if let Some(token) = small_map_get(&meta, "progressToken").and_then(ProgressToken::from_json) {
             self.progress_token = Some(token);
@@ -249,41 +293,85 @@ impl Origin {
     }
 
     /// With the transport's session id.
+    ///
+    /// ```
+    /// let origin = mcpeye::Origin::default().with_session_id("3f2a");
+    /// assert_eq!(origin.session_id(), Some("3f2a"));
+    /// ```
     pub fn with_session_id(mut self, id: impl Into<Arc<str>>) -> Self {
         self.session_id = Some(id.into());
         self
     }
 
     /// With a progress token (`None`: without one, whatever `_meta` said).
+    ///
+    /// ```
+    /// use mcpeye::{Origin, ProgressToken};
+    ///
+    /// let origin = Origin::default().with_progress_token(ProgressToken::Number(1));
+    /// assert_eq!(origin.with_progress_token(None).progress_token(), None);
+    /// ```
     pub fn with_progress_token(mut self, token: impl Into<Option<ProgressToken>>) -> Self {
         self.progress_token = token.into();
         self
     }
 
     /// With the JSON-RPC request id.
+    ///
+    /// ```
+    /// use mcpeye::{Origin, RequestId};
+    ///
+    /// let origin = Origin::default().with_request_id(7);
+    /// assert_eq!(origin.request_id(), Some(&RequestId::Number(7)));
+    /// ```
     pub fn with_request_id(mut self, id: impl Into<RequestId>) -> Self {
         self.request_id = Some(id.into());
         self
     }
 
     /// With the transport the request arrived on.
+    ///
+    /// ```
+    /// use mcpeye::{Origin, Transport};
+    ///
+    /// let origin = Origin::default().with_transport(Transport::Stdio);
+    /// assert_eq!(origin.transport(), Some(Transport::Stdio));
+    /// ```
     pub fn with_transport(mut self, transport: Transport) -> Self {
         self.transport = Some(transport);
         self
     }
 
     /// With the W3C trace context of the request (the server span's parent).
+    ///
+    /// ```
+    /// use mcpeye::{Origin, TraceContext};
+    ///
+    /// let parent = TraceContext::from_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+    /// let origin = Origin::default().with_trace_context(parent.clone());
+    /// assert_eq!(origin.trace_context(), Some(&parent));
+    /// ```
     pub fn with_trace_context(mut self, trace_context: TraceContext) -> Self {
         self.trace_context = Some(trace_context);
         self
     }
 
     /// The client that sent the request.
+    ///
+    /// ```
+    /// assert!(mcpeye::Origin::default().client().is_none());
+    /// ```
     pub fn client(&self) -> Option<&Arc<ClientInfo>> {
         self.client.as_ref()
     }
 
     /// The request's `_meta` object.
+    ///
+    /// ```
+    /// let meta = serde_json::json!({"acme/tenant": "t-1"});
+    /// let origin = mcpeye::Origin::default().with_meta(meta.as_object().unwrap().clone());
+    /// assert_eq!(origin.meta().unwrap()["acme/tenant"], "t-1");
+    /// ```
     pub fn meta(&self) -> Option<&Map<String, Value>> {
         self.meta.as_deref()
     }
@@ -291,52 +379,112 @@ impl Origin {
     /// The MCP session (the `Mcp-Session-Id` of Streamable HTTP, or one id per stdio
     /// connection), when there is one. Sampling keeps or drops a session whole
     /// ([`Config::sample_rate`](crate::Config::sample_rate)); it is the span's `mcp.session.id`.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::Origin::default().session_id(), None);
+    /// ```
     pub fn session_id(&self) -> Option<&str> {
         self.session_id.as_deref()
     }
 
     /// The JSON-RPC request id (the span's `jsonrpc.request.id`).
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::Origin::default().with_request_id("req-9").request_id().unwrap().to_string(), "req-9");
+    /// ```
     pub fn request_id(&self) -> Option<&RequestId> {
         self.request_id.as_ref()
     }
 
     /// How the request arrived (the span's `network.transport`, `network.protocol.*`).
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::Origin::default().transport(), None);
+    /// ```
     pub fn transport(&self) -> Option<Transport> {
         self.transport
     }
 
     /// The W3C trace context of the request's `params._meta`: the server span's parent.
+    ///
+    /// ```
+    /// assert!(mcpeye::Origin::default().trace_context().is_none());
+    /// ```
     pub fn trace_context(&self) -> Option<&TraceContext> {
         self.trace_context.as_ref()
     }
 
     /// `_meta.progressToken`: the client wants progress notifications for this request.
+    ///
+    /// ```
+    /// let meta = serde_json::json!({"progressToken": 5});
+    /// let origin = mcpeye::Origin::default().with_meta(meta.as_object().unwrap().clone());
+    /// assert_eq!(origin.progress_token(), Some(&mcpeye::ProgressToken::Number(5)));
+    /// ```
     pub fn progress_token(&self) -> Option<&ProgressToken> {
         self.progress_token.as_ref()
     }
 
     /// The least severe log level the request asks for (`_meta`, MCP 2026-07-28).
+    ///
+    /// ```
+    /// use mcpeye::{LogLevel, Origin};
+    ///
+    /// assert_eq!(Origin::default().with_log_level(LogLevel::Error).log_level(), Some(LogLevel::Error));
+    /// ```
     pub fn log_level(&self) -> Option<LogLevel> {
         self.log_level
     }
 
     /// The signal cancelled when the client cancels the request, when the serving layer gave one.
+    ///
+    /// ```
+    /// use mcpeye::{Cancellation, Origin};
+    ///
+    /// let signal = Cancellation::new();
+    /// let origin = Origin::default().with_cancellation(signal.clone());
+    /// signal.cancel();
+    /// assert!(origin.cancellation().unwrap().is_cancelled());
+    /// ```
     pub fn cancellation(&self) -> Option<&Cancellation> {
         self.cancellation.as_ref()
     }
 
     /// The way back to the client (progress, logs, sampling, elicitation), when there is one.
+    ///
+    /// ```
+    /// let client = mcpeye::testing::RecordingClient::new();
+    /// assert!(client.origin().channel().is_some());
+    /// assert!(mcpeye::Origin::default().channel().is_none());
+    /// ```
     pub fn channel(&self) -> Option<&Arc<dyn ClientChannel>> {
         self.channel.as_ref()
     }
 
     /// With the least severe log level the request asks for.
+    ///
+    /// ```
+    /// use mcpeye::{Context, LogLevel, Origin};
+    ///
+    /// // A request that asks for warnings and worse (its `_meta`, MCP 2026-07-28).
+    /// let ctx = Context::for_origin(&Origin::default().with_log_level(LogLevel::Warning));
+    /// assert_eq!(ctx.log_level(), Some(LogLevel::Warning));
+    /// ```
     pub fn with_log_level(mut self, level: LogLevel) -> Self {
         self.log_level = Some(level);
         self
     }
 
     /// With a cancellation signal, cancelled when the client cancels the request.
+    ///
+    /// ```
+    /// use mcpeye::{Cancellation, Context, Origin};
+    ///
+    /// let signal = Cancellation::new();
+    /// let ctx = Context::for_origin(&Origin::default().with_cancellation(signal.clone()));
+    /// signal.cancel_with_reason("the user pressed stop");
+    /// assert!(ctx.is_cancelled());
+    /// ```
     pub fn with_cancellation(mut self, cancellation: Cancellation) -> Self {
         self.cancellation = Some(cancellation);
         self
@@ -348,7 +496,7 @@ impl Origin {
     ///
     /// ```
     /// let meta = serde_json::json!({"io.modelcontextprotocol/aiInvocation": {"model": "claude-opus-4"}});
-    /// let origin = mcpeye_runtime::Origin::default().with_meta(meta.as_object().unwrap().clone());
+    /// let origin = mcpeye::Origin::default().with_meta(meta.as_object().unwrap().clone());
     /// assert_eq!(origin.model(), Some("claude-opus-4"));
     /// assert_eq!(origin.with_model("gpt-5").model(), Some("gpt-5"));
     /// ```
@@ -357,12 +505,27 @@ impl Origin {
     }
 
     /// With the model that made the call.
+    ///
+    /// ```
+    /// let origin = mcpeye::Origin::default().with_model("claude-sonnet-4");
+    /// assert_eq!(origin.model(), Some("claude-sonnet-4"));
+    /// ```
     pub fn with_model(mut self, model: impl Into<Arc<str>>) -> Self {
         self.model = Some(model.into());
         self
     }
 
     /// With the channel back to the client.
+    ///
+    /// ```
+    /// use mcpeye::testing::RecordingClient;
+    /// use mcpeye::Origin;
+    /// use std::sync::Arc;
+    ///
+    /// let client = RecordingClient::new();
+    /// let origin = Origin::default().with_channel(Arc::new(client.clone()));
+    /// assert!(origin.channel().is_some());
+    /// ```
     pub fn with_channel(mut self, channel: Arc<dyn ClientChannel>) -> Self {
         self.channel = Some(channel);
         self
@@ -373,7 +536,7 @@ impl Origin {
 /// it is shown (a span), not on every call.
 ///
 /// ```
-/// use mcpeye_runtime::RequestId;
+/// use mcpeye::RequestId;
 /// assert_eq!(RequestId::from(7).to_string(), "7");
 /// assert_eq!(RequestId::from("req-1").to_string(), "req-1");
 /// ```
@@ -425,6 +588,13 @@ fn small_map_get<'m>(map: &'m Map<String, Value>, key: &str) -> Option<&'m Value
 }
 
 /// The transport a request arrived on.
+///
+/// ```
+/// use mcpeye::{Origin, Transport};
+///
+/// let origin = Origin::default().with_transport(Transport::Http { version: Some("1.1") });
+/// assert_eq!(origin.transport(), Some(Transport::Http { version: Some("1.1") }));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Transport {
@@ -443,7 +613,7 @@ pub enum Transport {
 ///
 /// ```
 /// let meta = serde_json::json!({"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"});
-/// let cx = mcpeye_runtime::TraceContext::from_meta(meta.as_object().unwrap()).unwrap();
+/// let cx = mcpeye::TraceContext::from_meta(meta.as_object().unwrap()).unwrap();
 /// assert_eq!(cx.traceparent.as_deref(), Some("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"));
 /// assert!(cx.baggage.is_none());
 /// ```
@@ -461,6 +631,13 @@ pub struct TraceContext {
 impl TraceContext {
     /// The trace context of a request's `_meta`; `None` when it has none of the three keys as a
     /// string.
+    ///
+    /// ```
+    /// let meta = serde_json::json!({"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "baggage": "tenant=acme"});
+    /// let cx = mcpeye::TraceContext::from_meta(meta.as_object().unwrap()).unwrap();
+    /// assert_eq!(cx.baggage.as_deref(), Some("tenant=acme"));
+    /// assert!(mcpeye::TraceContext::from_meta(&serde_json::Map::new()).is_none());
+    /// ```
     pub fn from_meta(meta: &serde_json::Map<String, Value>) -> Option<Self> {
         let get = |k: &str| meta.get(k).and_then(Value::as_str).map(str::to_owned);
         let cx =
@@ -469,11 +646,22 @@ impl TraceContext {
     }
 
     /// A trace context with this `traceparent` only.
+    ///
+    /// ```
+    /// let cx = mcpeye::TraceContext::from_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+    /// assert_eq!(cx.tracestate, None);
+    /// ```
     pub fn from_traceparent(traceparent: impl Into<String>) -> Self {
         TraceContext { traceparent: Some(traceparent.into()), ..TraceContext::default() }
     }
 
     /// The value of `traceparent`, `tracestate` or `baggage`.
+    ///
+    /// ```
+    /// let cx = mcpeye::TraceContext::from_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+    /// assert!(cx.get("traceparent").unwrap().starts_with("00-4bf9"));
+    /// assert_eq!(cx.get("baggage"), None);
+    /// ```
     pub fn get(&self, key: &str) -> Option<&str> {
         match key {
             "traceparent" => self.traceparent.as_deref(),
@@ -494,6 +682,19 @@ pub(crate) use crate::model::meta::is_blank;
 ///
 /// On the wire every outcome but `Success` is an error event (`isError: true`) whose
 /// `errorMessage` is [`CallRecord::error_message`] (see `docs/wire-format.md#errors`).
+///
+/// ```
+/// use mcpeye::{CallOutcome, CallRecord, Tracker};
+///
+/// // A call of your own server's, recorded by hand.
+/// let tracker = Tracker::from_fn(|record| eprintln!("{}: error {}", record.tool_name, record.is_error()));
+/// let outcome = CallOutcome::Success { result: serde_json::json!({"rows": 3}) };
+/// tracker.record(CallRecord::new("query", serde_json::json!({"sql": "select 1"}), outcome));
+///
+/// let failed = CallOutcome::error_with_reason("no such table", "unknown_table");
+/// assert!(failed.is_error());
+/// assert_eq!(failed.error_type(), Some("unknown_table"));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum CallOutcome {
@@ -532,17 +733,31 @@ pub enum CallOutcome {
 
 impl CallOutcome {
     /// A failure with this message.
+    ///
+    /// ```
+    /// let outcome = mcpeye::CallOutcome::error("the index is offline");
+    /// assert_eq!(outcome.error_message(), Some("the index is offline"));
+    /// ```
     pub fn error(message: impl Into<String>) -> Self {
         CallOutcome::Error { message: Some(message.into()), reason: None }
     }
 
     /// A failure with this message and reason code.
+    ///
+    /// ```
+    /// let outcome = mcpeye::CallOutcome::error_with_reason("no such order", "unknown_order");
+    /// assert_eq!(outcome.error_type(), Some("unknown_order"));
+    /// ```
     pub fn error_with_reason(message: impl Into<String>, reason: impl Into<Cow<'static, str>>) -> Self {
         CallOutcome::Error { message: Some(message.into()), reason: Some(reason.into()) }
     }
 
     /// The reason code of a failure: its own, or `tool_error` when it has none; `None` for a
     /// success. The value of the span's `error.type` and of [`Stats::error_reasons`](crate::Stats::error_reasons)' keys.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::CallOutcome::error("boom").error_type(), Some("tool_error"));
+    /// ```
     pub fn error_type(&self) -> Option<&str> {
         match self {
             CallOutcome::Success { .. } => None,
@@ -555,7 +770,7 @@ impl CallOutcome {
     /// A call the client cancelled, with the reason it gave.
     ///
     /// ```
-    /// use mcpeye_runtime::CallOutcome;
+    /// use mcpeye::CallOutcome;
     /// let CallOutcome::Cancelled { message } = CallOutcome::cancelled(Some("user pressed stop")) else { panic!() };
     /// assert_eq!(message, "the client cancelled the call: user pressed stop");
     /// ```
@@ -570,7 +785,7 @@ impl CallOutcome {
     /// A call that ran past its timeout.
     ///
     /// ```
-    /// use mcpeye_runtime::CallOutcome;
+    /// use mcpeye::CallOutcome;
     /// let outcome = CallOutcome::timed_out(std::time::Duration::from_millis(5000));
     /// let CallOutcome::TimedOut { message, .. } = outcome else { panic!() };
     /// assert_eq!(message, "the call timed out after 5000 ms and was cancelled");
@@ -581,11 +796,22 @@ impl CallOutcome {
     }
 
     /// Whether the call failed (every outcome but `Success`).
+    ///
+    /// ```
+    /// use mcpeye::CallOutcome;
+    ///
+    /// assert!(CallOutcome::cancelled(None).is_error());
+    /// assert!(!CallOutcome::Success { result: serde_json::json!({}) }.is_error());
+    /// ```
     pub fn is_error(&self) -> bool {
         !matches!(self, CallOutcome::Success { .. })
     }
 
     /// The error's text, when the call failed with one.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::CallOutcome::Success { result: serde_json::json!({}) }.error_message(), None);
+    /// ```
     pub fn error_message(&self) -> Option<&str> {
         match self {
             CallOutcome::Success { .. } => None,
@@ -609,7 +835,7 @@ pub(crate) const TIMED_OUT: &str = "timeout";
 /// [`CallRecord::new`] to hand a call of your own server to [`Tracker::record`](crate::Tracker::record).
 ///
 /// ```
-/// use mcpeye_runtime::{CallOutcome, CallRecord};
+/// use mcpeye::{CallOutcome, CallRecord};
 /// let record = CallRecord::new("search", serde_json::json!({"q": "rust"}), CallOutcome::error("timed out"));
 /// assert!(record.is_error());
 /// assert_eq!(record.result(), None);
@@ -647,6 +873,15 @@ pub struct CallRecord {
 impl CallRecord {
     /// A call that ends now, took no measurable time, had no intent and no known client (set the
     /// public fields to change that).
+    ///
+    /// ```
+    /// use mcpeye::{CallOutcome, CallRecord, ClientInfo};
+    /// use std::sync::Arc;
+    ///
+    /// let mut record = CallRecord::new("search", serde_json::json!({"q": "mugs"}), CallOutcome::error("offline"));
+    /// record.client = Some(Arc::new(ClientInfo::new("my-agent", "0.3")));
+    /// record.duration = std::time::Duration::from_millis(40);
+    /// ```
     pub fn new(tool_name: impl Into<Cow<'static, str>>, arguments: Value, outcome: CallOutcome) -> Self {
         CallRecord {
             tool_name: tool_name.into(),
@@ -663,11 +898,24 @@ impl CallRecord {
     }
 
     /// Whether the call failed (an error, a cancelled call, a timeout).
+    ///
+    /// ```
+    /// use mcpeye::{CallOutcome, CallRecord};
+    ///
+    /// assert!(CallRecord::new("search", serde_json::json!({}), CallOutcome::timed_out(std::time::Duration::from_secs(5))).is_error());
+    /// ```
     pub fn is_error(&self) -> bool {
         self.outcome.is_error()
     }
 
     /// The result sent to the client, when the call succeeded.
+    ///
+    /// ```
+    /// use mcpeye::{CallOutcome, CallRecord};
+    ///
+    /// let ok = CallOutcome::Success { result: serde_json::json!({"content": []}) };
+    /// assert_eq!(CallRecord::new("ping", serde_json::json!({}), ok).result(), Some(&serde_json::json!({"content": []})));
+    /// ```
     pub fn result(&self) -> Option<&Value> {
         match &self.outcome {
             CallOutcome::Success { result } => Some(result),
@@ -676,11 +924,25 @@ impl CallRecord {
     }
 
     /// The error's text, when the call failed with one (what the event's `errorMessage` says).
+    ///
+    /// ```
+    /// use mcpeye::{CallOutcome, CallRecord};
+    ///
+    /// let record = CallRecord::new("ping", serde_json::json!({}), CallOutcome::error("no route"));
+    /// assert_eq!(record.error_message(), Some("no route"));
+    /// ```
     pub fn error_message(&self) -> Option<&str> {
         self.outcome.error_message()
     }
 
     /// The reason code of a failure (see [`CallOutcome::error_type`]).
+    ///
+    /// ```
+    /// use mcpeye::{CallOutcome, CallRecord};
+    ///
+    /// let record = CallRecord::new("ping", serde_json::json!({}), CallOutcome::cancelled(Some("user left")));
+    /// assert_eq!(record.error_type(), Some("cancelled"));
+    /// ```
     pub fn error_type(&self) -> Option<&str> {
         self.outcome.error_type()
     }

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 /// `None`.
 ///
 /// ```
-/// use mcpeye_runtime::{CallIdentity, ClientInfo, RequestInfo};
+/// use mcpeye::{CallIdentity, ClientInfo, RequestInfo};
 /// let args = serde_json::json!({"account": "acme"});
 /// let client = ClientInfo::new("claude-code", "2.1");
 /// let request = RequestInfo::new("search", &args).with_client(Some(&client)).with_session_id(Some("s-1"));
@@ -39,17 +39,34 @@ pub struct RequestInfo<'a> {
 impl<'a> RequestInfo<'a> {
     /// The request of a call of `tool_name` with `arguments`, with no client, session, `_meta`
     /// or HTTP request (add them with the `with_` methods).
+    ///
+    /// ```
+    /// let args = serde_json::json!({"account": "acme"});
+    /// let request = mcpeye::RequestInfo::new("invoice", &args);
+    /// assert_eq!(request.arguments()["account"], "acme");
+    /// ```
     pub fn new(tool_name: &'a str, arguments: &'a Value) -> Self {
         RequestInfo { tool_name, arguments, client: None, session_id: None, meta: None, extra: None }
     }
 
     /// The same request, from `client`.
+    ///
+    /// ```
+    /// let client = mcpeye::ClientInfo::new("cursor", "1.2");
+    /// let request = mcpeye::RequestInfo::new("invoice", &serde_json::Value::Null).with_client(Some(&client));
+    /// assert_eq!(request.client().unwrap().name(), "cursor");
+    /// ```
     pub fn with_client(mut self, client: Option<&'a ClientInfo>) -> Self {
         self.client = client;
         self
     }
 
     /// The same request, in session `session_id`.
+    ///
+    /// ```
+    /// let request = mcpeye::RequestInfo::new("invoice", &serde_json::Value::Null).with_session_id(Some("s-1"));
+    /// assert_eq!(request.session_id(), Some("s-1"));
+    /// ```
     pub fn with_session_id(mut self, session_id: Option<&'a str>) -> Self {
         self.session_id = session_id;
         self
@@ -58,7 +75,7 @@ impl<'a> RequestInfo<'a> {
     /// The same request, with `_meta` object `meta`.
     ///
     /// ```
-    /// # use mcpeye_runtime::RequestInfo;
+    /// # use mcpeye::RequestInfo;
     /// let meta = serde_json::json!({"acme/user": "u-1"});
     /// let request = RequestInfo::new("search", &serde_json::Value::Null).with_meta(meta.as_object());
     /// assert_eq!(request.meta().unwrap()["acme/user"], "u-1");
@@ -89,22 +106,45 @@ impl<'a> RequestInfo<'a> {
     }
 
     /// The tool called (as the client named it).
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::RequestInfo::new("invoice", &serde_json::Value::Null).tool_name(), "invoice");
+    /// ```
     pub fn tool_name(&self) -> &'a str {
         self.tool_name
     }
 
     /// The call's arguments, without `mcpeyeIntent`, before redaction (`Null` when none).
+    ///
+    /// ```
+    /// use mcpeye::{CallIdentity, Config};
+    ///
+    /// // The user named by the call's own arguments.
+    /// let config = Config::new("proj").identify(|request| {
+    ///     let user = request.arguments().get("user_id")?.clone();
+    ///     Some(CallIdentity::new().user_id(user))
+    /// });
+    /// # drop(config);
+    /// ```
     pub fn arguments(&self) -> &'a Value {
         self.arguments
     }
 
     /// The client that made the call (its `clientInfo`), when known.
+    ///
+    /// ```
+    /// assert!(mcpeye::RequestInfo::new("invoice", &serde_json::Value::Null).client().is_none());
+    /// ```
     pub fn client(&self) -> Option<&'a ClientInfo> {
         self.client
     }
 
     /// The call's session: the `Mcp-Session-Id` of Streamable HTTP, one id per stdio
     /// connection; `None` when the protocol has no session (MCP 2026-07-28).
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::RequestInfo::new("invoice", &serde_json::Value::Null).session_id(), None);
+    /// ```
     pub fn session_id(&self) -> Option<&'a str> {
         self.session_id
     }
@@ -113,6 +153,17 @@ impl<'a> RequestInfo<'a> {
     /// origin's, see [`Origin::with_meta`](crate::Origin::with_meta)).
     ///
     /// [`Manifest::call_from`]: crate::Manifest::call_from
+    ///
+    /// ```
+    /// use mcpeye::{CallIdentity, Config};
+    ///
+    /// // The user an upstream gateway put in the request's `_meta`.
+    /// let config = Config::new("proj").identify(|request| {
+    ///     let user = request.meta()?.get("com.example/user")?.as_str()?;
+    ///     Some(CallIdentity::new().user_id(user))
+    /// });
+    /// # drop(config);
+    /// ```
     pub fn meta(&self) -> Option<&'a Map<String, Value>> {
         self.meta
     }
@@ -121,7 +172,7 @@ impl<'a> RequestInfo<'a> {
     /// server; `None` over stdio and for [`Manifest::call`](crate::Manifest::call).
     ///
     /// ```
-    /// # use mcpeye_runtime::{CallIdentity, RequestInfo};
+    /// # use mcpeye::{CallIdentity, RequestInfo};
     /// // What an auth layer inserted into the request's extensions.
     /// #[derive(Clone)]
     /// struct Authenticated(String);
@@ -141,7 +192,7 @@ impl<'a> RequestInfo<'a> {
     /// (`None` without an HTTP request).
     ///
     /// ```
-    /// # use mcpeye_runtime::RequestInfo;
+    /// # use mcpeye::RequestInfo;
     /// assert_eq!(RequestInfo::new("search", &serde_json::Value::Null).header("x-user"), None);
     /// ```
     #[cfg(feature = "rmcp")]

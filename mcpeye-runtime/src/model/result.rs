@@ -8,7 +8,7 @@ use std::fmt::{self, Display};
 /// One item of a tool result's `content` array (and of a sampling message).
 ///
 /// ```
-/// use mcpeye_runtime::{CallToolResult, Content, ResourceLink};
+/// use mcpeye::{CallToolResult, Content, ResourceLink};
 ///
 /// let png: &[u8] = &[0x89, b'P', b'N', b'G'];
 /// let result = CallToolResult::new(vec![
@@ -50,6 +50,16 @@ pub enum Content {
 }
 
 /// The contents of an embedded resource ([`Content::Resource`]): text or a base64 blob.
+///
+/// ```
+/// use mcpeye::{Content, ResourceBody};
+///
+/// let Content::Resource(resource) = Content::resource_text("file:///notes.md", "text/markdown", "# Notes") else {
+///     unreachable!()
+/// };
+/// assert_eq!(resource.uri, "file:///notes.md");
+/// assert_eq!(resource.body, ResourceBody::Text("# Notes".into()));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct EmbeddedResource {
@@ -62,6 +72,15 @@ pub struct EmbeddedResource {
 }
 
 /// What an [`EmbeddedResource`] holds.
+///
+/// ```
+/// use mcpeye::{Content, ResourceBody};
+///
+/// let Content::Resource(resource) = Content::resource_blob("file:///logo.png", "image/png", [0x89, b'P']) else {
+///     unreachable!()
+/// };
+/// assert_eq!(resource.body, ResourceBody::Blob("iVA=".into())); // base64
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum ResourceBody {
     /// `text`.
@@ -71,6 +90,15 @@ pub enum ResourceBody {
 }
 
 /// A link to a resource ([`Content::ResourceLink`]).
+///
+/// ```
+/// use mcpeye::{CallToolResult, Content, ResourceLink};
+///
+/// let link = ResourceLink::new("file:///reports/q3.pdf", "q3.pdf").title("Third quarter").mime_type("application/pdf");
+/// let result = CallToolResult::new(vec![Content::resource_link(link)]);
+/// assert_eq!(result.to_json()["content"][0]["type"], "resource_link");
+/// assert_eq!(result.to_json()["content"][0]["title"], "Third quarter");
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ResourceLink {
@@ -90,29 +118,53 @@ pub struct ResourceLink {
 
 impl ResourceLink {
     /// A link to `uri`, named `name`.
+    ///
+    /// ```
+    /// let link = mcpeye::ResourceLink::new("file:///q3.pdf", "q3.pdf");
+    /// assert_eq!((link.uri.as_str(), link.name.as_str()), ("file:///q3.pdf", "q3.pdf"));
+    /// ```
     pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
         ResourceLink { uri: uri.into(), name: name.into(), title: None, description: None, mime_type: None, size: None }
     }
 
     /// With a title.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::ResourceLink::new("file:///q3.pdf", "q3.pdf").title("Q3").title.as_deref(), Some("Q3"));
+    /// ```
     pub fn title(mut self, title: impl Into<String>) -> Self {
         self.title = Some(title.into());
         self
     }
 
     /// With a description.
+    ///
+    /// ```
+    /// let link = mcpeye::ResourceLink::new("file:///q3.pdf", "q3.pdf").description("Third-quarter figures");
+    /// assert_eq!(mcpeye::Content::resource_link(link).to_json()["description"], "Third-quarter figures");
+    /// ```
     pub fn description(mut self, description: impl Into<String>) -> Self {
         self.description = Some(description.into());
         self
     }
 
     /// With a MIME type.
+    ///
+    /// ```
+    /// let link = mcpeye::ResourceLink::new("file:///q3.pdf", "q3.pdf").mime_type("application/pdf");
+    /// assert_eq!(mcpeye::Content::resource_link(link).to_json()["mimeType"], "application/pdf");
+    /// ```
     pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
         self.mime_type = Some(mime_type.into());
         self
     }
 
     /// With a size in bytes.
+    ///
+    /// ```
+    /// let link = mcpeye::ResourceLink::new("file:///q3.pdf", "q3.pdf").size(48_213);
+    /// assert_eq!(mcpeye::Content::resource_link(link).to_json()["size"], 48_213);
+    /// ```
     pub fn size(mut self, bytes: u64) -> Self {
         self.size = Some(bytes);
         self
@@ -121,31 +173,60 @@ impl ResourceLink {
 
 impl Content {
     /// A text content item.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::Content::text("hi").to_json(), serde_json::json!({"type": "text", "text": "hi"}));
+    /// ```
     pub fn text(text: impl Into<String>) -> Self {
         Content::Text(text.into())
     }
 
     /// An image from its bytes (base64-encoded here).
+    ///
+    /// ```
+    /// let image = mcpeye::Content::image([0xff, 0xd8], "image/jpeg");
+    /// assert_eq!(image.to_json()["data"], "/9g=");
+    /// ```
     pub fn image(bytes: impl AsRef<[u8]>, mime_type: impl Into<String>) -> Self {
         Content::Image { data: base64(bytes.as_ref()), mime_type: mime_type.into() }
     }
 
     /// An image already base64-encoded.
+    ///
+    /// ```
+    /// let image = mcpeye::Content::image_base64("/9g=", "image/jpeg");
+    /// assert_eq!(image, mcpeye::Content::image([0xff, 0xd8], "image/jpeg"));
+    /// ```
     pub fn image_base64(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
         Content::Image { data: data.into(), mime_type: mime_type.into() }
     }
 
     /// Audio from its bytes (base64-encoded here).
+    ///
+    /// ```
+    /// let audio = mcpeye::Content::audio(b"RIFF", "audio/wav");
+    /// assert_eq!(audio.to_json()["type"], "audio");
+    /// ```
     pub fn audio(bytes: impl AsRef<[u8]>, mime_type: impl Into<String>) -> Self {
         Content::Audio { data: base64(bytes.as_ref()), mime_type: mime_type.into() }
     }
 
     /// Audio already base64-encoded.
+    ///
+    /// ```
+    /// let audio = mcpeye::Content::audio_base64("UklGRg==", "audio/wav");
+    /// assert_eq!(audio.to_json()["mimeType"], "audio/wav");
+    /// ```
     pub fn audio_base64(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
         Content::Audio { data: data.into(), mime_type: mime_type.into() }
     }
 
     /// An embedded text resource.
+    ///
+    /// ```
+    /// let item = mcpeye::Content::resource_text("file:///notes.md", "text/markdown", "# Notes");
+    /// assert_eq!(item.to_json()["resource"]["text"], "# Notes");
+    /// ```
     pub fn resource_text(uri: impl Into<String>, mime_type: impl Into<String>, text: impl Into<String>) -> Self {
         Content::Resource(EmbeddedResource {
             uri: uri.into(),
@@ -155,6 +236,11 @@ impl Content {
     }
 
     /// An embedded binary resource, from its bytes (base64-encoded here).
+    ///
+    /// ```
+    /// let item = mcpeye::Content::resource_blob("file:///a.bin", "application/octet-stream", [1, 2, 3]);
+    /// assert_eq!(item.to_json()["resource"]["blob"], "AQID");
+    /// ```
     pub fn resource_blob(uri: impl Into<String>, mime_type: impl Into<String>, bytes: impl AsRef<[u8]>) -> Self {
         Content::Resource(EmbeddedResource {
             uri: uri.into(),
@@ -164,11 +250,23 @@ impl Content {
     }
 
     /// A link to a resource.
+    ///
+    /// ```
+    /// use mcpeye::{Content, ResourceLink};
+    ///
+    /// let item = Content::resource_link(ResourceLink::new("file:///q3.pdf", "q3.pdf"));
+    /// assert_eq!(item.to_json()["uri"], "file:///q3.pdf");
+    /// ```
     pub fn resource_link(link: ResourceLink) -> Self {
         Content::ResourceLink(link)
     }
 
     /// The text of a text item.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::Content::text("hi").as_text(), Some("hi"));
+    /// assert_eq!(mcpeye::Content::image([0], "image/png").as_text(), None);
+    /// ```
     pub fn as_text(&self) -> Option<&str> {
         match self {
             Content::Text(t) => Some(t),
@@ -177,11 +275,21 @@ impl Content {
     }
 
     /// The item as MCP JSON.
+    ///
+    /// ```
+    /// let json = mcpeye::Content::text("hi").to_json();
+    /// assert_eq!(json["type"], "text");
+    /// ```
     pub fn to_json(&self) -> Value {
         self.clone().into_json()
     }
 
     /// Like [`to_json`](Self::to_json), moving the strings instead of copying them.
+    ///
+    /// ```
+    /// let json = mcpeye::Content::text("hi").into_json();
+    /// assert_eq!(json["text"], "hi");
+    /// ```
     pub fn into_json(self) -> Value {
         self.into_json_with(Value::String)
     }
@@ -236,6 +344,13 @@ impl Content {
     }
 
     /// Reads a content item; typed when it has exactly the keys of its type, else [`Content::Other`].
+    ///
+    /// ```
+    /// use mcpeye::Content;
+    ///
+    /// assert_eq!(Content::from_json(&serde_json::json!({"type": "text", "text": "hi"})), Some(Content::text("hi")));
+    /// assert!(matches!(Content::from_json(&serde_json::json!({"type": "map", "svg": "…"})), Some(Content::Other(_))));
+    /// ```
     pub fn from_json(v: &Value) -> Option<Content> {
         let obj = v.as_object()?;
         let str_of = |o: &Map<String, Value>, k: &str| o.get(k).and_then(Value::as_str).map(str::to_owned);
@@ -355,7 +470,7 @@ pub(crate) fn base64(bytes: &[u8]) -> String {
 /// is the text of its text items).
 ///
 /// ```
-/// use mcpeye_runtime::CallToolResult;
+/// use mcpeye::CallToolResult;
 /// let r = CallToolResult::error_text("the warehouse is closed");
 /// assert_eq!(
 ///     r.to_json().to_string(),
@@ -379,28 +494,72 @@ pub struct CallToolResult {
 
 impl CallToolResult {
     /// A successful result with these content items (text, images, audio, resources…).
+    ///
+    /// ```
+    /// use mcpeye::{CallToolResult, Content};
+    ///
+    /// /// Draw a chart.
+    /// #[mcpeye::tool]
+    /// fn chart(
+    ///     /// The chart's title.
+    ///     title: String,
+    /// ) -> CallToolResult {
+    ///     let png = [0x89, b'P', b'N', b'G']; // the image's bytes, in a real tool
+    ///     CallToolResult::new(vec![Content::text(title), Content::image(png, "image/png")])
+    /// }
+    /// # fn main() {
+    /// let out = mcpeye::tools![chart].call("chart", serde_json::json!({"title": "Sales"}));
+    /// assert_eq!(out["content"][1]["type"], "image");
+    /// # }
+    /// ```
     pub fn new(content: Vec<Content>) -> Self {
         CallToolResult { content, structured_content: None, is_error: false, error_reason: None }
     }
 
     /// A failed result (`isError: true`) with these content items.
+    ///
+    /// ```
+    /// use mcpeye::{CallToolResult, Content};
+    ///
+    /// let r = CallToolResult::error(vec![Content::text("quota exceeded"), Content::text("retry after 60 s")]);
+    /// assert_eq!(r.joined_text().as_deref(), Some("quota exceeded\nretry after 60 s"));
+    /// assert!(r.is_error);
+    /// ```
     pub fn error(content: Vec<Content>) -> Self {
         CallToolResult { content, structured_content: None, is_error: true, error_reason: None }
     }
 
     /// With `structuredContent` (give the tool an output schema it conforms to: a handler that
     /// returns a `Serialize + JsonSchema` struct gets both without this).
+    ///
+    /// ```
+    /// use mcpeye::CallToolResult;
+    ///
+    /// let data = serde_json::json!({"celsius": 21.5});
+    /// let r = CallToolResult::text("21.5 °C").with_structured_content(data.as_object().unwrap().clone());
+    /// assert_eq!(r.to_json()["structuredContent"]["celsius"], 21.5);
+    /// ```
     pub fn with_structured_content(mut self, structured: Map<String, Value>) -> Self {
         self.structured_content = Some(structured);
         self
     }
 
     /// A successful result with one text item.
+    ///
+    /// ```
+    /// let r = mcpeye::CallToolResult::text("done");
+    /// assert_eq!(r.to_json(), serde_json::json!({"content": [{"type": "text", "text": "done"}]}));
+    /// ```
     pub fn text(text: impl Into<String>) -> Self {
         CallToolResult { content: vec![Content::Text(text.into())], is_error: false, ..Default::default() }
     }
 
     /// A failed result (`isError: true`) with one text item.
+    ///
+    /// ```
+    /// let r = mcpeye::CallToolResult::error_text("the warehouse is closed");
+    /// assert_eq!(r.to_json()["isError"], true);
+    /// ```
     pub fn error_text(text: impl Into<String>) -> Self {
         CallToolResult { content: vec![Content::Text(text.into())], is_error: true, ..Default::default() }
     }
@@ -408,7 +567,7 @@ impl CallToolResult {
     /// The same result with a reason code for its failure (see [`ToolError`]).
     ///
     /// ```
-    /// let r = mcpeye_runtime::CallToolResult::error_text("no such product").with_reason("unknown_product");
+    /// let r = mcpeye::CallToolResult::error_text("no such product").with_reason("unknown_product");
     /// assert_eq!(r.error_reason.as_deref(), Some("unknown_product"));
     /// assert!(!r.to_json().to_string().contains("unknown_product")); // not sent to the client
     /// ```
@@ -420,6 +579,12 @@ impl CallToolResult {
     /// A successful result carrying `value`: objects become `structuredContent`, and every value
     /// is also given as compact JSON text (clients that ignore structured content still see it).
     /// Strings become a plain text item and `null` (a `()` return) an empty `content`.
+    ///
+    /// ```
+    /// let r = mcpeye::CallToolResult::json(serde_json::json!({"total": 3}));
+    /// assert_eq!(r.to_json()["structuredContent"]["total"], 3);
+    /// assert_eq!(r.to_json()["content"][0]["text"], r#"{"total":3}"#);
+    /// ```
     pub fn json(value: Value) -> Self {
         match value {
             Value::Null => CallToolResult::default(),
@@ -434,6 +599,11 @@ impl CallToolResult {
     }
 
     /// The `text` of the text items joined with `"\n"`, or `None` when there are none.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::CallToolResult::text("a").joined_text().as_deref(), Some("a"));
+    /// assert_eq!(mcpeye::CallToolResult::new(vec![]).joined_text(), None);
+    /// ```
     pub fn joined_text(&self) -> Option<String> {
         let mut texts = self.content.iter().filter_map(Content::as_text);
         let first = texts.next()?;
@@ -447,6 +617,11 @@ impl CallToolResult {
 
     /// The JSON object sent to the client: `content`, then `structuredContent` when present,
     /// then `isError` only when true.
+    ///
+    /// ```
+    /// let r = mcpeye::CallToolResult::text("ok");
+    /// assert_eq!(r.to_json().to_string(), r#"{"content":[{"type":"text","text":"ok"}]}"#);
+    /// ```
     pub fn to_json(&self) -> Value {
         let mut m = Map::with_capacity(3);
         m.insert("content".into(), Value::Array(self.content.iter().map(Content::to_json).collect()));
@@ -460,6 +635,11 @@ impl CallToolResult {
     }
 
     /// Like [`to_json`](Self::to_json), moving the strings instead of copying them.
+    ///
+    /// ```
+    /// let answer = mcpeye::CallToolResult::error_text("nope").into_json();
+    /// assert_eq!(answer["isError"], true);
+    /// ```
     pub fn into_json(self) -> Value {
         let mut m = Map::with_capacity(3);
         m.insert("content".into(), Value::Array(self.content.into_iter().map(Content::into_json).collect()));
@@ -488,6 +668,13 @@ impl CallToolResult {
 
     /// Reads a `CallToolResult` JSON object (as produced by [`CallToolResult::to_json`] or by
     /// another MCP implementation). Returns `None` when `value` is not one.
+    ///
+    /// ```
+    /// use mcpeye::CallToolResult;
+    ///
+    /// let r = CallToolResult::from_json(&serde_json::json!({"content": [{"type": "text", "text": "hi"}]})).unwrap();
+    /// assert_eq!(r, CallToolResult::text("hi"));
+    /// ```
     pub fn from_json(value: &Value) -> Option<Self> {
         let obj = value.as_object()?;
         let content = obj.get("content")?.as_array()?.iter().map(Content::from_json).collect::<Option<Vec<_>>>()?;
@@ -515,7 +702,7 @@ impl CallToolResult {
 /// `needs_user_permission`, never a value built from the input.
 ///
 /// ```
-/// use mcpeye_runtime::ToolError;
+/// use mcpeye::ToolError;
 ///
 /// fn refund(order: &str) -> Result<String, ToolError> {
 ///     if order.is_empty() {
@@ -534,16 +721,41 @@ pub struct ToolError {
 
 impl ToolError {
     /// A failure with this reason code and this message (what the client reads).
+    ///
+    /// ```
+    /// /// Refund an order.
+    /// #[mcpeye::tool]
+    /// fn refund(
+    ///     /// Order number.
+    ///     order: u64,
+    /// ) -> Result<String, mcpeye::ToolError> {
+    ///     if order == 0 {
+    ///         return Err(mcpeye::ToolError::new("unknown_order", "no order 0"));
+    ///     }
+    ///     Ok(format!("refunded {order}"))
+    /// }
+    /// # fn main() {
+    /// assert_eq!(mcpeye::tools![refund].call("refund", serde_json::json!({"order": 0}))["content"][0]["text"], "no order 0");
+    /// # }
+    /// ```
     pub fn new(reason: &'static str, message: impl Into<String>) -> Self {
         ToolError { reason, message: message.into() }
     }
 
     /// The reason code.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::ToolError::new("quota", "over the daily quota").reason(), "quota");
+    /// ```
     pub fn reason(&self) -> &'static str {
         self.reason
     }
 
     /// The message sent to the client.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::ToolError::new("quota", "over the daily quota").message(), "over the daily quota");
+    /// ```
     pub fn message(&self) -> &str {
         &self.message
     }
@@ -576,7 +788,7 @@ impl std::error::Error for ToolError {}
 ///     }
 /// }
 ///
-/// impl mcpeye_runtime::ErrorReason for ShopError {
+/// impl mcpeye::ErrorReason for ShopError {
 ///     fn reason(&self) -> &'static str {
 ///         match self {
 ///             ShopError::OutOfStock(_) => "out_of_stock",
@@ -584,7 +796,7 @@ impl std::error::Error for ToolError {}
 ///         }
 ///     }
 /// }
-/// # use mcpeye_runtime::ErrorReason as _;
+/// # use mcpeye::ErrorReason as _;
 /// assert_eq!(ShopError::NeedsPermission.reason(), "needs_user_permission");
 /// ```
 pub trait ErrorReason: Display {
@@ -603,6 +815,19 @@ impl ErrorReason for ToolError {
 /// Implemented for [`CallToolResult`] (passed through unchanged) and for every
 /// `T: Serialize` (see [`CallToolResult::json`]): `String` gives a text item, `()` an empty
 /// result, an object `structuredContent` plus the same JSON as text.
+///
+/// ```
+/// use mcpeye::ToolValue;
+///
+/// #[derive(serde::Serialize)]
+/// struct Weather {
+///     celsius: f64,
+/// }
+///
+/// let result = Weather { celsius: 21.5 }.into_call_result().to_json();
+/// assert_eq!(result["structuredContent"]["celsius"], 21.5);
+/// assert_eq!("sunny".to_owned().into_call_result().to_json()["content"][0]["text"], "sunny");
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a tool: it does not implement `serde::Serialize`",
     label = "this return type cannot become a tool result",

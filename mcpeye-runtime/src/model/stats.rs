@@ -17,6 +17,17 @@ type ErrorReasons = BTreeMap<String, BTreeMap<String, u64>>;
 const OTHER: &str = "_OTHER";
 
 /// Why events were dropped, by reason.
+///
+/// ```
+/// use mcpeye::{testing::MemorySink, Config, Manifest};
+/// use std::time::Duration;
+///
+/// let (tracker, _sink) = MemorySink::with_config(Config::new("proj").before_send(|_| None)).unwrap();
+/// Manifest::builder().tracker(tracker.clone()).build().call("no_such_tool", serde_json::json!({}));
+/// let report = tracker.flush(Duration::from_secs(5));
+/// assert_eq!(report.stats.dropped.before_send, 1);
+/// assert_eq!(report.stats.dropped.total(), 1);
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Dropped {
@@ -60,6 +71,18 @@ impl Dropped {
 }
 
 /// A snapshot of a tracker's counters: `captured == sent + dropped.total() + sampled_out + pending`.
+///
+/// ```
+/// use mcpeye::Manifest;
+/// use std::time::Duration;
+///
+/// let (tracker, _sink) = mcpeye::testing::MemorySink::new();
+/// Manifest::builder().tracker(tracker.clone()).build().call("no_such_tool", serde_json::json!({}));
+/// tracker.flush(Duration::from_secs(5));
+/// let stats = tracker.stats();
+/// assert_eq!((stats.captured, stats.sent), (1, 1));
+/// assert_eq!(stats.captured, stats.sent + stats.dropped.total() + stats.sampled_out + stats.pending);
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Stats {
@@ -137,9 +160,9 @@ pub struct EventLogCounts {
 /// The requests of one method ([`Stats::methods`]).
 ///
 /// ```
-/// let stats = mcpeye_runtime::Tracker::from_fn(|_| {}).stats();
+/// let stats = mcpeye::Tracker::from_fn(|_| {}).stats();
 /// assert_eq!(stats.methods.get("resources/read"), None);
-/// assert_eq!(mcpeye_runtime::MethodCount::default().requests, 0);
+/// assert_eq!(mcpeye::MethodCount::default().requests, 0);
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -193,8 +216,8 @@ pub(crate) enum Target<'a> {
 /// Elicitation answers by action (MCP 2026-07-28 rounds).
 ///
 /// ```
-/// let stats = mcpeye_runtime::Tracker::from_fn(|_| {}).stats();
-/// assert_eq!(stats.elicitations, mcpeye_runtime::Elicitations::default());
+/// let stats = mcpeye::Tracker::from_fn(|_| {}).stats();
+/// assert_eq!(stats.elicitations, mcpeye::Elicitations::default());
 /// assert_eq!(stats.input_required, 0);
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -231,7 +254,7 @@ impl Dropped {
 /// One line for a log or an exit report: what became of the events.
 ///
 /// ```
-/// let (tracker, _sink) = mcpeye_runtime::testing::MemorySink::new();
+/// let (tracker, _sink) = mcpeye::testing::MemorySink::new();
 /// let report = tracker.shutdown(std::time::Duration::from_secs(1));
 /// assert_eq!(
 ///     report.stats.to_string(),
@@ -260,6 +283,17 @@ impl std::fmt::Display for Stats {
 }
 
 /// What a flush or a shutdown achieved.
+///
+/// ```
+/// use std::time::Duration;
+///
+/// let (tracker, _sink) = mcpeye::testing::MemorySink::new();
+/// let report = tracker.flush(Duration::from_secs(2));
+/// if !report.completed {
+///     eprintln!("{} events still pending", report.stats.pending);
+/// }
+/// eprintln!("{report}"); // one line: delivered or not, and the counters
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct FlushReport {
@@ -272,7 +306,7 @@ pub struct FlushReport {
 /// The report a server prints when it exits (to stderr: stdout is a stdio server's protocol).
 ///
 /// ```
-/// let (tracker, _sink) = mcpeye_runtime::testing::MemorySink::new();
+/// let (tracker, _sink) = mcpeye::testing::MemorySink::new();
 /// let report = tracker.shutdown(std::time::Duration::from_secs(1));
 /// assert!(report.to_string().starts_with("delivered everything: captured 0, sent 0"));
 /// eprintln!("{report}");

@@ -14,7 +14,7 @@
 //! literals, so a clean string still costs one look.
 //!
 //! ```
-//! use mcpeye_runtime::redact::{redact_string, redact_value};
+//! use mcpeye::redact::{redact_string, redact_value};
 //! use serde_json::json;
 //!
 //! assert_eq!(redact_string("mail a@b.com, Bearer abcdef1234567890"), "mail [REDACTED_EMAIL], Bearer [REDACTED_KEY]");
@@ -61,7 +61,7 @@ use std::sync::{Arc, LazyLock};
 /// Returns [`Cow::Borrowed`] when nothing matched (the common case, without allocation).
 ///
 /// ```
-/// use mcpeye_runtime::redact::redact_string;
+/// use mcpeye::redact::redact_string;
 /// use std::borrow::Cow;
 ///
 /// assert_eq!(redact_string("key sk-ant-api03-ABCDEFGHIJKLMNOP_qrs"), "key [REDACTED_KEY]");
@@ -177,7 +177,7 @@ pub(crate) fn redact_string_layered_unfiltered(s: &str) -> Cow<'_, str> {
 /// credential layer (see [`Redactor::credentials`]).
 ///
 /// ```
-/// use mcpeye_runtime::redact::redact_value;
+/// use mcpeye::redact::redact_value;
 /// use serde_json::json;
 ///
 /// let v = json!({"ssn": "123-45-6789", "Token": [1, 2], "keep": "ok"});
@@ -227,7 +227,7 @@ fn redacted_copy(value: &Value, depth: usize, denylist: &Denylist) -> Value {
 /// Cloning is cheap (the denylist is shared).
 ///
 /// ```
-/// use mcpeye_runtime::redact::Redactor;
+/// use mcpeye::redact::Redactor;
 /// use serde_json::json;
 ///
 /// let r = Redactor::new(true, &["ssn".to_owned()]);
@@ -246,6 +246,13 @@ impl Redactor {
     /// default field names; it is lowercased here, once. The redaction is the siblings' (the
     /// contract's nine patterns and denylist): the pipeline adds
     /// [`credentials`](Self::credentials), as [`Config::redact_credentials`](crate::Config::redact_credentials) says.
+    ///
+    /// ```
+    /// use mcpeye::redact::Redactor;
+    ///
+    /// let r = Redactor::new(true, &["account_number".to_owned()]);
+    /// assert_eq!(r.value(serde_json::json!({"Account_Number": "123"})), serde_json::json!({"Account_Number": "[REDACTED_FIELD]"}));
+    /// ```
     pub fn new(enabled: bool, extra_denylist: &[String]) -> Self {
         Redactor { enabled, denylist: Arc::new(Denylist::new(extra_denylist)) }
     }
@@ -257,7 +264,7 @@ impl Redactor {
     /// and high-entropy values under key-like names.
     ///
     /// ```
-    /// use mcpeye_runtime::redact::Redactor;
+    /// use mcpeye::redact::Redactor;
     /// use serde_json::json;
     ///
     /// let r = Redactor::new(true, &[]).credentials(true);
@@ -276,7 +283,7 @@ impl Redactor {
     /// contract's pattern takes any 13 to 16 digits).
     ///
     /// ```
-    /// use mcpeye_runtime::redact::Redactor;
+    /// use mcpeye::redact::Redactor;
     ///
     /// let r = Redactor::new(true, &[]).luhn_cards(true);
     /// assert_eq!(r.text("card 4111 1111 1111 1111, order 1234567890123456".to_owned()), "card [REDACTED_CARD], order 1234567890123456");
@@ -291,6 +298,13 @@ impl Redactor {
     }
 
     /// Whether redaction is on (the caps always apply).
+    ///
+    /// ```
+    /// use mcpeye::redact::Redactor;
+    ///
+    /// assert!(!Redactor::new(false, &[]).enabled());
+    /// assert_eq!(Redactor::new(false, &[]).text("a@b.com".to_owned()), "a@b.com"); // caps only
+    /// ```
     pub fn enabled(&self) -> bool {
         self.enabled
     }
@@ -299,6 +313,11 @@ impl Redactor {
     /// [`MAX_VALUE_BYTES`] becomes
     /// `{"[truncated]":true,"bytes":N}` (never redacted); any other value is redacted when
     /// redaction is on.
+    ///
+    /// ```
+    /// let r = mcpeye::redact::Redactor::new(true, &[]);
+    /// assert_eq!(r.value(serde_json::json!({"password": "hunter2"})), serde_json::json!({"password": "[REDACTED_FIELD]"}));
+    /// ```
     pub fn value(&self, value: Value) -> Value {
         let n = compact_json_len(&value);
         if n > MAX_VALUE_BYTES {
@@ -334,6 +353,11 @@ impl Redactor {
     /// boundary, redacted when redaction is on, then, if still over
     /// [`MAX_TEXT_BYTES`], cut to 32754 bytes with
     /// `…[truncated]` appended.
+    ///
+    /// ```
+    /// let r = mcpeye::redact::Redactor::new(true, &[]);
+    /// assert_eq!(r.text("failed for ada@example.com".to_owned()), "failed for [REDACTED_EMAIL]");
+    /// ```
     pub fn text(&self, mut text: String) -> String {
         truncate_at_char_boundary(&mut text, MAX_TEXT_PRE_REDACT_BYTES);
         if self.enabled {

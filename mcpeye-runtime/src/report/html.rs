@@ -93,7 +93,7 @@ impl Report {
     /// The report as one HTML page, self-contained and without script.
     ///
     /// ```
-    /// let page = mcpeye_runtime::report::ReportInput::new().report().to_html();
+    /// let page = mcpeye::report::ReportInput::new().report().to_html();
     /// assert!(page.starts_with("<!doctype html>") && !page.contains("<script"));
     /// ```
     pub fn to_html(&self) -> String {

@@ -73,7 +73,7 @@ pub(crate) struct ToolList {
 /// then make the [`Report`](super::Report).
 ///
 /// ```
-/// use mcpeye_runtime::report::ReportInput;
+/// use mcpeye::report::ReportInput;
 /// let mut input = ReportInput::new();
 /// // A payload as any mcpeye SDK POSTs it…
 /// input.read_str(r#"{"projectId":"p","identity":{"serverVersion":"1.0"},"events":[

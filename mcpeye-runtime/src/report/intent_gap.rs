@@ -136,8 +136,8 @@ pub struct Conversation {
 /// ([`IntentGap::with_reads`]): these requests never reach the ingest, so events cannot tell.
 ///
 /// ```
-/// use mcpeye_runtime::report::IntentGap;
-/// let mut stats = mcpeye_runtime::Stats::default();
+/// use mcpeye::report::IntentGap;
+/// let mut stats = mcpeye::Stats::default();
 /// stats.resources_read.insert("docs://guide".into(), 3);
 /// let gap = IntentGap::from_events(&[]).with_reads(&stats);
 /// let reads = gap.reads.unwrap();
@@ -159,10 +159,10 @@ pub struct Reads {
 /// A resource URI or a prompt name, and how often agents asked for it.
 ///
 /// ```
-/// let mut stats = mcpeye_runtime::Stats::default();
+/// let mut stats = mcpeye::Stats::default();
 /// stats.prompts_got.insert("review".into(), 2);
-/// let gap = mcpeye_runtime::report::IntentGap::default().with_reads(&stats);
-/// let prompt: &mcpeye_runtime::report::ReadCount = &gap.reads.as_ref().unwrap().prompts[0];
+/// let gap = mcpeye::report::IntentGap::default().with_reads(&stats);
+/// let prompt: &mcpeye::report::ReadCount = &gap.reads.as_ref().unwrap().prompts[0];
 /// assert_eq!((prompt.name.as_str(), prompt.count), ("review", 2));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -177,10 +177,10 @@ pub struct ReadCount {
 /// The requests of one method ([`Reads::methods`]).
 ///
 /// ```
-/// let mut stats = mcpeye_runtime::Stats::default();
-/// stats.methods.insert("tools/list".into(), mcpeye_runtime::MethodCount::default());
-/// let gap = mcpeye_runtime::report::IntentGap::default().with_reads(&stats);
-/// let list: &mcpeye_runtime::report::MethodRequests = &gap.reads.as_ref().unwrap().methods[0];
+/// let mut stats = mcpeye::Stats::default();
+/// stats.methods.insert("tools/list".into(), mcpeye::MethodCount::default());
+/// let gap = mcpeye::report::IntentGap::default().with_reads(&stats);
+/// let list: &mcpeye::report::MethodRequests = &gap.reads.as_ref().unwrap().methods[0];
 /// assert_eq!((list.method.as_str(), list.requests, list.errors), ("tools/list", 0, 0));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -203,7 +203,7 @@ const MAX_JOURNEY: usize = 50;
 /// [`to_json`](Self::to_json) (or `Serialize`) gives the same for scripts.
 ///
 /// ```
-/// use mcpeye_runtime::report::IntentGap;
+/// use mcpeye::report::IntentGap;
 /// use serde_json::json;
 /// let events = [
 ///     json!({"callId": "a", "toolName": "mcpeye_request_capability", "isError": false,
@@ -268,7 +268,7 @@ impl IntentGap {
     ///
     /// ```
     /// # #[cfg(feature = "testing")] {
-    /// use mcpeye_runtime::{report::IntentGap, testing::MemorySink, Config, Manifest, Origin};
+    /// use mcpeye::{report::IntentGap, testing::MemorySink, Config, Manifest, Origin};
     /// use std::sync::{Arc, Mutex};
     /// let seen = Arc::new(Mutex::new(Vec::new()));
     /// let keep = seen.clone();
@@ -313,7 +313,7 @@ impl IntentGap {
     /// ```
     /// let lines = r#"{"projectId":"p","identity":{},"events":[{"callId":"a","toolName":"t","isError":false}]}
     /// not json"#;
-    /// let gap = mcpeye_runtime::report::IntentGap::from_json_lines(lines.as_bytes())?;
+    /// let gap = mcpeye::report::IntentGap::from_json_lines(lines.as_bytes())?;
     /// assert_eq!((gap.calls, gap.skipped_lines), (1, 1));
     /// # Ok::<(), std::io::Error>(())
     /// ```
@@ -343,8 +343,8 @@ impl IntentGap {
     /// that served them knows them.
     ///
     /// ```
-    /// use mcpeye_runtime::report::IntentGap;
-    /// let stats = mcpeye_runtime::Tracker::from_fn(|_| {}).stats();
+    /// use mcpeye::report::IntentGap;
+    /// let stats = mcpeye::Tracker::from_fn(|_| {}).stats();
     /// let gap = IntentGap::from_events(&[]).with_reads(&stats);
     /// let reads = gap.reads.as_ref().unwrap();
     /// assert!(reads.resources.is_empty() && reads.prompts.is_empty());

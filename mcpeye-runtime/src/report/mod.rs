@@ -7,6 +7,32 @@
 //! None runs on a call's path: the token report reads a manifest's `tools/list`, the others
 //! read events already captured (from `testing::MemorySink`, the `testing::IngestReceiver`, a
 //! JSON Lines file of payloads, or the event log of `Config::event_log`).
+//!
+//! ```
+//! use mcpeye::report::{IntentGap, ReportInput};
+//! use mcpeye::{testing::MemorySink, Manifest};
+//! use std::time::Duration;
+//!
+//! let (tracker, sink) = MemorySink::new();
+//! let manifest = Manifest::builder().tracker(tracker.clone()).build();
+//! manifest.call("mcpeye_request_capability", serde_json::json!({"capability": "export as CSV"}));
+//! manifest.call("export_csv", serde_json::json!({})); // a tool the server does not have
+//! tracker.flush(Duration::from_secs(5));
+//!
+//! // What users asked for that the tools could not give.
+//! let gap = IntentGap::from_events(&sink.events());
+//! assert_eq!(gap.capability_requests[0].capability, "export as CSV");
+//! assert_eq!(gap.unknown_tools[0].name, "export_csv");
+//! eprintln!("{gap}");
+//!
+//! // The report of `mcpeye report`, from the same payloads.
+//! let mut input = ReportInput::new();
+//! for payload in sink.payloads() {
+//!     input.add_value(&payload);
+//! }
+//! assert_eq!(input.calls(), 2);
+//! eprintln!("{}", input.report());
+//! ```
 
 mod asks;
 mod html;

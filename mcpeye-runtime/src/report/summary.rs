@@ -339,7 +339,7 @@ pub struct ModelsSection {
 /// [`ReportInput::report`]; every list is sorted, so the same input gives the same report.
 ///
 /// ```
-/// use mcpeye_runtime::report::ReportInput;
+/// use mcpeye::report::ReportInput;
 /// let mut input = ReportInput::new();
 /// input.read_str(r#"{"v":1,"kind":"tools","ts":1,"tools":[{"name":"search","hash":"a1"},{"name":"export","hash":"b2"}]}
 /// {"v":1,"kind":"call","ts":2,"callId":"1","tool":"search","session":"s","event":{"toolName":"search","isError":true,"errorMessage":"timeout"}}

@@ -27,7 +27,7 @@ pub const ENCODING: &str = "o200k_base";
 /// loaded on first use (about 0.1 s in a release build, 1 s in a debug build).
 ///
 /// ```
-/// assert_eq!(mcpeye_runtime::report::count_tokens("hello world"), 2);
+/// assert_eq!(mcpeye::report::count_tokens("hello world"), 2);
 /// ```
 #[cfg(feature = "tokens")]
 pub fn count_tokens(text: &str) -> usize {
@@ -101,7 +101,7 @@ impl ToolTokens {
 /// with [`TokenReport::from_tools_list`]. `Display` prints the table; it also serialises to JSON.
 ///
 /// ```
-/// let manifest = mcpeye_runtime::Manifest::builder().build();   // only the reserved tool
+/// let manifest = mcpeye::Manifest::builder().build();   // only the reserved tool
 /// let report = manifest.token_report();
 /// assert!(report.tools.is_empty());
 /// assert_eq!(report.total(), report.reserved.as_ref().unwrap().total);
@@ -125,7 +125,7 @@ impl TokenReport {
     /// no tool).
     ///
     /// ```
-    /// use mcpeye_runtime::report::TokenReport;
+    /// use mcpeye::report::TokenReport;
     /// let tools = serde_json::json!([{"name": "ping", "description": "Answer pong.",
     ///     "inputSchema": {"type": "object", "properties": {}}}]);
     /// let report = TokenReport::from_tools_list(&tools);
@@ -159,9 +159,9 @@ impl TokenReport {
     /// tools.
     ///
     /// ```
-    /// let manifest = mcpeye_runtime::Manifest::builder().model_argument(mcpeye_runtime::ModelArgument::ReservedTool).build();
+    /// let manifest = mcpeye::Manifest::builder().model_argument(mcpeye::ModelArgument::ReservedTool).build();
     /// assert!(manifest.token_report().attribution_total() > 0);
-    /// assert_eq!(mcpeye_runtime::Manifest::builder().build().token_report().attribution_total(), 0);
+    /// assert_eq!(mcpeye::Manifest::builder().build().token_report().attribution_total(), 0);
     /// ```
     pub fn attribution_total(&self) -> usize {
         self.all().map(|t| t.attribution).sum()

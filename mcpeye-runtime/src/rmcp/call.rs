@@ -46,11 +46,11 @@ use ::rmcp::{ErrorData, RoleServer};
 ///         request: CallToolRequestParams,
 ///         context: RequestContext<RoleServer>,
 ///     ) -> Result<CallToolResponse, ErrorData> {
-///         mcpeye_runtime::rmcp::call_tool(&self.tool_router, self, request, context).await
+///         mcpeye::rmcp::call_tool(&self.tool_router, self, request, context).await
 ///     }
 /// }
 ///
-/// let server = Clock { tool_router: mcpeye_runtime::rmcp::instrument(Clock::tool_router()) };
+/// let server = Clock { tool_router: mcpeye::rmcp::instrument(Clock::tool_router()) };
 /// assert!(server.tool_router.has_route("now"));
 /// ```
 pub async fn call_tool<S: Send + Sync + 'static>(
@@ -65,6 +65,47 @@ pub async fn call_tool<S: Send + Sync + 'static>(
 /// Like [`call_tool`], recording into `tracker` (the one given to
 /// [`Instrument::tracker`](super::Instrument::tracker), or to the manifest of
 /// [`tool_router`](super::tool_router)) instead of the process-wide tracker.
+///
+/// ```
+/// use mcpeye::Tracker;
+/// use rmcp::handler::server::router::tool::ToolRouter;
+/// use rmcp::model::{CallToolRequestParams, CallToolResponse};
+/// use rmcp::service::RequestContext;
+/// use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler};
+///
+/// #[derive(Clone)]
+/// struct Clock {
+///     tool_router: ToolRouter<Self>,
+///     tracker: Tracker,
+/// }
+///
+/// #[tool_router]
+/// impl Clock {
+///     fn new(tracker: Tracker) -> Self {
+///         let tool_router = mcpeye::rmcp::Instrument::new().tracker(tracker.clone()).apply(Self::tool_router());
+///         Self { tool_router, tracker }
+///     }
+///
+///     #[tool(description = "Tell the time.")]
+///     fn now(&self) -> String {
+///         "noon".to_owned()
+///     }
+/// }
+///
+/// #[tool_handler(router = self.tool_router)]
+/// impl ServerHandler for Clock {
+///     async fn call_tool(
+///         &self,
+///         request: CallToolRequestParams,
+///         context: RequestContext<RoleServer>,
+///     ) -> Result<CallToolResponse, ErrorData> {
+///         mcpeye::rmcp::call_tool_with(&self.tool_router, &self.tracker, self, request, context).await
+///     }
+/// }
+///
+/// let server = Clock::new(Tracker::from_fn(|record| eprintln!("{}", record.tool_name)));
+/// assert!(server.tool_router.has_route("now"));
+/// ```
 pub async fn call_tool_with<S: Send + Sync + 'static>(
     router: &ToolRouter<S>,
     tracker: &Tracker,

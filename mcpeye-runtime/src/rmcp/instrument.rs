@@ -50,6 +50,41 @@ type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 ///
 /// Routes keep their names, descriptions, annotations and disabled state. Apply it once, when
 /// the router is built: `Self { tool_router: mcpeye::rmcp::instrument(Self::tool_router()) }`.
+///
+/// ```
+/// use rmcp::handler::server::router::tool::ToolRouter;
+/// use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
+///
+/// #[derive(Clone)]
+/// struct Clock {
+///     tool_router: ToolRouter<Self>,
+/// }
+///
+/// #[tool_router]
+/// impl Clock {
+///     fn new() -> Self {
+///         Self { tool_router: mcpeye::rmcp::instrument(Self::tool_router()) }
+///     }
+///
+///     #[tool(description = "Tell the time.")]
+///     fn now(&self) -> String {
+///         "noon".to_owned()
+///     }
+/// }
+///
+/// #[tool_handler(router = self.tool_router)]
+/// impl ServerHandler for Clock {}
+///
+/// async fn serve() -> Result<(), Box<dyn std::error::Error>> {
+///     let _guard = mcpeye::init(mcpeye::Config::from_env("proj_clock"))?; // before instrumenting
+///     Clock::new().serve(rmcp::transport::stdio()).await?.waiting().await?;
+///     Ok(())
+/// }
+///
+/// let router = Clock::new().tool_router;
+/// assert!(router.get("now").unwrap().input_schema["properties"]["mcpeyeIntent"].is_object());
+/// assert!(router.has_route("mcpeye_request_capability"));
+/// ```
 pub fn instrument<S: Send + Sync + 'static>(router: ToolRouter<S>) -> ToolRouter<S> {
     instrument_router(router, None, INTENT_PARAM_DESCRIPTION, Attribution::default())
 }
@@ -71,7 +106,7 @@ pub fn instrument<S: Send + Sync + 'static>(router: ToolRouter<S>) -> ToolRouter
 ///     }
 /// }
 ///
-/// let router = mcpeye_runtime::rmcp::Instrument::new()
+/// let router = mcpeye::rmcp::Instrument::new()
 ///     .intent_description("Why the user needs this call; name any capability the tools lack.")
 ///     .apply(Clock::tool_router());
 /// let schema = &router.get("now").unwrap().input_schema;
@@ -87,11 +122,41 @@ pub struct Instrument {
 
 impl Instrument {
     /// The options of [`instrument`]: the process-wide tracker and the contract's description.
+    ///
+    /// ```
+    /// # use rmcp::{tool, tool_router};
+    /// # struct Clock;
+    /// # #[tool_router]
+    /// # impl Clock {
+    /// #     #[tool(description = "Tell the time.")]
+    /// #     fn now(&self) -> String {
+    /// #         "noon".to_owned()
+    /// #     }
+    /// # }
+    /// // The same as `mcpeye::rmcp::instrument(Clock::tool_router())`.
+    /// let router = mcpeye::rmcp::Instrument::new().apply(Clock::tool_router());
+    /// assert!(router.has_route("mcpeye_request_capability"));
+    /// ```
     pub fn new() -> Self {
         Instrument::default()
     }
 
     /// Records into `tracker` instead of the process-wide tracker.
+    ///
+    /// ```
+    /// # use rmcp::{tool, tool_router};
+    /// # struct Clock;
+    /// # #[tool_router]
+    /// # impl Clock {
+    /// #     #[tool(description = "Tell the time.")]
+    /// #     fn now(&self) -> String {
+    /// #         "noon".to_owned()
+    /// #     }
+    /// # }
+    /// let (tracker, _sink) = mcpeye::testing::MemorySink::new();
+    /// let router = mcpeye::rmcp::Instrument::new().tracker(tracker).apply(Clock::tool_router());
+    /// # drop(router);
+    /// ```
     pub fn tracker(mut self, tracker: Tracker) -> Self {
         self.tracker = Some(tracker);
         self
@@ -100,6 +165,22 @@ impl Instrument {
     /// Describes `mcpeyeIntent` with `description` in every instrumented tool's input schema.
     /// Keep the request for the capability the user missed in it: a terse text tends to get
     /// terse intents.
+    ///
+    /// ```
+    /// # use rmcp::{tool, tool_router};
+    /// # struct Clock;
+    /// # #[tool_router]
+    /// # impl Clock {
+    /// #     #[tool(description = "Tell the time.")]
+    /// #     fn now(&self) -> String {
+    /// #         "noon".to_owned()
+    /// #     }
+    /// # }
+    /// let router = mcpeye::rmcp::Instrument::new()
+    ///     .intent_description("Why the user needs this, and any capability the tools lack, in 25-35 words.")
+    ///     .apply(Clock::tool_router());
+    /// # drop(router);
+    /// ```
     pub fn intent_description(mut self, description: impl Into<Cow<'static, str>>) -> Self {
         self.intent_description = Some(description.into());
         self
@@ -118,8 +199,8 @@ impl Instrument {
     ///         "noon".to_owned()
     ///     }
     /// }
-    /// let router = mcpeye_runtime::rmcp::Instrument::new()
-    ///     .model_argument(mcpeye_runtime::ModelArgument::EveryTool)
+    /// let router = mcpeye::rmcp::Instrument::new()
+    ///     .model_argument(mcpeye::ModelArgument::EveryTool)
     ///     .apply(Clock::tool_router());
     /// assert!(router.get("now").unwrap().input_schema["properties"]["llm_model"].is_object());
     /// ```
@@ -142,7 +223,7 @@ impl Instrument {
     ///         "noon".to_owned()
     ///     }
     /// }
-    /// let router = mcpeye_runtime::rmcp::Instrument::new().conversations(true).apply(Clock::tool_router());
+    /// let router = mcpeye::rmcp::Instrument::new().conversations(true).apply(Clock::tool_router());
     /// assert!(router.get("now").unwrap().input_schema["properties"]["mcpeyeConversation"].is_object());
     /// ```
     pub fn conversations(mut self, on: bool) -> Self {
@@ -152,6 +233,20 @@ impl Instrument {
 
     /// Instruments `router`; a blank or over-long intent description is an error naming the
     /// rule, and the router is not changed.
+    ///
+    /// ```
+    /// # use rmcp::{tool, tool_router};
+    /// # struct Clock;
+    /// # #[tool_router]
+    /// # impl Clock {
+    /// #     #[tool(description = "Tell the time.")]
+    /// #     fn now(&self) -> String {
+    /// #         "noon".to_owned()
+    /// #     }
+    /// # }
+    /// let err = mcpeye::rmcp::Instrument::new().intent_description(" ").try_apply(Clock::tool_router()).unwrap_err();
+    /// eprintln!("{err}"); // names the rule broken and the setter that was given the text
+    /// ```
     pub fn try_apply<S: Send + Sync + 'static>(self, router: ToolRouter<S>) -> Result<ToolRouter<S>, ManifestError> {
         let description = self.intent_description.unwrap_or(Cow::Borrowed(INTENT_PARAM_DESCRIPTION));
         if let Some(problem) = intent_description_problem(&description, "Instrument::intent_description") {
@@ -163,6 +258,20 @@ impl Instrument {
     /// Instruments `router`; panics with the problem when the intent description is blank or
     /// over-long (a server should refuse to start with a schema clients would reject), as
     /// `ManifestBuilder::build` does.
+    ///
+    /// ```
+    /// # use rmcp::{tool, tool_router};
+    /// # struct Clock;
+    /// # #[tool_router]
+    /// # impl Clock {
+    /// #     #[tool(description = "Tell the time.")]
+    /// #     fn now(&self) -> String {
+    /// #         "noon".to_owned()
+    /// #     }
+    /// # }
+    /// let router = mcpeye::rmcp::Instrument::new().conversations(true).apply(Clock::tool_router());
+    /// assert!(router.has_route("now"));
+    /// ```
     #[track_caller]
     pub fn apply<S: Send + Sync + 'static>(self, router: ToolRouter<S>) -> ToolRouter<S> {
         match self.try_apply(router) {
@@ -189,13 +298,13 @@ impl Instrument {
 ///     }
 /// }
 ///
-/// #[tool_handler(router = mcpeye_runtime::rmcp::instrumented(Self::tool_router))]
+/// #[tool_handler(router = mcpeye::rmcp::instrumented(Self::tool_router))]
 /// impl ServerHandler for Clock {}
 ///
 /// let tool = Clock.get_tool("now").unwrap();
 /// assert!(tool.input_schema["properties"]["mcpeyeIntent"].is_object());
-/// let router = mcpeye_runtime::rmcp::instrumented(Clock::tool_router);
-/// assert!(std::ptr::eq(router, mcpeye_runtime::rmcp::instrumented(Clock::tool_router)));
+/// let router = mcpeye::rmcp::instrumented(Clock::tool_router);
+/// assert!(std::ptr::eq(router, mcpeye::rmcp::instrumented(Clock::tool_router)));
 /// ```
 ///
 /// Routers are told apart by the type of `make`: pass the function itself (or a closure), not

@@ -51,7 +51,7 @@
 //! impl Calculator {
 //!     fn new() -> Self {
 //!         // The one call: the tools themselves are untouched.
-//!         Self { tool_router: mcpeye_runtime::rmcp::instrument(Self::tool_router()) }
+//!         Self { tool_router: mcpeye::rmcp::instrument(Self::tool_router()) }
 //!     }
 //!
 //!     #[tool(description = "Add two integers.")]
@@ -68,7 +68,7 @@
 //! ```
 //!
 //! Or, without a field, cache the instrumented router once per server type:
-//! `#[tool_handler(router = mcpeye_runtime::rmcp::instrumented(Self::tool_router))]`. A server
+//! `#[tool_handler(router = mcpeye::rmcp::instrumented(Self::tool_router))]`. A server
 //! declared with `#[tool_router(server_handler)]` first splits that into `#[tool_router]` plus
 //! an explicit `#[tool_handler(router = …)] impl ServerHandler for … {}`.
 //!

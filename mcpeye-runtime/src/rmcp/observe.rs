@@ -194,8 +194,8 @@ pub(crate) fn completion_target(request: &CompleteRequestParams) -> Target<'_> {
 /// }
 ///
 /// // The tools instrumented as usual, the handler observed: `observe(server).serve(transport)`.
-/// let server = mcpeye_runtime::rmcp::observe(Docs {
-///     tool_router: mcpeye_runtime::rmcp::instrument(Docs::tool_router()),
+/// let server = mcpeye::rmcp::observe(Docs {
+///     tool_router: mcpeye::rmcp::instrument(Docs::tool_router()),
 /// });
 /// assert!(server.get_info().capabilities.resources.is_some());
 /// assert!(server.inner().tool_router.has_route("mcpeye_request_capability"));
@@ -227,7 +227,7 @@ impl<H: fmt::Debug> fmt::Debug for Observed<H> {
 ///     }
 /// }
 ///
-/// let observed = mcpeye_runtime::rmcp::observe(Prompts);
+/// let observed = mcpeye::rmcp::observe(Prompts);
 /// assert!(observed.get_info().capabilities.prompts.is_some());
 /// ```
 pub fn observe<H: ServerHandler>(handler: H) -> Observed<H> {
@@ -240,8 +240,8 @@ impl<H> Observed<H> {
     /// ```
     /// # struct Plain;
     /// # impl rmcp::ServerHandler for Plain {}
-    /// let tracker = mcpeye_runtime::Tracker::from_fn(|_| {});
-    /// let observed = mcpeye_runtime::rmcp::observe(Plain).with_tracker(tracker);
+    /// let tracker = mcpeye::Tracker::from_fn(|_| {});
+    /// let observed = mcpeye::rmcp::observe(Plain).with_tracker(tracker);
     /// # drop(observed);
     /// ```
     pub fn with_tracker(mut self, tracker: Tracker) -> Self {
@@ -254,7 +254,7 @@ impl<H> Observed<H> {
     /// ```
     /// # struct Plain(u8);
     /// # impl rmcp::ServerHandler for Plain {}
-    /// assert_eq!(mcpeye_runtime::rmcp::observe(Plain(7)).inner().0, 7);
+    /// assert_eq!(mcpeye::rmcp::observe(Plain(7)).inner().0, 7);
     /// ```
     pub fn inner(&self) -> &H {
         &self.inner
@@ -265,7 +265,7 @@ impl<H> Observed<H> {
     /// ```
     /// # struct Plain(u8);
     /// # impl rmcp::ServerHandler for Plain {}
-    /// assert_eq!(mcpeye_runtime::rmcp::observe(Plain(7)).into_inner().0, 7);
+    /// assert_eq!(mcpeye::rmcp::observe(Plain(7)).into_inner().0, 7);
     /// ```
     pub fn into_inner(self) -> H {
         self.inner

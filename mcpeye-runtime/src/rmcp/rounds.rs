@@ -23,7 +23,7 @@ use std::time::Duration;
 /// How long a `requestState` stays valid: a question may wait for a person.
 ///
 /// ```
-/// assert_eq!(mcpeye_runtime::rmcp::STATE_TTL.as_secs(), 3600);
+/// assert_eq!(mcpeye::rmcp::STATE_TTL.as_secs(), 3600);
 /// ```
 pub const STATE_TTL: Duration = Duration::from_secs(3600);
 
@@ -31,7 +31,7 @@ pub const STATE_TTL: Duration = Duration::from_secs(3600);
 /// (its UTF-8 bytes, at least 32; a shorter value is ignored and the key is random).
 ///
 /// ```
-/// assert_eq!(mcpeye_runtime::rmcp::REQUEST_STATE_KEY_ENV, "MCPEYE_REQUEST_STATE_KEY");
+/// assert_eq!(mcpeye::rmcp::REQUEST_STATE_KEY_ENV, "MCPEYE_REQUEST_STATE_KEY");
 /// ```
 pub const REQUEST_STATE_KEY_ENV: &str = "MCPEYE_REQUEST_STATE_KEY";
 
@@ -40,7 +40,7 @@ static CODEC: OnceLock<RequestStateCodec> = OnceLock::new();
 /// Why [`set_request_state_key`] refused a key.
 ///
 /// ```
-/// use mcpeye_runtime::rmcp::{set_request_state_key, RequestStateKeyError};
+/// use mcpeye::rmcp::{set_request_state_key, RequestStateKeyError};
 /// let refused = set_request_state_key(vec![7; 8]).unwrap_err();
 /// assert_eq!(refused, RequestStateKeyError::TooShort);
 /// assert_eq!(refused.to_string(), "the requestState key must be at least 32 bytes");
@@ -71,7 +71,7 @@ impl std::error::Error for RequestStateKeyError {}
 /// `MCPEYE_REQUEST_STATE_KEY`'s (its UTF-8 bytes), else random per process.
 ///
 /// ```
-/// use mcpeye_runtime::rmcp::{set_request_state_key, RequestStateKeyError};
+/// use mcpeye::rmcp::{set_request_state_key, RequestStateKeyError};
 /// assert_eq!(set_request_state_key(b"short".to_vec()), Err(RequestStateKeyError::TooShort));
 /// set_request_state_key(b"0123456789abcdef0123456789abcdef".to_vec()).unwrap();
 /// assert_eq!(set_request_state_key(b"another key, 32 bytes or longer!!".to_vec()), Err(RequestStateKeyError::AlreadySet));

@@ -50,8 +50,8 @@ use std::sync::Arc;
 /// use rmcp::ServiceExt;
 /// use std::sync::Arc;
 ///
-/// # async fn run(manifest: mcpeye_runtime::Manifest) -> Result<(), Box<dyn std::error::Error>> {
-/// let server = mcpeye_runtime::rmcp::ManifestServer::new(Arc::new(manifest))
+/// # async fn run(manifest: mcpeye::Manifest) -> Result<(), Box<dyn std::error::Error>> {
+/// let server = mcpeye::rmcp::ManifestServer::new(Arc::new(manifest))
 ///     .with_server_info(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"));
 /// server.serve(rmcp::transport::stdio()).await?.waiting().await?;
 /// # Ok(())
@@ -83,6 +83,18 @@ impl fmt::Debug for ManifestServer {
 impl ManifestServer {
     /// Serves `manifest`, announcing the tools capability and, until
     /// [`with_server_info`](Self::with_server_info), the server `mcpeye-server` `0.0.0`.
+    ///
+    /// ```
+    /// use mcpeye::rmcp::ManifestServer;
+    /// use rmcp::ServiceExt;
+    /// use std::sync::Arc;
+    ///
+    /// async fn serve() -> Result<(), Box<dyn std::error::Error>> {
+    ///     let server = ManifestServer::new(Arc::new(mcpeye::tools!()));
+    ///     server.serve(rmcp::transport::stdio()).await?.waiting().await?;
+    ///     Ok(())
+    /// }
+    /// ```
     pub fn new(manifest: Arc<Manifest>) -> Self {
         let tools = to_tools(&manifest.tools_list());
         let mut tools_without_output = tools.clone();
@@ -109,7 +121,7 @@ impl ManifestServer {
     ///
     /// ```
     /// # use std::sync::Arc;
-    /// let server = mcpeye_runtime::rmcp::ManifestServer::new(Arc::new(mcpeye_runtime::Manifest::builder().build()))
+    /// let server = mcpeye::rmcp::ManifestServer::new(Arc::new(mcpeye::Manifest::builder().build()))
     ///     .with_server_info("my-server", "1.4.0");
     /// # drop(server);
     /// ```
@@ -129,6 +141,13 @@ impl ManifestServer {
     }
 
     /// Sets the `instructions` answered to `initialize`.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// let server = mcpeye::rmcp::ManifestServer::new(Arc::new(mcpeye::Manifest::builder().build()))
+    ///     .with_instructions("Search the catalogue before placing an order.");
+    /// # drop(server);
+    /// ```
     pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
         self.config.instructions = Some(instructions.into());
         self
@@ -137,6 +156,16 @@ impl ManifestServer {
     /// Replaces the whole `initialize` answer (capabilities, server info, instructions). Keep
     /// the tools capability enabled: clients only list tools of servers that announce it (and
     /// the logging capability, for clients to set the level of the tools' log messages).
+    ///
+    /// ```
+    /// use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
+    /// use std::sync::Arc;
+    ///
+    /// let capabilities = ServerCapabilities::builder().enable_tools().build();
+    /// let info = ServerConfig::new(capabilities).with_server_info(Implementation::new("shop", "2.1.0"));
+    /// let server = mcpeye::rmcp::ManifestServer::new(Arc::new(mcpeye::Manifest::builder().build())).with_config(info);
+    /// # drop(server);
+    /// ```
     pub fn with_config(mut self, config: ServerConfig) -> Self {
         self.config = config;
         self.version = Some(self.config.server_info.version.as_str().into());
@@ -145,6 +174,12 @@ impl ManifestServer {
     }
 
     /// The manifest served.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// let server = mcpeye::rmcp::ManifestServer::new(Arc::new(mcpeye::Manifest::builder().build()));
+    /// assert!(server.manifest().has_tool("mcpeye_request_capability"));
+    /// ```
     pub fn manifest(&self) -> &Arc<Manifest> {
         &self.manifest
     }
@@ -309,7 +344,7 @@ fn has_output_schema(context: &RequestContext<RoleServer>) -> bool {
 ///     }
 ///
 ///     async fn set_level(&self, request: SetLevelRequestParams, context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
-///         mcpeye_runtime::rmcp::set_log_level(&context, request.level.into());
+///         mcpeye::rmcp::set_log_level(&context, request.level.into());
 ///         Ok(())
 ///     }
 /// }
@@ -486,8 +521,8 @@ fn answer_of(called: Called) -> Result<CallToolResponse, ErrorData> {
 /// }
 ///
 /// // With `#[mcpeye::tool]` functions: `Arc::new(mcpeye::tools![now, search])`.
-/// let manifest = Arc::new(mcpeye_runtime::Manifest::builder().build());
-/// let server = MyServer { tool_router: mcpeye_runtime::rmcp::tool_router(manifest) };
+/// let manifest = Arc::new(mcpeye::Manifest::builder().build());
+/// let server = MyServer { tool_router: mcpeye::rmcp::tool_router(manifest) };
 /// assert!(server.tool_router.has_route("mcpeye_request_capability"));
 /// ```
 ///

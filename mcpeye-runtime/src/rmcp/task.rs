@@ -55,7 +55,7 @@ use tokio_util::sync::CancellationToken;
 ///         context: RequestContext<RoleServer>,
 ///     ) -> Result<CallToolResponse, ErrorData> {
 ///         if context.client_capabilities().is_some_and(|c| c.supports_tasks()) {
-///             return Ok(mcpeye_runtime::rmcp::call_as_task(&self.tasks, &self.tool_router, self.clone(), request, context));
+///             return Ok(mcpeye::rmcp::call_as_task(&self.tasks, &self.tool_router, self.clone(), request, context));
 ///         }
 ///         let call = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
 ///         self.tool_router.call(call).await

@@ -15,7 +15,7 @@ use schemars::Schema;
 ///     /// Zero-based page number.
 ///     page: u32,
 /// }
-/// let schema = mcpeye_runtime::schema::generate::<Page>();
+/// let schema = mcpeye::schema::generate::<Page>();
 /// assert_eq!(schema.get("$schema"), None);
 /// assert_eq!(schema.get("title"), None);
 /// assert_eq!(schema.get("properties").unwrap()["page"].get("format"), None);
@@ -53,7 +53,7 @@ pub fn generate<T: schemars::JsonSchema>() -> Schema {
 ///     /// Where to deliver.
 ///     ship_to: Address,
 /// }
-/// let schema = mcpeye_runtime::schema::generate_as_is::<Order>().to_value();
+/// let schema = mcpeye::schema::generate_as_is::<Order>().to_value();
 /// assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
 /// assert_eq!(schema["properties"]["ship_to"]["$ref"], "#/$defs/Address");
 /// ```
@@ -75,7 +75,7 @@ pub fn generate_as_is<T: schemars::JsonSchema>() -> Schema {
 ///     /// Words to look for.
 ///     words: String,
 /// }
-/// let schema = mcpeye_runtime::schema::generate_args::<Query>();
+/// let schema = mcpeye::schema::generate_args::<Query>();
 /// assert_eq!(schema.get("additionalProperties"), Some(&serde_json::json!(false)));
 /// ```
 pub fn generate_args<T: schemars::JsonSchema>() -> Schema {
@@ -83,6 +83,18 @@ pub fn generate_args<T: schemars::JsonSchema>() -> Schema {
 }
 
 /// [`generate_as_is`], closed as [`generate_args`] closes it.
+///
+/// ```
+/// #[derive(schemars::JsonSchema)]
+/// struct Query {
+///     /// Words to look for.
+///     words: String,
+/// }
+///
+/// let schema = mcpeye::schema::generate_args_as_is::<Query>().to_value();
+/// assert_eq!(schema["additionalProperties"], false);
+/// assert!(schema.get("$schema").is_some());
+/// ```
 pub fn generate_args_as_is<T: schemars::JsonSchema>() -> Schema {
     closed(generate_as_is::<T>())
 }

@@ -7,7 +7,7 @@
 //! deserialise the arguments, the description of argument errors explains why.
 //!
 //! ```
-//! use mcpeye_runtime::schema;
+//! use mcpeye::schema;
 //!
 //! #[derive(serde::Deserialize, schemars::JsonSchema)]
 //! struct Search {
@@ -79,6 +79,19 @@ pub(crate) const STANDARD_FORMATS: &[&str] = &[
 ];
 
 /// One problem found in a tool's input schema.
+///
+/// ```
+/// #[derive(schemars::JsonSchema)]
+/// struct Filter {
+///     /// Words to look for.
+///     words: String,
+///     limit: u32, // no doc comment: agents would not know what it means
+/// }
+///
+/// let problems = mcpeye::schema::validate(&mcpeye::schema::normalize(mcpeye::schema::generate::<Filter>()));
+/// assert_eq!(problems.len(), 1);
+/// assert_eq!((problems[0].path.as_str(), problems[0].rule), ("/properties/limit", "missing-description"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SchemaProblem {
     /// JSON pointer inside the input schema (`/properties/limit`), `""` for the root.
@@ -98,6 +111,13 @@ impl std::fmt::Display for SchemaProblem {
 
 /// Adds the optional `mcpeyeIntent` string property to a normalised input schema (never to
 /// `required`). A schema whose root is not an object is turned into one first.
+///
+/// ```
+/// let mut schema = serde_json::json!({"type": "object", "properties": {}});
+/// mcpeye::schema::inject_intent(&mut schema);
+/// assert_eq!(schema["properties"]["mcpeyeIntent"]["type"], "string");
+/// assert_eq!(schema.get("required"), None);
+/// ```
 pub fn inject_intent(schema: &mut Value) {
     inject_intent_described(schema, INTENT_PARAM_DESCRIPTION);
 }
@@ -141,8 +161,8 @@ pub(crate) fn inject_property(schema: &mut Value, name: &str, description: &str)
 /// (A manifest also refuses the reserved `mcpeye_request_capability`, a valid name.)
 ///
 /// ```
-/// assert!(mcpeye_runtime::schema::is_valid_tool_name("search-issues_v2.1"));
-/// assert!(!mcpeye_runtime::schema::is_valid_tool_name("search issues"));
+/// assert!(mcpeye::schema::is_valid_tool_name("search-issues_v2.1"));
+/// assert!(!mcpeye::schema::is_valid_tool_name("search issues"));
 /// ```
 pub fn is_valid_tool_name(name: &str) -> bool {
     mcpeye_contract::tool_name_problem(name).is_none_or(|p| p == mcpeye_contract::ToolNameProblem::Reserved)
@@ -152,8 +172,8 @@ pub fn is_valid_tool_name(name: &str) -> bool {
 /// (A tool's own arguments may not use `mcpeyeIntent` or `mcpeye_intent`, valid names.)
 ///
 /// ```
-/// assert!(mcpeye_runtime::schema::is_valid_property_name("max_results"));
-/// assert!(!mcpeye_runtime::schema::is_valid_property_name("max results"));
+/// assert!(mcpeye::schema::is_valid_property_name("max_results"));
+/// assert!(!mcpeye::schema::is_valid_property_name("max results"));
 /// ```
 pub fn is_valid_property_name(name: &str) -> bool {
     mcpeye_contract::property_name_problem(name).is_none()

@@ -28,6 +28,20 @@ const MAPS: &[&str] = &["properties", "patternProperties", "dependentSchemas"];
 ///   needs), which [`super::validate`] then refuses.
 ///
 /// The output depends only on the input (object keys are sorted).
+///
+/// ```
+/// #[derive(schemars::JsonSchema)]
+/// struct Page {
+///     /// Zero-based page number.
+///     page: Option<u32>,
+/// }
+///
+/// let schema = mcpeye::schema::normalize(mcpeye::schema::generate::<Page>());
+/// assert_eq!(schema, serde_json::json!({
+///     "type": "object",
+///     "properties": {"page": {"description": "Zero-based page number.", "type": "integer", "minimum": 0}}
+/// }));
+/// ```
 pub fn normalize(schema: schemars::Schema) -> Value {
     let mut root = schema.to_value();
     if let Value::Bool(b) = root {

@@ -6,7 +6,7 @@
 /// so a type without `#[derive(serde::Deserialize)]` is an error on that type saying so.
 ///
 /// ```
-/// fn is_param<T: mcpeye_runtime::schema::ParamDeserialize>() {}
+/// fn is_param<T: mcpeye::schema::ParamDeserialize>() {}
 /// is_param::<Vec<String>>();
 /// ```
 #[diagnostic::on_unimplemented(
@@ -28,7 +28,7 @@ impl<T: serde::de::DeserializeOwned> ParamDeserialize for T {}
 /// type without `#[derive(schemars::JsonSchema)]` is an error on that type saying so.
 ///
 /// ```
-/// fn is_param<T: mcpeye_runtime::schema::ParamSchema>() {}
+/// fn is_param<T: mcpeye::schema::ParamSchema>() {}
 /// is_param::<Vec<String>>();
 /// ```
 #[diagnostic::on_unimplemented(

@@ -31,6 +31,16 @@ const MAPS: &[&str] = &["properties", "patternProperties", "dependentSchemas"];
 ///
 /// Client quirks that only some clients mishandle (`additionalProperties`, `const`, `pattern`
 /// alone) are not problems.
+///
+/// ```
+/// let schema = serde_json::json!({
+///     "type": "object",
+///     "properties": {"when": {"type": ["string", "null"], "description": "A date."}}
+/// });
+/// let problems = mcpeye::schema::validate(&schema);
+/// assert_eq!(problems[0].rule, "type-array");
+/// eprintln!("{}", problems[0]); // the path, the rule and how to fix it
+/// ```
 pub fn validate(schema: &Value) -> Vec<SchemaProblem> {
     let mut out = Vec::new();
     let Some(root) = schema.as_object() else {
@@ -63,7 +73,7 @@ pub fn validate(schema: &Value) -> Vec<SchemaProblem> {
 ///
 /// ```
 /// let schema = serde_json::json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"});
-/// assert!(mcpeye_runtime::schema::validate_as_is(&schema).is_empty());
+/// assert!(mcpeye::schema::validate_as_is(&schema).is_empty());
 /// ```
 pub fn validate_as_is(schema: &Value) -> Vec<SchemaProblem> {
     let mut out = Vec::new();

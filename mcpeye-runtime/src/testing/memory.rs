@@ -15,7 +15,7 @@ use std::time::Duration;
 /// manifest with [`ManifestBuilder::tracker`](crate::ManifestBuilder::tracker):
 ///
 /// ```
-/// use mcpeye_runtime::{testing::MemorySink, Manifest};
+/// use mcpeye::{testing::MemorySink, Manifest};
 /// use std::time::Duration;
 ///
 /// let (tracker, sink) = MemorySink::new();
@@ -51,7 +51,7 @@ impl MemorySink {
     /// receives its payloads: `(Tracker, MemorySink)`, not a sink alone.
     ///
     /// ```
-    /// let (tracker, sink) = mcpeye_runtime::testing::MemorySink::new();
+    /// let (tracker, sink) = mcpeye::testing::MemorySink::new();
     /// assert!(tracker.flush(std::time::Duration::from_secs(1)).completed);
     /// assert!(sink.events().is_empty());
     /// ```
@@ -67,7 +67,7 @@ impl MemorySink {
     /// A tracker with this configuration (the ingest URL and secret are ignored), and its sink.
     ///
     /// ```
-    /// use mcpeye_runtime::{testing::MemorySink, Config};
+    /// use mcpeye::{testing::MemorySink, Config};
     ///
     /// let (_tracker, _sink) = MemorySink::with_config(Config::new("my-project").denylist_fields(["ssn"])).unwrap();
     /// assert!(MemorySink::with_config(Config::new("")).is_err()); // an empty project id
@@ -82,21 +82,58 @@ impl MemorySink {
     }
 
     /// Each payload's body, as sent.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let (tracker, sink) = mcpeye::testing::MemorySink::new();
+    /// mcpeye::Manifest::builder().tracker(tracker.clone()).build().call("export_csv", serde_json::json!({}));
+    /// tracker.flush(Duration::from_secs(5));
+    /// assert!(sink.bodies()[0].starts_with(b"{"));
+    /// ```
     pub fn bodies(&self) -> Vec<Vec<u8>> {
         self.bodies.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// Each payload, parsed.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let (tracker, sink) = mcpeye::testing::MemorySink::new();
+    /// mcpeye::Manifest::builder().tracker(tracker.clone()).build().call("export_csv", serde_json::json!({}));
+    /// tracker.flush(Duration::from_secs(5));
+    /// assert_eq!(sink.payloads()[0]["events"][0]["toolName"], "export_csv");
+    /// ```
     pub fn payloads(&self) -> Vec<Value> {
         self.bodies().iter().filter_map(|b| serde_json::from_slice(b).ok()).collect()
     }
 
     /// The events of every payload, in order.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let (tracker, sink) = mcpeye::testing::MemorySink::new();
+    /// mcpeye::Manifest::builder().tracker(tracker.clone()).build().call("export_csv", serde_json::json!({}));
+    /// tracker.flush(Duration::from_secs(5));
+    /// assert_eq!(sink.events()[0]["isError"], true);
+    /// ```
     pub fn events(&self) -> Vec<Value> {
         events_of(self.payloads())
     }
 
     /// Forgets what was received so far.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let (tracker, sink) = mcpeye::testing::MemorySink::new();
+    /// mcpeye::Manifest::builder().tracker(tracker.clone()).build().call("export_csv", serde_json::json!({}));
+    /// tracker.flush(Duration::from_secs(5));
+    /// sink.clear();
+    /// assert!(sink.payloads().is_empty());
+    /// ```
     pub fn clear(&self) {
         self.bodies.lock().unwrap_or_else(|e| e.into_inner()).clear();
     }

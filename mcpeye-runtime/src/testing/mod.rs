@@ -17,13 +17,13 @@
 //! ```
 //!
 //! ```
-//! use mcpeye_runtime::testing::MemorySink;
+//! use mcpeye::testing::MemorySink;
 //! use std::time::Duration;
 //!
 //! let (tracker, sink) = MemorySink::new();
 //! let result = serde_json::json!({"content": [{"type": "text", "text": "sunny"}]});
-//! let outcome = mcpeye_runtime::CallOutcome::Success { result };
-//! tracker.record(mcpeye_runtime::CallRecord::new("search", serde_json::json!({"q": "weather"}), outcome));
+//! let outcome = mcpeye::CallOutcome::Success { result };
+//! tracker.record(mcpeye::CallRecord::new("search", serde_json::json!({"q": "weather"}), outcome));
 //! assert!(tracker.flush(Duration::from_secs(5)).completed);
 //! assert_eq!(sink.events()[0]["toolName"], "search");
 //! ```
@@ -48,7 +48,7 @@ use std::task::{Context, Poll, Wake, Waker};
 /// for _ in 0..100_000 {
 ///     v = serde_json::Value::Array(vec![v]);
 /// }
-/// mcpeye_runtime::testing::drop_deep(v);
+/// mcpeye::testing::drop_deep(v);
 /// ```
 pub fn drop_deep(value: Value) {
     crate::redact::drop_flat(value);
@@ -58,7 +58,7 @@ pub fn drop_deep(value: Value) {
 /// it is defined, JSON path, rule, how to fix it). Call it from a `#[test]` of your own:
 ///
 /// ```
-/// use mcpeye_runtime::{testing::assert_manifest_valid, Manifest};
+/// use mcpeye::{testing::assert_manifest_valid, Manifest};
 /// let manifest = assert_manifest_valid(Manifest::builder().registered());
 /// assert!(manifest.captures_missing_capabilities());
 /// ```
@@ -74,7 +74,7 @@ pub fn assert_manifest_valid(builder: ManifestBuilder) -> Manifest {
 /// printing the per-tool table; returns the report otherwise. Features `testing` and `tokens`.
 ///
 /// ```
-/// use mcpeye_runtime::{testing::assert_token_budget, Manifest};
+/// use mcpeye::{testing::assert_token_budget, Manifest};
 /// let report = assert_token_budget(&Manifest::builder().registered().build(), 20_000);
 /// assert!(report.total() <= 20_000);
 /// ```
@@ -106,7 +106,7 @@ pub use client::{RecordingClient, Sent};
 /// `#[tokio::test]` with `.await` instead.
 ///
 /// ```
-/// use mcpeye_runtime::{testing::block_on, Manifest};
+/// use mcpeye::{testing::block_on, Manifest};
 ///
 /// assert_eq!(block_on(async { 1 + 1 }), 2);
 /// // An async call of the reserved tool, answered without any runtime.

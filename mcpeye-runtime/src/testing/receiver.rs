@@ -19,7 +19,7 @@ const MAX_HEAD: usize = 64 * 1024;
 /// then adjust it.
 ///
 /// ```
-/// use mcpeye_runtime::testing::Reply;
+/// use mcpeye::testing::Reply;
 /// let busy = Reply::status(429).retry_after(2);
 /// let silent = Reply::stall();
 /// # drop((busy, silent));
@@ -43,11 +43,23 @@ enum Behaviour {
 
 impl Reply {
     /// `200` with a small JSON body.
+    ///
+    /// ```
+    /// let ingest = mcpeye::testing::IngestReceiver::start();
+    /// ingest.script([mcpeye::testing::Reply::ok()]);
+    /// ```
     pub fn ok() -> Self {
         Reply::status(200)
     }
 
     /// This status code, with a small JSON body.
+    ///
+    /// ```
+    /// use mcpeye::testing::{IngestReceiver, Reply};
+    ///
+    /// let ingest = IngestReceiver::start();
+    /// ingest.script([Reply::status(503), Reply::status(401)]); // a retried failure, then a refusal
+    /// ```
     pub fn status(code: u16) -> Self {
         Reply {
             status: code,
@@ -60,40 +72,77 @@ impl Reply {
 
     /// Accepts the request and never answers, holding the connection open until the receiver
     /// is dropped.
+    ///
+    /// ```
+    /// use mcpeye::testing::{IngestReceiver, Reply};
+    ///
+    /// let ingest = IngestReceiver::start();
+    /// ingest.script([Reply::stall()]); // tests a tracker's request timeout
+    /// ```
     pub fn stall() -> Self {
         Reply { behaviour: Behaviour::Stall, ..Reply::ok() }
     }
 
     /// Adds a `Retry-After: {seconds}` header.
+    ///
+    /// ```
+    /// let reply = mcpeye::testing::Reply::status(429).retry_after(2);
+    /// # drop(reply);
+    /// ```
     pub fn retry_after(self, seconds: u64) -> Self {
         self.header("retry-after", &seconds.to_string())
     }
 
     /// Adds a response header.
+    ///
+    /// ```
+    /// let reply = mcpeye::testing::Reply::ok().header("x-request-id", "r-1");
+    /// # drop(reply);
+    /// ```
     pub fn header(mut self, name: &str, value: &str) -> Self {
         self.headers.push((name.to_string(), value.to_string()));
         self
     }
 
     /// Replaces the response body.
+    ///
+    /// ```
+    /// let reply = mcpeye::testing::Reply::status(400).body(r#"{"error":"bad payload"}"#);
+    /// # drop(reply);
+    /// ```
     pub fn body(mut self, body: &str) -> Self {
         self.body = body.to_string();
         self
     }
 
     /// Waits this long before answering.
+    ///
+    /// ```
+    /// let reply = mcpeye::testing::Reply::ok().delay(std::time::Duration::from_millis(300));
+    /// # drop(reply);
+    /// ```
     pub fn delay(mut self, delay: Duration) -> Self {
         self.delay = delay;
         self
     }
 
     /// Sends the response one byte per second.
+    ///
+    /// ```
+    /// let reply = mcpeye::testing::Reply::ok().drip(); // a slow ingest
+    /// # drop(reply);
+    /// ```
     pub fn drip(mut self) -> Self {
         self.behaviour = Behaviour::Drip;
         self
     }
 
     /// Sends the first bytes of the response, then closes the connection.
+    ///
+    /// ```
+    /// let reply = mcpeye::testing::Reply::ok().close_mid_response(); // a connection lost mid-answer
+    /// # drop(reply);
+    /// ```
     pub fn close_mid_response(mut self) -> Self {
         self.behaviour = Behaviour::CloseMidResponse;
         self
@@ -132,6 +181,23 @@ fn reason(status: u16) -> &'static str {
 }
 
 /// One request the receiver got, with how it was answered.
+///
+/// ```
+/// use mcpeye::testing::IngestReceiver;
+/// use mcpeye::{CallOutcome, CallRecord, Config, Tracker};
+/// use std::time::Duration;
+///
+/// let ingest = IngestReceiver::start();
+/// let tracker = Tracker::new(Config::new("proj").ingest_url(ingest.url()).ingest_secret("s3cr3t")).unwrap();
+/// tracker.record(CallRecord::new("search", serde_json::json!({"q": "mugs"}), CallOutcome::error("index offline")));
+/// tracker.flush(Duration::from_secs(5));
+///
+/// let request = &ingest.requests()[0];
+/// assert_eq!(request.method, "POST");
+/// assert_eq!(request.header(mcpeye::contract::SECRET_HEADER), Some("s3cr3t"));
+/// assert!(request.accepted());
+/// assert_eq!(request.events()[0]["toolName"], "search");
+/// ```
 #[derive(Debug, Clone)]
 pub struct RecordedRequest {
     /// The method, e.g. `POST`.
@@ -152,21 +218,69 @@ pub struct RecordedRequest {
 
 impl RecordedRequest {
     /// The first header with this name (case-insensitive).
+    ///
+    /// ```
+    /// use mcpeye::testing::IngestReceiver;
+    /// use mcpeye::{CallOutcome, CallRecord, Config, Tracker};
+    /// use std::time::Duration;
+    ///
+    /// let ingest = IngestReceiver::start();
+    /// let tracker = Tracker::new(Config::new("proj").ingest_url(ingest.url())).unwrap();
+    /// tracker.record(CallRecord::new("search", serde_json::json!({}), CallOutcome::error("offline")));
+    /// tracker.flush(Duration::from_secs(5));
+    /// assert!(ingest.requests()[0].header("Content-Type").is_some_and(|v| v.starts_with("application/json")));
+    /// ```
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
 
     /// The body parsed as JSON.
+    ///
+    /// ```
+    /// use mcpeye::testing::IngestReceiver;
+    /// use mcpeye::{CallOutcome, CallRecord, Config, Tracker};
+    /// use std::time::Duration;
+    ///
+    /// let ingest = IngestReceiver::start();
+    /// let tracker = Tracker::new(Config::new("proj").ingest_url(ingest.url())).unwrap();
+    /// tracker.record(CallRecord::new("search", serde_json::json!({}), CallOutcome::error("offline")));
+    /// tracker.flush(Duration::from_secs(5));
+    /// assert_eq!(ingest.requests()[0].json().unwrap()["projectId"], "proj");
+    /// ```
     pub fn json(&self) -> Option<Value> {
         serde_json::from_slice(&self.body).ok()
     }
 
     /// The events of the payload (empty when the body is not a payload).
+    ///
+    /// ```
+    /// use mcpeye::testing::IngestReceiver;
+    /// use mcpeye::{CallOutcome, CallRecord, Config, Tracker};
+    /// use std::time::Duration;
+    ///
+    /// let ingest = IngestReceiver::start();
+    /// let tracker = Tracker::new(Config::new("proj").ingest_url(ingest.url())).unwrap();
+    /// tracker.record(CallRecord::new("search", serde_json::json!({}), CallOutcome::error("offline")));
+    /// tracker.flush(Duration::from_secs(5));
+    /// assert_eq!(ingest.requests()[0].events()[0]["errorMessage"], "offline");
+    /// ```
     pub fn events(&self) -> Vec<Value> {
         events_of(self.json())
     }
 
     /// Answered with a 2xx, in full.
+    ///
+    /// ```
+    /// use mcpeye::testing::IngestReceiver;
+    /// use mcpeye::{CallOutcome, CallRecord, Config, Tracker};
+    /// use std::time::Duration;
+    ///
+    /// let ingest = IngestReceiver::start();
+    /// let tracker = Tracker::new(Config::new("proj").ingest_url(ingest.url())).unwrap();
+    /// tracker.record(CallRecord::new("search", serde_json::json!({}), CallOutcome::error("offline")));
+    /// tracker.flush(Duration::from_secs(5));
+    /// assert!(ingest.requests().iter().all(|r| r.accepted()));
+    /// ```
     pub fn accepted(&self) -> bool {
         (200..300).contains(&self.status) && self.answered_at.is_some()
     }
@@ -196,7 +310,7 @@ impl State {
 /// receiver stops it and closes held connections.
 ///
 /// ```
-/// use mcpeye_runtime::testing::{IngestReceiver, Reply};
+/// use mcpeye::testing::{IngestReceiver, Reply};
 /// let ingest = IngestReceiver::start();
 /// ingest.script([Reply::status(503), Reply::ok()]);
 /// assert!(ingest.url().starts_with("http://127.0.0.1:"));
@@ -215,6 +329,12 @@ impl std::fmt::Debug for IngestReceiver {
 
 impl IngestReceiver {
     /// Starts a receiver on a free loopback port. Panics if no socket can be bound (tests only).
+    ///
+    /// ```
+    /// let ingest = mcpeye::testing::IngestReceiver::start();
+    /// let config = mcpeye::Config::new("proj").ingest_url(ingest.url());
+    /// # drop(config);
+    /// ```
     pub fn start() -> Self {
         Self::start_on(SocketAddr::from(([127, 0, 0, 1], 0)))
     }
@@ -223,7 +343,7 @@ impl IngestReceiver {
     /// recovery after refused connections). Panics if it cannot be bound (tests only).
     ///
     /// ```
-    /// use mcpeye_runtime::testing::IngestReceiver;
+    /// use mcpeye::testing::IngestReceiver;
     /// let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
     /// let ingest = IngestReceiver::start_on(port);
     /// assert_eq!(ingest.addr(), port);
@@ -248,38 +368,102 @@ impl IngestReceiver {
     }
 
     /// The base URL to give to `Config::ingest_url`, e.g. `http://127.0.0.1:41234`.
+    ///
+    /// ```
+    /// let ingest = mcpeye::testing::IngestReceiver::start();
+    /// assert_eq!(ingest.url(), format!("http://{}", ingest.addr()));
+    /// ```
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
     }
 
     /// The socket address.
+    ///
+    /// ```
+    /// let ingest = mcpeye::testing::IngestReceiver::start();
+    /// assert!(ingest.addr().ip().is_loopback());
+    /// ```
     pub fn addr(&self) -> SocketAddr {
         self.addr
     }
 
     /// Queues replies for the next requests, one each, before the handler or the default.
+    ///
+    /// ```
+    /// use mcpeye::testing::{IngestReceiver, Reply};
+    ///
+    /// let ingest = IngestReceiver::start();
+    /// ingest.script([Reply::status(500), Reply::ok()]); // the first request fails, the retry succeeds
+    /// ```
     pub fn script(&self, replies: impl IntoIterator<Item = Reply>) {
         self.state.script.lock().unwrap_or_else(|e| e.into_inner()).extend(replies);
     }
 
     /// Answers requests (once the script is used up) with `f`'s reply; `f` sees the request
     /// (its `status` and `answered_at` not yet set).
+    ///
+    /// ```
+    /// use mcpeye::testing::{IngestReceiver, Reply};
+    ///
+    /// let ingest = IngestReceiver::start();
+    /// // Refuse payloads without the secret, as the real ingest does.
+    /// ingest.respond_with(|request| match request.header(mcpeye::contract::SECRET_HEADER) {
+    ///     Some("s3cr3t") => Reply::ok(),
+    ///     _ => Reply::status(401),
+    /// });
+    /// ```
     pub fn respond_with(&self, f: impl Fn(&RecordedRequest) -> Reply + Send + 'static) {
         *self.state.handler.lock().unwrap_or_else(|e| e.into_inner()) = Some(Box::new(f));
     }
 
     /// Every request so far.
+    ///
+    /// ```
+    /// use mcpeye::testing::IngestReceiver;
+    /// use mcpeye::{CallOutcome, CallRecord, Config, Tracker};
+    /// use std::time::Duration;
+    ///
+    /// let ingest = IngestReceiver::start();
+    /// let tracker = Tracker::new(Config::new("proj").ingest_url(ingest.url())).unwrap();
+    /// tracker.record(CallRecord::new("search", serde_json::json!({}), CallOutcome::error("offline")));
+    /// tracker.flush(Duration::from_secs(5));
+    /// assert_eq!(ingest.requests().len(), 1);
+    /// ```
     pub fn requests(&self) -> Vec<RecordedRequest> {
         self.state.requests().clone()
     }
 
     /// The events of every request answered with a 2xx, in order.
+    ///
+    /// ```
+    /// use mcpeye::testing::IngestReceiver;
+    /// use mcpeye::{CallOutcome, CallRecord, Config, Tracker};
+    /// use std::time::Duration;
+    ///
+    /// let ingest = IngestReceiver::start();
+    /// let tracker = Tracker::new(Config::new("proj").ingest_url(ingest.url())).unwrap();
+    /// tracker.record(CallRecord::new("search", serde_json::json!({}), CallOutcome::error("offline")));
+    /// tracker.flush(Duration::from_secs(5));
+    /// assert_eq!(ingest.events()[0]["toolName"], "search");
+    /// ```
     pub fn events(&self) -> Vec<Value> {
         self.state.requests().iter().filter(|r| r.accepted()).flat_map(RecordedRequest::events).collect()
     }
 
     /// Waits until at least `n` events were accepted or `timeout` passed; returns the accepted
     /// events either way.
+    ///
+    /// ```
+    /// use mcpeye::testing::IngestReceiver;
+    /// use mcpeye::{CallOutcome, CallRecord, Config, Tracker};
+    /// use std::time::Duration;
+    ///
+    /// let ingest = IngestReceiver::start();
+    /// let tracker = Tracker::new(Config::new("proj").ingest_url(ingest.url()).flush_threshold(1)).unwrap();
+    /// tracker.record(CallRecord::new("search", serde_json::json!({}), CallOutcome::error("offline")));
+    /// // No flush: the tracker sends on its own.
+    /// assert_eq!(ingest.wait_for_events(1, Duration::from_secs(10)).len(), 1);
+    /// ```
     pub fn wait_for_events(&self, n: usize, timeout: Duration) -> Vec<Value> {
         self.wait_until(timeout, |reqs| {
             reqs.iter().filter(|r| r.accepted()).map(|r| r.events().len()).sum::<usize>() >= n
@@ -288,6 +472,17 @@ impl IngestReceiver {
     }
 
     /// Waits until at least `n` requests arrived or `timeout` passed; returns them either way.
+    ///
+    /// ```
+    /// use mcpeye::testing::IngestReceiver;
+    /// use mcpeye::{CallOutcome, CallRecord, Config, Tracker};
+    /// use std::time::Duration;
+    ///
+    /// let ingest = IngestReceiver::start();
+    /// let tracker = Tracker::new(Config::new("proj").ingest_url(ingest.url()).flush_threshold(1)).unwrap();
+    /// tracker.record(CallRecord::new("search", serde_json::json!({}), CallOutcome::error("offline")));
+    /// assert_eq!(ingest.wait_for_requests(1, Duration::from_secs(10))[0].method, "POST");
+    /// ```
     pub fn wait_for_requests(&self, n: usize, timeout: Duration) -> Vec<RecordedRequest> {
         self.wait_until(timeout, |reqs| reqs.len() >= n);
         self.requests()

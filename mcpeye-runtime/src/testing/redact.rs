@@ -2,6 +2,12 @@
 //! size caps alone and the patterns without their prefilter. A server redacts with
 //! [`redact_string`](crate::redact::redact_string), [`redact_value`](crate::redact::redact_value)
 //! or a [`Redactor`](crate::redact::Redactor).
+//!
+//! ```
+//! use mcpeye::testing::redact::redact_string_unfiltered;
+//!
+//! assert_eq!(redact_string_unfiltered("mail ada@example.com"), mcpeye::redact::redact_string("mail ada@example.com"));
+//! ```
 
 use serde_json::Value;
 use std::borrow::Cow;
@@ -11,8 +17,8 @@ use std::borrow::Cow;
 /// differentially tested against.
 ///
 /// ```
-/// use mcpeye_runtime::redact::redact_string;
-/// use mcpeye_runtime::testing::redact::redact_string_unfiltered;
+/// use mcpeye::redact::redact_string;
+/// use mcpeye::testing::redact::redact_string_unfiltered;
 /// let s = "mail a@b.com";
 /// assert_eq!(redact_string_unfiltered(s), redact_string(s));
 /// ```
@@ -25,7 +31,7 @@ pub fn redact_string_unfiltered(s: &str) -> Cow<'_, str> {
 /// `{"[truncated]":true,"bytes":N}`.
 ///
 /// ```
-/// use mcpeye_runtime::testing::redact::cap_value;
+/// use mcpeye::testing::redact::cap_value;
 /// let big = serde_json::json!({"b": "y".repeat(40_000)});
 /// assert_eq!(cap_value(big), serde_json::json!({"[truncated]": true, "bytes": 40_008}));
 /// ```
@@ -37,7 +43,7 @@ pub fn cap_value(value: Value) -> Value {
 /// without building it and without recursion.
 ///
 /// ```
-/// use mcpeye_runtime::testing::redact::compact_json_len;
+/// use mcpeye::testing::redact::compact_json_len;
 /// let v = serde_json::json!({"a": [1, "é\n"], "b": null});
 /// assert_eq!(compact_json_len(&v), serde_json::to_vec(&v).unwrap().len());
 /// ```
@@ -48,7 +54,7 @@ pub fn compact_json_len(value: &Value) -> usize {
 /// The longest prefix of `s` of at most `max` bytes that ends on a char boundary.
 ///
 /// ```
-/// use mcpeye_runtime::testing::redact::cut_at_char_boundary;
+/// use mcpeye::testing::redact::cut_at_char_boundary;
 /// assert_eq!(cut_at_char_boundary("a界", 3), "a");
 /// assert_eq!(cut_at_char_boundary("a界", 4), "a界");
 /// ```
@@ -60,7 +66,7 @@ pub fn cut_at_char_boundary(s: &str, max: usize) -> &str {
 /// `{"[truncated]":true,"bytes":N}`.
 ///
 /// ```
-/// use mcpeye_runtime::testing::redact::truncated_marker;
+/// use mcpeye::testing::redact::truncated_marker;
 /// assert_eq!(truncated_marker(9), serde_json::json!({"[truncated]": true, "bytes": 9}));
 /// ```
 pub fn truncated_marker(bytes: usize) -> Value {
@@ -72,7 +78,7 @@ pub fn truncated_marker(bytes: usize) -> Value {
 /// redactor's `text` cuts at 36 KiB): what the benchmarks measure.
 ///
 /// ```
-/// use mcpeye_runtime::testing::redact::redact_string_with_credentials;
+/// use mcpeye::testing::redact::redact_string_with_credentials;
 /// assert_eq!(redact_string_with_credentials("x?token=abc"), "x?token=[REDACTED_URL_CREDENTIAL]");
 /// ```
 pub fn redact_string_with_credentials(s: &str) -> Cow<'_, str> {
@@ -84,8 +90,8 @@ pub fn redact_string_with_credentials(s: &str) -> Cow<'_, str> {
 /// of the layer's differential tests and fuzz target.
 ///
 /// ```
-/// use mcpeye_runtime::redact::Redactor;
-/// use mcpeye_runtime::testing::redact::redact_string_layered_unfiltered;
+/// use mcpeye::redact::Redactor;
+/// use mcpeye::testing::redact::redact_string_layered_unfiltered;
 /// let s = "see https://u:pw@h.io and a@b.com";
 /// assert_eq!(Redactor::new(true, &[]).credentials(true).text(s.to_owned()), redact_string_layered_unfiltered(s));
 /// ```

@@ -17,6 +17,27 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// MCP tool annotations (hints to clients; `None` means not stated).
+///
+/// Written by `#[mcpeye::tool(read_only, destructive = false, …)]`; read them back from the
+/// manifest:
+///
+/// ```
+/// /// Look up an order.
+/// #[mcpeye::tool(read_only, open_world = false)]
+/// fn order(
+///     /// Order number.
+///     id: u64,
+/// ) -> String {
+///     format!("order {id}")
+/// }
+///
+/// # fn main() {
+/// let manifest = mcpeye::tools![order];
+/// let hints = manifest.tool("order").unwrap().annotations;
+/// assert_eq!((hints.read_only, hints.open_world, hints.destructive), (Some(true), Some(false), None));
+/// assert_eq!(manifest.tools_list()[0]["annotations"]["readOnlyHint"], true);
+/// # }
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Annotations {
     /// `readOnlyHint`: the tool does not modify its environment.
@@ -31,10 +52,22 @@ pub struct Annotations {
 
 impl Annotations {
     /// No annotation stated.
+    ///
+    /// ```
+    /// let hints = mcpeye::Annotations { destructive: Some(true), ..mcpeye::Annotations::NONE };
+    /// assert_eq!(hints.read_only, None);
+    /// ```
     pub const NONE: Annotations =
         Annotations { read_only: None, destructive: None, idempotent: None, open_world: None };
 
     /// Whether no hint is stated.
+    ///
+    /// ```
+    /// use mcpeye::Annotations;
+    ///
+    /// assert!(Annotations::NONE.is_empty());
+    /// assert!(!Annotations { read_only: Some(true), ..Annotations::NONE }.is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         *self == Annotations::NONE
     }
@@ -43,7 +76,8 @@ impl Annotations {
 /// A future returned by an async tool handler.
 ///
 /// ```
-/// use mcpeye_runtime::{ArgsError, BoxFuture, CallToolResult, Handler, Invocation};
+/// use mcpeye::handwritten::{BoxFuture, Handler, Invocation};
+/// use mcpeye::{ArgsError, CallToolResult};
 /// fn later(_: &Invocation<'_>, _: &mut serde_json::Value) -> Result<BoxFuture, ArgsError> {
 ///     Ok(Box::pin(async { CallToolResult::text("done") }))
 /// }
@@ -52,6 +86,28 @@ impl Annotations {
 pub type BoxFuture = Pin<Box<dyn Future<Output = CallToolResult> + Send + 'static>>;
 
 /// The arguments of a call could not be read into the tool's parameters.
+///
+/// The answer of such a call is a tool error that says so; a handler written by hand returns it
+/// from [`parse_args`]:
+///
+/// ```
+/// /// Repeat a word.
+/// #[mcpeye::tool]
+/// fn repeat(
+///     /// The word.
+///     word: String,
+///     /// How many times.
+///     times: u8,
+/// ) -> String {
+///     word.repeat(times.into())
+/// }
+///
+/// # fn main() {
+/// let answer = mcpeye::tools![repeat].call("repeat", serde_json::json!({"word": "ha", "times": -1}));
+/// assert_eq!(answer["isError"], true);
+/// assert!(answer["content"][0]["text"].as_str().unwrap().contains("`times`"));
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ArgsError {
     /// One line per problem, each naming a JSON path; never the offending value.
@@ -74,7 +130,8 @@ impl std::error::Error for ArgsError {}
 /// [`ToolDef::new`]).
 ///
 /// ```
-/// use mcpeye_runtime::{ArgsError, CallToolResult, Handler, Invocation};
+/// use mcpeye::handwritten::{Handler, Invocation};
+/// use mcpeye::{ArgsError, CallToolResult};
 /// fn ping(_: &Invocation<'_>, _: &mut serde_json::Value) -> Result<CallToolResult, ArgsError> {
 ///     Ok(CallToolResult::text("pong"))
 /// }
@@ -92,7 +149,8 @@ pub enum Handler {
 /// take the arguments (leaving `null`) when the call's record has its own copy.
 ///
 /// ```
-/// use mcpeye_runtime::{ArgsError, CallToolResult, Invocation, SyncHandler};
+/// use mcpeye::handwritten::{Invocation, SyncHandler};
+/// use mcpeye::{ArgsError, CallToolResult};
 /// fn ping(_: &Invocation<'_>, _: &mut serde_json::Value) -> Result<CallToolResult, ArgsError> {
 ///     Ok(CallToolResult::text("pong"))
 /// }
@@ -103,7 +161,8 @@ pub type SyncHandler = fn(&Invocation<'_>, &mut Value) -> Result<CallToolResult,
 /// An `async fn` tool, as generated: parse the arguments and fetch state, then return the future.
 ///
 /// ```
-/// use mcpeye_runtime::{ArgsError, AsyncHandler, BoxFuture, CallToolResult, Invocation};
+/// use mcpeye::handwritten::{AsyncHandler, BoxFuture, Invocation};
+/// use mcpeye::{ArgsError, CallToolResult};
 /// fn later(_: &Invocation<'_>, _: &mut serde_json::Value) -> Result<BoxFuture, ArgsError> {
 ///     Ok(Box::pin(async { CallToolResult::text("done") }))
 /// }
@@ -124,7 +183,7 @@ impl fmt::Debug for Handler {
 /// is not registered.
 ///
 /// ```
-/// use mcpeye_runtime::StateDecl;
+/// use mcpeye::handwritten::StateDecl;
 /// struct Db;
 /// let decl = StateDecl { type_id: std::any::TypeId::of::<Db>, type_name: std::any::type_name::<Db> };
 /// assert!((decl.type_name)().ends_with("Db"));
@@ -139,6 +198,23 @@ pub struct StateDecl {
 
 /// An icon of a tool (MCP 2025-11-25), for clients that show one: `icon = "https://…"` or
 /// `icon(src = "…", mime_type = "…", sizes = "48x48", theme = "dark")` in the attribute.
+///
+/// ```
+/// /// Convert an amount between currencies.
+/// #[mcpeye::tool(icon(src = "https://example.com/fx.png", mime_type = "image/png", sizes = "48x48"))]
+/// fn convert(
+///     /// Amount in cents.
+///     cents: u64,
+/// ) -> u64 {
+///     cents
+/// }
+///
+/// # fn main() {
+/// let manifest = mcpeye::tools![convert];
+/// assert_eq!(manifest.tool("convert").unwrap().icons[0].sizes, ["48x48"]);
+/// assert_eq!(manifest.tools_list()[0]["icons"][0]["src"], "https://example.com/fx.png");
+/// # }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Icon {
     /// An `https://` URL or a `data:image/…` URI.
@@ -152,6 +228,27 @@ pub struct Icon {
 }
 
 /// Everything the manifest knows about one `#[mcpeye::tool]` function.
+///
+/// Made by the macro, read back from the manifest; written by hand with [`ToolDef::new`] for a
+/// tool made at run time.
+///
+/// ```
+/// /// Look up an order.
+/// #[mcpeye::tool(title = "Order lookup", timeout_ms = 2_000)]
+/// async fn order(
+///     /// Order number.
+///     id: u64,
+/// ) -> String {
+///     format!("order {id}")
+/// }
+///
+/// # fn main() {
+/// let manifest = mcpeye::tools![order];
+/// let def = manifest.tool("order").unwrap();
+/// assert_eq!((def.name, def.title, def.description), ("order", Some("Order lookup"), "Look up an order."));
+/// assert_eq!(def.timeout, Some(std::time::Duration::from_secs(2)));
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct ToolDef {
     /// The tool's name (`name = "…"`, or the function's name).
@@ -197,7 +294,8 @@ impl ToolDef {
     /// `ToolDef { title: Some("Echo"), ..ToolDef::new("echo", "Echo text.", schema, handler) }`.
     ///
     /// ```
-    /// use mcpeye_runtime::{parse_args, ArgsError, CallToolResult, Handler, Invocation, Manifest, ToolDef};
+    /// use mcpeye::handwritten::{parse_args, Handler, Invocation, ToolDef};
+    /// use mcpeye::{ArgsError, CallToolResult, Manifest};
     ///
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]
     /// struct EchoArgs {
@@ -212,7 +310,7 @@ impl ToolDef {
     ///
     /// static ECHO: ToolDef = ToolDef {
     ///     title: Some("Echo"),
-    ///     ..ToolDef::new("echo", "Echoes the text back.", mcpeye_runtime::schema::generate::<EchoArgs>, Handler::Sync(echo))
+    ///     ..ToolDef::new("echo", "Echoes the text back.", mcpeye::schema::generate::<EchoArgs>, Handler::Sync(echo))
     /// };
     /// let manifest = Manifest::builder().tools([&ECHO]).build();
     /// let answer = manifest.call("echo", serde_json::json!({"text": "hi"}));
@@ -244,6 +342,18 @@ impl ToolDef {
     }
 
     /// `path:line` of the function, for error messages.
+    ///
+    /// ```
+    /// /// Say hello.
+    /// #[mcpeye::tool]
+    /// fn hello() -> String {
+    ///     "hello".into()
+    /// }
+    /// # fn main() {
+    /// let def = mcpeye::tools![hello].tool("hello").unwrap();
+    /// assert!(def.location().contains(".rs:")); // `path::hello (file.rs:LINE)`, for error messages
+    /// # }
+    /// ```
     pub fn location(&self) -> String {
         format!("{} ({}:{})", self.rust_path, self.file, self.line)
     }
@@ -262,6 +372,21 @@ pub fn registered() -> impl Iterator<Item = &'static ToolDef> {
 
 /// Implemented by the marker type `#[mcpeye::tool]` puts next to each function (same name, in
 /// the type namespace), so that `mcpeye::tools![path::to::function]` can find its definition.
+///
+/// ```
+/// use mcpeye::handwritten::Tool;
+///
+/// /// Ping.
+/// #[mcpeye::tool(name = "ping")]
+/// fn ping_tool() -> String {
+///     "pong".into()
+/// }
+///
+/// # fn main() {
+/// assert_eq!(<ping_tool as Tool>::NAME, "ping");
+/// assert_eq!(<ping_tool as Tool>::DEF.description, "Ping.");
+/// # }
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an mcpeye tool",
     label = "not a function marked `#[mcpeye::tool]`",
@@ -278,12 +403,15 @@ pub trait Tool {
 /// builder with [`crate::ManifestBuilder::state`]. Not part of the input schema.
 ///
 /// ```
-/// use mcpeye_runtime::State;
+/// use mcpeye::State;
 /// use std::sync::Arc;
 /// let s = State(Arc::new(5u32));
 /// assert_eq!(*s + 1, 6);
 /// ```
-pub struct State<T: ?Sized>(pub Arc<T>);
+pub struct State<T: ?Sized>(
+    /// The registered value.
+    pub Arc<T>,
+);
 
 impl<T: ?Sized> Clone for State<T> {
     fn clone(&self) -> Self {
@@ -312,7 +440,8 @@ pub(crate) struct StateMap(pub(crate) HashMap<TypeId, Arc<dyn Any + Send + Sync>
 /// request's context (see [`ToolDef::new`] for a handler written by hand).
 ///
 /// ```
-/// use mcpeye_runtime::{ArgsError, CallToolResult, Invocation};
+/// use mcpeye::handwritten::Invocation;
+/// use mcpeye::{ArgsError, CallToolResult};
 /// fn who(inv: &Invocation<'_>, _: &mut serde_json::Value) -> Result<CallToolResult, ArgsError> {
 ///     let ctx = inv.context();
 ///     Ok(CallToolResult::text(ctx.client().and_then(|c| c.label()).unwrap_or("nobody").to_owned()))
@@ -333,6 +462,18 @@ pub struct Invocation<'a> {
 
 impl Invocation<'_> {
     /// The [`Context`] of this call, for a `Context` parameter.
+    ///
+    /// ```
+    /// use mcpeye::handwritten::Invocation;
+    /// use mcpeye::{ArgsError, CallToolResult, LogLevel};
+    ///
+    /// fn slow(inv: &Invocation<'_>, _: &mut serde_json::Value) -> Result<CallToolResult, ArgsError> {
+    ///     let ctx = inv.context();
+    ///     ctx.log(LogLevel::Info, "starting");
+    ///     Ok(CallToolResult::text(if ctx.is_cancelled() { "stopped" } else { "done" }))
+    /// }
+    /// # let _ = slow;
+    /// ```
     pub fn context(&self) -> Context {
         let origin = self.origin.resolved();
         let cancellation = self.cancellation.or(origin.cancellation.as_ref()).cloned().unwrap_or_default();
@@ -341,6 +482,21 @@ impl Invocation<'_> {
 
     /// The registered state of type `T`. The manifest checks at build time that every state a
     /// tool needs is registered, so generated code never sees `None` from a built manifest.
+    ///
+    /// ```
+    /// use mcpeye::handwritten::Invocation;
+    /// use mcpeye::{ArgsError, CallToolResult};
+    ///
+    /// struct Prices {
+    ///     cents: u64,
+    /// }
+    ///
+    /// fn price(inv: &Invocation<'_>, _: &mut serde_json::Value) -> Result<CallToolResult, ArgsError> {
+    ///     let prices = inv.state::<Prices>()?;
+    ///     Ok(CallToolResult::text(format!("{} cents", prices.cents)))
+    /// }
+    /// # let _ = price;
+    /// ```
     pub fn state<T: Any + Send + Sync>(&self) -> Result<State<T>, ArgsError> {
         self.states.0.get(&TypeId::of::<T>()).and_then(|a| a.clone().downcast::<T>().ok()).map(State).ok_or_else(|| {
             ArgsError {
@@ -359,7 +515,8 @@ impl Invocation<'_> {
 /// [`ToolDef::new`] for a handler that uses it.
 ///
 /// ```
-/// use mcpeye_runtime::{parse_args, ArgsError, CallToolResult, Invocation};
+/// use mcpeye::handwritten::{parse_args, Invocation};
+/// use mcpeye::{ArgsError, CallToolResult};
 /// #[derive(serde::Deserialize)]
 /// struct Query {
 ///     q: String,
@@ -407,12 +564,15 @@ impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolParam for T {}
 /// `fn tool(Args(q): Args<Query>)`. Field docs become property descriptions.
 ///
 /// ```
-/// use mcpeye_runtime::Args;
+/// use mcpeye::Args;
 /// let Args(n) = Args(3);
 /// assert_eq!(n, 3);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Args<T>(pub T);
+pub struct Args<T>(
+    /// The arguments object, read into `T`.
+    pub T,
+);
 
 impl<T> Deref for Args<T> {
     type Target = T;

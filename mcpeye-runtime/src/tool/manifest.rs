@@ -24,6 +24,28 @@ use std::sync::Arc;
 
 /// Everything wrong with a set of tools, found when a manifest is built. Its `Display` lists
 /// every problem, one per line, each naming the tool, where it is defined and how to fix it.
+///
+/// ```
+/// use mcpeye::Manifest;
+///
+/// /// Report a sale.
+/// #[mcpeye::tool]
+/// fn report_sale(
+///     /// Amount in cents.
+///     cents: u64,
+///     sales: mcpeye::State<std::sync::Mutex<Vec<u64>>>,
+/// ) {
+///     sales.lock().unwrap().push(cents);
+/// }
+///
+/// # fn main() {
+/// // The tool needs state that was never registered.
+/// let err = Manifest::builder().tools(mcpeye::tool_defs![report_sale]).try_build().unwrap_err();
+/// assert_eq!(err.problems.len(), 1);
+/// assert_eq!(err.problems[0].tool, "report_sale");
+/// eprintln!("{err}"); // one line per problem, each saying how to fix it
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ManifestError {
     /// One entry per problem.
@@ -31,6 +53,17 @@ pub struct ManifestError {
 }
 
 /// One problem found while building a manifest.
+///
+/// ```
+/// use mcpeye::{Manifest, ManifestError};
+///
+/// fn explain(err: &ManifestError) -> Vec<String> {
+///     err.problems.iter().map(|p| format!("{}: {} ({})", p.tool, p.message, p.rule)).collect()
+/// }
+///
+/// let blank = Manifest::builder().intent_description("  ").try_build().unwrap_err();
+/// assert_eq!(explain(&blank).len(), 1);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ManifestProblem {
     /// The tool's name.
@@ -47,6 +80,16 @@ pub struct ManifestProblem {
 }
 
 /// The prefix of [`ManifestProblem::path`] for a problem in a tool's output schema.
+///
+/// ```
+/// use mcpeye::handwritten::OUTPUT_SCHEMA_PATH;
+/// use mcpeye::ManifestProblem;
+///
+/// fn in_output_schema(p: &ManifestProblem) -> bool {
+///     p.path.starts_with(OUTPUT_SCHEMA_PATH)
+/// }
+/// # let _ = in_output_schema;
+/// ```
 pub const OUTPUT_SCHEMA_PATH: &str = "outputSchema";
 
 impl fmt::Display for ManifestProblem {
@@ -99,7 +142,7 @@ pub(crate) fn intent_description_problem(description: &str, location: &str) -> O
 /// builder when tools take `State<T>` parameters or to turn the reserved tool off.
 ///
 /// ```
-/// let manifest = mcpeye_runtime::Manifest::builder()
+/// let manifest = mcpeye::Manifest::builder()
 ///     .capture_missing_capabilities(false)
 ///     .build();
 /// assert_eq!(manifest.tools_list(), serde_json::json!([]));
@@ -144,12 +187,38 @@ impl fmt::Debug for ManifestBuilder {
 impl ManifestBuilder {
     /// Adds every tool registered with `#[mcpeye::tool]` in the crates linked into the program.
     /// A crate that is linked but never referenced contributes nothing: `use that_crate as _;`.
+    ///
+    /// ```
+    /// /// Say hello.
+    /// #[mcpeye::tool]
+    /// fn hello() -> String {
+    ///     "hello".into()
+    /// }
+    ///
+    /// # fn main() {
+    /// let manifest = mcpeye::Manifest::builder().registered().build();
+    /// assert!(manifest.has_tool("hello"));
+    /// # }
+    /// ```
     pub fn registered(mut self) -> Self {
         self.defs.extend(crate::tool::def::registered());
         self
     }
 
     /// Adds these tools (see `mcpeye::tool_defs![…]`).
+    ///
+    /// ```
+    /// /// Say hello.
+    /// #[mcpeye::tool]
+    /// fn hello() -> String {
+    ///     "hello".into()
+    /// }
+    ///
+    /// # fn main() {
+    /// let manifest = mcpeye::Manifest::builder().tools(mcpeye::tool_defs![hello]).build();
+    /// assert_eq!(manifest.tool_names().collect::<Vec<_>>(), ["hello"]);
+    /// # }
+    /// ```
     pub fn tools(mut self, defs: impl IntoIterator<Item = &'static ToolDef>) -> Self {
         self.defs.extend(defs);
         self
@@ -157,11 +226,46 @@ impl ManifestBuilder {
 
     /// Registers a value handed to every `State<T>` parameter of type `T` (one value per type;
     /// registering a type again replaces the value).
+    ///
+    /// ```
+    /// use mcpeye::State;
+    ///
+    /// struct Greeting {
+    ///     word: String,
+    /// }
+    ///
+    /// /// Greet someone.
+    /// #[mcpeye::tool]
+    /// fn greet(
+    ///     /// Who to greet.
+    ///     name: String,
+    ///     greeting: State<Greeting>,
+    /// ) -> String {
+    ///     format!("{}, {name}!", greeting.word)
+    /// }
+    ///
+    /// # fn main() {
+    /// let manifest = mcpeye::Manifest::builder()
+    ///     .tools(mcpeye::tool_defs![greet])
+    ///     .state(Greeting { word: "Hello".into() })
+    ///     .build();
+    /// assert_eq!(manifest.call("greet", serde_json::json!({"name": "Ada"}))["content"][0]["text"], "Hello, Ada!");
+    /// # }
+    /// ```
     pub fn state<T: Any + Send + Sync>(self, value: T) -> Self {
         self.state_arc(Arc::new(value))
     }
 
     /// Like [`state`](Self::state), for a value already shared.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    ///
+    /// let orders = Arc::new(Mutex::new(Vec::<u64>::new()));
+    /// let manifest = mcpeye::Manifest::builder().state_arc(orders.clone()).build();
+    /// // The tools' `State<Mutex<Vec<u64>>>` and `orders` are the same value.
+    /// # drop(manifest);
+    /// ```
     pub fn state_arc<T: Any + Send + Sync>(mut self, value: Arc<T>) -> Self {
         self.states.0.insert(std::any::TypeId::of::<T>(), value);
         self
@@ -169,6 +273,11 @@ impl ManifestBuilder {
 
     /// Whether the reserved tool `mcpeye_request_capability` is listed and answered. Default:
     /// the tracker's `capture_missing_capabilities` setting, `true` without one.
+    ///
+    /// ```
+    /// let manifest = mcpeye::Manifest::builder().capture_missing_capabilities(false).build();
+    /// assert!(!manifest.has_tool("mcpeye_request_capability"));
+    /// ```
     pub fn capture_missing_capabilities(mut self, on: bool) -> Self {
         self.capture_missing_capabilities = Some(on);
         self
@@ -185,7 +294,7 @@ impl ManifestBuilder {
     /// text, or one over 8192 characters, is a problem reported by [`try_build`](Self::try_build).
     ///
     /// ```
-    /// let manifest = mcpeye_runtime::Manifest::builder()
+    /// let manifest = mcpeye::Manifest::builder()
     ///     .registered()
     ///     .intent_description("Why the user needs this call; name any capability they lack.")
     ///     .build();
@@ -197,12 +306,33 @@ impl ManifestBuilder {
     }
 
     /// Records into this tracker instead of the process-wide one installed by `mcpeye::init`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let (tracker, sink) = mcpeye::testing::MemorySink::new();
+    /// let manifest = mcpeye::Manifest::builder().tracker(tracker.clone()).build();
+    /// manifest.call("mcpeye_request_capability", serde_json::json!({"capability": "CSV export"}));
+    /// tracker.flush(Duration::from_secs(5));
+    /// assert_eq!(sink.events().len(), 1);
+    /// ```
     pub fn tracker(mut self, tracker: Tracker) -> Self {
         self.tracker = Some(tracker);
         self
     }
 
     /// Builds the manifest, or returns every problem found.
+    ///
+    /// ```
+    /// let manifest = match mcpeye::Manifest::builder().registered().try_build() {
+    ///     Ok(manifest) => manifest,
+    ///     Err(problems) => {
+    ///         eprintln!("{problems}"); // every problem, one per line
+    ///         std::process::exit(1);
+    ///     }
+    /// };
+    /// # drop(manifest);
+    /// ```
     pub fn try_build(self) -> Result<Manifest, ManifestError> {
         let mut problems = Vec::new();
         let mut defs = self.defs;
@@ -327,7 +457,7 @@ impl ManifestBuilder {
     /// [`ModelArgument::Off`]. See `docs/attribution.md#model`.
     ///
     /// ```
-    /// use mcpeye_runtime::{Manifest, ModelArgument};
+    /// use mcpeye::{Manifest, ModelArgument};
     /// let manifest = Manifest::builder().model_argument(ModelArgument::EveryTool).build();
     /// assert!(manifest.tools_list()[0]["inputSchema"]["properties"]["llm_model"].is_object());
     /// ```
@@ -344,7 +474,7 @@ impl ManifestBuilder {
     /// it as its session. Default: off. See `docs/attribution.md#conversation`.
     ///
     /// ```
-    /// let manifest = mcpeye_runtime::Manifest::builder().conversations(true).build();
+    /// let manifest = mcpeye::Manifest::builder().conversations(true).build();
     /// let out = manifest.call("mcpeye_request_capability", serde_json::json!({"capability": "CSV export"}));
     /// assert!(out["content"].as_array().unwrap().len() == 1); // the reserved tool takes no part
     /// ```
@@ -355,6 +485,11 @@ impl ManifestBuilder {
 
     /// Builds the manifest; panics with every problem listed (a server should refuse to start
     /// with tools that clients would reject).
+    ///
+    /// ```
+    /// let manifest = mcpeye::Manifest::builder().registered().build();
+    /// assert!(manifest.captures_missing_capabilities());
+    /// ```
     #[track_caller]
     pub fn build(self) -> Manifest {
         match self.try_build() {
@@ -464,6 +599,34 @@ pub fn reserved_descriptor() -> Value {
 ///
 /// `Send + Sync`: build one at start-up and share it (`Arc<Manifest>` or a `static`) across
 /// threads and tasks.
+///
+/// ```
+/// /// Add two integers.
+/// #[mcpeye::tool(read_only)]
+/// fn add(
+///     /// The first term.
+///     a: i64,
+///     /// The second term.
+///     b: i64,
+/// ) -> i64 {
+///     a + b
+/// }
+///
+/// # fn main() {
+/// let manifest = mcpeye::tools![add];
+///
+/// // tools/list: the tools by name, then the reserved tool.
+/// let tools = manifest.tools_list();
+/// assert_eq!(tools[0]["name"], "add");
+/// assert_eq!(tools[0]["inputSchema"]["required"], serde_json::json!(["a", "b"]));
+/// assert_eq!(tools[1]["name"], "mcpeye_request_capability");
+///
+/// // tools/call, recorded with its intent (which the tool never sees).
+/// let args = serde_json::json!({"a": 2, "b": 3, "mcpeyeIntent": "The user is checking an invoice total."});
+/// assert_eq!(manifest.call("add", args)["content"][0]["text"], "5");
+/// assert_eq!(manifest.call("add", serde_json::json!({"a": "two"}))["isError"], true);
+/// # }
+/// ```
 pub struct Manifest {
     pub(crate) entries: Vec<Entry>,
     pub(crate) index: HashMap<&'static str, usize>,
@@ -492,32 +655,72 @@ impl Manifest {
     }
 
     /// A builder with no tools.
+    ///
+    /// ```
+    /// let manifest = mcpeye::Manifest::builder().registered().build();
+    /// # drop(manifest);
+    /// ```
     pub fn builder() -> ManifestBuilder {
         ManifestBuilder::default()
     }
 
     /// The `tools` array of a `tools/list` result: the tools sorted by name, then the reserved
     /// tool (unless turned off). Byte-for-byte deterministic.
+    ///
+    /// ```
+    /// let manifest = mcpeye::Manifest::builder().build();
+    /// let result = serde_json::json!({"tools": manifest.tools_list()}); // the `tools/list` result
+    /// assert_eq!(result["tools"][0]["name"], "mcpeye_request_capability");
+    /// ```
     pub fn tools_list(&self) -> Value {
         self.tools_list.clone()
     }
 
     /// The names of the tools, sorted, without the reserved tool.
+    ///
+    /// ```
+    /// let manifest = mcpeye::Manifest::builder().build();
+    /// assert_eq!(manifest.tool_names().count(), 0); // the reserved tool is not counted
+    /// ```
     pub fn tool_names(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.entries.iter().map(|e| e.def.name)
     }
 
     /// The definition of the tool called `name`.
+    ///
+    /// ```
+    /// /// Say hello.
+    /// #[mcpeye::tool(read_only)]
+    /// fn hello() -> String {
+    ///     "hello".into()
+    /// }
+    ///
+    /// # fn main() {
+    /// let manifest = mcpeye::tools![hello];
+    /// assert_eq!(manifest.tool("hello").unwrap().annotations.read_only, Some(true));
+    /// assert!(manifest.tool("mcpeye_request_capability").is_none()); // not a definition
+    /// # }
+    /// ```
     pub fn tool(&self, name: &str) -> Option<&'static ToolDef> {
         self.index.get(name).map(|&i| self.entries[i].def)
     }
 
     /// Whether the reserved tool is listed and answered.
+    ///
+    /// ```
+    /// assert!(mcpeye::Manifest::builder().build().captures_missing_capabilities());
+    /// ```
     pub fn captures_missing_capabilities(&self) -> bool {
         self.reserved
     }
 
     /// Whether `name` is a tool of this manifest (the reserved tool included when listed).
+    ///
+    /// ```
+    /// let manifest = mcpeye::Manifest::builder().build();
+    /// assert!(manifest.has_tool("mcpeye_request_capability"));
+    /// assert!(!manifest.has_tool("export_csv"));
+    /// ```
     pub fn has_tool(&self, name: &str) -> bool {
         self.index.contains_key(name) || (self.reserved && name == RESERVED_TOOL_NAME)
     }
@@ -527,7 +730,7 @@ impl Manifest {
     /// and the reserved tool. `Display` prints a table. Feature `tokens`.
     ///
     /// ```
-    /// let manifest = mcpeye_runtime::Manifest::builder().registered().build();
+    /// let manifest = mcpeye::Manifest::builder().registered().build();
     /// let report = manifest.token_report();
     /// eprintln!("{report}");
     /// assert!(report.total() >= report.reserved_total());

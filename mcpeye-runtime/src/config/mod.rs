@@ -423,7 +423,7 @@ impl Config {
     /// ```
     /// let config = mcpeye::Config::new("proj").on_error(|d| match d.kind {
     ///     mcpeye::DiagnosticKind::Unauthorized => eprintln!("check MCPEYE_INGEST_SECRET: {d}"),
-    ///     _ => {} // the rest is in `Stats`
+    ///     _ => eprintln!("{d}"),
     /// });
     /// # drop(config);
     /// ```

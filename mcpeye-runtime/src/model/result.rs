@@ -803,9 +803,10 @@ pub trait ErrorReason: Display {
     /// The reason code of this error.
     ///
     /// ```
-    /// use mcpeye::ErrorReason;
-    /// let err = mcpeye::ToolError::new("quota", "over the daily quota");
-    /// assert_eq!(ErrorReason::reason(&err), "quota");
+    /// fn code(error: &impl mcpeye::ErrorReason) -> &'static str {
+    ///     error.reason()
+    /// }
+    /// assert_eq!(code(&mcpeye::ToolError::new("quota", "over the daily quota")), "quota");
     /// ```
     fn reason(&self) -> &'static str;
 }

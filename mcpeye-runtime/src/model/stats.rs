@@ -59,8 +59,10 @@ impl Dropped {
     ///
     /// ```
     /// let (tracker, _sink) = mcpeye::testing::MemorySink::new();
-    /// let dropped = tracker.stats().dropped;
-    /// assert_eq!(dropped.total(), 0);
+    /// let dropped = tracker.shutdown(std::time::Duration::from_secs(1)).dropped();
+    /// if dropped.total() > 0 {
+    ///     eprintln!("{} analytics events lost: {dropped:?}", dropped.total());
+    /// }
     /// ```
     pub fn total(&self) -> u64 {
         self.channel_full
@@ -338,9 +340,10 @@ impl FlushReport {
     /// Events dropped so far, by reason.
     ///
     /// ```
-    /// let (tracker, _sink) = mcpeye::testing::MemorySink::new();
-    /// let report = tracker.shutdown(std::time::Duration::from_secs(1));
-    /// assert_eq!(report.dropped().total(), 0);
+    /// let config = mcpeye::Config::new("proj").before_send(|_| None);
+    /// let (tracker, _sink) = mcpeye::testing::MemorySink::with_config(config).unwrap();
+    /// mcpeye::Manifest::builder().tracker(tracker.clone()).build().call("no_such_tool", serde_json::json!({}));
+    /// assert_eq!(tracker.flush(std::time::Duration::from_secs(5)).dropped().before_send, 1);
     /// ```
     pub fn dropped(&self) -> Dropped {
         self.stats.dropped

@@ -8,6 +8,8 @@
 # - has an item, method, field or variant without docs;
 # - has an item whose own docs carry no example, unless it is a constant or listed below (values
 #   a user only reads, shown by the example of the item that returns them);
+# - has a method (inherent, or of a trait: required or provided) without an example in its own
+#   docs; methods of trait implementations are the trait's, associated constants are exempt;
 # - has an example marked `ignore` (README's two servers aside).
 #
 #   scripts/docs_check.sh
@@ -34,7 +36,7 @@ NO_EXAMPLE = {
 def text(fragment):
     return html.unescape(re.sub(r"<[^>]+>", "", fragment))
 
-problems, pages, blocks, with_example = [], 0, 0, 0
+problems, pages, blocks, with_example, methods_with_example = [], 0, 0, 0, 0
 for directory, _, files in os.walk(root):
     for name in files:
         if not name.endswith(".html") or name == "all.html":
@@ -69,7 +71,8 @@ for directory, _, files in os.walk(root):
         elif not name.startswith("constant.") and rel not in NO_EXAMPLE:
             problems.append(f"{rel}: the item's docs have no example")
         # Members: each `<section id="method.x">` (or field, variant…) is followed by its docblock.
-        # Trait implementations are left out: their methods are documented by the trait.
+        # Trait implementations are left out: their methods are documented (with examples) by the
+        # trait.
         own = re.split(r'<h2 id="(?:trait-implementations|synthetic-implementations|blanket-implementations|foreign-impls|implementors)"', page)[0]
         for m in re.finditer(r'<section id="((?:method|tymethod|variant|structfield|associatedconstant)\.[^"]+)"', own):
             rest = own[m.end() :]
@@ -77,6 +80,11 @@ for directory, _, files in os.walk(root):
             chunk = rest[: nxt.start()] if nxt else rest
             if 'class="docblock' not in chunk:
                 problems.append(f"{rel}#{m.group(1)}: no docs")
+            elif m.group(1).startswith(("method.", "tymethod.")):
+                if "rust-example-rendered" in chunk:
+                    methods_with_example += 1
+                else:
+                    problems.append(f"{rel}#{m.group(1)}: the method's docs have no example")
         for m in re.finditer(r'<span id="((?:variant|structfield)\.[^"]+)"', own):
             rest = own[m.end() :]
             nxt = re.search(r'<span id="(?:variant|structfield)\.|<section id="|<h2 ', rest)
@@ -86,6 +94,9 @@ for directory, _, files in os.walk(root):
 
 for p in sorted(set(problems)):
     print("error:", p, file=sys.stderr)
-print(f"docs of mcpeye: {pages} pages, {blocks} code blocks, {with_example} items with an example in their own docs")
+print(
+    f"docs of mcpeye: {pages} pages, {blocks} code blocks, {with_example} items and {methods_with_example} methods"
+    " with an example in their own docs"
+)
 sys.exit(1 if problems else 0)
 EOF

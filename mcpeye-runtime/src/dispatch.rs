@@ -67,6 +67,11 @@ pub enum CallError {
 
 impl CallError {
     /// The JSON-RPC error code: `-32602` (invalid params), as MCP specifies for unknown tools.
+    ///
+    /// ```
+    /// let err = mcpeye::CallError::UnknownTool("no_such_tool".into());
+    /// assert_eq!(err.code(), -32602);
+    /// ```
     pub fn code(&self) -> i64 {
         -32602
     }

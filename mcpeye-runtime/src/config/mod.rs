@@ -96,6 +96,11 @@ impl Config {
     /// | [`event_log_max_bytes`](Self::event_log_max_bytes) | 64 MiB |
     ///
     /// `Config::new` does not read the environment; [`Config::from_env`] does.
+    ///
+    /// ```
+    /// let config = mcpeye::Config::new("proj_demo");
+    /// assert!(format!("{config:?}").contains("flush_threshold: 20"));
+    /// ```
     pub fn new(project_id: impl Into<String>) -> Self {
         Config {
             project_id: project_id.into(),
@@ -149,12 +154,23 @@ impl Config {
 
     /// Base URL of the self-hosted ingest API; events go to `{url}/ingest`. A trailing `/` is
     /// trimmed and a URL already ending in `/ingest` is used as is.
+    ///
+    /// ```
+    /// // Events are POSTed to https://ingest.example.com/ingest.
+    /// let config = mcpeye::Config::new("proj").ingest_url("https://ingest.example.com/");
+    /// # drop(config);
+    /// ```
     pub fn ingest_url(mut self, url: impl Into<String>) -> Self {
         self.ingest_url = Some(url.into());
         self
     }
 
     /// Secret sent in the `x-mcpeye-secret` header (not sent when empty). Never shown by `Debug`.
+    ///
+    /// ```
+    /// let config = mcpeye::Config::new("proj").ingest_secret("s3cret-value");
+    /// assert!(!format!("{config:?}").contains("s3cret-value"));
+    /// ```
     pub fn ingest_secret(mut self, secret: impl Into<String>) -> Self {
         self.ingest_secret = Some(secret.into());
         self
@@ -162,6 +178,12 @@ impl Config {
 
     /// Redaction of secrets and personal data in arguments, results, errors and intents
     /// (default `true`). The size caps apply either way.
+    ///
+    /// ```
+    /// // Only for data known to hold no secrets: nothing is redacted, the size caps still apply.
+    /// let config = mcpeye::Config::new("proj").redact(false);
+    /// # drop(config);
+    /// ```
     pub fn redact(mut self, on: bool) -> Self {
         self.redact = on;
         self
@@ -204,6 +226,11 @@ impl Config {
 
     /// Extra field names whose values are always replaced by `[REDACTED_FIELD]`, added to the
     /// built-in list (`password`, `token`, `apiKey`, …); compared case-insensitively.
+    ///
+    /// ```
+    /// let config = mcpeye::Config::new("proj").denylist_fields(["iban", "dateOfBirth"]);
+    /// # drop(config);
+    /// ```
     pub fn denylist_fields<I, S>(mut self, fields: I) -> Self
     where
         I: IntoIterator<Item = S>,
@@ -214,6 +241,12 @@ impl Config {
     }
 
     /// The identity sent with every payload (user, client, server version).
+    ///
+    /// ```
+    /// let identity = mcpeye::Identity::new().client("my-agent/0.3").server_version("1.2.3");
+    /// let config = mcpeye::Config::new("proj").identity(identity);
+    /// # drop(config);
+    /// ```
     pub fn identity(mut self, identity: Identity) -> Self {
         self.identity = identity;
         self
@@ -259,6 +292,11 @@ impl Config {
     }
 
     /// Longest time an event waits in the buffer before it is sent (default 5 s).
+    ///
+    /// ```
+    /// let config = mcpeye::Config::new("proj").flush_interval(std::time::Duration::from_secs(1));
+    /// # drop(config);
+    /// ```
     pub fn flush_interval(mut self, interval: Duration) -> Self {
         self.flush_interval = interval;
         self
@@ -270,6 +308,11 @@ impl Config {
     /// has sent, it goes on only while a full batch ([`max_batch_events`](Self::max_batch_events),
     /// or [`max_buffer`](Self::max_buffer) events if fewer) is buffered; the rest goes on the next
     /// tick.
+    ///
+    /// ```
+    /// let config = mcpeye::Config::new("proj").flush_threshold(100);
+    /// # drop(config);
+    /// ```
     pub fn flush_threshold(mut self, events: usize) -> Self {
         self.flush_threshold = events;
         self
@@ -278,12 +321,22 @@ impl Config {
     /// Most events kept in memory waiting for the ingest (default 10 000); beyond it the oldest
     /// are dropped, with one warning, or, with an [`outbox_dir`](Self::outbox_dir), wait on disk. The hand-off channel from the calling threads to the flusher
     /// holds as many again (at least 1024); when it is full, new events are dropped.
+    ///
+    /// ```
+    /// let config = mcpeye::Config::new("proj").max_buffer(50_000);
+    /// # drop(config);
+    /// ```
     pub fn max_buffer(mut self, events: usize) -> Self {
         self.max_buffer = events;
         self
     }
 
     /// Most events in one POST (default 500).
+    ///
+    /// ```
+    /// let config = mcpeye::Config::new("proj").max_batch_events(100);
+    /// # drop(config);
+    /// ```
     pub fn max_batch_events(mut self, events: usize) -> Self {
         self.max_batch_events = events;
         self
@@ -291,6 +344,11 @@ impl Config {
 
     /// Most bytes of JSON body in one POST (default 1 MiB). A single event larger than this is
     /// still sent, alone.
+    ///
+    /// ```
+    /// let config = mcpeye::Config::new("proj").max_batch_bytes(256 * 1024);
+    /// # drop(config);
+    /// ```
     pub fn max_batch_bytes(mut self, bytes: usize) -> Self {
         self.max_batch_bytes = bytes;
         self
@@ -298,24 +356,45 @@ impl Config {
 
     /// Whether manifests list and answer the reserved `mcpeye_request_capability` tool
     /// (default `true`).
+    ///
+    /// ```
+    /// // Manifests then list only the server's own tools.
+    /// let config = mcpeye::Config::new("proj").capture_missing_capabilities(false);
+    /// # drop(config);
+    /// ```
     pub fn capture_missing_capabilities(mut self, on: bool) -> Self {
         self.capture_missing_capabilities = on;
         self
     }
 
     /// Timeout for connecting to the ingest (default 5 s).
+    ///
+    /// ```
+    /// let config = mcpeye::Config::new("proj").connect_timeout(std::time::Duration::from_secs(2));
+    /// # drop(config);
+    /// ```
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
         self
     }
 
     /// Timeout for a whole POST, from connecting to reading the answer (default 10 s).
+    ///
+    /// ```
+    /// let config = mcpeye::Config::new("proj").request_timeout(std::time::Duration::from_secs(30));
+    /// # drop(config);
+    /// ```
     pub fn request_timeout(mut self, timeout: Duration) -> Self {
         self.request_timeout = timeout;
         self
     }
 
     /// How long dropping the [`Guard`](crate::Guard) waits for the final flush (default 2 s).
+    ///
+    /// ```
+    /// let config = mcpeye::Config::new("proj").shutdown_timeout(std::time::Duration::from_millis(500));
+    /// # drop(config);
+    /// ```
     pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
         self.shutdown_timeout = timeout;
         self
@@ -324,6 +403,13 @@ impl Config {
     /// Backoff between retries of a failed POST: `initial`, doubled at each consecutive
     /// failure up to `max`, with jitter (defaults 1 s and 30 s). A `Retry-After` from the
     /// ingest takes precedence (capped at 60 s).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let config = mcpeye::Config::new("proj").retry_backoff(Duration::from_millis(200), Duration::from_secs(10));
+    /// # drop(config);
+    /// ```
     pub fn retry_backoff(mut self, initial: Duration, max: Duration) -> Self {
         self.retry_initial_backoff = initial;
         self.retry_max_backoff = max;
@@ -333,6 +419,14 @@ impl Config {
     /// Receives each kind of problem once per tracker (default: one `[mcpeye] …` line on
     /// stderr; never stdout). A panicking callback is ignored. Counts of every dropped event
     /// are in [`Stats`](crate::Stats).
+    ///
+    /// ```
+    /// let config = mcpeye::Config::new("proj").on_error(|d| match d.kind {
+    ///     mcpeye::DiagnosticKind::Unauthorized => eprintln!("check MCPEYE_INGEST_SECRET: {d}"),
+    ///     _ => eprintln!("{d}"),
+    /// });
+    /// # drop(config);
+    /// ```
     pub fn on_error(mut self, f: impl Fn(&Diagnostic) + Send + Sync + 'static) -> Self {
         self.on_error = Some(Arc::new(f));
         self
@@ -351,6 +445,12 @@ impl Config {
     /// and metrics are not sampled here (the host's OpenTelemetry sampler decides).
     ///
     /// A rate outside `0.0..=1.0` (or NaN) is a [`ConfigError`] from `init`.
+    ///
+    /// ```
+    /// // Send the events of one session in ten.
+    /// let config = mcpeye::Config::new("proj").sample_rate(0.1);
+    /// # drop(config);
+    /// ```
     pub fn sample_rate(mut self, rate: f64) -> Self {
         self.sample_rate = rate;
         self
@@ -394,6 +494,11 @@ impl Config {
     /// (default `false`: the conventions make them opt-in, as they may hold sensitive data).
     /// Only with the `opentelemetry` or `tracing` feature; the redaction runs on the calling
     /// thread, for recorded spans only.
+    ///
+    /// ```
+    /// let config = mcpeye::Config::new("proj").span_content(true);
+    /// # drop(config);
+    /// ```
     pub fn span_content(mut self, on: bool) -> Self {
         self.span_content = on;
         self
@@ -437,6 +542,11 @@ impl Config {
     /// Most bytes of undelivered events the outbox keeps (default 64 MiB); beyond it the oldest
     /// are dropped (counted as `outbox_overflow`). An event larger than the bound on its own is
     /// still kept, alone. The log on disk stays within about twice this size.
+    ///
+    /// ```
+    /// let config = mcpeye::Config::new("proj").outbox_dir("outbox").outbox_max_bytes(16 << 20);
+    /// # drop(config);
+    /// ```
     pub fn outbox_max_bytes(mut self, bytes: u64) -> Self {
         self.outbox_max_bytes = bytes;
         self

@@ -205,25 +205,69 @@ pub type ClientFuture = Pin<Box<dyn Future<Output = Result<Value, ClientError>> 
 /// ```
 pub trait ClientChannel: Send + Sync {
     /// Sends `notifications/progress` for `token`.
+    ///
+    /// ```
+    /// use mcpeye::{testing::RecordingClient, ClientChannel, ProgressToken};
+    /// let client = RecordingClient::new(); // a channel that records what it is asked to send
+    /// ClientChannel::progress(&client, &ProgressToken::Number(7), 1.0, Some(4.0), Some("1 of 4"));
+    /// assert_eq!(client.progress(), [(1.0, Some(4.0))]);
+    /// ```
     fn progress(&self, token: &ProgressToken, progress: f64, total: Option<f64>, message: Option<&str>);
 
     /// Sends `notifications/message` at `level`, from `logger` when given.
+    ///
+    /// ```
+    /// use mcpeye::{testing::RecordingClient, ClientChannel, LogLevel};
+    /// let client = RecordingClient::new(); // a channel that records what it is asked to send
+    /// client.log(LogLevel::Warning, Some("db"), serde_json::json!("slow query"));
+    /// assert_eq!(client.logs(), [(LogLevel::Warning, serde_json::json!("slow query"))]);
+    /// ```
     fn log(&self, level: LogLevel, logger: Option<&str>, data: Value);
 
     /// The least severe level the client asked for with `logging/setLevel` in this session, if
     /// it did. `None` lets every level through.
+    ///
+    /// ```
+    /// use mcpeye::{testing::RecordingClient, ClientChannel, LogLevel};
+    /// assert_eq!(RecordingClient::new().session_log_level(), None);
+    /// let client = RecordingClient::new().with_session_log_level(LogLevel::Error);
+    /// assert_eq!(client.session_log_level(), Some(LogLevel::Error));
+    /// ```
     fn session_log_level(&self) -> Option<LogLevel> {
         None
     }
 
     /// Sends `sampling/createMessage` with these `params` and resolves to the client's result.
+    ///
+    /// ```
+    /// use mcpeye::{testing::{block_on, RecordingClient}, ClientChannel, SamplingRequest};
+    /// let client = RecordingClient::new().with_sampling_text("42");
+    /// let result = block_on(client.create_message(SamplingRequest::new(10).user("?").to_params()))?;
+    /// assert_eq!(result["content"]["text"], "42");
+    /// # Ok::<(), mcpeye::ClientError>(())
+    /// ```
     fn create_message(&self, params: Value) -> ClientFuture;
 
     /// Sends `elicitation/create` with these `params` and resolves to the client's result.
+    ///
+    /// ```
+    /// use mcpeye::{testing::{block_on, RecordingClient}, ClientChannel, ClientError};
+    /// let client = RecordingClient::new(); // no elicitation answer scripted
+    /// let answer = block_on(client.elicit(serde_json::json!({"message": "Which account?"})));
+    /// assert!(matches!(answer, Err(ClientError::Unsupported(_))));
+    /// ```
     fn elicit(&self, params: Value) -> ClientFuture;
 
     /// Sends `roots/list` and resolves to the client's result. The default answers
     /// [`ClientError::Unsupported`].
+    ///
+    /// ```
+    /// use mcpeye::{testing::{block_on, RecordingClient}, ClientChannel};
+    /// let client = RecordingClient::new().with_roots(["file:///home/ada/project"]);
+    /// let result = block_on(client.list_roots())?;
+    /// assert_eq!(result["roots"][0]["uri"], "file:///home/ada/project");
+    /// # Ok::<(), mcpeye::ClientError>(())
+    /// ```
     fn list_roots(&self) -> ClientFuture {
         Box::pin(std::future::ready(Err(ClientError::Unsupported("this channel cannot ask for roots".to_owned()))))
     }

@@ -19,6 +19,12 @@ const MAX_IDENTITY_CHARS: usize = 256;
 /// ```
 pub trait IdentityValue {
     /// The value as a string, or `None` for no value.
+    ///
+    /// ```
+    /// use mcpeye::IdentityValue;
+    /// assert_eq!(1.5f64.into_identity_string().as_deref(), Some("1.5"));
+    /// assert_eq!(f64::NAN.into_identity_string(), None);
+    /// ```
     fn into_identity_string(self) -> Option<String>;
 }
 

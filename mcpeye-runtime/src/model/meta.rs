@@ -346,6 +346,10 @@ pub enum IntentSource {
 
 impl IntentSource {
     /// The wire spelling: `"mcpeye"` or `"native"`.
+    ///
+    /// ```
+    /// assert_eq!(mcpeye::IntentSource::Mcpeye.as_str(), "mcpeye");
+    /// ```
     pub fn as_str(self) -> &'static str {
         match self {
             IntentSource::Mcpeye => "mcpeye",

@@ -801,6 +801,13 @@ impl std::error::Error for ToolError {}
 /// ```
 pub trait ErrorReason: Display {
     /// The reason code of this error.
+    ///
+    /// ```
+    /// fn code(error: &impl mcpeye::ErrorReason) -> &'static str {
+    ///     error.reason()
+    /// }
+    /// assert_eq!(code(&mcpeye::ToolError::new("quota", "over the daily quota")), "quota");
+    /// ```
     fn reason(&self) -> &'static str;
 }
 
@@ -835,6 +842,11 @@ impl ErrorReason for ToolError {
 )]
 pub trait ToolValue {
     /// Converts the value into the result sent to the client.
+    ///
+    /// ```
+    /// use mcpeye::ToolValue;
+    /// assert_eq!(().into_call_result().to_json()["content"], serde_json::json!([]));
+    /// ```
     fn into_call_result(self) -> CallToolResult;
 }
 

@@ -56,6 +56,14 @@ pub struct Dropped {
 
 impl Dropped {
     /// All dropped events.
+    ///
+    /// ```
+    /// let (tracker, _sink) = mcpeye::testing::MemorySink::new();
+    /// let dropped = tracker.shutdown(std::time::Duration::from_secs(1)).dropped();
+    /// if dropped.total() > 0 {
+    ///     eprintln!("{} analytics events lost: {dropped:?}", dropped.total());
+    /// }
+    /// ```
     pub fn total(&self) -> u64 {
         self.channel_full
             + self.buffer_overflow
@@ -142,8 +150,8 @@ pub struct Stats {
 /// not lost to the ingest: the log is a copy.
 ///
 /// ```
-/// let stats = mcpeye_runtime::Tracker::from_fn(|_| {}).stats();
-/// assert_eq!(stats.event_log, mcpeye_runtime::EventLogCounts::default());
+/// let stats = mcpeye::Tracker::from_fn(|_| {}).stats();
+/// assert_eq!(stats.event_log, mcpeye::EventLogCounts::default());
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -320,18 +328,46 @@ impl std::fmt::Display for FlushReport {
 
 impl FlushReport {
     /// Events sent so far.
+    ///
+    /// ```
+    /// let (tracker, _sink) = mcpeye::testing::MemorySink::new();
+    /// mcpeye::Manifest::builder().tracker(tracker.clone()).build().call("no_such_tool", serde_json::json!({}));
+    /// assert_eq!(tracker.flush(std::time::Duration::from_secs(5)).sent(), 1);
+    /// ```
     pub fn sent(&self) -> u64 {
         self.stats.sent
     }
     /// Events dropped so far, by reason.
+    ///
+    /// ```
+    /// let config = mcpeye::Config::new("proj").before_send(|_| None);
+    /// let (tracker, _sink) = mcpeye::testing::MemorySink::with_config(config).unwrap();
+    /// mcpeye::Manifest::builder().tracker(tracker.clone()).build().call("no_such_tool", serde_json::json!({}));
+    /// assert_eq!(tracker.flush(std::time::Duration::from_secs(5)).dropped().before_send, 1);
+    /// ```
     pub fn dropped(&self) -> Dropped {
         self.stats.dropped
     }
     /// Events sampled out so far.
+    ///
+    /// ```
+    /// let config = mcpeye::Config::new("proj").sample_rate(0.0);
+    /// let (tracker, _sink) = mcpeye::testing::MemorySink::with_config(config).unwrap();
+    /// mcpeye::Manifest::builder().tracker(tracker.clone()).build().call("no_such_tool", serde_json::json!({}));
+    /// assert_eq!(tracker.flush(std::time::Duration::from_secs(5)).sampled_out(), 1);
+    /// ```
     pub fn sampled_out(&self) -> u64 {
         self.stats.sampled_out
     }
     /// Events still pending (e.g. in a request abandoned at shutdown).
+    ///
+    /// ```
+    /// let (tracker, _sink) = mcpeye::testing::MemorySink::new();
+    /// let report = tracker.flush(std::time::Duration::from_secs(2));
+    /// if report.pending() > 0 {
+    ///     eprintln!("{} events not sent yet", report.pending());
+    /// }
+    /// ```
     pub fn pending(&self) -> u64 {
         self.stats.pending
     }

@@ -98,6 +98,11 @@ pub struct ReportInput {
 
 impl ReportInput {
     /// An empty input.
+    ///
+    /// ```
+    /// let input = mcpeye::report::ReportInput::new();
+    /// assert_eq!(input.calls(), 0);
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }
@@ -105,6 +110,13 @@ impl ReportInput {
     /// Reads a file's text: JSON Lines (event log lines, payloads, bare events), or JSON
     /// values one after the other (a JSON array of payloads, pretty-printed or not). Lines that
     /// are none of these are counted as skipped.
+    ///
+    /// ```
+    /// let mut input = mcpeye::report::ReportInput::new();
+    /// input.read_str(r#"[{"projectId":"p","identity":{},"events":[{"callId":"a","toolName":"search","isError":false}]}]"#);
+    /// input.read_str("{\"callId\":\"b\",\"toolName\":\"order\",\"isError\":false}\nnot json");
+    /// assert_eq!(input.calls(), 2);
+    /// ```
     pub fn read_str(&mut self, text: &str) {
         // A stream of whole values first (a JSON array spread over lines); line by line when
         // that fails, so that one bad line costs only itself.
@@ -129,6 +141,12 @@ impl ReportInput {
 
     /// Adds one value: a payload, an array of payloads or events, an event log line, or a
     /// bare event. Anything else is counted as skipped.
+    ///
+    /// ```
+    /// let mut input = mcpeye::report::ReportInput::new();
+    /// input.add_value(&serde_json::json!({"callId": "a", "toolName": "search", "isError": false}));
+    /// assert_eq!(input.calls(), 1);
+    /// ```
     pub fn add_value(&mut self, value: &Value) {
         match value {
             Value::Array(items) => items.iter().for_each(|v| self.add_value(v)),
@@ -236,6 +254,15 @@ impl ReportInput {
     }
 
     /// How many distinct calls were read.
+    ///
+    /// ```
+    /// // A payload sent twice (delivery is at least once) counts its call once.
+    /// let payload = r#"{"projectId":"p","identity":{},"events":[{"callId":"a","toolName":"search","isError":false}]}"#;
+    /// let mut input = mcpeye::report::ReportInput::new();
+    /// input.read_str(payload);
+    /// input.read_str(payload);
+    /// assert_eq!(input.calls(), 1);
+    /// ```
     pub fn calls(&self) -> usize {
         self.calls.len()
     }

@@ -60,6 +60,15 @@ pub struct ToolActivity {
 
 impl ToolActivity {
     /// Calls that carried an intent.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// let events = [
+    ///     json!({"callId": "a", "toolName": "search", "isError": false, "intent": "Find a mug."}),
+    ///     json!({"callId": "b", "toolName": "search", "isError": false}),
+    /// ];
+    /// assert_eq!(mcpeye::report::IntentGap::from_events(&events).tools[0].calls_with_intent(), 1);
+    /// ```
     pub fn calls_with_intent(&self) -> usize {
         self.intents.iter().map(|i| i.count).sum()
     }
@@ -253,6 +262,12 @@ pub struct IntentGap {
 
 impl IntentGap {
     /// The summary of these events (objects in the wire form; anything else is ignored).
+    ///
+    /// ```
+    /// let event = serde_json::json!({"callId": "a", "toolName": "search", "isError": false});
+    /// let gap = mcpeye::report::IntentGap::from_events([&event, &event]);
+    /// assert_eq!((gap.calls, gap.duplicates), (1, 1));
+    /// ```
     pub fn from_events<'a>(events: impl IntoIterator<Item = &'a Value>) -> Self {
         let mut builder = Builder::default();
         for event in events {
@@ -303,6 +318,13 @@ impl IntentGap {
     }
 
     /// The summary of the events of these payloads (`{"projectId", "identity", "events": […]}`).
+    ///
+    /// ```
+    /// let payload = serde_json::json!({"projectId": "p", "identity": {},
+    ///     "events": [{"callId": "a", "toolName": "search", "isError": true, "errorMessage": "timeout"}]});
+    /// let gap = mcpeye::report::IntentGap::from_payloads([&payload]);
+    /// assert_eq!(gap.tools[0].errors, 1);
+    /// ```
     pub fn from_payloads<'a>(payloads: impl IntoIterator<Item = &'a Value>) -> Self {
         Self::from_events(payloads.into_iter().filter_map(|p| p["events"].as_array()).flatten())
     }
@@ -372,6 +394,16 @@ impl IntentGap {
     }
 
     /// The tools that failed at least once, most errors first.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// let events = [
+    ///     json!({"callId": "a", "toolName": "search", "isError": true}),
+    ///     json!({"callId": "b", "toolName": "order", "isError": false}),
+    /// ];
+    /// let gap = mcpeye::report::IntentGap::from_events(&events);
+    /// assert_eq!(gap.most_failing().iter().map(|t| t.tool.as_str()).collect::<Vec<_>>(), ["search"]);
+    /// ```
     pub fn most_failing(&self) -> Vec<&ToolActivity> {
         let mut failing: Vec<&ToolActivity> = self.tools.iter().filter(|t| t.errors > 0).collect();
         failing.sort_by(|a, b| b.errors.cmp(&a.errors).then_with(|| a.tool.cmp(&b.tool)));
@@ -379,6 +411,12 @@ impl IntentGap {
     }
 
     /// The summary as JSON (the same as serialising it).
+    ///
+    /// ```
+    /// let event = serde_json::json!({"callId": "a", "toolName": "search", "isError": false});
+    /// let json = mcpeye::report::IntentGap::from_events([&event]).to_json();
+    /// assert_eq!(json["tools"][0]["tool"], "search");
+    /// ```
     pub fn to_json(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }

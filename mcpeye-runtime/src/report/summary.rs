@@ -238,7 +238,7 @@ pub struct PathsSection {
 /// (`aiInvocation.turnId`, event log only).
 ///
 /// ```
-/// use mcpeye_runtime::report::ReportInput;
+/// use mcpeye::report::ReportInput;
 /// let mut input = ReportInput::new();
 /// for (id, ts, error) in [("a", 1, true), ("b", 2, false), ("c", 3, true)] {
 ///     input.read_str(&format!(
@@ -370,6 +370,12 @@ pub struct Report {
 
 impl Report {
     /// The report as JSON (the same as serialising it).
+    ///
+    /// ```
+    /// let mut input = mcpeye::report::ReportInput::new();
+    /// input.read_str(r#"{"callId":"a","toolName":"search","isError":false}"#);
+    /// assert_eq!(input.report().to_json()["overview"]["calls"], 1);
+    /// ```
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
     }
@@ -379,6 +385,13 @@ const NEEDS_LOG: &str = "the event log (Config::event_log): ingest payloads have
 
 impl ReportInput {
     /// The report of what was read.
+    ///
+    /// ```
+    /// let mut input = mcpeye::report::ReportInput::new();
+    /// input.read_str(r#"{"callId":"a","toolName":"search","isError":true,"errorMessage":"timeout"}"#);
+    /// let report = input.report();
+    /// assert_eq!((report.overview.calls, report.overview.errors), (1, 1));
+    /// ```
     pub fn report(&self) -> Report {
         let calls = &self.calls;
         Report {

@@ -146,11 +146,22 @@ impl TokenReport {
     }
 
     /// Tokens of every descriptor, the reserved tool's included.
+    ///
+    /// ```
+    /// let report = mcpeye::Manifest::builder().build().token_report();
+    /// assert_eq!(report.total(), report.tools.iter().map(|t| t.total).sum::<usize>() + report.reserved_total());
+    /// ```
     pub fn total(&self) -> usize {
         self.all().map(|t| t.total).sum()
     }
 
     /// Tokens that `mcpeyeIntent` adds, over all tools.
+    ///
+    /// ```
+    /// let tools = serde_json::json!([{"name": "search", "inputSchema": {"type": "object", "properties": {
+    ///     "mcpeyeIntent": {"type": "string", "description": "Why you call this tool."}}}}]);
+    /// assert!(mcpeye::report::TokenReport::from_tools_list(&tools).intent_total() > 0);
+    /// ```
     pub fn intent_total(&self) -> usize {
         self.all().map(|t| t.intent).sum()
     }
@@ -168,16 +179,34 @@ impl TokenReport {
     }
 
     /// Tokens of the reserved tool (0 when it is not listed).
+    ///
+    /// ```
+    /// let listed = mcpeye::Manifest::builder().build().token_report();
+    /// assert!(listed.reserved_total() > 0);
+    /// assert_eq!(mcpeye::report::TokenReport::from_tools_list(&serde_json::json!([])).reserved_total(), 0);
+    /// ```
     pub fn reserved_total(&self) -> usize {
         self.reserved.as_ref().map_or(0, |t| t.total)
     }
 
     /// The counts of the tool called `name`.
+    ///
+    /// ```
+    /// let tools = serde_json::json!([{"name": "ping", "inputSchema": {"type": "object"}}]);
+    /// let report = mcpeye::report::TokenReport::from_tools_list(&tools);
+    /// assert!(report.tool("ping").is_some_and(|t| t.total > 0));
+    /// assert!(report.tool("pong").is_none());
+    /// ```
     pub fn tool(&self, name: &str) -> Option<&ToolTokens> {
         self.all().find(|t| t.name == name)
     }
 
     /// The report as a JSON value (the same as serialising it).
+    ///
+    /// ```
+    /// let report = mcpeye::Manifest::builder().build().token_report();
+    /// assert_eq!(report.to_json()["encoding"], "o200k_base");
+    /// ```
     pub fn to_json(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }

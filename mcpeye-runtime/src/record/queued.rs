@@ -461,7 +461,7 @@ fn put_model(model: Option<&str>, bytes: &mut Vec<u8>) -> u8 {
 /// of an empty record buffer; gives their lengths.
 fn put_prefix(
     model: Option<&str>,
-    invocation: Option<&crate::model::meta::Invocation>,
+    invocation: Option<&crate::model::meta::AiInvocation>,
     bytes: &mut Vec<u8>,
 ) -> (u8, u16) {
     let model_len = put_model(model, bytes);
@@ -476,7 +476,7 @@ fn put_prefix(
 /// and three strings (turn, reason, user intent), each a little-endian `u16` length and its
 /// bytes; gives the length written (0 if it would not fit a `u16`, which the caps on the texts
 /// rule out).
-fn put_invocation(invocation: &crate::model::meta::Invocation, bytes: &mut Vec<u8>) -> u16 {
+fn put_invocation(invocation: &crate::model::meta::AiInvocation, bytes: &mut Vec<u8>) -> u16 {
     let start = bytes.len();
     let flags = match invocation.user_intent_redacted {
         None => 0u8,
@@ -525,8 +525,8 @@ impl<'a> InvocationRef<'a> {
         Some(InvocationRef { turn, reason, user_intent, user_intent_redacted })
     }
 
-    pub(crate) fn to_owned(self) -> crate::model::meta::Invocation {
-        crate::model::meta::Invocation {
+    pub(crate) fn to_owned(self) -> crate::model::meta::AiInvocation {
+        crate::model::meta::AiInvocation {
             turn: self.turn.map(Arc::from),
             reason: self.reason.map(str::to_owned),
             user_intent: self.user_intent.map(str::to_owned),
@@ -616,7 +616,7 @@ pub(crate) enum Ended<'a> {
 }
 
 /// What one event on the wire is made of.
-pub(crate) struct Parts<'a> {
+pub(crate) struct EventParts<'a> {
     pub(crate) tool_name: &'a str,
     pub(crate) arguments: Body<'a>,
     pub(crate) outcome: Ended<'a>,
@@ -630,7 +630,7 @@ pub(crate) struct Parts<'a> {
 impl Queued {
     /// Runs `f` with the record as the parts of its event (the encoder's view), reading its
     /// values where they are. The values are taken: a record is encoded once.
-    pub(crate) fn with_parts<R>(&mut self, f: impl FnOnce(Parts<'_>) -> R) -> R {
+    pub(crate) fn with_parts<R>(&mut self, f: impl FnOnce(EventParts<'_>) -> R) -> R {
         let queued = self;
         let mut bytes = std::mem::take(&mut queued.bytes);
         // Bytes readable past the record's last value let its last keys and strings be read a block
@@ -653,7 +653,7 @@ impl Queued {
             Outcome::Failed(o) => Ended::Failed(o),
         };
         let intent = queued.intent.take();
-        let parts = Parts {
+        let parts = EventParts {
             tool_name: &queued.tool_name,
             arguments: queued.arguments.take().map_or(Body::Empty, body),
             outcome,
@@ -673,11 +673,11 @@ impl Queued {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::meta::Invocation;
+    use crate::model::meta::AiInvocation;
 
     #[test]
     fn the_invocation_crosses_after_the_model_and_reads_back() {
-        let invocation = Invocation {
+        let invocation = AiInvocation {
             turn: Some(Arc::from("t-1")),
             reason: None,
             user_intent: Some("a gift mug for my sister".into()),

@@ -631,28 +631,14 @@ impl Flusher {
         let mut invalid = 0;
         let mut overflow = 0;
         let present = self.data.len().min(limit);
-        // One record taken ahead, its buffer prefetched while the one before it is encoded: on a
-        // tick, the records were written on another core long ago and are out of this one's
-        // caches. Two slots, used in turn: a record is encoded where it was received, not moved.
-        let mut ahead: [Option<Queued>; 2] = [None, None];
+        // One slot, reused: a record is encoded where it was received, not moved (it is large).
+        let mut current: Option<Queued> = None;
         let mut received = 0;
-        if present > 0 {
-            ahead[0] = self.data.try_recv().ok();
-            received += usize::from(ahead[0].is_some());
-        }
-        for i in 0..present {
-            if i + 1 < present {
-                let next = &mut ahead[(i + 1) % 2];
-                match self.data.try_recv() {
-                    Ok(q) => {
-                        received += 1;
-                        next.insert(q).prefetch();
-                    }
-                    Err(_) => *next = None,
-                }
-            }
-            let slot = &mut ahead[i % 2];
+        for _ in 0..present {
+            let slot = &mut current;
+            *slot = self.data.try_recv().ok();
             let Some(queued) = slot.as_mut() else { break };
+            received += 1;
             self.scratch.clear();
             if !self.screen.passes(queued, &self.shared.counters) {
                 *slot = None;

@@ -169,23 +169,6 @@ impl Queued {
         (record, user_id, user_email)
     }
 
-    /// Asks the CPU to start loading the first cache lines of the record's buffer (a hint: on
-    /// other targets, nothing).
-    #[inline]
-    pub(crate) fn prefetch(&self) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            /// Lines asked for: a typical record (a few hundred bytes) whole.
-            const LINES: usize = 8;
-            for line in 0..self.bytes.len().div_ceil(64).min(LINES) {
-                // SAFETY: a prefetch reads nothing and cannot fault; `line * 64` is below the
-                // buffer's length, so the address is within it.
-                unsafe { _mm_prefetch::<_MM_HINT_T0>(self.bytes.as_ptr().add(line * 64).cast()) }
-            }
-        }
-    }
-
     /// The model that made the call (`Stats::calls_by_model`, `before_send`'s event).
     pub(crate) fn model(&self) -> Option<&str> {
         let b = self.bytes.get(..usize::from(self.model_len)).filter(|b| !b.is_empty())?;
@@ -238,12 +221,8 @@ fn text_of<'s>(bytes: &'s [u8], t: &'s Text) -> &'s str {
     match t {
         Text::Flat(start, end) => {
             let b = &bytes[*start..*end];
-            debug_assert!(std::str::from_utf8(b).is_ok());
-            // SAFETY: a `Text::Flat` range is only made by `text`, over the bytes of a `String` it
-            // has just appended; the record's bytes are private to `Queued`/`FlatStart`, only
-            // appended to (or cut back to a point after the range) later. Validating again would
-            // be paid on the flusher for every event.
-            unsafe { std::str::from_utf8_unchecked(b) }
+            // Checked on the flusher: the range was cut from a `String`, so it never fails.
+            std::str::from_utf8(b).unwrap_or_default()
         }
         Text::Moved(s) => s,
     }

@@ -11,7 +11,7 @@ use crate::model::result::{CallToolResult, Content};
 use crate::record::FlatStart;
 use crate::record::InFlight;
 use crate::tool::def::{ArgsError, Handler, Invocation, SyncHandler};
-use crate::tool::manifest::{Entry, Manifest};
+use crate::tool::manifest::{Manifest, ToolEntry};
 use crate::tracker::active_tracker;
 use crate::tracker::Tracker;
 use serde_json::{Map, Value};
@@ -158,7 +158,7 @@ pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
 }
 
 /// What running the handler gave, before it becomes the client's answer and the record.
-enum Ran {
+enum HandlerOutcome {
     Done(CallToolResult),
     Invalid(ArgsError),
     Panicked(Box<dyn Any + Send>),
@@ -168,13 +168,13 @@ enum Ran {
     TimedOut(Duration),
 }
 
-impl Ran {
+impl HandlerOutcome {
     /// A call that ended (well or not) after the client cancelled it is recorded as cancelled:
     /// the client no longer waits for its answer. A panic stays a panic.
-    fn unless_cancelled(self, origin: &Origin) -> Ran {
+    fn unless_cancelled(self, origin: &Origin) -> HandlerOutcome {
         match &self {
-            Ran::Done(_) | Ran::Invalid(_) => match origin.cancelled() {
-                Some(reason) => Ran::Cancelled(reason),
+            HandlerOutcome::Done(_) | HandlerOutcome::Invalid(_) => match origin.cancelled() {
+                Some(reason) => HandlerOutcome::Cancelled(reason),
                 None => self,
             },
             _ => self,
@@ -183,7 +183,7 @@ impl Ran {
 }
 
 /// How an async handler's future ended.
-enum End {
+enum FutureEnd {
     Done(Result<CallToolResult, Box<dyn Any + Send>>),
     Cancelled,
     TimedOut,
@@ -195,41 +195,41 @@ async fn drive<F: Future<Output = CallToolResult> + Unpin>(
     fut: F,
     cancel: Option<&Cancellation>,
     timeout: Option<Duration>,
-) -> Ran {
+) -> HandlerOutcome {
     let mut fut = CatchUnwind(fut);
     let mut cancelled = cancel.map(Cancellation::cancelled);
     let mut sleep = timeout.map(Sleep::new);
     let end = std::future::poll_fn(|cx| {
         if let Poll::Ready(r) = Pin::new(&mut fut).poll(cx) {
-            return Poll::Ready(End::Done(r));
+            return Poll::Ready(FutureEnd::Done(r));
         }
         if cancelled.as_mut().is_some_and(|c| Pin::new(c).poll(cx).is_ready()) {
-            return Poll::Ready(End::Cancelled);
+            return Poll::Ready(FutureEnd::Cancelled);
         }
         if sleep.as_mut().is_some_and(|s| Pin::new(s).poll(cx).is_ready()) {
-            return Poll::Ready(End::TimedOut);
+            return Poll::Ready(FutureEnd::TimedOut);
         }
         Poll::Pending
     })
     .await;
     drop(fut);
     match end {
-        End::Done(Ok(r)) => Ran::Done(r),
-        End::Done(Err(p)) => Ran::Panicked(p),
-        End::Cancelled => Ran::Cancelled(cancel.and_then(Cancellation::reason)),
-        End::TimedOut => {
+        FutureEnd::Done(Ok(r)) => HandlerOutcome::Done(r),
+        FutureEnd::Done(Err(p)) => HandlerOutcome::Panicked(p),
+        FutureEnd::Cancelled => HandlerOutcome::Cancelled(cancel.and_then(Cancellation::reason)),
+        FutureEnd::TimedOut => {
             let after = timeout.unwrap_or_default();
             // Work the handler spawned with its `Context` sees the call end too.
             if let Some(c) = cancel {
                 c.cancel_with_reason(format!("timed out after {} ms", after.as_millis()));
             }
-            Ran::TimedOut(after)
+            HandlerOutcome::TimedOut(after)
         }
     }
 }
 
 /// A call of a tool the manifest does not have, with its arguments (the intent is in them).
-struct Unknown {
+struct UnknownCall {
     error: CallError,
     arguments: Value,
 }
@@ -242,7 +242,7 @@ enum Routed<'m> {
     /// Answered without a handler (the reserved tool, or arguments refused), already recorded.
     Answered(CallToolResult),
     /// Ready for the tool's handler.
-    Ready(InFlight, &'m Entry),
+    Ready(InFlight, &'m ToolEntry),
 }
 
 impl Manifest {
@@ -348,7 +348,7 @@ impl Manifest {
     }
 
     /// A sync call; an unknown tool is handed back, not yet recorded (its answer decides how).
-    fn call_result(&self, origin: &Origin, name: &str, arguments: Value) -> Result<CallToolResult, Unknown> {
+    fn call_result(&self, origin: &Origin, name: &str, arguments: Value) -> Result<CallToolResult, UnknownCall> {
         if self.attribution.any() {
             return self.call_result_attributed(origin, name, arguments);
         }
@@ -363,14 +363,14 @@ impl Manifest {
         origin: &Origin,
         name: &str,
         mut arguments: Value,
-    ) -> Result<CallToolResult, Unknown> {
+    ) -> Result<CallToolResult, UnknownCall> {
         let (attributed, minted) = self.attribute(origin, name, &mut arguments);
         let result = self.call_result_plain(attributed.as_ref().unwrap_or(origin), name, arguments);
         result.map(|r| hand_out(r, minted))
     }
 
-    fn call_result_plain(&self, origin: &Origin, name: &str, arguments: Value) -> Result<CallToolResult, Unknown> {
-        let ready = |call: InFlight, entry: &Entry| match entry.def.handler {
+    fn call_result_plain(&self, origin: &Origin, name: &str, arguments: Value) -> Result<CallToolResult, UnknownCall> {
+        let ready = |call: InFlight, entry: &ToolEntry| match entry.def.handler {
             Handler::Sync(run) => self.run_sync(origin, call, entry, run),
             Handler::Async(_) => self.refuse_async(call, name),
         };
@@ -382,7 +382,7 @@ impl Manifest {
     #[inline(never)]
     fn refuse_async(&self, call: InFlight, name: &str) -> CallToolResult {
         if nests_too_deep(&call.arguments) {
-            return self.conclude(call, Ran::Invalid(too_deep()));
+            return self.conclude(call, HandlerOutcome::Invalid(too_deep()));
         }
         let e = ArgsError {
             problems: vec![format!(
@@ -390,7 +390,7 @@ impl Manifest {
                  call it with `Manifest::call_async`"
             )],
         };
-        self.conclude(call, Ran::Invalid(e))
+        self.conclude(call, HandlerOutcome::Invalid(e))
     }
 
     /// Calls a tool, sync or async, and returns the `CallToolResult` JSON; see
@@ -490,7 +490,7 @@ impl Manifest {
         origin: &Origin,
         name: &str,
         mut arguments: Value,
-    ) -> Result<CallToolResult, Unknown> {
+    ) -> Result<CallToolResult, UnknownCall> {
         if !self.attribution.any() {
             return self.call_async_result_plain(origin, name, arguments).await;
         }
@@ -504,7 +504,7 @@ impl Manifest {
         origin: &Origin,
         name: &str,
         arguments: Value,
-    ) -> Result<CallToolResult, Unknown> {
+    ) -> Result<CallToolResult, UnknownCall> {
         Ok(match self.route(origin, name, arguments, Routed::Ready, Routed::Answered)? {
             Routed::Answered(v) => v,
             Routed::Ready(mut call, entry) => match entry.def.handler {
@@ -512,7 +512,7 @@ impl Manifest {
                 Handler::Async(run) => {
                     let recorded = self.flatten_arguments(&mut call);
                     if recorded.is_none() && nests_too_deep(&call.arguments) {
-                        return Ok(self.conclude(call, Ran::Invalid(too_deep())));
+                        return Ok(self.conclude(call, HandlerOutcome::Invalid(too_deep())));
                     }
                     let timeout = entry.def.timeout;
                     // The call's own signal: the client's, or a child of it that the timeout
@@ -530,8 +530,8 @@ impl Manifest {
                     let made = call.span.in_scope(|| catch_unwind(AssertUnwindSafe(|| run(&inv, &mut call.arguments))));
                     let ran = match made {
                         Ok(Ok(fut)) => drive(call.span.instrument(fut), own.as_ref(), timeout).await,
-                        Ok(Err(e)) => Ran::Invalid(e),
-                        Err(p) => Ran::Panicked(p),
+                        Ok(Err(e)) => HandlerOutcome::Invalid(e),
+                        Err(p) => HandlerOutcome::Panicked(p),
                     };
                     let duration = call.started.elapsed();
                     self.conclude_after(call, ran.unless_cancelled(origin), duration, recorded)
@@ -540,7 +540,12 @@ impl Manifest {
         })
     }
 
-    fn invocation<'a>(&'a self, origin: &'a Origin, entry: &'a Entry, own: Option<&'a Cancellation>) -> Invocation<'a> {
+    fn invocation<'a>(
+        &'a self,
+        origin: &'a Origin,
+        entry: &'a ToolEntry,
+        own: Option<&'a Cancellation>,
+    ) -> Invocation<'a> {
         Invocation {
             states: &self.states,
             schema: &entry.schema,
@@ -559,16 +564,16 @@ impl Manifest {
         self.active_tracker().and_then(|t| t.flatten_arguments(call))
     }
 
-    fn run_sync(&self, origin: &Origin, mut call: InFlight, entry: &Entry, run: SyncHandler) -> CallToolResult {
+    fn run_sync(&self, origin: &Origin, mut call: InFlight, entry: &ToolEntry, run: SyncHandler) -> CallToolResult {
         let recorded = self.flatten_arguments(&mut call);
         if recorded.is_none() && nests_too_deep(&call.arguments) {
-            return self.conclude(call, Ran::Invalid(too_deep()));
+            return self.conclude(call, HandlerOutcome::Invalid(too_deep()));
         }
         let inv = Invocation { recorded: recorded.as_ref(), ..self.invocation(origin, entry, None) };
         let ran = match call.span.in_scope(|| catch_unwind(AssertUnwindSafe(|| run(&inv, &mut call.arguments)))) {
-            Ok(Ok(r)) => Ran::Done(r),
-            Ok(Err(e)) => Ran::Invalid(e),
-            Err(p) => Ran::Panicked(p),
+            Ok(Ok(r)) => HandlerOutcome::Done(r),
+            Ok(Err(e)) => HandlerOutcome::Invalid(e),
+            Err(p) => HandlerOutcome::Panicked(p),
         };
         let duration = call.started.elapsed();
         self.conclude_after(call, ran.unless_cancelled(origin), duration, recorded)
@@ -587,24 +592,24 @@ impl Manifest {
         origin: &Origin,
         name: &str,
         arguments: Value,
-        ready: impl FnOnce(InFlight, &'m Entry) -> R,
+        ready: impl FnOnce(InFlight, &'m ToolEntry) -> R,
         answered: impl FnOnce(CallToolResult) -> R,
-    ) -> Result<R, Unknown> {
+    ) -> Result<R, UnknownCall> {
         if self.reserved && name == RESERVED_TOOL_NAME {
             return Ok(answered(self.answer_reserved(origin, arguments)));
         }
         let Some(entry) = self.lookup(name) else {
-            return Err(Unknown { error: CallError::UnknownTool(name.to_owned()), arguments });
+            return Err(UnknownCall { error: CallError::UnknownTool(name.to_owned()), arguments });
         };
         let (call, is_object) = start(origin, entry.def.name, entry.def.intent, arguments);
         if !is_object {
-            return Ok(answered(self.conclude(call, Ran::Invalid(not_an_object()))));
+            return Ok(answered(self.conclude(call, HandlerOutcome::Invalid(not_an_object()))));
         }
         Ok(ready(call, entry))
     }
 
     /// Turns what ran into the client's result, records it, and resumes a panic.
-    fn conclude(&self, call: InFlight, ran: Ran) -> CallToolResult {
+    fn conclude(&self, call: InFlight, ran: HandlerOutcome) -> CallToolResult {
         let duration = call.started.elapsed();
         self.conclude_after(call, ran, duration, None)
     }
@@ -615,13 +620,13 @@ impl Manifest {
     fn conclude_after(
         &self,
         mut call: InFlight,
-        ran: Ran,
+        ran: HandlerOutcome,
         duration: Duration,
         recorded: Option<FlatStart>,
     ) -> CallToolResult {
         let tracker = self.active_tracker();
         match ran {
-            Ran::Done(r) if !r.is_error => match tracker.as_deref() {
+            HandlerOutcome::Done(r) if !r.is_error => match tracker.as_deref() {
                 None => {
                     call.end_span(None, &CallOutcome::Success { result: Value::Null }, None, duration);
                     r
@@ -640,7 +645,7 @@ impl Manifest {
                     }
                     r
                 }
-                Some(_) => conclude_rest(call, Ran::Done(r), duration, recorded, tracker),
+                Some(_) => conclude_rest(call, HandlerOutcome::Done(r), duration, recorded, tracker),
             },
             ran => conclude_rest(call, ran, duration, recorded, tracker),
         }
@@ -658,7 +663,7 @@ impl Manifest {
         let advertised = reserved || entry.is_some_and(|e| e.def.intent);
         let owns = |key: &str| entry.is_some_and(|e| e.declares(key));
         let conversation = self.attribution.conversations && !owns(CONVERSATION_PARAM_NAME);
-        let takes = Takes {
+        let takes = AttributionArgs {
             model: advertised && self.attribution.model_argument.on(reserved) && !owns(MODEL_PARAM_NAME),
             conversation,
             // A capability request is not a step of a conversation: no handle is minted for it.
@@ -682,8 +687,8 @@ impl Manifest {
     /// result returned) or, with `rpc_code`, with that JSON-RPC error.
     #[cold]
     #[inline(never)]
-    fn unknown_tool(&self, origin: &Origin, unknown: Unknown, rpc_code: Option<i64>) -> CallToolResult {
-        let Unknown { error, arguments } = unknown;
+    fn unknown_tool(&self, origin: &Origin, unknown: UnknownCall, rpc_code: Option<i64>) -> CallToolResult {
+        let UnknownCall { error, arguments } = unknown;
         let CallError::UnknownTool(name) = &error;
         // The record says what the client was told.
         let message = match rpc_code {
@@ -700,7 +705,7 @@ impl Manifest {
     }
 
     /// [`unknown_tool`](Self::unknown_tool) for a server that answers with [`CallError::code`].
-    fn unknown_tool_answered(&self, origin: &Origin, unknown: Unknown) -> CallError {
+    fn unknown_tool_answered(&self, origin: &Origin, unknown: UnknownCall) -> CallError {
         let error = unknown.error.clone();
         self.unknown_tool(origin, unknown, Some(error.code()));
         error
@@ -714,15 +719,15 @@ impl Manifest {
         let has_capability =
             call.arguments.get("capability").and_then(Value::as_str).is_some_and(|c| !c.trim().is_empty());
         let ran = if !is_object {
-            Ran::Invalid(not_an_object())
+            HandlerOutcome::Invalid(not_an_object())
         } else if !has_capability {
-            Ran::Invalid(ArgsError {
+            HandlerOutcome::Invalid(ArgsError {
                 problems: vec![
                     "`capability`: required, a non-empty string naming the capability the user needs".to_owned()
                 ],
             })
         } else {
-            Ran::Done(CallToolResult::text(RESERVED_TOOL_ACK))
+            HandlerOutcome::Done(CallToolResult::text(RESERVED_TOOL_ACK))
         };
         self.conclude_after(call, ran, Duration::ZERO, None)
     }
@@ -734,36 +739,38 @@ impl Manifest {
 #[inline(never)]
 fn conclude_rest(
     call: InFlight,
-    ran: Ran,
+    ran: HandlerOutcome,
     duration: Duration,
     recorded: Option<FlatStart>,
     tracker: Option<Cow<'_, Tracker>>,
 ) -> CallToolResult {
     let (client_result, outcome, panic) = match ran {
         // The client gets a copy and the record the original: one copy of the strings, not two.
-        Ran::Done(r) if !r.is_error => (r.clone(), CallOutcome::Success { result: r.into_record_json() }, None),
-        Ran::Done(mut r) => {
+        HandlerOutcome::Done(r) if !r.is_error => {
+            (r.clone(), CallOutcome::Success { result: r.into_record_json() }, None)
+        }
+        HandlerOutcome::Done(mut r) => {
             let (message, reason) = (r.joined_text(), r.error_reason.take());
             (r, CallOutcome::Error { message, reason }, None)
         }
-        Ran::Invalid(e) => {
+        HandlerOutcome::Invalid(e) => {
             let msg = e.to_string();
             let outcome = CallOutcome::error_with_reason(msg.clone(), INVALID_ARGUMENTS);
             (CallToolResult::error_text(msg), outcome, None)
         }
-        Ran::Panicked(p) => {
+        HandlerOutcome::Panicked(p) => {
             (CallToolResult::default(), CallOutcome::error_with_reason(panic_message(&*p), PANIC), Some(p))
         }
-        Ran::Cancelled(reason) => {
+        HandlerOutcome::Cancelled(reason) => {
             let outcome = CallOutcome::cancelled(reason.as_deref());
             (CallToolResult::error_text(outcome.error_message().unwrap_or_default()), outcome, None)
         }
-        Ran::TimedOut(after) => {
+        HandlerOutcome::TimedOut(after) => {
             let outcome = CallOutcome::timed_out(after);
             (CallToolResult::error_text(outcome.error_message().unwrap_or_default()), outcome, None)
         }
     };
-    call.finish_with(recorded, tracker.as_deref(), outcome, duration);
+    call.end_call_from_flat(recorded, tracker.as_deref(), outcome, duration);
     if let Some(p) = panic {
         resume_unwind(p);
     }
@@ -781,7 +788,7 @@ fn start(origin: &Origin, tool_name: &'static str, strip: bool, arguments: Value
 
 /// The opt-in attribution arguments a call's tool takes (docs/attribution.md).
 #[derive(Clone, Copy, Default)]
-pub(crate) struct Takes {
+pub(crate) struct AttributionArgs {
     /// `llm_model`.
     pub(crate) model: bool,
     /// The conversation handle: from every tool that does not declare it itself.
@@ -797,7 +804,7 @@ pub(crate) struct Takes {
 #[cold]
 #[inline(never)]
 pub(crate) fn attribute(
-    takes: Takes,
+    takes: AttributionArgs,
     name: &str,
     arguments: &mut Map<String, Value>,
     origin: &Origin,
@@ -867,8 +874,8 @@ pub(crate) fn record_unknown(
     let call = InFlight::start_unknown(Cow::Owned(kept), intent, resumed.as_ref().unwrap_or(origin));
     let outcome = CallOutcome::error_with_reason(message, UNKNOWN_TOOL);
     match rpc_code {
-        Some(code) => call.finish_answered(tracker, outcome, code),
-        None => call.finish(tracker, outcome),
+        Some(code) => call.end_call_with_rpc_error(tracker, outcome, code),
+        None => call.end_call(tracker, outcome),
     }
 }
 

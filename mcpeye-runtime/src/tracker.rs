@@ -2,16 +2,16 @@
 //! and the [`Guard`] that flushes at the end.
 //!
 //! On the calling thread, [`Tracker::record`] only runs the `identify` callback if there is
-//! one, copies the record's values into one buffer taken from a pool (`json/flat.rs`: so that no
-//! allocation of the calling thread is freed by the flusher) and `try_send`s it on a bounded
-//! channel: no redaction, serialisation, lock or I/O (the call id is drawn on the flusher). A full
-//! channel drops the event (counted) before any copy.
+//! one, copies the record's values into one buffer taken from a pool that the flusher refills
+//! (`record/queued.rs`: no allocation of the calling thread is freed by the flusher) and
+//! `try_send`s it on a bounded channel: no redaction, serialisation, lock or I/O (the call id is
+//! drawn on the flusher). A full channel drops the event (counted) before any copy.
 
 use crate::config::{Config, ConfigError, IdentifyFn, Resolved};
 use crate::flush::event_log::{EventLog, Note, Notes};
 use crate::flush::flusher::{Backlog, Control, Flusher, Handoff};
 use crate::flush::outbox::Outbox;
-use crate::flush::transport::{HttpTransport, Transport};
+use crate::flush::transport::{HttpTransport, IngestTransport};
 use crate::model::diagnostics::{DiagnosticKind, Diagnostics};
 use crate::model::identity::CallIdentity;
 use crate::model::meta::HandleKey;
@@ -95,10 +95,10 @@ const ANSWER_GRACE: Duration = Duration::from_millis(200);
 /// ```
 #[derive(Clone)]
 pub struct Tracker {
-    inner: Arc<Inner>,
+    inner: Arc<RecordSink>,
 }
 
-enum Inner {
+enum RecordSink {
     Callback(Box<dyn Fn(CallRecord) + Send + Sync>),
     Pipeline(Pipeline),
 }
@@ -124,8 +124,8 @@ struct Pipeline {
 impl std::fmt::Debug for Tracker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &*self.inner {
-            Inner::Callback(_) => f.write_str("Tracker(callback)"),
-            Inner::Pipeline(p) => f.debug_struct("Tracker").field("stats", &p.shared.counters.snapshot()).finish(),
+            RecordSink::Callback(_) => f.write_str("Tracker(callback)"),
+            RecordSink::Pipeline(p) => f.debug_struct("Tracker").field("stats", &p.shared.counters.snapshot()).finish(),
         }
     }
 }
@@ -153,7 +153,7 @@ impl Tracker {
     pub(crate) fn with_transport(
         mut config: Config,
         resolved: Resolved,
-        transport: Box<dyn Transport>,
+        transport: Box<dyn IngestTransport>,
     ) -> Result<Tracker, ConfigError> {
         config.project_id.clone_from(&resolved.project_id);
         let handle_key = config.handle_key()?;
@@ -210,7 +210,7 @@ impl Tracker {
             .spawn(move || flusher.run())
             .map_err(|e| ConfigError::FlusherThread(e.to_string()))?;
         Ok(Tracker {
-            inner: Arc::new(Inner::Pipeline(Pipeline {
+            inner: Arc::new(RecordSink::Pipeline(Pipeline {
                 data: data_tx,
                 control: control_tx,
                 shared,
@@ -239,7 +239,7 @@ impl Tracker {
     /// assert!(rx.recv().unwrap().is_error());
     /// ```
     pub fn from_fn(f: impl Fn(CallRecord) + Send + Sync + 'static) -> Self {
-        Tracker { inner: Arc::new(Inner::Callback(Box::new(f))) }
+        Tracker { inner: Arc::new(RecordSink::Callback(Box::new(f))) }
     }
 
     /// Records one call. Never blocks, never panics, never does I/O: the record is handed to
@@ -258,10 +258,10 @@ impl Tracker {
     /// ```
     pub fn record(&self, record: CallRecord) {
         match &*self.inner {
-            Inner::Callback(f) => {
+            RecordSink::Callback(f) => {
                 let _ = catch_unwind(AssertUnwindSafe(|| f(record)));
             }
-            Inner::Pipeline(p) => p.record(record),
+            RecordSink::Pipeline(p) => p.record(record),
         }
     }
 
@@ -269,11 +269,11 @@ impl Tracker {
     /// serving layer's `_meta` and HTTP head, which a [`CallRecord`] does not carry).
     fn record_in_flight(&self, call: InFlight, outcome: CallOutcome, duration: Duration) {
         match &*self.inner {
-            Inner::Callback(f) => {
+            RecordSink::Callback(f) => {
                 let record = call.into_record(outcome, duration);
                 let _ = catch_unwind(AssertUnwindSafe(|| f(record)));
             }
-            Inner::Pipeline(p) => {
+            RecordSink::Pipeline(p) => {
                 if let Some((user_id, user_email)) = p.admit(call.identified.as_deref(), || call.request_info()) {
                     p.send(Queued::new(call.into_record(outcome, duration), user_id, user_email, p.pool.take()));
                 }
@@ -285,11 +285,11 @@ impl Tracker {
     /// client then gets: a pipeline flattens it directly, without building its JSON twice.
     pub(crate) fn record_result(&self, call: InFlight, result: &CallToolResult, duration: Duration) {
         match &*self.inner {
-            Inner::Callback(f) => {
+            RecordSink::Callback(f) => {
                 let record = call.into_record(CallOutcome::Success { result: result.to_json() }, duration);
                 let _ = catch_unwind(AssertUnwindSafe(|| f(record)));
             }
-            Inner::Pipeline(p) => {
+            RecordSink::Pipeline(p) => {
                 if let Some((user_id, user_email)) = p.admit(call.identified.as_deref(), || call.request_info()) {
                     p.send(Queued::of_result(call, result, duration, user_id, user_email, p.pool.take()));
                 }
@@ -303,7 +303,7 @@ impl Tracker {
     /// no span that puts them on itself) and arguments within the flattening budget; `None`
     /// leaves the call as it was.
     pub(crate) fn flatten_arguments(&self, call: &mut InFlight) -> Option<FlatStart> {
-        let Inner::Pipeline(p) = &*self.inner else { return None };
+        let RecordSink::Pipeline(p) = &*self.inner else { return None };
         if p.identify.is_some() || call.span.reads_values(self.span_content()) {
             return None;
         }
@@ -332,14 +332,14 @@ impl Tracker {
     /// Hands over the record `queued` makes (made only once admitted) of a call started flat.
     fn deliver(&self, queued: impl FnOnce() -> Queued) {
         match &*self.inner {
-            Inner::Pipeline(p) => {
+            RecordSink::Pipeline(p) => {
                 if p.admit_count() {
                     p.send(queued());
                 }
             }
             // Only if the process-wide tracker was replaced by a callback one during the call:
             // the record is rebuilt from its flat form rather than lost.
-            Inner::Callback(f) => {
+            RecordSink::Callback(f) => {
                 let (record, _, _) = queued().into_record();
                 let _ = catch_unwind(AssertUnwindSafe(|| f(record)));
             }
@@ -361,7 +361,7 @@ impl Tracker {
         let span = CallSpan::start(&tool_name, true, origin);
         match &*self.inner {
             // A span that puts the arguments on itself when it ends needs them: copied then.
-            Inner::Pipeline(p) if !span.reads_values(self.span_content()) => {
+            RecordSink::Pipeline(p) if !span.reads_values(self.span_content()) => {
                 // `identify` reads the arguments as a JSON value: built only for it.
                 let user = match (&p.identify, &origin.identified) {
                     (None, _) => (None, None),
@@ -383,7 +383,7 @@ impl Tracker {
     /// (the first version given is kept): what a server learns from its own MCP server info.
     #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // only ManifestServer knows its version
     pub(crate) fn default_server_version(&self, version: &str) {
-        if let Inner::Pipeline(p) = &*self.inner {
+        if let RecordSink::Pipeline(p) = &*self.inner {
             if p.shared.server_version.get().is_none() {
                 let _ = p.shared.server_version.set(version.to_owned());
             }
@@ -401,8 +401,8 @@ impl Tracker {
     /// ```
     pub fn capture_missing_capabilities(&self) -> bool {
         match &*self.inner {
-            Inner::Callback(_) => true,
-            Inner::Pipeline(p) => p.capture_missing_capabilities,
+            RecordSink::Callback(_) => true,
+            RecordSink::Pipeline(p) => p.capture_missing_capabilities,
         }
     }
 
@@ -411,8 +411,8 @@ impl Tracker {
     #[cfg_attr(not(any(feature = "opentelemetry", feature = "tracing")), allow(dead_code))]
     pub(crate) fn span_content(&self) -> Option<&Redactor> {
         match &*self.inner {
-            Inner::Callback(_) => None,
-            Inner::Pipeline(p) => p.span_content.as_ref(),
+            RecordSink::Callback(_) => None,
+            RecordSink::Pipeline(p) => p.span_content.as_ref(),
         }
     }
 
@@ -420,7 +420,7 @@ impl Tracker {
     /// `input_required`, and the elicitation actions it received.
     #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
     pub(crate) fn count_round(&self, input_required: bool, actions: &[crate::ElicitationAction]) {
-        let Inner::Pipeline(p) = &*self.inner else { return };
+        let RecordSink::Pipeline(p) = &*self.inner else { return };
         let counters = &p.shared.counters;
         if input_required {
             Counters::add(&counters.input_required, 1);
@@ -439,14 +439,14 @@ impl Tracker {
     /// it is queued for the ingest.
     #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
     pub(crate) fn count_method(&self, method: Method, target: Target<'_>) {
-        let Inner::Pipeline(p) = &*self.inner else { return };
+        let RecordSink::Pipeline(p) = &*self.inner else { return };
         p.shared.counters.count_method(method, target);
     }
 
     /// Counts a request of `method` answered with a JSON-RPC error.
     #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
     pub(crate) fn count_method_error(&self, method: Method) {
-        let Inner::Pipeline(p) = &*self.inner else { return };
+        let RecordSink::Pipeline(p) = &*self.inner else { return };
         p.shared.counters.count_method_error(method);
     }
 
@@ -454,12 +454,12 @@ impl Tracker {
     /// requests of other methods and the tool lists noted for it.
     #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
     pub(crate) fn logs(&self) -> bool {
-        matches!(&*self.inner, Inner::Pipeline(p) if p.shared.notes.on)
+        matches!(&*self.inner, RecordSink::Pipeline(p) if p.shared.notes.on)
     }
 
     /// Notes, for the event log, the tool list a manifest serves (once per list).
     pub(crate) fn note_tools(&self, list: &Value) {
-        if let Inner::Pipeline(p) = &*self.inner {
+        if let RecordSink::Pipeline(p) = &*self.inner {
             if p.shared.notes.on {
                 p.shared.notes.tools(list);
             }
@@ -469,7 +469,7 @@ impl Tracker {
     /// Notes, for the event log, a request of another method.
     #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
     pub(crate) fn note(&self, note: Note) {
-        if let Inner::Pipeline(p) = &*self.inner {
+        if let RecordSink::Pipeline(p) = &*self.inner {
             if p.shared.notes.on {
                 p.shared.notes.push(note);
             }
@@ -478,7 +478,7 @@ impl Tracker {
 
     /// Counts a conversation handle minted, and whether the call came with one that was invalid.
     pub(crate) fn count_conversation(&self, invalid: bool) {
-        let Inner::Pipeline(p) = &*self.inner else { return };
+        let RecordSink::Pipeline(p) = &*self.inner else { return };
         let counters = &p.shared.counters;
         Counters::add(&counters.conversations_started, 1);
         if invalid {
@@ -488,14 +488,14 @@ impl Tracker {
 
     /// Whether this tracker runs an `identify` callback on each call.
     pub(crate) fn identifies(&self) -> bool {
-        matches!(&*self.inner, Inner::Pipeline(p) if p.identify.is_some())
+        matches!(&*self.inner, RecordSink::Pipeline(p) if p.identify.is_some())
     }
 
     /// Runs `identify` for a call as it begins (its conversation handle is checked against the
     /// user it names); `None` without an `identify` callback.
     pub(crate) fn identify_now(&self, request: RequestInfo<'_>) -> Option<Arc<CallIdentity>> {
         match &*self.inner {
-            Inner::Pipeline(p) if p.identify.is_some() => {
+            RecordSink::Pipeline(p) if p.identify.is_some() => {
                 let (user_id, user_email) = p.identify(request);
                 Some(Arc::new(CallIdentity { user_id, user_email }))
             }
@@ -507,7 +507,7 @@ impl Tracker {
     /// the process's.
     pub(crate) fn handle_key(&self) -> HandleKey {
         match &*self.inner {
-            Inner::Pipeline(Pipeline { handle_key: Some(key), .. }) => *key,
+            RecordSink::Pipeline(Pipeline { handle_key: Some(key), .. }) => *key,
             _ => HandleKey::process(),
         }
     }
@@ -521,8 +521,8 @@ impl Tracker {
     /// ```
     pub fn stats(&self) -> Stats {
         match &*self.inner {
-            Inner::Callback(_) => Stats::default(),
-            Inner::Pipeline(p) => p.shared.counters.snapshot(),
+            RecordSink::Callback(_) => Stats::default(),
+            RecordSink::Pipeline(p) => p.shared.counters.snapshot(),
         }
     }
 
@@ -539,7 +539,9 @@ impl Tracker {
     /// assert_eq!(sink.events().len(), 1);
     /// ```
     pub fn flush(&self, timeout: Duration) -> FlushReport {
-        let Inner::Pipeline(p) = &*self.inner else { return FlushReport { completed: true, stats: Stats::default() } };
+        let RecordSink::Pipeline(p) = &*self.inner else {
+            return FlushReport { completed: true, stats: Stats::default() };
+        };
         if p.shared.closed.load(Ordering::SeqCst) {
             return p.report(p.shared.counters.snapshot().pending == 0);
         }
@@ -564,7 +566,9 @@ impl Tracker {
     /// assert_eq!(tracker.stats().dropped.after_shutdown, 1);
     /// ```
     pub fn shutdown(&self, timeout: Duration) -> FlushReport {
-        let Inner::Pipeline(p) = &*self.inner else { return FlushReport { completed: true, stats: Stats::default() } };
+        let RecordSink::Pipeline(p) = &*self.inner else {
+            return FlushReport { completed: true, stats: Stats::default() };
+        };
         if p.shared.closed.swap(true, Ordering::SeqCst) {
             return p.report(p.shared.counters.snapshot().pending == 0);
         }
@@ -747,7 +751,7 @@ impl Started {
     /// Records the call's outcome into `tracker` (the one that started it), timed from its start.
     pub(crate) fn finish(self, tracker: &Tracker, outcome: CallOutcome) {
         let duration = self.call.started.elapsed();
-        self.call.finish_with(self.flat, Some(tracker), outcome, duration);
+        self.call.end_call_from_flat(self.flat, Some(tracker), outcome, duration);
     }
 
     /// Records a call that succeeded with `result`, whose record is `to_json(result)`: a pipeline
@@ -768,7 +772,7 @@ impl Started {
                 call.end_span(Some(tracker), &CallOutcome::Success { result: Value::Null }, None, duration);
                 tracker.deliver(|| flat.finish_serialized(result, flatten, to_json, duration));
             }
-            None => call.finish(Some(tracker), CallOutcome::Success { result: to_json(result) }),
+            None => call.end_call(Some(tracker), CallOutcome::Success { result: to_json(result) }),
         }
     }
 }
@@ -898,13 +902,13 @@ impl InFlight {
 
     /// Records the outcome into `tracker` (nothing when there is none), timed from the start.
     #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // the dispatcher times its calls itself
-    pub(crate) fn finish(self, tracker: Option<&Tracker>, outcome: CallOutcome) {
+    pub(crate) fn end_call(self, tracker: Option<&Tracker>, outcome: CallOutcome) {
         let duration = self.started.elapsed();
-        self.finish_after(tracker, outcome, duration);
+        self.end_call_after(tracker, outcome, duration);
     }
 
-    /// Like [`finish`](Self::finish), with the duration given (the reserved tool records 0).
-    pub(crate) fn finish_after(mut self, tracker: Option<&Tracker>, outcome: CallOutcome, duration: Duration) {
+    /// Like [`end_call`](Self::end_call), with the duration given (the reserved tool records 0).
+    pub(crate) fn end_call_after(mut self, tracker: Option<&Tracker>, outcome: CallOutcome, duration: Duration) {
         self.end_span(tracker, &outcome, None, duration);
         if let Some(tracker) = tracker {
             tracker.record_in_flight(self, outcome, duration);
@@ -913,7 +917,7 @@ impl InFlight {
 
     /// Records a call answered with the JSON-RPC error `rpc_code` rather than a result (its span
     /// says so), timed from the start.
-    pub(crate) fn finish_answered(mut self, tracker: Option<&Tracker>, outcome: CallOutcome, rpc_code: i64) {
+    pub(crate) fn end_call_with_rpc_error(mut self, tracker: Option<&Tracker>, outcome: CallOutcome, rpc_code: i64) {
         let duration = self.started.elapsed();
         self.end_span(tracker, &outcome, Some(rpc_code), duration);
         if let Some(tracker) = tracker {
@@ -921,9 +925,9 @@ impl InFlight {
         }
     }
 
-    /// Like [`finish_after`](Self::finish_after), through `flat` when the call's record was
+    /// Like [`end_call_after`](Self::end_call_after), through `flat` when the call's record was
     /// started with its arguments flattened ([`Tracker::flatten_arguments`], [`Tracker::start`]).
-    pub(crate) fn finish_with(
+    pub(crate) fn end_call_from_flat(
         mut self,
         flat: Option<FlatStart>,
         tracker: Option<&Tracker>,
@@ -935,7 +939,7 @@ impl InFlight {
                 self.end_span(Some(t), &outcome, None, duration);
                 t.record_flat(flat, Err(outcome), duration);
             }
-            _ => self.finish_after(tracker, outcome, duration),
+            _ => self.end_call_after(tracker, outcome, duration),
         }
     }
 

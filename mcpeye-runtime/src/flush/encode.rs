@@ -9,7 +9,7 @@ use crate::json::node::Str;
 use crate::json::{hyphenated_lower, needs_escape, write_escaped, write_number, write_parts, write_str};
 use crate::model::event::Event;
 use crate::model::record::{is_blank, CallOutcome, ClientInfo};
-use crate::record::{Body, Ended, Parts, Queued};
+use crate::record::{Body, Ended, EventParts, Queued};
 use crate::redact::Redactor;
 use serde::Serialize;
 use serde_json::Value;
@@ -47,7 +47,7 @@ pub(crate) fn encode_edited(event: Event, call_id: uuid::Uuid, out: &mut Vec<u8>
         CallOutcome::Success { result } => Ended::Success(Body::Value(result)),
         failed => Ended::Failed(failed),
     };
-    let parts = Parts {
+    let parts = EventParts {
         tool_name: &event.tool_name,
         arguments: Body::Value(event.arguments),
         outcome,
@@ -74,8 +74,8 @@ fn is_unknown_tool(outcome: &Ended<'_>) -> bool {
     matches!(outcome, Ended::Failed(CallOutcome::Error { reason: Some(r), .. }) if r == UNKNOWN_TOOL)
 }
 
-fn encode(parts: Parts<'_>, call_id: uuid::Uuid, redactor: &Redactor, out: &mut Vec<u8>) -> Result<(), Invalid> {
-    let Parts { tool_name, arguments, outcome, timestamp_ms, duration_ms, intent, user_id, user_email } = parts;
+fn encode(parts: EventParts<'_>, call_id: uuid::Uuid, redactor: &Redactor, out: &mut Vec<u8>) -> Result<(), Invalid> {
+    let EventParts { tool_name, arguments, outcome, timestamp_ms, duration_ms, intent, user_id, user_email } = parts;
     // A registered tool's name is a validated name; an unknown one is whatever the agent sent.
     let unknown;
     let tool_name = if is_unknown_tool(&outcome) {

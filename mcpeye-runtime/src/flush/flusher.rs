@@ -30,7 +30,7 @@ use crate::flush::encode::{encode_edited, encode_event, payload_head, Invalid, P
 use crate::flush::event_log::{CallEntry, EventLog, MethodEntry, Note, Notes, ToolsEntry};
 use crate::flush::outbox::Outbox;
 use crate::flush::screen::Screen;
-use crate::flush::transport::{backoff, Answer, Transport};
+use crate::flush::transport::{backoff, IngestTransport, PostAnswer};
 use crate::model::diagnostics::{DiagnosticKind, Diagnostics};
 use crate::model::record::{ClientInfo, IntentSource};
 use crate::model::stats::Counters;
@@ -147,15 +147,15 @@ struct Job {
 }
 
 /// A sender thread's answer to a [`Job`].
-struct Done {
+struct JobDone {
     job: Job,
-    answer: Answer,
+    answer: PostAnswer,
 }
 
 /// Runs on each sender thread: POSTs the jobs it is given until the flusher is gone. A chained
 /// batch goes only after its predecessor was accepted and while the tracker is not shut down;
 /// otherwise it is handed back unsent.
-fn send_jobs(transport: Arc<dyn Transport>, jobs: Receiver<Job>, done: Sender<Done>, shared: Arc<Handoff>) {
+fn send_jobs(transport: Arc<dyn IngestTransport>, jobs: Receiver<Job>, done: Sender<JobDone>, shared: Arc<Handoff>) {
     while let Ok(first) = jobs.recv() {
         let mut job = Some(first);
         let mut go = true;
@@ -165,13 +165,13 @@ fn send_jobs(transport: Arc<dyn Transport>, jobs: Receiver<Job>, done: Sender<Do
                 let body = Payload::new(&this.head, this.events.iter().map(Vec::as_slice));
                 // A transport that panics loses nothing: its batch is retried.
                 catch_unwind(AssertUnwindSafe(|| transport.send(body, this.timeout))).unwrap_or_else(|_| {
-                    Answer::Retry { status: None, after: None, reason: "the transport panicked".to_string() }
+                    PostAnswer::Retry { status: None, after: None, reason: "the transport panicked".to_string() }
                 })
             } else {
-                Answer::NotSent
+                PostAnswer::NotSent
             };
-            go = answer == Answer::Sent && !shared.closed.load(Ordering::SeqCst);
-            if done.send(Done { job: this, answer }).is_err() {
+            go = answer == PostAnswer::Sent && !shared.closed.load(Ordering::SeqCst);
+            if done.send(JobDone { job: this, answer }).is_err() {
                 return;
             }
         }
@@ -194,7 +194,7 @@ pub(crate) struct Flusher {
     data: Receiver<Queued>,
     control: Receiver<Control>,
     shared: Arc<Handoff>,
-    transport: Arc<dyn Transport>,
+    transport: Arc<dyn IngestTransport>,
     redactor: Redactor,
     /// Sampling, error-reason counts and `before_send`.
     screen: Screen,
@@ -210,8 +210,8 @@ pub(crate) struct Flusher {
     /// Jobs for the sender threads, and their answers.
     jobs: Sender<Job>,
     jobs_rx: Receiver<Job>,
-    done: Sender<Done>,
-    done_rx: Receiver<Done>,
+    done: Sender<JobDone>,
+    done_rx: Receiver<JobDone>,
     /// Sender threads started.
     senders: usize,
     /// The highest sequence number buffered when a round last found a batch due: completions
@@ -262,7 +262,7 @@ impl Flusher {
         data: Receiver<Queued>,
         control: Receiver<Control>,
         shared: Arc<Handoff>,
-        transport: Box<dyn Transport>,
+        transport: Box<dyn IngestTransport>,
         outbox: Option<Outbox>,
         pool: BufferPool,
         event_log: Option<EventLog>,
@@ -631,28 +631,14 @@ impl Flusher {
         let mut invalid = 0;
         let mut overflow = 0;
         let present = self.data.len().min(limit);
-        // One record taken ahead, its buffer prefetched while the one before it is encoded: on a
-        // tick, the records were written on another core long ago and are out of this one's
-        // caches. Two slots, used in turn: a record is encoded where it was received, not moved.
-        let mut ahead: [Option<Queued>; 2] = [None, None];
+        // One slot, reused: a record is encoded where it was received, not moved (it is large).
+        let mut current: Option<Queued> = None;
         let mut received = 0;
-        if present > 0 {
-            ahead[0] = self.data.try_recv().ok();
-            received += usize::from(ahead[0].is_some());
-        }
-        for i in 0..present {
-            if i + 1 < present {
-                let next = &mut ahead[(i + 1) % 2];
-                match self.data.try_recv() {
-                    Ok(q) => {
-                        received += 1;
-                        next.insert(q).prefetch();
-                    }
-                    Err(_) => *next = None,
-                }
-            }
-            let slot = &mut ahead[i % 2];
+        for _ in 0..present {
+            let slot = &mut current;
+            *slot = self.data.try_recv().ok();
             let Some(queued) = slot.as_mut() else { break };
+            received += 1;
             self.scratch.clear();
             if !self.screen.passes(queued, &self.shared.counters) {
                 *slot = None;
@@ -957,11 +943,11 @@ impl Flusher {
         if let Err(e) = self.jobs.send(job) {
             // Cannot happen while the flusher holds a receiver; answered as a failed attempt.
             let mut job = Some(e.into_inner());
-            let mut answer = Answer::Retry { status: None, after: None, reason: "no sender thread".to_string() };
+            let mut answer = PostAnswer::Retry { status: None, after: None, reason: "no sender thread".to_string() };
             while let Some(mut this) = job {
                 job = this.next.take().map(|j| *j);
-                self.complete(Done { job: this, answer });
-                answer = Answer::NotSent;
+                self.complete(JobDone { job: this, answer });
+                answer = PostAnswer::NotSent;
             }
         }
     }
@@ -1010,8 +996,8 @@ impl Flusher {
 
     /// Takes a batch's answer: settles its events or puts them back for a retry. Returns how
     /// many left the buffer.
-    fn complete(&mut self, done: Done) -> usize {
-        let Done { job, answer } = done;
+    fn complete(&mut self, done: JobDone) -> usize {
+        let JobDone { job, answer } = done;
         if let Some(i) = self.busy.iter().position(|l| *l == job.label) {
             self.busy.swap_remove(i);
         }
@@ -1023,7 +1009,7 @@ impl Flusher {
         let diagnostics = &shared.diagnostics;
         let counters = &shared.counters;
         let left = match answer {
-            Answer::Sent => {
+            PostAnswer::Sent => {
                 let found = self.settle_job(job, false);
                 Counters::add(&counters.sent, found);
                 self.failures = 0;
@@ -1031,7 +1017,7 @@ impl Flusher {
                 self.split_limit = self.split_limit.map(|l| l * 2).filter(|l| *l < self.settings.max_batch_events);
                 found
             }
-            Answer::Retry { status, after, reason } => {
+            PostAnswer::Retry { status, after, reason } => {
                 self.settle_job(job, true);
                 self.failures = self.failures.saturating_add(1);
                 let delay = after.unwrap_or_else(|| {
@@ -1049,11 +1035,11 @@ impl Flusher {
                 }
                 0
             }
-            Answer::NotSent => {
+            PostAnswer::NotSent => {
                 self.settle_job(job, true);
                 0
             }
-            Answer::TooLarge if n == 1 => {
+            PostAnswer::TooLarge if n == 1 => {
                 let found = self.settle_job(job, false);
                 Counters::add(&counters.too_large, found);
                 diagnostics.report(DiagnosticKind::TooLarge, || {
@@ -1061,12 +1047,12 @@ impl Flusher {
                 });
                 found
             }
-            Answer::TooLarge => {
+            PostAnswer::TooLarge => {
                 self.settle_job(job, true);
                 self.split_limit = Some(n.div_ceil(2));
                 0
             }
-            Answer::Rejected { status } => {
+            PostAnswer::Rejected { status } => {
                 let found = self.settle_job(job, false);
                 Counters::add(&counters.rejected, found);
                 if status == 401 || status == 403 {
@@ -1340,11 +1326,11 @@ mod tests {
     /// Accepts every payload and keeps how many events each one carried.
     struct Batches(Arc<Mutex<Vec<usize>>>);
 
-    impl Transport for Batches {
-        fn send(&self, body: Payload<'_>, _timeout: Duration) -> Answer {
+    impl IngestTransport for Batches {
+        fn send(&self, body: Payload<'_>, _timeout: Duration) -> PostAnswer {
             let payload: serde_json::Value = serde_json::from_slice(&body.to_vec()).unwrap();
             self.0.lock().unwrap().push(payload["events"].as_array().unwrap().len());
-            Answer::Sent
+            PostAnswer::Sent
         }
     }
 

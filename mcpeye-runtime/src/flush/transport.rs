@@ -13,7 +13,7 @@ pub(crate) const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
 /// What became of one POST.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Answer {
+pub(crate) enum PostAnswer {
     /// 2xx.
     Sent,
     /// Network error, 408, 429 or 5xx: try again later (not before `after`, when given).
@@ -29,8 +29,8 @@ pub(crate) enum Answer {
 
 /// Where payloads go. The flusher's sender threads share it, several POSTs at once; each call
 /// may block up to `timeout`.
-pub(crate) trait Transport: Send + Sync {
-    fn send(&self, body: Payload<'_>, timeout: Duration) -> Answer;
+pub(crate) trait IngestTransport: Send + Sync {
+    fn send(&self, body: Payload<'_>, timeout: Duration) -> PostAnswer;
 }
 
 /// POSTs to the ingest with ureq.
@@ -140,8 +140,8 @@ fn host_header(endpoint: &str) -> Option<String> {
     })
 }
 
-impl Transport for HttpTransport {
-    fn send(&self, mut body: Payload<'_>, timeout: Duration) -> Answer {
+impl IngestTransport for HttpTransport {
+    fn send(&self, mut body: Payload<'_>, timeout: Duration) -> PostAnswer {
         let request = self.agent.post(&self.endpoint).config().timeout_global(Some(timeout)).build();
         let sent = match &self.host {
             // Streamed from its parts: one copy of the payload (into ureq's send buffer) instead
@@ -178,20 +178,20 @@ impl Transport for HttpTransport {
                 let _ = response.body_mut().with_config().limit(64 * 1024).read_to_vec();
                 classify(status, retry_after)
             }
-            Err(e) => Answer::Retry { status: None, after: None, reason: describe(&e) },
+            Err(e) => PostAnswer::Retry { status: None, after: None, reason: describe(&e) },
         }
     }
 }
 
 /// The meaning of an HTTP status for a batch (docs/wire-format.md#delivery-and-retry).
-pub(crate) fn classify(status: u16, retry_after: Option<Duration>) -> Answer {
+pub(crate) fn classify(status: u16, retry_after: Option<Duration>) -> PostAnswer {
     match status {
-        200..=299 => Answer::Sent,
+        200..=299 => PostAnswer::Sent,
         408 | 429 | 500..=599 => {
-            Answer::Retry { status: Some(status), after: retry_after, reason: format!("HTTP {status}") }
+            PostAnswer::Retry { status: Some(status), after: retry_after, reason: format!("HTTP {status}") }
         }
-        413 => Answer::TooLarge,
-        _ => Answer::Rejected { status },
+        413 => PostAnswer::TooLarge,
+        _ => PostAnswer::Rejected { status },
     }
 }
 
@@ -325,7 +325,7 @@ mod tests {
             assert_eq!(request.send(&joined[..]).unwrap().status(), 200);
             let new = HttpTransport::new(&resolved, timeout, timeout);
             assert!(new.host.is_some());
-            assert_eq!(new.send(Payload::new(&head, events.iter().map(Vec::as_slice)), timeout), Answer::Sent);
+            assert_eq!(new.send(Payload::new(&head, events.iter().map(Vec::as_slice)), timeout), PostAnswer::Sent);
         }
         let requests = server.join().unwrap();
         let split = |r: &[u8]| {
@@ -368,9 +368,9 @@ mod tests {
 
     /// Counts lookups, answering one address per host name, or failing for `fail.test`.
     #[derive(Debug, Default)]
-    struct Counting(std::sync::atomic::AtomicUsize);
+    struct CountingResolver(std::sync::atomic::AtomicUsize);
 
-    impl Resolver for Counting {
+    impl Resolver for CountingResolver {
         fn resolve(
             &self,
             uri: &ureq::http::Uri,
@@ -391,7 +391,7 @@ mod tests {
     fn a_host_name_is_looked_up_once_per_period_and_a_failure_is_not_kept() {
         let config = ureq::config::Config::default();
         let timeout = resolve_timeout();
-        let r = AddressResolver::<Counting>::default();
+        let r = AddressResolver::<CountingResolver>::default();
         let lookups = || r.inner.0.load(std::sync::atomic::Ordering::SeqCst);
         let at = |url: &str, t: std::time::Instant| {
             r.resolve_at(&url.parse().unwrap(), &config, timeout, t).map(|a| a.iter().copied().collect::<Vec<_>>())
@@ -432,14 +432,14 @@ mod tests {
 
     #[test]
     fn statuses_are_classified_per_contract() {
-        assert_eq!(classify(200, None), Answer::Sent);
-        assert_eq!(classify(204, None), Answer::Sent);
+        assert_eq!(classify(200, None), PostAnswer::Sent);
+        assert_eq!(classify(204, None), PostAnswer::Sent);
         for s in [408, 429, 500, 503, 599] {
-            assert!(matches!(classify(s, None), Answer::Retry { status: Some(x), .. } if x == s));
+            assert!(matches!(classify(s, None), PostAnswer::Retry { status: Some(x), .. } if x == s));
         }
-        assert_eq!(classify(413, None), Answer::TooLarge);
+        assert_eq!(classify(413, None), PostAnswer::TooLarge);
         for s in [301, 400, 401, 403, 404, 422] {
-            assert_eq!(classify(s, None), Answer::Rejected { status: s });
+            assert_eq!(classify(s, None), PostAnswer::Rejected { status: s });
         }
     }
 

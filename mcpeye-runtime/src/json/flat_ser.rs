@@ -76,7 +76,7 @@ impl ser::Error for GiveUp {
     }
 }
 
-type Done = Result<(), GiveUp>;
+type Written = Result<(), GiveUp>;
 
 struct Ser<'a> {
     out: &'a mut Vec<u8>,
@@ -89,7 +89,7 @@ struct Ser<'a> {
 }
 
 impl<'a> Ser<'a> {
-    fn check(&self) -> Done {
+    fn check(&self) -> Written {
         if self.out.len() > self.limit {
             return Err(GiveUp);
         }
@@ -97,7 +97,7 @@ impl<'a> Ser<'a> {
     }
 
     /// A number (or `null` for a non-finite float), written as serde_json writes the `Value`.
-    fn number(self, v: Value) -> Done {
+    fn number(self, v: Value) -> Written {
         match v {
             Value::Number(n) => {
                 self.out.extend_from_slice(&[NUMBER, 0]);
@@ -111,7 +111,7 @@ impl<'a> Ser<'a> {
         Ok(())
     }
 
-    fn string(self, s: &str) -> Done {
+    fn string(self, s: &str) -> Written {
         if put_tagged_str(self.out, s, self.limit) {
             Ok(())
         } else {
@@ -139,7 +139,7 @@ impl<'a> Ser<'a> {
     }
 
     /// `{variant: …}` around what `f` writes.
-    fn variant(self, variant: &'static str, f: impl FnOnce(Ser<'_>) -> Done) -> Done {
+    fn variant(self, variant: &'static str, f: impl FnOnce(Ser<'_>) -> Written) -> Written {
         let mut c = self.container(OBJECT)?;
         c.key_str(variant)?;
         f(c.child())?;
@@ -186,7 +186,7 @@ impl Container<'_> {
         Ser { out: self.out, depth: self.depth, limit: self.limit, skip: None, unique: self.unique }
     }
 
-    fn key_str(&mut self, key: &str) -> Done {
+    fn key_str(&mut self, key: &str) -> Written {
         if self.skip == Some(key) {
             self.skipping = true;
             return Ok(());
@@ -211,7 +211,7 @@ impl Container<'_> {
         Ok(())
     }
 
-    fn value<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
+    fn value<T: Serialize + ?Sized>(&mut self, value: &T) -> Written {
         if std::mem::take(&mut self.skipping) {
             return Ok(());
         }
@@ -220,7 +220,7 @@ impl Container<'_> {
         Ok(())
     }
 
-    fn end(self) -> Done {
+    fn end(self) -> Written {
         if self.unique {
             patch_counted(self.out, self.at, self.count);
         } else if !close(self.out, self.at, self.count) {
@@ -245,76 +245,76 @@ impl<'a> ser::Serializer for Ser<'a> {
     type SerializeStruct = Container<'a>;
     type SerializeStructVariant = Variant<'a>;
 
-    fn serialize_bool(self, v: bool) -> Done {
+    fn serialize_bool(self, v: bool) -> Written {
         self.out.push(if v { TRUE } else { FALSE });
         self.check()
     }
-    fn serialize_i8(self, v: i8) -> Done {
+    fn serialize_i8(self, v: i8) -> Written {
         self.number(Value::from(v))
     }
-    fn serialize_i16(self, v: i16) -> Done {
+    fn serialize_i16(self, v: i16) -> Written {
         self.number(Value::from(v))
     }
-    fn serialize_i32(self, v: i32) -> Done {
+    fn serialize_i32(self, v: i32) -> Written {
         self.number(Value::from(v))
     }
-    fn serialize_i64(self, v: i64) -> Done {
+    fn serialize_i64(self, v: i64) -> Written {
         self.number(Value::from(v))
     }
-    fn serialize_i128(self, v: i128) -> Done {
+    fn serialize_i128(self, v: i128) -> Written {
         self.number(Value::from(i64::try_from(v).map_err(|_| GiveUp)?))
     }
-    fn serialize_u8(self, v: u8) -> Done {
+    fn serialize_u8(self, v: u8) -> Written {
         self.number(Value::from(v))
     }
-    fn serialize_u16(self, v: u16) -> Done {
+    fn serialize_u16(self, v: u16) -> Written {
         self.number(Value::from(v))
     }
-    fn serialize_u32(self, v: u32) -> Done {
+    fn serialize_u32(self, v: u32) -> Written {
         self.number(Value::from(v))
     }
-    fn serialize_u64(self, v: u64) -> Done {
+    fn serialize_u64(self, v: u64) -> Written {
         self.number(Value::from(v))
     }
-    fn serialize_u128(self, v: u128) -> Done {
+    fn serialize_u128(self, v: u128) -> Written {
         self.number(Value::from(u64::try_from(v).map_err(|_| GiveUp)?))
     }
-    fn serialize_f32(self, v: f32) -> Done {
+    fn serialize_f32(self, v: f32) -> Written {
         self.number(Value::from(v))
     }
-    fn serialize_f64(self, v: f64) -> Done {
+    fn serialize_f64(self, v: f64) -> Written {
         self.number(Value::from(v))
     }
-    fn serialize_char(self, v: char) -> Done {
+    fn serialize_char(self, v: char) -> Written {
         self.string(v.encode_utf8(&mut [0; 4]))
     }
-    fn serialize_str(self, v: &str) -> Done {
+    fn serialize_str(self, v: &str) -> Written {
         self.string(v)
     }
-    fn serialize_bytes(self, v: &[u8]) -> Done {
+    fn serialize_bytes(self, v: &[u8]) -> Written {
         let mut c = self.container(ARRAY)?;
         for b in v {
             ser::SerializeSeq::serialize_element(&mut c, b)?;
         }
         c.end()
     }
-    fn serialize_none(self) -> Done {
+    fn serialize_none(self) -> Written {
         self.out.push(NULL);
         self.check()
     }
-    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Done {
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Written {
         value.serialize(self)
     }
-    fn serialize_unit(self) -> Done {
+    fn serialize_unit(self) -> Written {
         self.serialize_none()
     }
-    fn serialize_unit_struct(self, _: &'static str) -> Done {
+    fn serialize_unit_struct(self, _: &'static str) -> Written {
         self.serialize_none()
     }
-    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Done {
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Written {
         self.string(variant)
     }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, name: &'static str, value: &T) -> Done {
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, name: &'static str, value: &T) -> Written {
         // serde_json gives these names a meaning of their own (raw values, big numbers).
         if name.starts_with("$serde_json") {
             return Err(GiveUp);
@@ -327,7 +327,7 @@ impl<'a> ser::Serializer for Ser<'a> {
         _: u32,
         variant: &'static str,
         value: &T,
-    ) -> Done {
+    ) -> Written {
         self.variant(variant, |s| value.serialize(s))
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<Container<'a>, GiveUp> {
@@ -371,12 +371,12 @@ impl<'a> ser::Serializer for Ser<'a> {
 impl ser::SerializeSeq for Container<'_> {
     type Ok = ();
     type Error = GiveUp;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Written {
         value.serialize(self.child())?;
         self.count += 1;
         Ok(())
     }
-    fn end(self) -> Done {
+    fn end(self) -> Written {
         Container::end(self)
     }
 }
@@ -384,10 +384,10 @@ impl ser::SerializeSeq for Container<'_> {
 impl ser::SerializeTuple for Container<'_> {
     type Ok = ();
     type Error = GiveUp;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Written {
         ser::SerializeSeq::serialize_element(self, value)
     }
-    fn end(self) -> Done {
+    fn end(self) -> Written {
         Container::end(self)
     }
 }
@@ -395,10 +395,10 @@ impl ser::SerializeTuple for Container<'_> {
 impl ser::SerializeTupleStruct for Container<'_> {
     type Ok = ();
     type Error = GiveUp;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Written {
         ser::SerializeSeq::serialize_element(self, value)
     }
-    fn end(self) -> Done {
+    fn end(self) -> Written {
         Container::end(self)
     }
 }
@@ -406,13 +406,13 @@ impl ser::SerializeTupleStruct for Container<'_> {
 impl ser::SerializeMap for Container<'_> {
     type Ok = ();
     type Error = GiveUp;
-    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Done {
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Written {
         key.serialize(KeySer(self))
     }
-    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Written {
         self.value(value)
     }
-    fn end(self) -> Done {
+    fn end(self) -> Written {
         Container::end(self)
     }
 }
@@ -420,11 +420,11 @@ impl ser::SerializeMap for Container<'_> {
 impl ser::SerializeStruct for Container<'_> {
     type Ok = ();
     type Error = GiveUp;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Done {
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Written {
         self.key_str(key)?;
         self.value(value)
     }
-    fn end(self) -> Done {
+    fn end(self) -> Written {
         Container::end(self)
     }
 }
@@ -463,7 +463,7 @@ impl<'a> Variant<'a> {
         })
     }
 
-    fn end(self) -> Done {
+    fn end(self) -> Written {
         let Variant { outer_at, inner: Container { out, at, count, limit, .. } } = self;
         if !close(out, at, count) || !close(out, outer_at, 1) || out.len() > limit {
             return Err(GiveUp);
@@ -475,10 +475,10 @@ impl<'a> Variant<'a> {
 impl ser::SerializeTupleVariant for Variant<'_> {
     type Ok = ();
     type Error = GiveUp;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Written {
         ser::SerializeSeq::serialize_element(&mut self.inner, value)
     }
-    fn end(self) -> Done {
+    fn end(self) -> Written {
         Variant::end(self)
     }
 }
@@ -486,10 +486,10 @@ impl ser::SerializeTupleVariant for Variant<'_> {
 impl ser::SerializeStructVariant for Variant<'_> {
     type Ok = ();
     type Error = GiveUp;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Done {
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Written {
         ser::SerializeStruct::serialize_field(&mut self.inner, key, value)
     }
-    fn end(self) -> Done {
+    fn end(self) -> Written {
         Variant::end(self)
     }
 }
@@ -499,7 +499,7 @@ impl ser::SerializeStructVariant for Variant<'_> {
 struct KeySer<'c, 'a>(&'c mut Container<'a>);
 
 impl KeySer<'_, '_> {
-    fn int(self, v: impl itoa_like::Int) -> Done {
+    fn int(self, v: impl itoa_like::Int) -> Written {
         self.0.key_str(&v.text())
     }
 }
@@ -523,73 +523,79 @@ impl ser::Serializer for KeySer<'_, '_> {
     type SerializeStruct = ser::Impossible<(), GiveUp>;
     type SerializeStructVariant = ser::Impossible<(), GiveUp>;
 
-    fn serialize_str(self, v: &str) -> Done {
+    fn serialize_str(self, v: &str) -> Written {
         self.0.key_str(v)
     }
-    fn serialize_char(self, v: char) -> Done {
+    fn serialize_char(self, v: char) -> Written {
         self.0.key_str(v.encode_utf8(&mut [0; 4]))
     }
-    fn serialize_i8(self, v: i8) -> Done {
+    fn serialize_i8(self, v: i8) -> Written {
         self.int(v)
     }
-    fn serialize_i16(self, v: i16) -> Done {
+    fn serialize_i16(self, v: i16) -> Written {
         self.int(v)
     }
-    fn serialize_i32(self, v: i32) -> Done {
+    fn serialize_i32(self, v: i32) -> Written {
         self.int(v)
     }
-    fn serialize_i64(self, v: i64) -> Done {
+    fn serialize_i64(self, v: i64) -> Written {
         self.int(v)
     }
-    fn serialize_i128(self, v: i128) -> Done {
+    fn serialize_i128(self, v: i128) -> Written {
         self.int(v)
     }
-    fn serialize_u8(self, v: u8) -> Done {
+    fn serialize_u8(self, v: u8) -> Written {
         self.int(v)
     }
-    fn serialize_u16(self, v: u16) -> Done {
+    fn serialize_u16(self, v: u16) -> Written {
         self.int(v)
     }
-    fn serialize_u32(self, v: u32) -> Done {
+    fn serialize_u32(self, v: u32) -> Written {
         self.int(v)
     }
-    fn serialize_u64(self, v: u64) -> Done {
+    fn serialize_u64(self, v: u64) -> Written {
         self.int(v)
     }
-    fn serialize_u128(self, v: u128) -> Done {
+    fn serialize_u128(self, v: u128) -> Written {
         self.int(v)
     }
-    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Done {
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Written {
         self.0.key_str(variant)
     }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, value: &T) -> Done {
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, value: &T) -> Written {
         value.serialize(self)
     }
-    fn serialize_bool(self, _: bool) -> Done {
+    fn serialize_bool(self, _: bool) -> Written {
         Err(GiveUp)
     }
-    fn serialize_f32(self, _: f32) -> Done {
+    fn serialize_f32(self, _: f32) -> Written {
         Err(GiveUp)
     }
-    fn serialize_f64(self, _: f64) -> Done {
+    fn serialize_f64(self, _: f64) -> Written {
         Err(GiveUp)
     }
-    fn serialize_bytes(self, _: &[u8]) -> Done {
+    fn serialize_bytes(self, _: &[u8]) -> Written {
         Err(GiveUp)
     }
-    fn serialize_none(self) -> Done {
+    fn serialize_none(self) -> Written {
         Err(GiveUp)
     }
-    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Done {
+    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Written {
         Err(GiveUp)
     }
-    fn serialize_unit(self) -> Done {
+    fn serialize_unit(self) -> Written {
         Err(GiveUp)
     }
-    fn serialize_unit_struct(self, _: &'static str) -> Done {
+    fn serialize_unit_struct(self, _: &'static str) -> Written {
         Err(GiveUp)
     }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(self, _: &'static str, _: u32, _: &'static str, _: &T) -> Done {
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Written {
         Err(GiveUp)
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, GiveUp> {

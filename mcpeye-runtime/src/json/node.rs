@@ -88,15 +88,15 @@ pub(crate) trait Node<'a>: Copy + 'a {
     fn is_container(self) -> bool;
 }
 
-type Entry<'a> = (&'a String, &'a Value);
+type MapEntry<'a> = (&'a String, &'a Value);
 
-fn entry<'a>((k, v): Entry<'a>) -> (Str<'a>, &'a Value) {
+fn entry<'a>((k, v): MapEntry<'a>) -> (Str<'a>, &'a Value) {
     (Str::of(k), v)
 }
 
 impl<'a> Node<'a> for &'a Value {
     type Items = std::slice::Iter<'a, Value>;
-    type Entries = std::iter::Map<serde_json::map::Iter<'a>, fn(Entry<'a>) -> (Str<'a>, &'a Value)>;
+    type Entries = std::iter::Map<serde_json::map::Iter<'a>, fn(MapEntry<'a>) -> (Str<'a>, &'a Value)>;
 
     fn kind(self) -> Kind<'a, Self> {
         match self {
@@ -105,7 +105,7 @@ impl<'a> Node<'a> for &'a Value {
             Value::Number(n) => Kind::Number(Num::Value(n)),
             Value::String(s) => Kind::Str(Str::of(s)),
             Value::Array(a) => Kind::Array(a.len(), a.iter()),
-            Value::Object(m) => Kind::Object(m.len(), m.iter().map(entry as fn(Entry<'a>) -> _)),
+            Value::Object(m) => Kind::Object(m.len(), m.iter().map(entry as fn(MapEntry<'a>) -> _)),
         }
     }
 

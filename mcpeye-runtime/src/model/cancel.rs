@@ -31,21 +31,21 @@ use std::time::{Duration, Instant};
 /// ```
 #[derive(Clone)]
 pub struct Cancellation {
-    state: Arc<State>,
+    state: Arc<CancelSignal>,
 }
 
 impl Default for Cancellation {
     fn default() -> Self {
-        Cancellation::of(State::new(never, None))
+        Cancellation::of(CancelSignal::new(never, None))
     }
 }
 
 /// A source of cancellation that can only be polled.
-type Probe = dyn Fn() -> bool + Send + Sync;
+type ProbeFn = dyn Fn() -> bool + Send + Sync;
 
-struct State<P: ?Sized = Probe> {
+struct CancelSignal<P: ?Sized = ProbeFn> {
     done: AtomicBool,
-    inner: Mutex<Inner>,
+    inner: Mutex<LockedSignal>,
     parent: Option<Cancellation>,
     /// Checked by `is_cancelled` when the flag is not set: a source that can only be polled
     /// (rmcp's per-request token, while a synchronous tool runs), or [`never`]. Kept in the
@@ -53,9 +53,9 @@ struct State<P: ?Sized = Probe> {
     probe: P,
 }
 
-impl<P> State<P> {
+impl<P> CancelSignal<P> {
     fn new(probe: P, parent: Option<Cancellation>) -> Self {
-        State { done: AtomicBool::new(false), inner: Mutex::default(), parent, probe }
+        CancelSignal { done: AtomicBool::new(false), inner: Mutex::default(), parent, probe }
     }
 }
 
@@ -65,10 +65,10 @@ fn never() -> bool {
 }
 
 #[derive(Default)]
-struct Inner {
+struct LockedSignal {
     reason: Option<String>,
     wakers: Vec<Waker>,
-    children: Vec<Weak<State>>,
+    children: Vec<Weak<CancelSignal>>,
 }
 
 impl fmt::Debug for Cancellation {
@@ -92,16 +92,16 @@ impl Cancellation {
     /// [`is_cancelled`](Self::is_cancelled); a waiting future only wakes on [`cancel`](Self::cancel)).
     #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // used by the rmcp integration
     pub(crate) fn with_probe(probe: impl Fn() -> bool + Send + Sync + 'static) -> Self {
-        Cancellation::of(State::new(probe, None))
+        Cancellation::of(CancelSignal::new(probe, None))
     }
 
-    fn of(state: State<impl Fn() -> bool + Send + Sync + 'static>) -> Self {
+    fn of(state: CancelSignal<impl Fn() -> bool + Send + Sync + 'static>) -> Self {
         Cancellation { state: Arc::new(state) }
     }
 
     /// A signal cancelled with this one, and also on its own (a call's timeout).
     pub(crate) fn child(&self) -> Cancellation {
-        let child = Cancellation::of(State::new(never, Some(self.clone())));
+        let child = Cancellation::of(CancelSignal::new(never, Some(self.clone())));
         let mut inner = self.state.inner.lock().unwrap_or_else(|e| e.into_inner());
         inner.children.retain(|c| c.strong_count() > 0);
         inner.children.push(Arc::downgrade(&child.state));
@@ -331,13 +331,13 @@ mod tests {
     use super::*;
 
     fn block_on<F: Future>(f: F) -> F::Output {
-        struct Unpark(std::thread::Thread);
-        impl std::task::Wake for Unpark {
+        struct UnparkThread(std::thread::Thread);
+        impl std::task::Wake for UnparkThread {
             fn wake(self: Arc<Self>) {
                 self.0.unpark();
             }
         }
-        let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+        let waker = Waker::from(Arc::new(UnparkThread(std::thread::current())));
         let mut f = std::pin::pin!(f);
         loop {
             if let Poll::Ready(v) = f.as_mut().poll(&mut Context::from_waker(&waker)) {

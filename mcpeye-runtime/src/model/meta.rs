@@ -135,7 +135,7 @@ pub(crate) fn native_intent(meta: &Map<String, Value>) -> Option<String> {
 /// texts and `userIntent.redacted`. The wire has no key for them: they go to spans and the
 /// event log only (`docs/event-log.md`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Invocation {
+pub(crate) struct AiInvocation {
     /// `turnId`: groups the requests of one user turn. A string (a number is written out),
     /// trimmed, cut to [`MAX_TURN_BYTES`].
     pub turn: Option<Arc<str>>,
@@ -165,9 +165,9 @@ fn invocation_text<'a>(invocation: &'a Value, key: &str) -> Option<&'a str> {
     .filter(|s| !is_blank(s))
 }
 
-/// What the request's `_meta` `aiInvocation` says beyond the intent and the model ([`Invocation`]);
+/// What the request's `_meta` `aiInvocation` says beyond the intent and the model ([`AiInvocation`]);
 /// `None` when it says none of it.
-pub(crate) fn invocation(meta: &Map<String, Value>) -> Option<Arc<Invocation>> {
+pub(crate) fn invocation(meta: &Map<String, Value>) -> Option<Arc<AiInvocation>> {
     let invocation = meta.get(META_AI_INVOCATION)?;
     let cut = |s: &str, max: usize| s[..floor_char_boundary(s, max)].to_owned();
     let turn = match invocation.get("turnId") {
@@ -178,8 +178,8 @@ pub(crate) fn invocation(meta: &Map<String, Value>) -> Option<Arc<Invocation>> {
     let text = |key| invocation_text(invocation, key).map(|s| cut(s, MAX_INVOCATION_TEXT_BYTES));
     let user_intent_redacted = invocation.get("userIntent").and_then(|u| u.get("redacted")).and_then(Value::as_bool);
     let found =
-        Invocation { turn, reason: text("invocationReason"), user_intent: text("userIntent"), user_intent_redacted };
-    (found != Invocation::default()).then(|| Arc::new(found))
+        AiInvocation { turn, reason: text("invocationReason"), user_intent: text("userIntent"), user_intent_redacted };
+    (found != AiInvocation::default()).then(|| Arc::new(found))
 }
 
 /// What the conversation argument of a call said.
@@ -428,7 +428,7 @@ mod tests {
         let found = invocation(&proposal).unwrap();
         assert_eq!(
             *found,
-            Invocation {
+            AiInvocation {
                 turn: Some(Arc::from("turn-1")),
                 reason: Some("Find red mugs to compare.".into()),
                 user_intent: Some("I want a gift mug".into()),

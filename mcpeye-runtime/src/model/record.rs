@@ -148,7 +148,7 @@ pub struct Origin {
     pub(crate) native_intent: Option<String>,
     /// What `aiInvocation` says beyond the intent and the model (turn, texts), for spans and
     /// the event log.
-    pub(crate) invocation: Option<Arc<crate::model::meta::Invocation>>,
+    pub(crate) invocation: Option<Arc<crate::model::meta::AiInvocation>>,
     /// The model that made the call: from `_meta` (see `model/meta.rs`), or from the opt-in
     /// `llm_model` argument. The span's `gen_ai.request.model`; never sent to the ingest.
     pub(crate) model: Option<Arc<str>>,
@@ -867,7 +867,7 @@ pub struct CallRecord {
     pub duration: Duration,
     /// What the request's `aiInvocation` said beyond the intent and the model (the event log's
     /// `turn`, `userIntent`, `invocationReason`). Never sent to the ingest.
-    pub(crate) invocation: Option<Arc<crate::model::meta::Invocation>>,
+    pub(crate) invocation: Option<Arc<crate::model::meta::AiInvocation>>,
 }
 
 impl CallRecord {

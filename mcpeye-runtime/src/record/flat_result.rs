@@ -27,7 +27,7 @@ pub(crate) fn flatten_texts<'t>(
     out: &mut Vec<u8>,
     budget: usize,
 ) -> bool {
-    flatten_serialize(&Texts { texts: Cell::new(Some(texts)), is_error }, out, budget, None)
+    flatten_serialize(&TextsOnce { texts: Cell::new(Some(texts)), is_error }, out, budget, None)
 }
 
 /// A result of text items as its JSON: `content`, then `structuredContent` and `isError: true`
@@ -81,13 +81,13 @@ impl Serialize for TextItem<'_> {
 
 /// rmcp's result of text items, read once from its iterator.
 #[cfg(feature = "rmcp")]
-struct Texts<I> {
+struct TextsOnce<I> {
     texts: Cell<Option<I>>,
     is_error: Option<bool>,
 }
 
 #[cfg(feature = "rmcp")]
-impl<'t, I: ExactSizeIterator<Item = &'t str>> Serialize for Texts<I> {
+impl<'t, I: ExactSizeIterator<Item = &'t str>> Serialize for TextsOnce<I> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let Some(texts) = self.texts.take() else { return Err(S::Error::custom(flat_ser::GiveUp)) };
         let mut m = s.serialize_map(Some(1 + usize::from(self.is_error.is_some())))?;

@@ -21,7 +21,7 @@ pub(crate) struct InFlight {
     /// The model that made the call ([`Origin::model`]).
     pub(crate) model: Option<Arc<str>>,
     /// What the request's `aiInvocation` said beyond the intent ([`Origin::invocation`]).
-    pub(crate) invocation: Option<Arc<crate::model::meta::Invocation>>,
+    pub(crate) invocation: Option<Arc<crate::model::meta::AiInvocation>>,
     pub(crate) started: Instant,
     /// The call's span(s), with the `opentelemetry` or `tracing` feature.
     pub(crate) span: CallSpan,

@@ -4,7 +4,6 @@
 
 mod flat_result;
 mod in_flight;
-#[allow(unsafe_code)] // see the `SAFETY:` comments in it
 mod queued;
 
 #[cfg(feature = "rmcp")]

@@ -169,23 +169,6 @@ impl Queued {
         (record, user_id, user_email)
     }
 
-    /// Asks the CPU to start loading the first cache lines of the record's buffer (a hint: on
-    /// other targets, nothing).
-    #[inline]
-    pub(crate) fn prefetch(&self) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            /// Lines asked for: a typical record (a few hundred bytes) whole.
-            const LINES: usize = 8;
-            for line in 0..self.bytes.len().div_ceil(64).min(LINES) {
-                // SAFETY: a prefetch reads nothing and cannot fault; `line * 64` is below the
-                // buffer's length, so the address is within it.
-                unsafe { _mm_prefetch::<_MM_HINT_T0>(self.bytes.as_ptr().add(line * 64).cast()) }
-            }
-        }
-    }
-
     /// The model that made the call (`Stats::calls_by_model`, `before_send`'s event).
     pub(crate) fn model(&self) -> Option<&str> {
         let b = self.bytes.get(..usize::from(self.model_len)).filter(|b| !b.is_empty())?;
@@ -238,12 +221,8 @@ fn text_of<'s>(bytes: &'s [u8], t: &'s Text) -> &'s str {
     match t {
         Text::Flat(start, end) => {
             let b = &bytes[*start..*end];
-            debug_assert!(std::str::from_utf8(b).is_ok());
-            // SAFETY: a `Text::Flat` range is only made by `text`, over the bytes of a `String` it
-            // has just appended; the record's bytes are private to `Queued`/`FlatStart`, only
-            // appended to (or cut back to a point after the range) later. Validating again would
-            // be paid on the flusher for every event.
-            unsafe { std::str::from_utf8_unchecked(b) }
+            // Checked on the flusher: the range was cut from a `String`, so it never fails.
+            std::str::from_utf8(b).unwrap_or_default()
         }
         Text::Moved(s) => s,
     }
@@ -461,7 +440,7 @@ fn put_model(model: Option<&str>, bytes: &mut Vec<u8>) -> u8 {
 /// of an empty record buffer; gives their lengths.
 fn put_prefix(
     model: Option<&str>,
-    invocation: Option<&crate::model::meta::Invocation>,
+    invocation: Option<&crate::model::meta::AiInvocation>,
     bytes: &mut Vec<u8>,
 ) -> (u8, u16) {
     let model_len = put_model(model, bytes);
@@ -476,7 +455,7 @@ fn put_prefix(
 /// and three strings (turn, reason, user intent), each a little-endian `u16` length and its
 /// bytes; gives the length written (0 if it would not fit a `u16`, which the caps on the texts
 /// rule out).
-fn put_invocation(invocation: &crate::model::meta::Invocation, bytes: &mut Vec<u8>) -> u16 {
+fn put_invocation(invocation: &crate::model::meta::AiInvocation, bytes: &mut Vec<u8>) -> u16 {
     let start = bytes.len();
     let flags = match invocation.user_intent_redacted {
         None => 0u8,
@@ -525,8 +504,8 @@ impl<'a> InvocationRef<'a> {
         Some(InvocationRef { turn, reason, user_intent, user_intent_redacted })
     }
 
-    pub(crate) fn to_owned(self) -> crate::model::meta::Invocation {
-        crate::model::meta::Invocation {
+    pub(crate) fn to_owned(self) -> crate::model::meta::AiInvocation {
+        crate::model::meta::AiInvocation {
             turn: self.turn.map(Arc::from),
             reason: self.reason.map(str::to_owned),
             user_intent: self.user_intent.map(str::to_owned),
@@ -616,7 +595,7 @@ pub(crate) enum Ended<'a> {
 }
 
 /// What one event on the wire is made of.
-pub(crate) struct Parts<'a> {
+pub(crate) struct EventParts<'a> {
     pub(crate) tool_name: &'a str,
     pub(crate) arguments: Body<'a>,
     pub(crate) outcome: Ended<'a>,
@@ -630,7 +609,7 @@ pub(crate) struct Parts<'a> {
 impl Queued {
     /// Runs `f` with the record as the parts of its event (the encoder's view), reading its
     /// values where they are. The values are taken: a record is encoded once.
-    pub(crate) fn with_parts<R>(&mut self, f: impl FnOnce(Parts<'_>) -> R) -> R {
+    pub(crate) fn with_parts<R>(&mut self, f: impl FnOnce(EventParts<'_>) -> R) -> R {
         let queued = self;
         let mut bytes = std::mem::take(&mut queued.bytes);
         // Bytes readable past the record's last value let its last keys and strings be read a block
@@ -653,7 +632,7 @@ impl Queued {
             Outcome::Failed(o) => Ended::Failed(o),
         };
         let intent = queued.intent.take();
-        let parts = Parts {
+        let parts = EventParts {
             tool_name: &queued.tool_name,
             arguments: queued.arguments.take().map_or(Body::Empty, body),
             outcome,
@@ -673,11 +652,11 @@ impl Queued {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::meta::Invocation;
+    use crate::model::meta::AiInvocation;
 
     #[test]
     fn the_invocation_crosses_after_the_model_and_reads_back() {
-        let invocation = Invocation {
+        let invocation = AiInvocation {
             turn: Some(Arc::from("t-1")),
             reason: None,
             user_intent: Some("a gift mug for my sister".into()),

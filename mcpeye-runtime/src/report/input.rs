@@ -46,7 +46,7 @@ impl Call {
 
 /// A request of another method, from a log's `method` line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Method {
+pub(crate) struct LoggedMethod {
     pub method: String,
     pub target: Option<String>,
     pub is_error: bool,
@@ -87,7 +87,7 @@ pub(crate) struct ToolList {
 #[derive(Debug, Clone, Default)]
 pub struct ReportInput {
     pub(crate) calls: Vec<Call>,
-    pub(crate) methods: Vec<Method>,
+    pub(crate) methods: Vec<LoggedMethod>,
     pub(crate) tool_lists: Vec<ToolList>,
     seen: HashSet<String>,
     pub(crate) duplicates: usize,
@@ -176,7 +176,7 @@ impl ReportInput {
                 );
                 self.add_event(&event, None, Some(line));
             }
-            Some(KIND_METHOD) => self.methods.push(Method {
+            Some(KIND_METHOD) => self.methods.push(LoggedMethod {
                 method: text(line, "method").unwrap_or_default(),
                 target: text(line, "target"),
                 is_error: line["isError"].as_bool().unwrap_or(false),

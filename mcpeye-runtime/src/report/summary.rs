@@ -468,12 +468,12 @@ fn grouped_asks(texts: &[(&str, Option<&str>)]) -> Vec<Ask> {
 }
 
 /// A text and the context given with it.
-type Texts<'a> = Vec<(&'a str, Option<&'a str>)>;
+type TextsInContext<'a> = Vec<(&'a str, Option<&'a str>)>;
 
 fn gap(calls: &[Call]) -> GapSection {
-    let requests: Texts<'_> =
+    let requests: TextsInContext<'_> =
         calls.iter().filter_map(|c| Some((c.capability.as_deref()?, c.context.as_deref()))).collect();
-    let mut by_tool: BTreeMap<&str, (usize, Texts<'_>)> = BTreeMap::new();
+    let mut by_tool: BTreeMap<&str, (usize, TextsInContext<'_>)> = BTreeMap::new();
     let mut failed = Vec::new();
     let mut unknown: BTreeMap<&str, usize> = BTreeMap::new();
     for c in calls {

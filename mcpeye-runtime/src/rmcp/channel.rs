@@ -285,22 +285,22 @@ async fn pump_messages(peer: Peer<RoleServer>, mut rx: mpsc::UnboundedReceiver<M
 /// built once, when first asked for ([`Origin::resolved`]): most handlers never ask, and building
 /// them costs three allocations.
 pub(crate) struct Deferred {
-    state: Mutex<State>,
+    state: Mutex<DeferredState>,
 }
 
 // Not boxed: boxing the pending parts would cost the allocation that deferring saves.
 #[allow(clippy::large_enum_variant)]
-enum State {
+enum DeferredState {
     /// Not asked for yet: what makes the parts.
     Pending(Pending),
-    Made(Made),
+    MadeParts(MadeParts),
 }
 
 /// What makes the deferred parts: what they need of the request's context (shared handles,
 /// cloned without allocating), and what was read from it.
 struct Pending {
     source: Source,
-    parts: Parts,
+    parts: ContextReads,
 }
 
 /// What the deferred parts need of the request's context.
@@ -318,22 +318,22 @@ impl Source {
 }
 
 /// What [`origin_parts`] read from the context for the deferred parts.
-struct Parts {
+struct ContextReads {
     session: Option<session::Key>,
     source: Capabilities,
     meta: Option<Map<String, Value>>,
 }
 
 #[derive(Clone)]
-struct Made {
+struct MadeParts {
     channel: Arc<RmcpChannel>,
     cancellation: Cancellation,
     meta: Option<Arc<Map<String, Value>>>,
 }
 
-impl Parts {
+impl ContextReads {
     /// The parts for the request `from` comes from; the `_meta` moves into them.
-    fn make(&mut self, from: &Source) -> Made {
+    fn make(&mut self, from: &Source) -> MadeParts {
         let ct = from.ct.clone();
         let channel = Arc::new(RmcpChannel {
             peer: from.peer.clone(),
@@ -343,7 +343,7 @@ impl Parts {
             source: self.source.clone(),
             task: from.task.clone(),
         });
-        Made {
+        MadeParts {
             channel,
             cancellation: Cancellation::with_probe(move || ct.is_cancelled()),
             meta: self.meta.take().map(Arc::new),
@@ -353,29 +353,29 @@ impl Parts {
 
 impl Deferred {
     /// Parts to be made from `context` when first asked for.
-    fn pending(context: &RequestContext<RoleServer>, parts: Parts) -> Self {
-        Deferred { state: Mutex::new(State::Pending(Pending { source: Source::of(context), parts })) }
+    fn pending(context: &RequestContext<RoleServer>, parts: ContextReads) -> Self {
+        Deferred { state: Mutex::new(DeferredState::Pending(Pending { source: Source::of(context), parts })) }
     }
 
-    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+    fn state(&self) -> std::sync::MutexGuard<'_, DeferredState> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn made(&self) -> Made {
+    fn made(&self) -> MadeParts {
         let mut state = self.state();
         let made = match &mut *state {
-            State::Made(m) => return m.clone(),
-            State::Pending(p) => p.parts.make(&p.source),
+            DeferredState::MadeParts(m) => return m.clone(),
+            DeferredState::Pending(p) => p.parts.make(&p.source),
         };
-        *state = State::Made(made.clone());
+        *state = DeferredState::MadeParts(made.clone());
         made
     }
 
     /// The channel, if a handler asked for it.
     fn made_channel(&self) -> Option<Arc<RmcpChannel>> {
         match &*self.state() {
-            State::Made(m) => Some(m.channel.clone()),
-            State::Pending(_) => None,
+            DeferredState::MadeParts(m) => Some(m.channel.clone()),
+            DeferredState::Pending(_) => None,
         }
     }
 }
@@ -395,15 +395,15 @@ impl DeferredParts for Deferred {
 
     fn cancelled(&self) -> Option<Option<String>> {
         let made = match &*self.state() {
-            State::Made(m) => m.cancellation.clone(),
+            DeferredState::MadeParts(m) => m.cancellation.clone(),
             // What the signal would say: cancelled by its probe, without a reason.
-            State::Pending(p) => return p.source.ct.is_cancelled().then_some(None),
+            DeferredState::Pending(p) => return p.source.ct.is_cancelled().then_some(None),
         };
         made.is_cancelled().then(|| made.reason())
     }
 
     fn clone_made(&self) -> Box<dyn DeferredParts> {
-        Box::new(Deferred { state: Mutex::new(State::Made(self.made())) })
+        Box::new(Deferred { state: Mutex::new(DeferredState::MadeParts(self.made())) })
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
@@ -416,7 +416,11 @@ impl DeferredParts for Deferred {
 /// runs `identify`, which reads the request's `_meta` and HTTP head (see [`keeps_request`]).
 ///
 /// [`keeps_request`]: crate::tracker::keeps_request
-fn origin_parts(clients: &Clients, context: &mut RequestContext<RoleServer>, keep_request: bool) -> (Origin, Parts) {
+fn origin_parts(
+    clients: &Clients,
+    context: &mut RequestContext<RoleServer>,
+    keep_request: bool,
+) -> (Origin, ContextReads) {
     let keys = MetaKeys::of(&context.meta);
     let log_level = match keys.log_level {
         true => context.meta.get(META_LOG_LEVEL).and_then(Value::as_str).and_then(LogLevel::parse),
@@ -443,7 +447,7 @@ fn origin_parts(clients: &Clients, context: &mut RequestContext<RoleServer>, kee
     };
     origin.progress_token = meta.as_ref().and_then(Origin::progress_token_of);
     origin.log_level = log_level;
-    (origin, Parts { session, source, meta })
+    (origin, ContextReads { session, source, meta })
 }
 
 /// The [`Origin`] of this rmcp request, with its channel back to the client and its
@@ -454,7 +458,7 @@ fn request_origin(
     keep_request: bool,
 ) -> (Origin, Arc<RmcpChannel>, Cancellation) {
     let (mut origin, mut parts) = origin_parts(clients, context, keep_request);
-    let Made { channel, cancellation, meta } = parts.make(&Source::of(context));
+    let MadeParts { channel, cancellation, meta } = parts.make(&Source::of(context));
     origin.meta = meta;
     origin.cancellation = Some(cancellation.clone());
     origin.channel = Some(channel.clone());

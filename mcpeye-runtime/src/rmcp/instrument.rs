@@ -2,9 +2,9 @@
 //! record per call, its tools untouched.
 
 use super::client::Clients;
-use super::rounds::ToolRound;
+use super::rounds::InstrumentedRound;
 use crate::contract::{INTENT_PARAM_DESCRIPTION, INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
-use crate::dispatch::{attribute, call_intent, panic_message, take_intent, Takes, PANIC, PANIC_ANSWER};
+use crate::dispatch::{attribute, call_intent, panic_message, take_intent, AttributionArgs, PANIC, PANIC_ANSWER};
 use crate::json::flat_ser::flatten;
 use crate::json::flat_ser::flatten_serialize;
 use crate::model::meta::{
@@ -31,7 +31,7 @@ use std::pin::Pin;
 use std::sync::{Arc, RwLock};
 use std::task::{Context, Poll};
 
-type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+type SendFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Instruments the tools of an rmcp `ToolRouter`, recording into the process-wide tracker
 /// installed by `mcpeye::init` (looked up at each call; nothing is recorded while there is
@@ -376,7 +376,7 @@ fn instrument_router<S: Send + Sync + 'static>(
         let model = attribution.model_argument.on(false) && add(MODEL_PARAM_NAME, MODEL_PARAM_DESCRIPTION);
         let mints = attribution.conversations && add(CONVERSATION_PARAM_NAME, CONVERSATION_PARAM_DESCRIPTION);
         let conversation = attribution.conversations && !declares_conversation;
-        let takes = Takes { model, conversation, mints };
+        let takes = AttributionArgs { model, conversation, mints };
         *route = wrap(attr, route.call.clone(), strip, takes, shared.clone());
     }
     if reserved && !router.map.contains_key(RESERVED_TOOL_NAME) {
@@ -406,7 +406,7 @@ fn inject(schema: &mut Arc<JsonObject>, description: &str) -> bool {
 /// The attribution arguments of an instrumented call taken out ([`attribute`]): the origin gets
 /// the model and the conversation; the handle minted for it, when one was.
 fn attribute_into(
-    takes: Takes,
+    takes: AttributionArgs,
     name: &str,
     arguments: Option<&mut JsonObject>,
     origin: &mut crate::model::record::Origin,
@@ -434,7 +434,7 @@ fn wrap<S: Send + Sync + 'static>(
     attr: Tool,
     inner: DynCall<S>,
     strips_intent: bool,
-    takes: Takes,
+    takes: AttributionArgs,
     shared: Arc<Instrumented>,
 ) -> ToolRoute<S> {
     let name = attr.name.clone();
@@ -467,8 +467,13 @@ fn wrap<S: Send + Sync + 'static>(
             false => None,
             true => {
                 let text = intent.as_ref().map(|(t, _)| t.as_str());
-                let opened =
-                    ToolRound::open(&ctx.request_context, &name, ctx.arguments.as_ref(), text, &mut ctx.request_state);
+                let opened = InstrumentedRound::open(
+                    &ctx.request_context,
+                    &name,
+                    ctx.arguments.as_ref(),
+                    text,
+                    &mut ctx.request_state,
+                );
                 match opened {
                     Ok(round) => Some(Box::new(round)),
                     Err(e) => return Box::pin(std::future::ready(Err(e))),
@@ -536,11 +541,11 @@ struct Recorded<'a, C> {
     /// Whether the client cancelled the request.
     cancelled: C,
     /// A call of MCP 2026-07-28: its round, and the intent of its first round.
-    round: Option<Box<ToolRound>>,
+    round: Option<Box<InstrumentedRound>>,
 }
 
 enum Running<'a> {
-    Tool(BoxFuture<'a, Response>),
+    Tool(SendFuture<'a, Response>),
     /// Calling the route panicked: the payload, until it is concluded.
     Panicked(Box<dyn Any + Send>),
     /// Concluded (or being polled).
@@ -752,7 +757,7 @@ mod tests {
         let args = serde_json::json!({"q": "x"});
         let intent = Some(("why".into(), crate::IntentSource::Mcpeye));
         let call = tracker.start("search".into(), args.as_object(), intent, &Origin::default());
-        let future: BoxFuture<'_, Response> = Box::pin(async { panic!("search exploded") });
+        let future: SendFuture<'_, Response> = Box::pin(async { panic!("search exploded") });
         let mut recorded =
             Recorded { future: Running::Tool(future), call: Some(call), tracker, cancelled: || false, round: None };
         let waker = std::task::Waker::noop();

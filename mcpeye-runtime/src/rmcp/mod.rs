@@ -98,9 +98,9 @@
 //! What it relies on (rmcp 3.11, checked in rmcp's source): `ToolRouter::map`,
 //! `ToolRoute::{attr, call}` and `ToolRoute::new_dyn` are public; `ToolRouter::call` looks the
 //! route up in `map` and awaits `(route.call)(context)`. What it cannot see: a call of a tool the
-//! router does not have (rmcp answers it before any route; [`call_tool`] as the server's
-//! `call_tool` records it), a `call_tool` written by hand that bypasses the router, and a router expression that rebuilds the router
-//! on each request without going through [`instrument`]/[`instrumented`]. rmcp's `local`
+//! router does not have (rmcp answers it without a route; [`call_tool`], used as the server's
+//! `call_tool`, records it), a `call_tool` written by hand that bypasses the router, and a
+//! router rebuilt on each request without [`instrument`]/[`instrumented`]. rmcp's `local`
 //! feature (non-`Send` handlers) is not supported.
 //!
 //! # What is recorded (docs/wire-format.md#capture)

@@ -176,14 +176,14 @@ struct Envelope {
 
 /// A round of an instrumented tool's call of MCP 2026-07-28: what it is bound to and what
 /// earlier rounds left (`None` for the first round).
-pub(crate) struct ToolRound {
+pub(crate) struct InstrumentedRound {
     bound: Vec<u8>,
     pub(crate) carried: Option<Carried>,
     /// The intent of the call's first round (set once the round's intent is known).
     pub(crate) intent: Option<(String, IntentSource)>,
 }
 
-impl ToolRound {
+impl InstrumentedRound {
     /// The round of this call, the tool's own state taken out of mcpeye's envelope (an error for
     /// a state that fails verification). `arguments` are those the tool sees, `intent` the one
     /// taken out of them.
@@ -193,7 +193,7 @@ impl ToolRound {
         arguments: Option<&JsonObject>,
         intent: Option<&str>,
         state: &mut Option<String>,
-    ) -> Result<ToolRound, ErrorData> {
+    ) -> Result<InstrumentedRound, ErrorData> {
         let mut bound = binding(context, tool, arguments);
         bound.extend_from_slice(intent.unwrap_or_default().as_bytes());
         let carried = match state.take() {
@@ -206,7 +206,7 @@ impl ToolRound {
                 Some(envelope.carried)
             }
         };
-        Ok(ToolRound { bound, carried, intent: None })
+        Ok(InstrumentedRound { bound, carried, intent: None })
     }
 
     /// Wraps the tool's state of a round that asks: its first start, this round and the first

@@ -286,7 +286,7 @@ impl ServerHandler for ManifestServer {
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + Send + '_ {
         let CallToolRequestParams { name, arguments, input_responses, request_state, .. } = request;
-        let rounds = Rounds { input_responses, request_state };
+        let rounds = RetryInput { input_responses, request_state };
         call_manifest(&self.manifest, self.sync, &self.clients, context, name, arguments, rounds)
     }
 
@@ -389,13 +389,13 @@ fn call_manifest<'a>(
     mut context: RequestContext<RoleServer>,
     name: Cow<'static, str>,
     arguments: Option<JsonObject>,
-    rounds: Rounds,
-) -> Answer<'a> {
+    rounds: RetryInput,
+) -> CallAnswer<'a> {
     // Only an async tool can wait for an answer, so a manifest without one never asks.
     // A call run as a task asks through the task's own input requests, not through rounds.
     let in_task = context.extensions.get::<super::task::TaskInput>().is_some();
     if !sync && rounds::is_stateless_era(&context) && !(in_task && rounds.input_responses.is_none()) {
-        return Answer::Later(Box::pin(call_round(manifest, clients, context, name, arguments, rounds)));
+        return CallAnswer::Later(Box::pin(call_round(manifest, clients, context, name, arguments, rounds)));
     }
     let arguments = arguments.map(Value::Object).unwrap_or(Value::Null);
     if sync {
@@ -403,15 +403,15 @@ fn call_manifest<'a>(
             catch_unwind(AssertUnwindSafe(|| manifest.try_call_result(origin, &name, arguments)))
         });
         return match pump {
-            None => Answer::Now(std::future::ready(answer_of(result))),
-            Some(pump) => Answer::Later(Box::pin(async move {
+            None => CallAnswer::Now(std::future::ready(answer_of(result))),
+            Some(pump) => CallAnswer::Later(Box::pin(async move {
                 // Boxed with the call's answer: most calls send nothing.
                 pump.send().await;
                 answer_of(result)
             })),
         };
     }
-    Answer::Later(Box::pin(async move {
+    CallAnswer::Later(Box::pin(async move {
         let name = &name;
         let ran = with_origin(clients, &mut context, None, manifest.keeps_request(), move |origin| async move {
             CatchUnwind(pin!(manifest.try_call_async_result(&origin, name, arguments))).await
@@ -424,7 +424,7 @@ fn call_manifest<'a>(
 
 /// What a retry of MCP 2026-07-28 brings: the answers and the state of the previous round.
 #[derive(Default)]
-pub(crate) struct Rounds {
+pub(crate) struct RetryInput {
     input_responses: Option<InputResponses>,
     request_state: Option<String>,
 }
@@ -440,9 +440,9 @@ async fn call_round(
     mut context: RequestContext<RoleServer>,
     name: Cow<'static, str>,
     arguments: Option<JsonObject>,
-    rounds: Rounds,
+    rounds: RetryInput,
 ) -> Result<CallToolResponse, ErrorData> {
-    let Rounds { input_responses, request_state } = rounds;
+    let RetryInput { input_responses, request_state } = rounds;
     let (asking, bound) = rounds::open(&context, &name, arguments.as_ref(), input_responses, request_state.as_deref())?;
     let call_arguments = arguments.clone().map(Value::Object).unwrap_or(Value::Null);
     let tool = &name;
@@ -463,20 +463,20 @@ async fn call_round(
 /// The answer to one `tools/call` ([`call_manifest`]).
 // Not boxed: boxing a ready answer would cost the allocation it saves.
 #[allow(clippy::large_enum_variant)]
-enum Answer<'a> {
+enum CallAnswer<'a> {
     /// Known already.
     Now(std::future::Ready<Result<CallToolResponse, ErrorData>>),
     /// Still to come.
     Later(Pin<Box<dyn Future<Output = Result<CallToolResponse, ErrorData>> + Send + 'a>>),
 }
 
-impl Future for Answer<'_> {
+impl Future for CallAnswer<'_> {
     type Output = Result<CallToolResponse, ErrorData>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
         match self.get_mut() {
-            Answer::Now(ready) => Pin::new(ready).poll(cx),
-            Answer::Later(later) => later.as_mut().poll(cx),
+            CallAnswer::Now(ready) => Pin::new(ready).poll(cx),
+            CallAnswer::Later(later) => later.as_mut().poll(cx),
         }
     }
 }
@@ -542,7 +542,7 @@ pub fn tool_router<S: Send + Sync + 'static>(manifest: Arc<Manifest>) -> ToolRou
         router.add_route(ToolRoute::new_dyn(tool, move |ctx: ToolCallContext<'_, S>| {
             let manifest = manifest.clone();
             Box::pin(async move {
-                let rounds = Rounds { input_responses: ctx.input_responses, request_state: ctx.request_state };
+                let rounds = RetryInput { input_responses: ctx.input_responses, request_state: ctx.request_state };
                 call_manifest(&manifest, sync, clients, ctx.request_context, ctx.name, ctx.arguments, rounds).await
             })
         }));

@@ -19,7 +19,7 @@ mod otel;
 #[cfg(feature = "tracing")]
 mod tracing;
 
-use crate::model::meta::Invocation;
+use crate::model::meta::AiInvocation;
 use crate::model::record::{CallOutcome, Origin, Transport};
 use crate::model::stats::{Method, Target};
 use crate::redact::Redactor;
@@ -137,7 +137,7 @@ fn network(transport: Option<Transport>) -> (Option<&'static str>, Option<&'stat
 }
 
 /// How a call ended, as the conventions record it.
-struct Ending {
+struct SpanEnding {
     /// `error.type`: the reason, `tool_error`, or a server-side JSON-RPC code.
     error_type: Option<Cow<'static, str>>,
     /// `rpc.response.status_code`: the JSON-RPC error code the request was answered with.
@@ -152,17 +152,17 @@ fn is_client_side(code: i64) -> bool {
     matches!(code, -32700 | -32600 | -32601 | -32602 | -32002)
 }
 
-impl Ending {
+impl SpanEnding {
     fn of(outcome: &CallOutcome, rpc_code: Option<i64>) -> Self {
         match (outcome, rpc_code) {
-            (_, Some(code)) => Ending {
+            (_, Some(code)) => SpanEnding {
                 error_type: (!is_client_side(code)).then(|| Cow::Owned(code.to_string())),
                 rpc_status: Some(code.to_string()),
                 description: outcome_message(outcome),
             },
-            (CallOutcome::Success { .. }, None) => Ending { error_type: None, rpc_status: None, description: None },
+            (CallOutcome::Success { .. }, None) => SpanEnding { error_type: None, rpc_status: None, description: None },
             // Errors, cancelled and timed-out calls: `error.type` is the reason.
-            (_, None) => Ending {
+            (_, None) => SpanEnding {
                 error_type: outcome.error_type().map(|t| Cow::Owned(t.to_owned())),
                 rpc_status: None,
                 description: None,
@@ -171,15 +171,15 @@ impl Ending {
     }
 }
 
-impl Ending {
+impl SpanEnding {
     /// How a request of another method ended: answered, or the JSON-RPC error it got.
     #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
     fn of_rpc(error: Option<(i64, &str)>) -> Self {
         match error {
-            None => Ending { error_type: None, rpc_status: None, description: None },
+            None => SpanEnding { error_type: None, rpc_status: None, description: None },
             Some((code, message)) => {
                 let server_side = !is_client_side(code);
-                Ending {
+                SpanEnding {
                     error_type: server_side.then(|| Cow::Owned(code.to_string())),
                     rpc_status: Some(code.to_string()),
                     description: server_side.then(|| redacted_message(message)),
@@ -205,18 +205,18 @@ fn redacted_message(message: &str) -> String {
 /// The opt-in `gen_ai.tool.call.arguments` and `gen_ai.tool.call.result`, as compact JSON after
 /// the tracker's caps and redaction ([`Config::span_content`](crate::Config::span_content)),
 /// and the client's `aiInvocation` texts, capped and redacted like an intent.
-struct Content {
+struct SpanContent {
     arguments: String,
     result: Option<String>,
     invocation_reason: Option<String>,
     user_intent: Option<String>,
 }
 
-impl Content {
+impl SpanContent {
     fn of(
         arguments: &Value,
         outcome: &CallOutcome,
-        invocation: Option<&Invocation>,
+        invocation: Option<&AiInvocation>,
         redactor: Option<&Redactor>,
     ) -> Option<Self> {
         let redactor = redactor?;
@@ -226,7 +226,7 @@ impl Content {
             _ => None,
         };
         let text = |t: Option<&String>| t.map(|t| redactor.text(t.clone()));
-        Some(Content {
+        Some(SpanContent {
             arguments: json(arguments),
             result,
             invocation_reason: text(invocation.and_then(|i| i.reason.as_ref())),
@@ -306,8 +306,8 @@ impl CallSpan {
     }
 
     /// `future` with the span(s) current at each poll (see [`in_scope`](Self::in_scope)).
-    pub(crate) fn instrument<F: Future + Unpin>(&self, future: F) -> Observed<F> {
-        Observed {
+    pub(crate) fn instrument<F: Future + Unpin>(&self, future: F) -> SpanScoped<F> {
+        SpanScoped {
             future,
             #[cfg(feature = "opentelemetry")]
             otel: self.otel.as_ref().and_then(|o| o.context()),
@@ -322,7 +322,7 @@ impl CallSpan {
     #[inline]
     pub(crate) fn end(
         self,
-        (arguments, invocation): (&Value, Option<&Invocation>),
+        (arguments, invocation): (&Value, Option<&AiInvocation>),
         outcome: &CallOutcome,
         rpc_code: Option<i64>,
         duration: Duration,
@@ -339,7 +339,7 @@ impl CallSpan {
     #[inline(never)]
     fn end_observed(
         self,
-        (arguments, invocation): (&Value, Option<&Invocation>),
+        (arguments, invocation): (&Value, Option<&AiInvocation>),
         outcome: &CallOutcome,
         rpc_code: Option<i64>,
         duration: Duration,
@@ -347,7 +347,7 @@ impl CallSpan {
     ) {
         #[cfg(any(feature = "opentelemetry", feature = "tracing"))]
         {
-            let ending = Ending::of(outcome, rpc_code);
+            let ending = SpanEnding::of(outcome, rpc_code);
             #[allow(unused_mut)]
             let mut wants_content = false;
             #[cfg(feature = "opentelemetry")]
@@ -358,7 +358,8 @@ impl CallSpan {
             {
                 wants_content |= self.tracing.is_some();
             }
-            let content = if wants_content { Content::of(arguments, outcome, invocation, span_content) } else { None };
+            let content =
+                if wants_content { SpanContent::of(arguments, outcome, invocation, span_content) } else { None };
             #[cfg(feature = "opentelemetry")]
             if let Some(o) = self.otel {
                 o.end(&ending, content.as_ref(), duration);
@@ -461,7 +462,7 @@ impl MethodSpan {
     pub(crate) fn end(self, error: Option<(i64, &str)>, duration: Duration) {
         #[cfg(any(feature = "opentelemetry", feature = "tracing"))]
         if self.is_observed() {
-            let ending = Ending::of_rpc(error);
+            let ending = SpanEnding::of_rpc(error);
             #[cfg(feature = "opentelemetry")]
             if let Some(o) = self.otel {
                 o.end(&ending, duration);
@@ -475,7 +476,7 @@ impl MethodSpan {
 }
 
 /// A future polled with the call's span(s) current.
-pub(crate) struct Observed<F> {
+pub(crate) struct SpanScoped<F> {
     future: F,
     #[cfg(feature = "opentelemetry")]
     otel: Option<::opentelemetry::Context>,
@@ -483,7 +484,7 @@ pub(crate) struct Observed<F> {
     tracing: Option<::tracing::Span>,
 }
 
-impl<F: Future + Unpin> Future for Observed<F> {
+impl<F: Future + Unpin> Future for SpanScoped<F> {
     type Output = F::Output;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {

@@ -1,7 +1,7 @@
 //! The `opentelemetry` feature: a SERVER span per call and the `mcp.server.operation.duration`
 //! histogram, through the OpenTelemetry API and the host's global tracer and meter providers.
 
-use super::{network, Content, Ending, MethodRequest, Request, METHOD};
+use super::{network, MethodRequest, Request, SpanContent, SpanEnding, METHOD};
 use crate::model::record::Origin;
 use crate::model::record::{ClientInfo, Transport};
 use crate::model::stats::Target;
@@ -206,7 +206,7 @@ impl OtelCall {
         self.cx.clone().map(Context::attach)
     }
 
-    pub(super) fn end(self, ending: &Ending, content: Option<&Content>, duration: Duration) {
+    pub(super) fn end(self, ending: &SpanEnding, content: Option<&SpanContent>, duration: Duration) {
         let instruments = instruments();
         if !instruments.meter_is_noop {
             let mut attributes = metric_attributes();
@@ -375,7 +375,7 @@ impl OtelMethod {
     }
 
     /// Ends the span and records the metric point; `answered` is false for a JSON-RPC error.
-    pub(super) fn end(self, ending: &Ending, duration: Duration) {
+    pub(super) fn end(self, ending: &SpanEnding, duration: Duration) {
         let answered = ending.rpc_status.is_none();
         let instruments = instruments();
         if !instruments.meter_is_noop {
@@ -405,7 +405,7 @@ impl OtelMethod {
 }
 
 /// `rpc.response.status_code` and `error.type` of how a request ended.
-fn end_attributes(ending: &Ending, attributes: &mut impl Extend<KeyValue>) {
+fn end_attributes(ending: &SpanEnding, attributes: &mut impl Extend<KeyValue>) {
     if let Some(code) = &ending.rpc_status {
         attributes.extend([KeyValue::new("rpc.response.status_code", code.clone())]);
     }
@@ -500,14 +500,14 @@ mod tests {
     #[test]
     fn only_a_meter_provider_without_state_is_taken_for_a_no_op() {
         assert!(keeps_nothing(&opentelemetry::metrics::noop::NoopMeterProvider::new()));
-        struct Counting(std::sync::atomic::AtomicU64);
-        impl MeterProvider for Counting {
+        struct CountingMeterProvider(std::sync::atomic::AtomicU64);
+        impl MeterProvider for CountingMeterProvider {
             fn meter_with_scope(&self, scope: InstrumentationScope) -> opentelemetry::metrics::Meter {
                 self.0.fetch_add(1, Ordering::Relaxed);
                 opentelemetry::metrics::noop::NoopMeterProvider::new().meter_with_scope(scope)
             }
         }
-        assert!(!keeps_nothing(&Counting(Default::default())));
+        assert!(!keeps_nothing(&CountingMeterProvider(Default::default())));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! with the conventions' attributes as fields, plus `otel.name` (`tools/call {tool}`),
 //! `otel.kind` and `otel.status_code` that `tracing-opentelemetry` maps onto the span it exports.
 
-use super::{network, Content, Ending, MethodRequest, Request, METHOD};
+use super::{network, MethodRequest, Request, SpanContent, SpanEnding, METHOD};
 use crate::model::record::{Origin, RequestId};
 use crate::model::stats::{Method, Target};
 use tracing::field::Empty;
@@ -80,7 +80,7 @@ fn record_origin(span: &Span, origin: &Origin, protocol_version: Option<&str>) {
     }
 }
 
-pub(super) fn end(span: &Span, ending: &Ending, content: Option<&Content>) {
+pub(super) fn end(span: &Span, ending: &SpanEnding, content: Option<&SpanContent>) {
     if let Some(code) = &ending.rpc_status {
         span.record("rpc.response.status_code", code.as_str());
     }
@@ -158,7 +158,7 @@ pub(super) fn start_method(request: &MethodRequest<'_>) -> Option<Span> {
 }
 
 /// Ends a method's span: `prompt` renames an answered `prompts/get` to `prompts/get {name}`.
-pub(super) fn end_method(span: &Span, method: Method, prompt: Option<&str>, ending: &Ending) {
+pub(super) fn end_method(span: &Span, method: Method, prompt: Option<&str>, ending: &SpanEnding) {
     if let Some(prompt) = prompt.filter(|_| ending.rpc_status.is_none()) {
         span.record("otel.name", format!("{} {prompt}", method.as_str()).as_str());
     }

@@ -49,14 +49,14 @@ pub enum Sent {
     Roots,
 }
 
-type Answer = Arc<dyn Fn(&Value) -> Result<Value, ClientError> + Send + Sync>;
+type ReplyFn = Arc<dyn Fn(&Value) -> Result<Value, ClientError> + Send + Sync>;
 
 #[derive(Default)]
-struct State {
+struct ClientState {
     sent: Mutex<Vec<Sent>>,
-    sampling: Mutex<Option<Answer>>,
-    elicitation: Mutex<Option<Answer>>,
-    roots: Mutex<Option<Answer>>,
+    sampling: Mutex<Option<ReplyFn>>,
+    elicitation: Mutex<Option<ReplyFn>>,
+    roots: Mutex<Option<ReplyFn>>,
     session_level: Mutex<Option<LogLevel>>,
     cancellation: Cancellation,
 }
@@ -83,7 +83,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// ```
 #[derive(Clone, Default)]
 pub struct RecordingClient {
-    state: Arc<State>,
+    state: Arc<ClientState>,
 }
 
 impl fmt::Debug for RecordingClient {
@@ -288,7 +288,7 @@ impl RecordingClient {
         lock(&self.state.sent).push(sent);
     }
 
-    fn ask(&self, answer: &Mutex<Option<Answer>>, params: &Value, what: &str) -> ClientFuture {
+    fn ask(&self, answer: &Mutex<Option<ReplyFn>>, params: &Value, what: &str) -> ClientFuture {
         let answer = lock(answer).clone();
         let result = match answer {
             Some(answer) => answer(params),

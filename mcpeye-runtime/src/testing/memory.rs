@@ -2,7 +2,7 @@
 
 use crate::config::Config;
 use crate::flush::encode::Payload;
-use crate::flush::transport::{Answer, Transport};
+use crate::flush::transport::{IngestTransport, PostAnswer};
 use crate::{ConfigError, Tracker};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
@@ -39,10 +39,10 @@ pub struct MemorySink {
 
 struct MemoryTransport(MemorySink);
 
-impl Transport for MemoryTransport {
-    fn send(&self, body: Payload<'_>, _timeout: Duration) -> Answer {
+impl IngestTransport for MemoryTransport {
+    fn send(&self, body: Payload<'_>, _timeout: Duration) -> PostAnswer {
         self.0.bodies.lock().unwrap_or_else(|e| e.into_inner()).push(body.to_vec());
-        Answer::Sent
+        PostAnswer::Sent
     }
 }
 

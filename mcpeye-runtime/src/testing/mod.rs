@@ -116,8 +116,8 @@ pub use client::{RecordingClient, Sent};
 /// assert_eq!(out.get("isError"), None);
 /// ```
 pub fn block_on<F: Future>(future: F) -> F::Output {
-    struct Unpark(std::thread::Thread);
-    impl Wake for Unpark {
+    struct UnparkOnWake(std::thread::Thread);
+    impl Wake for UnparkOnWake {
         fn wake(self: Arc<Self>) {
             self.0.unpark();
         }
@@ -125,7 +125,7 @@ pub fn block_on<F: Future>(future: F) -> F::Output {
             self.0.unpark();
         }
     }
-    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let waker = Waker::from(Arc::new(UnparkOnWake(std::thread::current())));
     let mut cx = Context::from_waker(&waker);
     let mut future = std::pin::pin!(future);
     loop {

@@ -286,17 +286,17 @@ impl RecordedRequest {
     }
 }
 
-type Handler = Box<dyn Fn(&RecordedRequest) -> Reply + Send>;
+type ReplyHandler = Box<dyn Fn(&RecordedRequest) -> Reply + Send>;
 
-struct State {
+struct ReceiverState {
     requests: Mutex<Vec<RecordedRequest>>,
     changed: Condvar,
     script: Mutex<VecDeque<Reply>>,
-    handler: Mutex<Option<Handler>>,
+    handler: Mutex<Option<ReplyHandler>>,
     stop: AtomicBool,
 }
 
-impl State {
+impl ReceiverState {
     fn requests(&self) -> MutexGuard<'_, Vec<RecordedRequest>> {
         self.requests.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -316,7 +316,7 @@ impl State {
 /// assert!(ingest.url().starts_with("http://127.0.0.1:"));
 /// ```
 pub struct IngestReceiver {
-    state: Arc<State>,
+    state: Arc<ReceiverState>,
     addr: SocketAddr,
     acceptor: Option<JoinHandle<()>>,
 }
@@ -352,7 +352,7 @@ impl IngestReceiver {
         let listener = TcpListener::bind(addr).expect("bind a loopback port for IngestReceiver");
         let addr = listener.local_addr().expect("local address of the IngestReceiver socket");
         listener.set_nonblocking(true).expect("non-blocking IngestReceiver socket");
-        let state = Arc::new(State {
+        let state = Arc::new(ReceiverState {
             requests: Mutex::new(Vec::new()),
             changed: Condvar::new(),
             script: Mutex::new(VecDeque::new()),
@@ -510,7 +510,7 @@ impl Drop for IngestReceiver {
     }
 }
 
-fn accept_loop(listener: TcpListener, state: Arc<State>) {
+fn accept_loop(listener: TcpListener, state: Arc<ReceiverState>) {
     while !state.stop.load(Ordering::SeqCst) {
         match listener.accept() {
             Ok((stream, _)) => {
@@ -524,7 +524,7 @@ fn accept_loop(listener: TcpListener, state: Arc<State>) {
 }
 
 /// Serves the requests of one keep-alive connection.
-fn serve(mut stream: TcpStream, state: Arc<State>) {
+fn serve(mut stream: TcpStream, state: Arc<ReceiverState>) {
     let _ = stream.set_nonblocking(false);
     let _ = stream.set_read_timeout(Some(POLL));
     let mut buf = Vec::new();
@@ -573,14 +573,14 @@ fn serve(mut stream: TcpStream, state: Arc<State>) {
     }
 }
 
-fn mark_answered(state: &State, index: usize) {
+fn mark_answered(state: &ReceiverState, index: usize) {
     let mut reqs = state.requests();
     reqs[index].answered_at = Some(Instant::now());
     state.changed.notify_all();
 }
 
 /// Sleeps `d` in small steps; false once the receiver is stopping.
-fn pause(d: Duration, state: &State) -> bool {
+fn pause(d: Duration, state: &ReceiverState) -> bool {
     let end = Instant::now() + d;
     loop {
         if state.stop.load(Ordering::SeqCst) {
@@ -594,7 +594,7 @@ fn pause(d: Duration, state: &State) -> bool {
     }
 }
 
-fn choose_reply(state: &State, request: &RecordedRequest) -> Reply {
+fn choose_reply(state: &ReceiverState, request: &RecordedRequest) -> Reply {
     if let Some(r) = state.script.lock().unwrap_or_else(|e| e.into_inner()).pop_front() {
         return r;
     }
@@ -606,7 +606,7 @@ fn choose_reply(state: &State, request: &RecordedRequest) -> Reply {
 }
 
 /// Reads one request (head and `content-length` body); `None` at end of stream or on stop.
-fn read_request(stream: &mut TcpStream, buf: &mut Vec<u8>, state: &State) -> Option<RecordedRequest> {
+fn read_request(stream: &mut TcpStream, buf: &mut Vec<u8>, state: &ReceiverState) -> Option<RecordedRequest> {
     let head_end = loop {
         if let Some(i) = find(buf, b"\r\n\r\n") {
             break i;
@@ -638,7 +638,7 @@ fn read_request(stream: &mut TcpStream, buf: &mut Vec<u8>, state: &State) -> Opt
 }
 
 /// Reads more bytes into `buf`; false at end of stream, on error, or on stop.
-fn fill(stream: &mut TcpStream, buf: &mut Vec<u8>, state: &State) -> bool {
+fn fill(stream: &mut TcpStream, buf: &mut Vec<u8>, state: &ReceiverState) -> bool {
     let mut chunk = [0u8; 8192];
     loop {
         if state.stop.load(Ordering::SeqCst) {

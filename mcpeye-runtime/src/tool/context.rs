@@ -70,11 +70,11 @@ const MODERN_PROTOCOL: &str = "2026-07-28";
 /// ```
 #[derive(Clone, Default)]
 pub struct Context {
-    inner: Arc<Inner>,
+    inner: Arc<CallContext>,
 }
 
 #[derive(Default)]
-struct Inner {
+struct CallContext {
     tool: Cow<'static, str>,
     origin: Origin,
     cancellation: Cancellation,
@@ -96,7 +96,7 @@ impl Context {
     /// The context of a call of `tool` from `origin`, cancelled with `cancellation` (the
     /// origin's own, or one that also ends with the tool's timeout).
     pub(crate) fn new(tool: Cow<'static, str>, origin: Origin, cancellation: Cancellation) -> Self {
-        Context { inner: Arc::new(Inner { tool, origin, cancellation }) }
+        Context { inner: Arc::new(CallContext { tool, origin, cancellation }) }
     }
 
     /// The context of a call from `origin`, as a test or a serving layer of its own would make

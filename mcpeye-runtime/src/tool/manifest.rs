@@ -418,7 +418,7 @@ impl ManifestBuilder {
                     problems.push(problem(&path, p.rule, message));
                 }
             }
-            entries.push(Entry { def, schema, output_schema });
+            entries.push(ToolEntry { def, schema, output_schema });
         }
         let intent_description = self.intent_description.unwrap_or(Cow::Borrowed(INTENT_PARAM_DESCRIPTION));
         problems.extend(intent_description_problem(&intent_description, "ManifestBuilder::intent_description"));
@@ -499,7 +499,7 @@ impl ManifestBuilder {
     }
 }
 
-impl Entry {
+impl ToolEntry {
     /// Whether the tool's own schema has the property `name` (then it is the tool's: mcpeye
     /// neither advertises nor strips it).
     pub(crate) fn declares(&self, name: &str) -> bool {
@@ -507,7 +507,7 @@ impl Entry {
     }
 }
 
-pub(crate) struct Entry {
+pub(crate) struct ToolEntry {
     pub(crate) def: &'static ToolDef,
     /// Normalised input schema without `mcpeyeIntent`: describes invalid arguments.
     pub(crate) schema: Value,
@@ -515,7 +515,7 @@ pub(crate) struct Entry {
     pub(crate) output_schema: Option<Value>,
 }
 
-impl Entry {
+impl ToolEntry {
     /// The `tools/list` descriptor, with `mcpeyeIntent` described by `intent_description`
     /// unless the tool has `intent = false`.
     fn descriptor(&self, intent_description: &str, attribution: Attribution) -> Value {
@@ -628,7 +628,7 @@ pub fn reserved_descriptor() -> Value {
 /// # }
 /// ```
 pub struct Manifest {
-    pub(crate) entries: Vec<Entry>,
+    pub(crate) entries: Vec<ToolEntry>,
     pub(crate) index: HashMap<&'static str, usize>,
     pub(crate) states: StateMap,
     pub(crate) reserved: bool,
@@ -740,7 +740,7 @@ impl Manifest {
         crate::report::TokenReport::from_tools_list(&self.tools_list)
     }
 
-    pub(crate) fn lookup(&self, name: &str) -> Option<&Entry> {
+    pub(crate) fn lookup(&self, name: &str) -> Option<&ToolEntry> {
         self.index.get(name).map(|&i| &self.entries[i])
     }
 

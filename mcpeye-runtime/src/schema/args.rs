@@ -206,9 +206,11 @@ impl Checker {
         let additional = schema.get("additionalProperties");
         let open_patterns = schema.contains_key("patternProperties");
         for (key, value) in map {
-            if path.is_empty() && key == INTENT_PARAM_NAME && !properties.contains_key(key) {
-                // A tool with `intent = false` lists no `mcpeyeIntent`; the agent sent one anyway.
-                if matches!(additional, Some(Value::Bool(false))) && !open_patterns {
+            // The call takes `mcpeyeIntent` out before the arguments are read (a value that is not
+            // a string is ignored), so it is never an argument problem, except where the tool
+            // (with `intent = false`) lists none and the agent sent one anyway.
+            if path.is_empty() && key == INTENT_PARAM_NAME {
+                if !properties.contains_key(key) && matches!(additional, Some(Value::Bool(false))) && !open_patterns {
                     self.push_at(path, key, INTENT_NOT_TAKEN);
                 }
                 continue;

@@ -39,8 +39,7 @@ const _: () = assert!(crate::contract::MAX_VALUE_DEPTH <= MAX_ARGUMENT_DEPTH);
 
 /// The reason of a call whose arguments mcpeye refused before the handler ran.
 pub(crate) const INVALID_ARGUMENTS: &str = "invalid_arguments";
-/// The reason of a call to a tool the manifest does not have (answered as a tool error).
-pub(crate) const UNKNOWN_TOOL: &str = "unknown_tool";
+pub(crate) use crate::model::record::UNKNOWN_TOOL;
 /// The reason of a call whose handler panicked.
 pub(crate) const PANIC: &str = "panic";
 /// The message of the internal error a client served through rmcp gets when the tool panicked

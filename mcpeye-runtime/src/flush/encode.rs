@@ -4,11 +4,10 @@
 //! batch of events.
 
 use crate::config::Identity;
-use crate::dispatch::UNKNOWN_TOOL;
 use crate::json::node::Str;
 use crate::json::{hyphenated_lower, needs_escape, write_escaped, write_number, write_parts, write_str};
 use crate::model::event::Event;
-use crate::model::record::{is_blank, CallOutcome, ClientInfo};
+use crate::model::record::{is_blank, CallOutcome, ClientInfo, UNKNOWN_TOOL};
 use crate::record::{Body, Ended, EventParts, Queued};
 use crate::redact::Redactor;
 use serde::Serialize;

@@ -46,10 +46,7 @@ use std::time::{Duration, Instant};
 /// How often the flusher looks at the channel when nothing wakes it.
 pub(crate) const TICK: Duration = Duration::from_millis(100);
 
-/// Most POSTs in flight at once: sender threads, started as batches of distinct identities wait.
-/// Eight keep 200 identities against a 40 ms ingest within about a second; one identity never
-/// uses more than one.
-pub(crate) const SENDERS: usize = 8;
+pub(crate) use crate::flush::transport::SENDERS;
 
 /// How long past a request's own timeout the flusher waits, after a shutdown, for its answer.
 const ANSWER_GRACE: Duration = Duration::from_secs(1);

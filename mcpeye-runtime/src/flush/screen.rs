@@ -21,8 +21,7 @@ impl Event {
     fn of(queued: Queued, redactor: &Redactor) -> Event {
         let (record, user_id, user_email) = queued.into_record();
         // An unknown tool's name is the agent's text: cleaned and redacted as the encoder does.
-        let unknown =
-            matches!(&record.outcome, CallOutcome::Error { reason: Some(r), .. } if r == crate::dispatch::UNKNOWN_TOOL);
+        let unknown = matches!(&record.outcome, CallOutcome::Error { reason: Some(r), .. } if r == crate::model::record::UNKNOWN_TOOL);
         let tool_name =
             if unknown { redactor.unknown_tool_name(&record.tool_name).into_owned().into() } else { record.tool_name };
         let outcome = match record.outcome {

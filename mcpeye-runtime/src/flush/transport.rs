@@ -27,6 +27,11 @@ pub(crate) enum PostAnswer {
     NotSent,
 }
 
+/// Most POSTs in flight at once: sender threads, started as batches of distinct identities wait.
+/// Eight keep 200 identities against a 40 ms ingest within about a second; one identity never
+/// uses more than one.
+pub(crate) const SENDERS: usize = 8;
+
 /// Where payloads go. The flusher's sender threads share it, several POSTs at once; each call
 /// may block up to `timeout`.
 pub(crate) trait IngestTransport: Send + Sync {
@@ -56,8 +61,8 @@ impl HttpTransport {
             .timeout_global(Some(request_timeout))
             .user_agent(USER_AGENT)
             // One kept-alive connection per sender thread of the flusher (ureq keeps 3 by default).
-            .max_idle_connections_per_host(crate::flush::flusher::SENDERS)
-            .max_idle_connections(crate::flush::flusher::SENDERS.max(10))
+            .max_idle_connections_per_host(SENDERS)
+            .max_idle_connections(SENDERS.max(10))
             .build();
         let agent =
             ureq::Agent::with_parts(config, DefaultConnector::default(), AddressResolver::<DefaultResolver>::default());

@@ -970,6 +970,9 @@ impl RequestExtra {
     }
 }
 
+/// The reason of a call to a tool the manifest does not have (answered as a tool error).
+pub(crate) const UNKNOWN_TOOL: &str = "unknown_tool";
+
 #[cfg(test)]
 mod tests {
     use super::*;

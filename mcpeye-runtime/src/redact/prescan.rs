@@ -142,6 +142,7 @@ macro_rules! simd_look {
         /// # Safety
         /// The CPU must have the feature.
         #[target_feature(enable = $feature)]
+        // SAFETY: callers check the feature first (`look_in`), as its `# Safety` requires.
         pub(super) unsafe fn $name(bytes: &[u8], len: usize) -> u8 {
             /// `$w` lanes set, then `$w` clear: loaded at `$w - n`, the first `n` lanes set.
             static LANES: [u8; 2 * $w] = {
@@ -262,9 +263,10 @@ mod x86 {
     /// # Safety
     /// The CPU must have AVX2 and POPCNT.
     #[target_feature(enable = "avx2,popcnt")]
+    // SAFETY: called only once AVX2 and POPCNT are detected (`look_in`).
     unsafe fn look_one_avx2(window: &[u8; 32 + super::LOOKAHEAD], len: usize) -> u8 {
         debug_assert!((1..=32).contains(&len));
-        // SAFETY (each load): 32 bytes at 0 to 3 are within the window's 35; unaligned loads.
+        // SAFETY: each load reads 32 bytes at 0 to 3, within the window's 35; unaligned loads.
         let (a, b, c, d) = unsafe {
             let p = window.as_ptr();
             (

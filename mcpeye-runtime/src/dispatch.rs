@@ -8,8 +8,7 @@ use crate::model::meta::{
 };
 use crate::model::record::{is_blank, CallOutcome, IntentSource, Origin};
 use crate::model::result::{CallToolResult, Content};
-use crate::record::FlatStart;
-use crate::record::InFlight;
+use crate::record::{flatten_result, Arguments, Call};
 use crate::tool::def::{ArgsError, Handler, Invocation, SyncHandler};
 use crate::tool::manifest::{Manifest, ToolEntry};
 use crate::tracker::active_tracker;
@@ -241,7 +240,7 @@ enum Routed<'m> {
     /// Answered without a handler (the reserved tool, or arguments refused), already recorded.
     Answered(CallToolResult),
     /// Ready for the tool's handler.
-    Ready(InFlight, &'m ToolEntry),
+    Ready(Call, &'m ToolEntry),
 }
 
 impl Manifest {
@@ -369,27 +368,13 @@ impl Manifest {
     }
 
     fn call_result_plain(&self, origin: &Origin, name: &str, arguments: Value) -> Result<CallToolResult, UnknownCall> {
-        let ready = |call: InFlight, entry: &ToolEntry| match entry.def.handler {
-            Handler::Sync(run) => self.run_sync(origin, call, entry, run),
-            Handler::Async(_) => self.refuse_async(call, name),
+        let tracker = self.active_tracker();
+        let tracker = tracker.as_deref();
+        let ready = |call: Call, entry: &ToolEntry| match entry.def.handler {
+            Handler::Sync(run) => self.run_sync(tracker, origin, call, entry, run),
+            Handler::Async(_) => refuse_async(tracker, call, name),
         };
-        self.route(origin, name, arguments, ready, |answered| answered)
-    }
-
-    /// An async tool called through [`try_call`](Self::try_call), which cannot await it.
-    #[cold]
-    #[inline(never)]
-    fn refuse_async(&self, call: InFlight, name: &str) -> CallToolResult {
-        if nests_too_deep(&call.arguments) {
-            return self.conclude(call, HandlerOutcome::Invalid(too_deep()));
-        }
-        let e = ArgsError {
-            problems: vec![format!(
-                "the tool `{name}` is async and `Manifest::call` cannot run it (the arguments are not the problem): \
-                 call it with `Manifest::call_async`"
-            )],
-        };
-        self.conclude(call, HandlerOutcome::Invalid(e))
+        self.route(tracker, origin, name, arguments, ready, |answered| answered)
     }
 
     /// Calls a tool, sync or async, and returns the `CallToolResult` JSON; see
@@ -504,14 +489,15 @@ impl Manifest {
         name: &str,
         arguments: Value,
     ) -> Result<CallToolResult, UnknownCall> {
-        Ok(match self.route(origin, name, arguments, Routed::Ready, Routed::Answered)? {
+        let tracker = self.active_tracker();
+        let tracker = tracker.as_deref();
+        Ok(match self.route(tracker, origin, name, arguments, Routed::Ready, Routed::Answered)? {
             Routed::Answered(v) => v,
             Routed::Ready(mut call, entry) => match entry.def.handler {
-                Handler::Sync(run) => self.run_sync(origin, call, entry, run),
+                Handler::Sync(run) => self.run_sync(tracker, origin, call, entry, run),
                 Handler::Async(run) => {
-                    let recorded = self.flatten_arguments(&mut call);
-                    if recorded.is_none() && nests_too_deep(&call.arguments) {
-                        return Ok(self.conclude(call, HandlerOutcome::Invalid(too_deep())));
+                    if !call.has_flat_arguments() && nests_too_deep(&call.arguments) {
+                        return Ok(conclude(tracker, call, HandlerOutcome::Invalid(too_deep())));
                     }
                     let timeout = entry.def.timeout;
                     // The call's own signal: the client's, or a child of it that the timeout
@@ -522,18 +508,21 @@ impl Manifest {
                         (Some(c), Some(_)) => Some(c.child()),
                         (None, Some(_)) => Some(Cancellation::new()),
                     };
-                    let inv =
-                        Invocation { recorded: recorded.as_ref(), ..self.invocation(origin, entry, own.as_ref()) };
                     // Parsing and state lookup happen here, before the future exists: the future
                     // owns its inputs, so nothing borrowed from the arguments is held across an await.
-                    let made = call.span.in_scope(|| catch_unwind(AssertUnwindSafe(|| run(&inv, &mut call.arguments))));
+                    let mut arguments = std::mem::take(&mut call.arguments);
+                    let made = {
+                        let recorded = call.has_flat_arguments().then_some(&call);
+                        let inv = Invocation { recorded, ..self.invocation(origin, entry, own.as_ref()) };
+                        call.span().in_scope(|| catch_unwind(AssertUnwindSafe(|| run(&inv, &mut arguments))))
+                    };
+                    call.arguments = arguments;
                     let ran = match made {
-                        Ok(Ok(fut)) => drive(call.span.instrument(fut), own.as_ref(), timeout).await,
+                        Ok(Ok(fut)) => drive(call.span().instrument(fut), own.as_ref(), timeout).await,
                         Ok(Err(e)) => HandlerOutcome::Invalid(e),
                         Err(p) => HandlerOutcome::Panicked(p),
                     };
-                    let duration = call.started.elapsed();
-                    self.conclude_after(call, ran.unless_cancelled(origin), duration, recorded)
+                    conclude(tracker, call, ran.unless_cancelled(origin))
                 }
             },
         })
@@ -555,99 +544,63 @@ impl Manifest {
         }
     }
 
-    /// The call's record started with its arguments flattened, so that the handler may take
-    /// them (see [`Tracker::flatten_arguments`]); `None` when the record needs them as they are.
-    /// Flattened arguments nest less than [`MAX_VALUE_DEPTH`](crate::contract::MAX_VALUE_DEPTH)
-    /// (64) deep, so only arguments it did not flatten are checked against [`MAX_ARGUMENT_DEPTH`].
-    fn flatten_arguments(&self, call: &mut InFlight) -> Option<FlatStart> {
-        self.active_tracker().and_then(|t| t.flatten_arguments(call))
-    }
-
-    fn run_sync(&self, origin: &Origin, mut call: InFlight, entry: &ToolEntry, run: SyncHandler) -> CallToolResult {
-        let recorded = self.flatten_arguments(&mut call);
-        if recorded.is_none() && nests_too_deep(&call.arguments) {
-            return self.conclude(call, HandlerOutcome::Invalid(too_deep()));
+    fn run_sync(
+        &self,
+        tracker: Option<&Tracker>,
+        origin: &Origin,
+        mut call: Call,
+        entry: &ToolEntry,
+        run: SyncHandler,
+    ) -> CallToolResult {
+        if !call.has_flat_arguments() && nests_too_deep(&call.arguments) {
+            return conclude(tracker, call, HandlerOutcome::Invalid(too_deep()));
         }
-        let inv = Invocation { recorded: recorded.as_ref(), ..self.invocation(origin, entry, None) };
-        let ran = match call.span.in_scope(|| catch_unwind(AssertUnwindSafe(|| run(&inv, &mut call.arguments)))) {
+        let mut arguments = std::mem::take(&mut call.arguments);
+        let ran = {
+            let recorded = call.has_flat_arguments().then_some(&call);
+            let inv = Invocation { recorded, ..self.invocation(origin, entry, None) };
+            call.span().in_scope(|| catch_unwind(AssertUnwindSafe(|| run(&inv, &mut arguments))))
+        };
+        call.arguments = arguments;
+        let ran = match ran {
             Ok(Ok(r)) => HandlerOutcome::Done(r),
             Ok(Err(e)) => HandlerOutcome::Invalid(e),
             Err(p) => HandlerOutcome::Panicked(p),
         };
-        let duration = call.started.elapsed();
-        self.conclude_after(call, ran.unless_cancelled(origin), duration, recorded)
+        conclude(tracker, call, ran.unless_cancelled(origin))
     }
 
     /// The one guard chain of `try_call` and `try_call_async`: the reserved tool, unknown
     /// names, the intent taken out, and arguments that are not an object refused (arguments
     /// nested too deep are refused before the handler runs, once flattening them failed: see
-    /// `flatten_arguments`). A call ready for its handler goes to `ready`, an answered one to
-    /// `answered`.
+    /// [`Call::has_flat_arguments`]). A call ready for its handler goes to `ready`, an answered
+    /// one to `answered`.
     // Inlined, with the call handed to a closure: the call (a few hundred bytes) is then built
     // where it is used rather than moved through a return value.
     #[inline(always)]
     fn route<'m, R>(
         &'m self,
+        tracker: Option<&Tracker>,
         origin: &Origin,
         name: &str,
         arguments: Value,
-        ready: impl FnOnce(InFlight, &'m ToolEntry) -> R,
+        ready: impl FnOnce(Call, &'m ToolEntry) -> R,
         answered: impl FnOnce(CallToolResult) -> R,
     ) -> Result<R, UnknownCall> {
         if self.reserved && name == RESERVED_TOOL_NAME {
-            return Ok(answered(self.answer_reserved(origin, arguments)));
+            return Ok(answered(answer_reserved(tracker, origin, arguments)));
         }
         let Some(entry) = self.lookup(name) else {
             return Err(UnknownCall { error: CallError::UnknownTool(name.to_owned()), arguments });
         };
-        let (call, is_object) = start(origin, entry.def.name, entry.def.intent, arguments);
+        let (mut map, is_object) = split_arguments(arguments);
+        let intent = call_intent(if entry.def.intent { take_intent(&mut map) } else { None }, origin);
+        let name = Cow::Borrowed(entry.def.name);
+        let call = Call::begin(tracker, name, true, Arguments::Owned(Value::Object(map)), intent, origin);
         if !is_object {
-            return Ok(answered(self.conclude(call, HandlerOutcome::Invalid(not_an_object()))));
+            return Ok(answered(conclude(tracker, call, HandlerOutcome::Invalid(not_an_object()))));
         }
         Ok(ready(call, entry))
-    }
-
-    /// Turns what ran into the client's result, records it, and resumes a panic.
-    fn conclude(&self, call: InFlight, ran: HandlerOutcome) -> CallToolResult {
-        let duration = call.started.elapsed();
-        self.conclude_after(call, ran, duration, None)
-    }
-
-    /// `recorded`: the record started by [`flatten_arguments`](Self::flatten_arguments), if it was.
-    // Only the common end is here (a success, recorded as sent); every other one is in
-    // `conclude_rest`, out of line, so that the code a call runs through stays a few cache lines.
-    fn conclude_after(
-        &self,
-        mut call: InFlight,
-        ran: HandlerOutcome,
-        duration: Duration,
-        recorded: Option<FlatStart>,
-    ) -> CallToolResult {
-        let tracker = self.active_tracker();
-        match ran {
-            HandlerOutcome::Done(r) if !r.is_error => match tracker.as_deref() {
-                None => {
-                    call.end_span(None, &CallOutcome::Success { result: Value::Null }, None, duration);
-                    r
-                }
-                // Text items are recorded as sent: the record is flattened from the result
-                // (copied for a callback tracker) and the client gets the original, so the
-                // result's JSON is built once.
-                Some(t)
-                    if !call.span.reads_values(t.span_content())
-                        && r.content.iter().all(|c| matches!(c, Content::Text(_))) =>
-                {
-                    call.end_span(Some(t), &CallOutcome::Success { result: Value::Null }, None, duration);
-                    match recorded {
-                        Some(flat) => t.record_flat(flat, Ok(&r), duration),
-                        None => t.record_result(call, &r, duration),
-                    }
-                    r
-                }
-                Some(_) => conclude_rest(call, HandlerOutcome::Done(r), duration, recorded, tracker),
-            },
-            ran => conclude_rest(call, ran, duration, recorded, tracker),
-        }
     }
 
     /// The opt-in attribution arguments taken out of a call of `name` ([`attribute`]); a tool
@@ -709,42 +662,63 @@ impl Manifest {
         self.unknown_tool(origin, unknown, Some(error.code()));
         error
     }
+}
 
-    /// Answers the reserved tool locally and records it with `durationMs: 0` and no intent
-    /// (docs/wire-format.md#reserved-tool).
-    fn answer_reserved(&self, origin: &Origin, arguments: Value) -> CallToolResult {
-        let (mut call, is_object) = start(origin, RESERVED_TOOL_NAME, true, arguments);
-        call.intent = None;
-        let has_capability =
-            call.arguments.get("capability").and_then(Value::as_str).is_some_and(|c| !c.trim().is_empty());
-        let ran = if !is_object {
-            HandlerOutcome::Invalid(not_an_object())
-        } else if !has_capability {
-            HandlerOutcome::Invalid(ArgsError {
-                problems: vec![
-                    "`capability`: required, a non-empty string naming the capability the user needs".to_owned()
-                ],
-            })
-        } else {
-            HandlerOutcome::Done(CallToolResult::text(RESERVED_TOOL_ACK))
-        };
-        self.conclude_after(call, ran, Duration::ZERO, None)
+/// An async tool called through [`Manifest::try_call`], which cannot await it.
+#[cold]
+#[inline(never)]
+fn refuse_async(tracker: Option<&Tracker>, call: Call, name: &str) -> CallToolResult {
+    if nests_too_deep(&call.arguments) {
+        return conclude(tracker, call, HandlerOutcome::Invalid(too_deep()));
+    }
+    let e = ArgsError {
+        problems: vec![format!(
+            "the tool `{name}` is async and `Manifest::call` cannot run it (the arguments are not the problem): \
+             call it with `Manifest::call_async`"
+        )],
+    };
+    conclude(tracker, call, HandlerOutcome::Invalid(e))
+}
+
+/// Answers the reserved tool locally and records it with `durationMs: 0` and no intent
+/// (docs/wire-format.md#reserved-tool).
+fn answer_reserved(tracker: Option<&Tracker>, origin: &Origin, arguments: Value) -> CallToolResult {
+    let (mut map, is_object) = split_arguments(arguments);
+    take_intent(&mut map);
+    let name = Cow::Borrowed(RESERVED_TOOL_NAME);
+    let call = Call::begin(tracker, name, true, Arguments::Owned(Value::Object(map)), None, origin).untimed();
+    let has_capability = call.arguments.get("capability").and_then(Value::as_str).is_some_and(|c| !c.trim().is_empty());
+    let ran = if !is_object {
+        HandlerOutcome::Invalid(not_an_object())
+    } else if !has_capability {
+        HandlerOutcome::Invalid(ArgsError {
+            problems: vec!["`capability`: required, a non-empty string naming the capability the user needs".to_owned()],
+        })
+    } else {
+        HandlerOutcome::Done(CallToolResult::text(RESERVED_TOOL_ACK))
+    };
+    conclude(tracker, call, ran)
+}
+
+/// Turns what ran into the client's result and ends the call with it; a panic is resumed after.
+fn conclude(tracker: Option<&Tracker>, call: Call, ran: HandlerOutcome) -> CallToolResult {
+    match ran {
+        // The record is flattened from the result the client gets (a copy only for a callback
+        // tracker, or a result of other items than text): its JSON is built once.
+        HandlerOutcome::Done(r) if !r.is_error => {
+            call.end_with(tracker, &r, flatten_result, |r| r.clone().into_record_json());
+            r
+        }
+        ran => conclude_rest(tracker, call, ran),
     }
 }
 
-/// Every end of a call but a recorded success of text items ([`Manifest::conclude_after`]): the
-/// client's result and the record made apart, a panic resumed.
+/// Every end of a call but a success ([`conclude`]): the client's result and the record made
+/// apart, a panic resumed.
 #[cold]
 #[inline(never)]
-fn conclude_rest(
-    call: InFlight,
-    ran: HandlerOutcome,
-    duration: Duration,
-    recorded: Option<FlatStart>,
-    tracker: Option<Cow<'_, Tracker>>,
-) -> CallToolResult {
+fn conclude_rest(tracker: Option<&Tracker>, call: Call, ran: HandlerOutcome) -> CallToolResult {
     let (client_result, outcome, panic) = match ran {
-        // The client gets a copy and the record the original: one copy of the strings, not two.
         HandlerOutcome::Done(r) if !r.is_error => {
             (r.clone(), CallOutcome::Success { result: r.into_record_json() }, None)
         }
@@ -769,20 +743,11 @@ fn conclude_rest(
             (CallToolResult::error_text(outcome.error_message().unwrap_or_default()), outcome, None)
         }
     };
-    call.end_call_from_flat(recorded, tracker.as_deref(), outcome, duration);
+    call.end(tracker, outcome, None);
     if let Some(p) = panic {
         resume_unwind(p);
     }
     client_result
-}
-
-/// Starts a call of `tool_name`: the arguments as the handler will see them, with the intent
-/// taken out when the tool has one; and whether the arguments were an object.
-#[inline(always)]
-fn start(origin: &Origin, tool_name: &'static str, strip: bool, arguments: Value) -> (InFlight, bool) {
-    let (mut map, is_object) = split_arguments(arguments);
-    let intent = call_intent(if strip { take_intent(&mut map) } else { None }, origin);
-    (InFlight::start(Cow::Borrowed(tool_name), Value::Object(map), intent, origin), is_object)
 }
 
 /// The opt-in attribution arguments a call's tool takes (docs/attribution.md).
@@ -870,12 +835,11 @@ pub(crate) fn record_unknown(
         }
         None => (None, None),
     };
-    let call = InFlight::start_unknown(Cow::Owned(kept), intent, resumed.as_ref().unwrap_or(origin));
-    let outcome = CallOutcome::error_with_reason(message, UNKNOWN_TOOL);
-    match rpc_code {
-        Some(code) => call.end_call_with_rpc_error(tracker, outcome, code),
-        None => call.end_call(tracker, outcome),
-    }
+    let origin = resumed.as_ref().unwrap_or(origin);
+    // Its span names no tool: the name is the agent's, unbounded in cardinality.
+    let call =
+        Call::begin(tracker, Cow::Owned(kept), false, Arguments::Owned(Value::Object(Map::new())), intent, origin);
+    call.end(tracker, CallOutcome::error_with_reason(message, UNKNOWN_TOOL), rpc_code);
 }
 
 /// Runs `identify` as the call begins, when the tracker has it, so that the call's conversation

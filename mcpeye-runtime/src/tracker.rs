@@ -1,11 +1,11 @@
 //! The tracker: the hand-off of call records from the calling thread to the flusher, `init`,
 //! and the [`Guard`] that flushes at the end.
 //!
-//! On the calling thread, [`Tracker::record`] only runs the `identify` callback if there is
-//! one, copies the record's values into one buffer taken from a pool that the flusher refills
-//! (`record/queued.rs`: no allocation of the calling thread is freed by the flusher) and
-//! `try_send`s it on a bounded channel: no redaction, serialisation, lock or I/O (the call id is
-//! drawn on the flusher). A full channel drops the event (counted) before any copy.
+//! On the calling thread a tracker only admits a call's record (counted; a full channel drops
+//! it before it is made) and `try_send`s it on a bounded channel ([`Pipeline::enqueue`]): no
+//! redaction, serialisation, lock or I/O (the call id is drawn on the flusher). The record is made
+//! by `record/call.rs`, in a buffer from a pool the flusher refills (no allocation of the calling
+//! thread is freed by the flusher).
 
 use crate::config::{Config, ConfigError, IdentifyFn, Resolved};
 use crate::flush::event_log::{EventLog, Note, Notes};
@@ -15,16 +15,11 @@ use crate::flush::transport::{HttpTransport, IngestTransport};
 use crate::model::diagnostics::{DiagnosticKind, Diagnostics};
 use crate::model::identity::CallIdentity;
 use crate::model::meta::HandleKey;
-use crate::model::record::{CallOutcome, CallRecord};
+use crate::model::record::CallRecord;
 use crate::model::request::RequestInfo;
-use crate::model::result::CallToolResult;
 use crate::model::stats::{Counters, FlushReport, Method, Stats, Target};
-use crate::record::FlatStart;
-use crate::record::InFlight;
 use crate::record::{BufferPool, Queued};
 use crate::redact::Redactor;
-#[cfg(feature = "rmcp")]
-use crate::telemetry::CallSpan;
 use crossbeam_channel::{Sender, TrySendError};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -99,11 +94,30 @@ pub struct Tracker {
 }
 
 enum RecordSink {
-    Callback(Box<dyn Fn(CallRecord) + Send + Sync>),
+    Callback(Callback),
     Pipeline(Pipeline),
 }
 
-struct Pipeline {
+/// Where a call's record goes ([`Tracker::sink`]).
+pub(crate) enum Sink<'t> {
+    /// To the flusher, through the hand-off channel.
+    Queue(&'t Pipeline),
+    /// To a function of the user's ([`Tracker::from_fn`]), on the calling thread.
+    Callback(&'t Callback),
+}
+
+/// The function of [`Tracker::from_fn`].
+pub(crate) struct Callback(Box<dyn Fn(CallRecord) + Send + Sync>);
+
+impl Callback {
+    /// Hands `record` to the function; a panic of it stays here.
+    pub(crate) fn hand(&self, record: CallRecord) {
+        let _ = catch_unwind(AssertUnwindSafe(|| (self.0)(record)));
+    }
+}
+
+/// A tracker's hand-off to its flusher thread.
+pub(crate) struct Pipeline {
     data: Sender<Queued>,
     control: Sender<Control>,
     shared: Arc<Handoff>,
@@ -239,143 +253,14 @@ impl Tracker {
     /// assert!(rx.recv().unwrap().is_error());
     /// ```
     pub fn from_fn(f: impl Fn(CallRecord) + Send + Sync + 'static) -> Self {
-        Tracker { inner: Arc::new(RecordSink::Callback(Box::new(f))) }
+        Tracker { inner: Arc::new(RecordSink::Callback(Callback(Box::new(f)))) }
     }
 
-    /// Records one call. Never blocks, never panics, never does I/O: the record is handed to
-    /// the flusher, or dropped and counted if the channel is full or the tracker shut down.
-    ///
-    /// ```
-    /// use mcpeye::{CallOutcome, CallRecord};
-    /// use std::time::Duration;
-    ///
-    /// let (tracker, sink) = mcpeye::testing::MemorySink::new();
-    /// let mut record = CallRecord::new("lookup", serde_json::json!({"id": 7}), CallOutcome::error("not found"));
-    /// record.duration = Duration::from_millis(12);
-    /// tracker.record(record);
-    /// tracker.flush(Duration::from_secs(5));
-    /// assert_eq!(sink.events()[0]["durationMs"], 12);
-    /// ```
-    pub fn record(&self, record: CallRecord) {
+    /// Where a call's record goes.
+    pub(crate) fn sink(&self) -> Sink<'_> {
         match &*self.inner {
-            RecordSink::Callback(f) => {
-                let _ = catch_unwind(AssertUnwindSafe(|| f(record)));
-            }
-            RecordSink::Pipeline(p) => p.record(record),
-        }
-    }
-
-    /// Records a call that ended with `outcome`: `identify` sees its whole request (the
-    /// serving layer's `_meta` and HTTP head, which a [`CallRecord`] does not carry).
-    fn record_in_flight(&self, call: InFlight, outcome: CallOutcome, duration: Duration) {
-        match &*self.inner {
-            RecordSink::Callback(f) => {
-                let record = call.into_record(outcome, duration);
-                let _ = catch_unwind(AssertUnwindSafe(|| f(record)));
-            }
-            RecordSink::Pipeline(p) => {
-                if let Some((user_id, user_email)) = p.admit(call.identified.as_deref(), || call.request_info()) {
-                    p.send(Queued::new(call.into_record(outcome, duration), user_id, user_email, p.pool.take()));
-                }
-            }
-        }
-    }
-
-    /// Records a successful call of a manifest's tool from the handler's result, which the
-    /// client then gets: a pipeline flattens it directly, without building its JSON twice.
-    pub(crate) fn record_result(&self, call: InFlight, result: &CallToolResult, duration: Duration) {
-        match &*self.inner {
-            RecordSink::Callback(f) => {
-                let record = call.into_record(CallOutcome::Success { result: result.to_json() }, duration);
-                let _ = catch_unwind(AssertUnwindSafe(|| f(record)));
-            }
-            RecordSink::Pipeline(p) => {
-                if let Some((user_id, user_email)) = p.admit(call.identified.as_deref(), || call.request_info()) {
-                    p.send(Queued::of_result(call, result, duration, user_id, user_email, p.pool.take()));
-                }
-            }
-        }
-    }
-
-    /// Flattens the arguments of a manifest's call for its record before the handler runs, so
-    /// that the handler may take them (its parameters then move their strings instead of
-    /// copying them). Only for a pipeline whose record needs nothing else of them (no `identify`,
-    /// no span that puts them on itself) and arguments within the flattening budget; `None`
-    /// leaves the call as it was.
-    pub(crate) fn flatten_arguments(&self, call: &mut InFlight) -> Option<FlatStart> {
-        let RecordSink::Pipeline(p) = &*self.inner else { return None };
-        if p.identify.is_some() || call.span.reads_values(self.span_content()) {
-            return None;
-        }
-        // Out of the call while it is borrowed mutably (for its intent), then back.
-        let arguments = match std::mem::take(&mut call.arguments) {
-            Value::Object(m) => m,
-            other => {
-                call.arguments = other;
-                return None;
-            }
-        };
-        let flat = FlatStart::flattened(call, &arguments, p.pool.take());
-        call.arguments = Value::Object(arguments);
-        flat.map_err(|buffer| p.pool.give(buffer)).ok()
-    }
-
-    /// Records a call started with [`flatten_arguments`](Self::flatten_arguments): its outcome,
-    /// or, for a success of text items, its result as the handler gave it.
-    pub(crate) fn record_flat(&self, flat: FlatStart, ended: Result<&CallToolResult, CallOutcome>, duration: Duration) {
-        self.deliver(move || match ended {
-            Ok(result) => flat.finish_result(result, duration),
-            Err(outcome) => flat.finish(outcome, duration),
-        });
-    }
-
-    /// Hands over the record `queued` makes (made only once admitted) of a call started flat.
-    fn deliver(&self, queued: impl FnOnce() -> Queued) {
-        match &*self.inner {
-            RecordSink::Pipeline(p) => {
-                if p.admit_count() {
-                    p.send(queued());
-                }
-            }
-            // Only if the process-wide tracker was replaced by a callback one during the call:
-            // the record is rebuilt from its flat form rather than lost.
-            RecordSink::Callback(f) => {
-                let (record, _, _) = queued().into_record();
-                let _ = catch_unwind(AssertUnwindSafe(|| f(record)));
-            }
-        }
-    }
-
-    /// Starts recording a call whose arguments the tool takes (rmcp's routes): the call is an
-    /// [`InFlight`] like every other, and a pipeline flattens its arguments now into its record
-    /// (a callback tracker gets a copy in the call instead). See [`Started::finish`].
-    #[cfg(feature = "rmcp")]
-    pub(crate) fn start(
-        &self,
-        tool_name: std::borrow::Cow<'static, str>,
-        arguments: Option<&serde_json::Map<String, Value>>,
-        intent: Option<(String, crate::IntentSource)>,
-        origin: &crate::Origin,
-    ) -> Started {
-        let copy = || Value::Object(arguments.cloned().unwrap_or_default());
-        let span = CallSpan::start(&tool_name, true, origin);
-        match &*self.inner {
-            // A span that puts the arguments on itself when it ends needs them: copied then.
-            RecordSink::Pipeline(p) if !span.reads_values(self.span_content()) => {
-                // `identify` reads the arguments as a JSON value: built only for it.
-                let user = match (&p.identify, &origin.identified) {
-                    (None, _) => (None, None),
-                    (Some(_), Some(id)) => (id.user_id.clone(), id.user_email.clone()),
-                    (Some(_), None) => {
-                        let arguments = copy();
-                        p.identify(RequestInfo::of_origin(&tool_name, &arguments, origin))
-                    }
-                };
-                let mut call = InFlight::with_span(tool_name, Value::Null, intent, origin, span);
-                let flat = FlatStart::taken(&mut call, arguments, user, p.pool.take());
-                Started { call, flat: Some(flat) }
-            }
-            _ => Started { call: InFlight::with_span(tool_name, copy(), intent, origin, span), flat: None },
+            RecordSink::Callback(f) => Sink::Callback(f),
+            RecordSink::Pipeline(p) => Sink::Queue(p),
         }
     }
 
@@ -609,37 +494,9 @@ impl Tracker {
 }
 
 impl Pipeline {
-    fn record(&self, record: CallRecord) {
-        let request = || {
-            RequestInfo::new(&record.tool_name, &record.arguments)
-                .with_client(record.client.as_deref())
-                .with_session_id(record.session_id.as_deref())
-        };
-        if let Some((user_id, user_email)) = self.admit(None, request) {
-            self.send(Queued::new(record, user_id, user_email, self.pool.take()));
-        }
-    }
-
-    /// Counts a call captured and runs `identify`, unless it ran when the call began
-    /// (`identified`); `None` when its record cannot be queued (shut down, or the channel full:
-    /// then it is not even flattened), counted as dropped.
-    fn admit<'a>(
-        &self,
-        identified: Option<&CallIdentity>,
-        request: impl FnOnce() -> RequestInfo<'a>,
-    ) -> Option<(Option<String>, Option<String>)> {
-        if !self.admit_count() {
-            return None;
-        }
-        match (self.identify.as_ref(), identified) {
-            (None, _) => Some((None, None)),
-            (Some(_), Some(id)) => Some((id.user_id.clone(), id.user_email.clone())),
-            (Some(_), None) => Some(self.identify(request())),
-        }
-    }
-
-    /// Counts a call captured; false (and counted as dropped) when its record cannot be queued.
-    fn admit_count(&self) -> bool {
+    /// Counts a call captured; false (and counted as dropped) when its record cannot be queued
+    /// (shut down, or the channel full: then it is not even flattened).
+    pub(crate) fn admit(&self) -> bool {
         let counters = &self.shared.counters;
         Counters::add(&counters.captured, 1);
         if self.shared.closed.load(Ordering::SeqCst) {
@@ -671,7 +528,18 @@ impl Pipeline {
         }
     }
 
-    fn send(&self, queued: Queued) {
+    /// An empty buffer for a record: a recycled one, or a new one.
+    pub(crate) fn buffer(&self) -> Vec<u8> {
+        self.pool.take()
+    }
+
+    /// Gives back a buffer a record did not use.
+    pub(crate) fn give_back(&self, buffer: Vec<u8>) {
+        self.pool.give(buffer);
+    }
+
+    /// Hands an admitted record to the flusher.
+    pub(crate) fn enqueue(&self, queued: Queued) {
         match self.data.try_send(queued) {
             Ok(()) => {
                 if self.shared.backlog.add_one() >= self.nudge_at as isize
@@ -706,74 +574,6 @@ impl Pipeline {
 
     fn report(&self, completed: bool) -> FlushReport {
         FlushReport { completed, stats: self.shared.counters.snapshot() }
-    }
-}
-
-/// A call being recorded from its start ([`Tracker::start`]): the call, and its record already
-/// started when a pipeline flattened its arguments (as the dispatcher's calls are, see
-/// [`Tracker::flatten_arguments`]). It lives in the route's future, which rmcp moves.
-#[cfg(feature = "rmcp")]
-pub(crate) struct Started {
-    call: InFlight,
-    /// The record so far, the arguments flattened; the call's parts moved into it.
-    flat: Option<FlatStart>,
-}
-
-#[cfg(feature = "rmcp")]
-impl Started {
-    /// The call's span(s).
-    pub(crate) fn span(&self) -> &CallSpan {
-        &self.call.span
-    }
-
-    /// Moves the call's start `earlier` back (a later round of a call, timed from its first).
-    pub(crate) fn started_earlier(&mut self, earlier: Duration) {
-        let started = &mut self.call.started;
-        *started = started.checked_sub(earlier).unwrap_or(*started);
-    }
-
-    /// The time since the call started.
-    pub(crate) fn elapsed(&self) -> Duration {
-        self.call.started.elapsed()
-    }
-
-    /// Ends the span (see [`InFlight::end_span`]), without recording.
-    pub(crate) fn end_span(
-        &mut self,
-        tracker: Option<&Tracker>,
-        outcome: &CallOutcome,
-        rpc_code: Option<i64>,
-        duration: Duration,
-    ) {
-        self.call.end_span(tracker, outcome, rpc_code, duration);
-    }
-
-    /// Records the call's outcome into `tracker` (the one that started it), timed from its start.
-    pub(crate) fn finish(self, tracker: &Tracker, outcome: CallOutcome) {
-        let duration = self.call.started.elapsed();
-        self.call.end_call_from_flat(self.flat, Some(tracker), outcome, duration);
-    }
-
-    /// Records a call that succeeded with `result`, whose record is `to_json(result)`: a pipeline
-    /// flattens it straight from `result` with `flatten` (see `FlatStart::finish_serialized`),
-    /// without building that JSON.
-    pub(crate) fn finish_serialized<T: ?Sized>(
-        self,
-        tracker: &Tracker,
-        result: &T,
-        flatten: impl FnOnce(&T, &mut Vec<u8>, usize) -> bool,
-        to_json: impl FnOnce(&T) -> Value,
-    ) {
-        let Started { mut call, flat } = self;
-        match flat {
-            Some(flat) => {
-                let duration = call.started.elapsed();
-                // The span reads no result (see `Tracker::start`).
-                call.end_span(Some(tracker), &CallOutcome::Success { result: Value::Null }, None, duration);
-                tracker.deliver(|| flat.finish_serialized(result, flatten, to_json, duration));
-            }
-            None => call.end_call(Some(tracker), CallOutcome::Success { result: to_json(result) }),
-        }
     }
 }
 
@@ -885,76 +685,6 @@ pub(crate) fn set_global(t: Option<Tracker>) {
     if let Ok(mut g) = GLOBAL.write() {
         GLOBAL_IDENTIFIES.store(t.as_ref().is_some_and(Tracker::identifies), Ordering::Relaxed);
         *g = t;
-    }
-}
-
-/// The end of a call: its span ended and its record handed to the tracker. It lives beside the
-/// tracker it records into, so that what a call holds while it runs knows nothing of delivery.
-impl InFlight {
-    /// The request of this call, for `identify`.
-    fn request_info(&self) -> RequestInfo<'_> {
-        RequestInfo::new(&self.tool_name, &self.arguments)
-            .with_client(self.client.as_deref())
-            .with_session_id(self.session_id.as_deref())
-            .with_meta(self.meta.as_deref())
-            .with_extra(self.request.as_deref())
-    }
-
-    /// Records the outcome into `tracker` (nothing when there is none), timed from the start.
-    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // the dispatcher times its calls itself
-    pub(crate) fn end_call(self, tracker: Option<&Tracker>, outcome: CallOutcome) {
-        let duration = self.started.elapsed();
-        self.end_call_after(tracker, outcome, duration);
-    }
-
-    /// Like [`end_call`](Self::end_call), with the duration given (the reserved tool records 0).
-    pub(crate) fn end_call_after(mut self, tracker: Option<&Tracker>, outcome: CallOutcome, duration: Duration) {
-        self.end_span(tracker, &outcome, None, duration);
-        if let Some(tracker) = tracker {
-            tracker.record_in_flight(self, outcome, duration);
-        }
-    }
-
-    /// Records a call answered with the JSON-RPC error `rpc_code` rather than a result (its span
-    /// says so), timed from the start.
-    pub(crate) fn end_call_with_rpc_error(mut self, tracker: Option<&Tracker>, outcome: CallOutcome, rpc_code: i64) {
-        let duration = self.started.elapsed();
-        self.end_span(tracker, &outcome, Some(rpc_code), duration);
-        if let Some(tracker) = tracker {
-            tracker.record_in_flight(self, outcome, duration);
-        }
-    }
-
-    /// Like [`end_call_after`](Self::end_call_after), through `flat` when the call's record was
-    /// started with its arguments flattened ([`Tracker::flatten_arguments`], [`Tracker::start`]).
-    pub(crate) fn end_call_from_flat(
-        mut self,
-        flat: Option<FlatStart>,
-        tracker: Option<&Tracker>,
-        outcome: CallOutcome,
-        duration: Duration,
-    ) {
-        match (flat, tracker) {
-            (Some(flat), Some(t)) => {
-                self.end_span(Some(t), &outcome, None, duration);
-                t.record_flat(flat, Err(outcome), duration);
-            }
-            _ => self.end_call_after(tracker, outcome, duration),
-        }
-    }
-
-    /// Ends the span with this outcome (and the JSON-RPC error code the request was answered
-    /// with, if any), without recording.
-    pub(crate) fn end_span(
-        &mut self,
-        tracker: Option<&Tracker>,
-        outcome: &CallOutcome,
-        rpc_code: Option<i64>,
-        duration: Duration,
-    ) {
-        let span = std::mem::replace(&mut self.span, crate::telemetry::CallSpan::none());
-        let request = (&self.arguments, self.invocation.as_deref());
-        span.end(request, outcome, rpc_code, duration, tracker.and_then(Tracker::span_content));
     }
 }
 

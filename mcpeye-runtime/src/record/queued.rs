@@ -1,15 +1,12 @@
 //! The record that crosses from the calling thread to the flusher ([`Queued`]), not yet
 //! capped, redacted or serialised: its values and intent flattened into one buffer from the
-//! [`BufferPool`] when they are small enough, moved otherwise; [`FlatStart`], such a record
-//! started before the call's outcome; and the parts of its event as the encoder reads them.
+//! [`BufferPool`] when they are small enough, moved otherwise (made by [`Call`](super::Call)
+//! alone); and the parts of its event as the encoder reads them.
 
-use super::flat_result::flatten_result;
 use crate::json::flat::Flat;
-use crate::json::flat_ser::{flatten, flatten_map};
+use crate::json::flat_ser::flatten;
 use crate::json::node::Str;
-use crate::model::record::{now_epoch_ms, CallOutcome, CallRecord, ClientInfo, IntentSource};
-use crate::model::result::CallToolResult;
-use crate::record::InFlight;
+use crate::model::record::{CallOutcome, CallRecord, ClientInfo, IntentSource};
 use crate::redact::drop_flat;
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -19,7 +16,7 @@ use serde_json::Value;
 
 /// Largest value (arguments or result) flattened on the calling thread, in bytes of its flat
 /// form; a larger one crosses as the `Value` it is (copying it would lengthen the call).
-const FLAT_VALUE_BUDGET: usize = 4096;
+pub(super) const FLAT_VALUE_BUDGET: usize = 4096;
 
 /// Longest intent copied on the calling thread; a longer one is moved.
 const FLAT_TEXT_BUDGET: usize = 4096;
@@ -59,7 +56,7 @@ pub(crate) struct Queued {
 
 /// A value of a queued record.
 #[derive(Debug)]
-enum Field {
+pub(super) enum Field {
     /// Flattened, from this offset of the record's bytes.
     Flat(usize),
     /// Boxed: rare (a value over the budget), and a record is moved several times on its way.
@@ -68,7 +65,7 @@ enum Field {
 
 /// A text of a queued record.
 #[derive(Debug)]
-enum Text {
+pub(super) enum Text {
     /// Copied, at this range of the record's bytes.
     Flat(usize, usize),
     Moved(String),
@@ -76,55 +73,48 @@ enum Text {
 
 /// How the call ended: a failure is moved as recorded (its message and reason code).
 #[derive(Debug)]
-enum Outcome {
+pub(super) enum Outcome {
     Success(Field),
     Failed(CallOutcome),
 }
 
 impl Queued {
-    /// The record made ready to cross to the flusher. Runs on the calling thread: what is
-    /// flattened is dropped here, where it was allocated. `bytes` is an empty buffer to flatten
-    /// into (from the flusher's [`BufferPool`]).
-    pub(crate) fn new(
-        record: CallRecord,
-        user_id: Option<String>,
-        user_email: Option<String>,
-        mut bytes: Vec<u8>,
+    /// The one place a [`Queued`] is made ([`Call`](super::Call) calls it): `bytes` holds the
+    /// model and `aiInvocation` (of lengths `prefix`), then what `arguments`, `outcome` and
+    /// `intent` point to.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn assemble(
+        tool_name: Cow<'static, str>,
+        client: Option<Arc<ClientInfo>>,
+        session_id: Option<Arc<str>>,
+        (user_id, user_email): (Option<String>, Option<String>),
+        (timestamp_ms, duration): (u64, Duration),
+        (bytes, (model_len, invocation_len)): (Vec<u8>, (u8, u16)),
+        arguments: Option<Field>,
+        outcome: Outcome,
+        intent: Option<(Text, IntentSource)>,
     ) -> Queued {
-        let CallRecord {
+        let (intent, intent_source) = match intent {
+            Some((text, source)) => (Some(text), source),
+            None => (None, IntentSource::Mcpeye),
+        };
+        Queued {
             tool_name,
+            client,
+            session_id,
+            timestamp_ms,
+            duration_secs: duration.as_secs(),
+            duration_nanos: duration.subsec_nanos(),
+            user_id,
+            user_email,
+            bytes,
             arguments,
             outcome,
             intent,
-            client,
-            session_id,
-            model,
-            timestamp_ms,
-            duration,
-            invocation,
-        } = record;
-        let prefix = put_prefix(model.as_deref(), invocation.as_deref(), &mut bytes);
-        let arguments = flat_arguments(arguments, &mut bytes);
-        let start =
-            FlatStart::of(tool_name, client, (session_id, prefix), (user_id, user_email), bytes, arguments, intent);
-        start.ended(outcome, timestamp_ms, duration)
-    }
-
-    /// A successful call that ends now, its result flattened straight from the handler's
-    /// [`CallToolResult`] of text items: no JSON is built for the record (the dispatcher's path).
-    pub(crate) fn of_result(
-        call: InFlight,
-        result: &CallToolResult,
-        duration: Duration,
-        user_id: Option<String>,
-        user_email: Option<String>,
-        mut bytes: Vec<u8>,
-    ) -> Queued {
-        let InFlight { tool_name, arguments, intent, client, session_id, model, invocation, .. } = call;
-        let prefix = put_prefix(model.as_deref(), invocation.as_deref(), &mut bytes);
-        let arguments = flat_arguments(arguments, &mut bytes);
-        FlatStart::of(tool_name, client, (session_id, prefix), (user_id, user_email), bytes, arguments, intent)
-            .finish_result(result, duration)
+            intent_source,
+            model_len,
+            invocation_len,
+        }
     }
 
     /// The reason code of a failure (see [`CallOutcome::error_type`]).
@@ -228,201 +218,6 @@ fn text_of<'s>(bytes: &'s [u8], t: &'s Text) -> &'s str {
     }
 }
 
-/// A call whose arguments were flattened when it started, because the tool then takes them
-/// (rmcp's instrumented routes: the arguments are rmcp's, and cloning them for the record cost
-/// more than the call itself; a manifest's handler deserialises its parameters from them,
-/// moving their strings instead of copying them).
-#[derive(Debug)]
-pub(crate) struct FlatStart {
-    tool_name: Cow<'static, str>,
-    client: Option<Arc<ClientInfo>>,
-    session_id: Option<Arc<str>>,
-    /// See [`Queued`]'s fields of the same names.
-    model_len: u8,
-    invocation_len: u16,
-    user_id: Option<String>,
-    user_email: Option<String>,
-    bytes: Vec<u8>,
-    /// `None`: the arguments were not an object (sent as `{}`).
-    arguments: Option<Field>,
-    intent: Option<(Text, IntentSource)>,
-}
-
-impl FlatStart {
-    /// The one place a record's parts are gathered before its outcome: `arguments` already in
-    /// `bytes`, the intent copied after them.
-    fn of(
-        tool_name: Cow<'static, str>,
-        client: Option<Arc<ClientInfo>>,
-        (session_id, (model_len, invocation_len)): (Option<Arc<str>>, (u8, u16)),
-        (user_id, user_email): (Option<String>, Option<String>),
-        mut bytes: Vec<u8>,
-        arguments: Option<Field>,
-        intent: Option<(String, IntentSource)>,
-    ) -> FlatStart {
-        let intent = intent.map(|(t, source)| (text(t, &mut bytes), source));
-        FlatStart {
-            tool_name,
-            client,
-            session_id,
-            model_len,
-            invocation_len,
-            user_id,
-            user_email,
-            bytes,
-            arguments,
-            intent,
-        }
-    }
-
-    /// The same for a call still in flight: its intent is taken, the rest copied.
-    fn of_call(
-        call: &mut InFlight,
-        user: (Option<String>, Option<String>),
-        bytes: Vec<u8>,
-        arguments: Field,
-        prefix: (u8, u16),
-    ) -> Self {
-        let (tool_name, client, session_id) = (call.tool_name.clone(), call.client.clone(), call.session_id.clone());
-        let session = (session_id, prefix);
-        FlatStart::of(tool_name, client, session, user, bytes, Some(arguments), call.intent.take())
-    }
-
-    /// The record of a call whose tool takes its arguments (rmcp's routes): `arguments` (the
-    /// call's object; `None`, as MCP allows, is `{}`) flattened now, and the call's parts moved
-    /// in (the call keeps its start and its span).
-    #[cfg(feature = "rmcp")]
-    pub(crate) fn taken(
-        call: &mut InFlight,
-        arguments: Option<&serde_json::Map<String, Value>>,
-        user: (Option<String>, Option<String>),
-        mut bytes: Vec<u8>,
-    ) -> FlatStart {
-        let empty = serde_json::Map::new();
-        let map = arguments.unwrap_or(&empty);
-        let prefix = put_prefix(call.model.as_deref(), call.invocation.as_deref(), &mut bytes);
-        let start = bytes.len();
-        let arguments = if flatten_map(map, &mut bytes, FLAT_VALUE_BUDGET) {
-            Field::Flat(start)
-        } else {
-            Field::Value(Box::new(Value::Object(map.clone())))
-        };
-        let (tool_name, client, session_id) =
-            (std::mem::take(&mut call.tool_name), call.client.take(), call.session_id.take());
-        let session = (session_id, prefix);
-        FlatStart::of(tool_name, client, session, user, bytes, Some(arguments), call.intent.take())
-    }
-
-    /// Like [`taken`](Self::taken) for a call whose arguments fit the budget; `Err` gives `bytes`
-    /// back when they do not (the call then keeps its arguments for the record).
-    pub(crate) fn flattened(
-        call: &mut InFlight,
-        arguments: &serde_json::Map<String, Value>,
-        mut bytes: Vec<u8>,
-    ) -> Result<FlatStart, Vec<u8>> {
-        let prefix = put_prefix(call.model.as_deref(), call.invocation.as_deref(), &mut bytes);
-        let start = bytes.len();
-        if !flatten_map(arguments, &mut bytes, FLAT_VALUE_BUDGET) {
-            bytes.clear();
-            return Err(bytes);
-        }
-        Ok(FlatStart::of_call(call, (None, None), bytes, Field::Flat(start), prefix))
-    }
-
-    /// The arguments as they were when the call started, rebuilt from their flat copy (to
-    /// describe arguments the handler could not read, after it took them).
-    pub(crate) fn arguments(&self) -> Value {
-        match &self.arguments {
-            Some(Field::Flat(start)) => crate::json::flat::to_value(Flat::new(&self.bytes[*start..])),
-            Some(Field::Value(v)) => (**v).clone(),
-            None => Value::Object(serde_json::Map::new()),
-        }
-    }
-
-    /// The queued record of a call that succeeded with `result`, a manifest handler's result of
-    /// text items: flattened straight from it, like [`Queued::of_result`].
-    pub(crate) fn finish_result(mut self, result: &CallToolResult, duration: Duration) -> Queued {
-        let start = self.bytes.len();
-        let field = if flatten_result(result, &mut self.bytes, FLAT_VALUE_BUDGET) {
-            Field::Flat(start)
-        } else {
-            Field::Value(Box::new(result.to_json()))
-        };
-        self.queued(Outcome::Success(field), now_epoch_ms(), duration)
-    }
-
-    /// The queued record of a call that succeeded with `result`: flattened straight from it by
-    /// `flatten` (which appends its node within a budget, or gives up leaving the buffer as it
-    /// was), `to_json` only if that gives up.
-    #[cfg(feature = "rmcp")]
-    pub(crate) fn finish_serialized<T: ?Sized>(
-        mut self,
-        result: &T,
-        flatten: impl FnOnce(&T, &mut Vec<u8>, usize) -> bool,
-        to_json: impl FnOnce(&T) -> Value,
-        duration: Duration,
-    ) -> Queued {
-        let start = self.bytes.len();
-        let field = if flatten(result, &mut self.bytes, FLAT_VALUE_BUDGET) {
-            Field::Flat(start)
-        } else {
-            Field::Value(Box::new(to_json(result)))
-        };
-        self.queued(Outcome::Success(field), now_epoch_ms(), duration)
-    }
-
-    /// The queued record of the call, ended now after `duration`.
-    pub(crate) fn finish(self, outcome: CallOutcome, duration: Duration) -> Queued {
-        self.ended(outcome, now_epoch_ms(), duration)
-    }
-
-    /// The queued record with `outcome` (a success's result flattened into the bytes).
-    fn ended(mut self, outcome: CallOutcome, timestamp_ms: u64, duration: Duration) -> Queued {
-        let outcome = match outcome {
-            CallOutcome::Success { result } => Outcome::Success(field(result, &mut self.bytes)),
-            failed => Outcome::Failed(failed),
-        };
-        self.queued(outcome, timestamp_ms, duration)
-    }
-
-    /// The one place a [`Queued`] is made.
-    fn queued(self, outcome: Outcome, timestamp_ms: u64, duration: Duration) -> Queued {
-        let FlatStart {
-            tool_name,
-            client,
-            session_id,
-            model_len,
-            invocation_len,
-            user_id,
-            user_email,
-            bytes,
-            arguments,
-            intent,
-        } = self;
-        let (intent, intent_source) = match intent {
-            Some((text, source)) => (Some(text), source),
-            None => (None, IntentSource::Mcpeye),
-        };
-        Queued {
-            tool_name,
-            client,
-            session_id,
-            timestamp_ms,
-            duration_secs: duration.as_secs(),
-            duration_nanos: duration.subsec_nanos(),
-            user_id,
-            user_email,
-            bytes,
-            arguments,
-            outcome,
-            intent,
-            intent_source,
-            model_len,
-            invocation_len,
-        }
-    }
-}
-
 /// Copies the call's model to the start of an empty record buffer and gives its length (0:
 /// no model, or a buffer that is not empty). Model names are cut to 128 bytes when read.
 fn put_model(model: Option<&str>, bytes: &mut Vec<u8>) -> u8 {
@@ -438,7 +233,7 @@ fn put_model(model: Option<&str>, bytes: &mut Vec<u8>) -> u8 {
 
 /// Copies the call's model, then what its `aiInvocation` said beyond the intent, to the start
 /// of an empty record buffer; gives their lengths.
-fn put_prefix(
+pub(super) fn put_prefix(
     model: Option<&str>,
     invocation: Option<&crate::model::meta::AiInvocation>,
     bytes: &mut Vec<u8>,
@@ -515,7 +310,7 @@ impl<'a> InvocationRef<'a> {
 }
 
 /// `None` when the arguments are not an object (they are sent as `{}`).
-fn flat_arguments(arguments: Value, bytes: &mut Vec<u8>) -> Option<Field> {
+pub(super) fn flat_arguments(arguments: Value, bytes: &mut Vec<u8>) -> Option<Field> {
     match arguments {
         Value::Object(_) => Some(field(arguments, bytes)),
         // Built in code, it may nest without limit: no recursive drop.
@@ -526,7 +321,7 @@ fn flat_arguments(arguments: Value, bytes: &mut Vec<u8>) -> Option<Field> {
     }
 }
 
-fn field(v: Value, bytes: &mut Vec<u8>) -> Field {
+pub(super) fn field(v: Value, bytes: &mut Vec<u8>) -> Field {
     let start = bytes.len();
     if flatten(&v, bytes, FLAT_VALUE_BUDGET) {
         Field::Flat(start)
@@ -535,7 +330,7 @@ fn field(v: Value, bytes: &mut Vec<u8>) -> Field {
     }
 }
 
-fn text(t: String, bytes: &mut Vec<u8>) -> Text {
+pub(super) fn text(t: String, bytes: &mut Vec<u8>) -> Text {
     if t.len() > FLAT_TEXT_BUDGET {
         return Text::Moved(t);
     }
@@ -646,34 +441,5 @@ impl Queued {
         bytes.truncate(content);
         queued.bytes = bytes;
         out
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::meta::AiInvocation;
-
-    #[test]
-    fn the_invocation_crosses_after_the_model_and_reads_back() {
-        let invocation = AiInvocation {
-            turn: Some(Arc::from("t-1")),
-            reason: None,
-            user_intent: Some("a gift mug for my sister".into()),
-            user_intent_redacted: Some(false),
-        };
-        let mut record = CallRecord::new("search", serde_json::json!({"q": "mug"}), CallOutcome::error("x"));
-        record.model = Some(Arc::from("gpt-5"));
-        record.invocation = Some(Arc::new(invocation.clone()));
-        let queued = Queued::new(record, None, None, Vec::new());
-        assert_eq!(queued.model(), Some("gpt-5"));
-        assert_eq!(queued.invocation().map(InvocationRef::to_owned), Some(invocation.clone()));
-        // Through `before_send`'s record and back.
-        let (record, _, _) = queued.into_record();
-        assert_eq!(record.invocation.as_deref(), Some(&invocation));
-        assert_eq!(record.arguments, serde_json::json!({"q": "mug"}));
-        let plain =
-            Queued::new(CallRecord::new("search", Value::Null, CallOutcome::error("x")), None, None, Vec::new());
-        assert_eq!(plain.invocation(), None);
     }
 }

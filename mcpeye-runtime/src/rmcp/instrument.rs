@@ -4,6 +4,7 @@
 use super::client::Clients;
 use super::rounds::InstrumentedRound;
 use crate::contract::{INTENT_PARAM_DESCRIPTION, INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
+use crate::dispatch::CatchUnwind;
 use crate::dispatch::{attribute, call_intent, panic_message, take_intent, AttributionArgs, PANIC, PANIC_ANSWER};
 use crate::json::flat_ser::flatten;
 use crate::json::flat_ser::flatten_serialize;
@@ -12,12 +13,13 @@ use crate::model::meta::{
 };
 use crate::model::record::CallOutcome;
 use crate::record::flatten_texts;
+use crate::record::{Arguments, Call};
 use crate::schema::inject_intent_described;
 use crate::schema::inject_property;
 use crate::tool::manifest::Attribution;
 use crate::tool::manifest::{intent_description_problem, Manifest, ManifestError};
 use crate::tracker::active_tracker;
-use crate::tracker::{Started, Tracker};
+use crate::tracker::Tracker;
 use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use ::rmcp::handler::server::tool::ToolCallContext;
 use ::rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, ResourceContents, ResultType, Tool};
@@ -451,7 +453,7 @@ fn wrap<S: Send + Sync + 'static>(
             let call = catch_unwind(AssertUnwindSafe(|| inner(ctx)));
             return Box::pin(async move {
                 let Ok(call) = call else { return panicked() };
-                match crate::dispatch::CatchUnwind(call).await {
+                match CatchUnwind(call).await {
                     Ok(mut response) => {
                         mark_complete(&mut response);
                         response
@@ -500,7 +502,14 @@ fn wrap<S: Send + Sync + 'static>(
                 minted = attribute_into(takes, &name, ctx.arguments.as_mut(), &mut origin, Some(&tracker));
             }
             let intent = call_intent(intent, &origin);
-            tracker.start(name.clone(), ctx.arguments.as_ref(), intent, &origin)
+            Call::begin(
+                Some(&tracker),
+                name.clone(),
+                true,
+                Arguments::Borrowed(ctx.arguments.as_ref()),
+                intent,
+                &origin,
+            )
         };
         if let Some((ago, _)) = earlier {
             call.started_earlier(ago);
@@ -515,7 +524,7 @@ fn wrap<S: Send + Sync + 'static>(
             catch_unwind(AssertUnwindSafe(move || inner(ctx)))
         };
         let future = match ran {
-            Ok(future) => Running::Tool(future),
+            Ok(future) => Running::Tool(CatchUnwind(future)),
             Err(payload) => Running::Panicked(payload),
         };
         let recorded = Recorded { future, call: Some(call), tracker, cancelled, round };
@@ -536,7 +545,7 @@ fn wrap<S: Send + Sync + 'static>(
 struct Recorded<'a, C> {
     future: Running<'a>,
     /// Taken by [`conclude`] (always there until then).
-    call: Option<Started>,
+    call: Option<Call>,
     tracker: Tracker,
     /// Whether the client cancelled the request.
     cancelled: C,
@@ -545,7 +554,7 @@ struct Recorded<'a, C> {
 }
 
 enum Running<'a> {
-    Tool(SendFuture<'a, Response>),
+    Tool(CatchUnwind<SendFuture<'a, Response>>),
     /// Calling the route panicked: the payload, until it is concluded.
     Panicked(Box<dyn Any + Send>),
     /// Concluded (or being polled).
@@ -559,20 +568,20 @@ impl<C: Fn() -> bool + Unpin> Future for Recorded<'_, C> {
         let this = &mut *self;
         let payload = match std::mem::replace(&mut this.future, Running::Done) {
             Running::Tool(mut future) => {
-                let mut poll = || catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx)));
+                let mut poll = || Pin::new(&mut future).poll(cx);
                 let polled = match &this.call {
                     Some(call) => call.span().in_scope(poll),
                     None => poll(),
                 };
                 match polled {
-                    Ok(Poll::Pending) => {
+                    Poll::Pending => {
                         this.future = Running::Tool(future);
                         return Poll::Pending;
                     }
                     // The tool's future is gone before the record is made, as it would be in an
                     // `async` block; the response is returned from where it was polled (each
                     // move of it copies a couple of hundred bytes).
-                    Ok(Poll::Ready(mut response)) => {
+                    Poll::Ready(Ok(mut response)) => {
                         drop(future);
                         if let (Ok(CallToolResponse::InputRequired(asks)), Some(round)) = (&mut response, &this.round) {
                             round.seal(asks);
@@ -582,7 +591,7 @@ impl<C: Fn() -> bool + Unpin> Future for Recorded<'_, C> {
                         mark_complete(&mut response);
                         return Poll::Ready(response);
                     }
-                    Err(payload) => {
+                    Poll::Ready(Err(payload)) => {
                         drop(future);
                         payload
                     }
@@ -607,20 +616,17 @@ impl<C: Fn() -> bool> Recorded<'_, C> {
 
 /// Records what the route answered (see the [module docs](super)); the caller then returns it
 /// or resumes the panic. A call that ends after the client cancelled it is recorded as cancelled.
-fn conclude(mut call: Started, tracker: &Tracker, response: Result<&Response, &(dyn Any + Send)>, cancelled: bool) {
+fn conclude(call: Call, tracker: &Tracker, response: Result<&Response, &(dyn Any + Send)>, cancelled: bool) {
     // The response is borrowed: it is large, and the caller returns it as it is.
-    let outcome = match response {
-        Ok(_) if cancelled => CallOutcome::cancelled(None),
+    let (outcome, rpc_code) = match response {
+        Ok(_) if cancelled => (CallOutcome::cancelled(None), None),
         Ok(Ok(CallToolResponse::Complete(r))) if r.is_error == Some(true) => {
-            CallOutcome::Error { message: joined_text(r), reason: None }
+            (CallOutcome::Error { message: joined_text(r), reason: None }, None)
         }
-        Ok(Ok(CallToolResponse::Complete(r))) => {
-            // The record is the result as `result_json` makes it, flattened without that JSON.
-            call.finish_serialized(tracker, r, flatten_result, result_json);
-            return;
-        }
+        // The record is the result as `result_json` makes it, flattened without that JSON.
+        Ok(Ok(CallToolResponse::Complete(r))) => return call.end_with(Some(tracker), r, flatten_result, result_json),
         Ok(Ok(CallToolResponse::Task(t))) => {
-            CallOutcome::Success { result: serde_json::to_value(t).unwrap_or(Value::Null) }
+            (CallOutcome::Success { result: serde_json::to_value(t).unwrap_or(Value::Null) }, None)
         }
         // An `input_required` round (or a kind of response rmcp adds later) is not the end of
         // the call: the round that completes it is recorded.
@@ -628,13 +634,11 @@ fn conclude(mut call: Started, tracker: &Tracker, response: Result<&Response, &(
         // The JSON-RPC error code is the reason (and, on the span, `rpc.response.status_code`).
         Ok(Err(e)) => {
             let code = i64::from(e.code.0);
-            let elapsed = call.elapsed();
-            call.end_span(Some(tracker), &CallOutcome::error(e.message.to_string()), Some(code), elapsed);
-            CallOutcome::error_with_reason(e.message.to_string(), code.to_string())
+            (CallOutcome::error_with_reason(e.message.to_string(), code.to_string()), Some(code))
         }
-        Err(p) => CallOutcome::error_with_reason(panic_message(p), PANIC),
+        Err(p) => (CallOutcome::error_with_reason(panic_message(p), PANIC), None),
     };
-    call.finish(tracker, outcome);
+    call.end(Some(tracker), outcome, rpc_code);
 }
 
 /// The answer to a call whose tool panicked (recorded first, when there is a tracker): an
@@ -756,10 +760,11 @@ mod tests {
         let tracker = Tracker::from_fn(move |r| sink.lock().unwrap().push(r));
         let args = serde_json::json!({"q": "x"});
         let intent = Some(("why".into(), crate::IntentSource::Mcpeye));
-        let call = tracker.start("search".into(), args.as_object(), intent, &Origin::default());
+        let arguments = Arguments::Borrowed(args.as_object());
+        let call = Call::begin(Some(&tracker), "search".into(), true, arguments, intent, &Origin::default());
         let future: SendFuture<'_, Response> = Box::pin(async { panic!("search exploded") });
-        let mut recorded =
-            Recorded { future: Running::Tool(future), call: Some(call), tracker, cancelled: || false, round: None };
+        let future = Running::Tool(CatchUnwind(future));
+        let mut recorded = Recorded { future, call: Some(call), tracker, cancelled: || false, round: None };
         let waker = std::task::Waker::noop();
         let polled = Pin::new(&mut recorded).poll(&mut Context::from_waker(waker));
         let Poll::Ready(Err(answer)) = polled else { panic!("answered: {polled:?}") };

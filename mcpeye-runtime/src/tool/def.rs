@@ -4,7 +4,7 @@
 use crate::model::cancel::Cancellation;
 use crate::model::record::Origin;
 use crate::model::result::CallToolResult;
-use crate::record::FlatStart;
+use crate::record::Call;
 use crate::tool::context::Context;
 use serde_json::Value;
 use std::any::{Any, TypeId};
@@ -457,7 +457,7 @@ pub struct Invocation<'a> {
     /// The call's own signal (the origin's, or a child of it that the tool's timeout cancels).
     pub(crate) cancellation: Option<&'a Cancellation>,
     /// The call's record, started with the arguments flattened: [`parse_args`] may take them.
-    pub(crate) recorded: Option<&'a FlatStart>,
+    pub(crate) recorded: Option<&'a Call>,
 }
 
 impl Invocation<'_> {
@@ -542,7 +542,7 @@ pub fn parse_args<T: serde::de::DeserializeOwned>(inv: &Invocation<'_>, args: &m
         false => Err(e),
     });
     // Described from the record's copy: the value itself was taken (a rare path).
-    parsed.map_err(|_| args_error(inv, &recorded.arguments()))
+    parsed.map_err(|_| args_error(inv, &recorded.recorded_arguments()))
 }
 
 fn args_error(inv: &Invocation<'_>, args: &Value) -> ArgsError {

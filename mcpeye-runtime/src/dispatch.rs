@@ -1,5 +1,6 @@
-//! `tools/call`: strip the intent, deserialise, call, build the result, and hand exactly one
-//! [`CallRecord`] per call to the tracker, whatever the outcome.
+//! `tools/call` of a manifest: route (the reserved tool, unknown tools), strip the intent, begin
+//! the [`Call`], deserialise, run the handler, build the result and end the call, whatever the
+//! outcome; and the steps every way in shares: attribution, unknown tools, a panicking future.
 
 use crate::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_ACK, RESERVED_TOOL_NAME};
 use crate::model::cancel::{Cancellation, Sleep};
@@ -9,7 +10,7 @@ use crate::model::meta::{
 use crate::model::record::{is_blank, CallOutcome, IntentSource, Origin};
 use crate::model::result::{CallToolResult, Content};
 use crate::record::{flatten_result, Arguments, Call};
-use crate::tool::def::{ArgsError, Handler, Invocation, SyncHandler};
+use crate::tool::def::{ArgsError, AsyncHandler, Handler, Invocation, SyncHandler};
 use crate::tool::manifest::{Manifest, ToolEntry};
 use crate::tracker::active_tracker;
 use crate::tracker::Tracker;
@@ -346,35 +347,17 @@ impl Manifest {
     }
 
     /// A sync call; an unknown tool is handed back, not yet recorded (its answer decides how).
-    fn call_result(&self, origin: &Origin, name: &str, arguments: Value) -> Result<CallToolResult, UnknownCall> {
-        if self.attribution.any() {
-            return self.call_result_attributed(origin, name, arguments);
-        }
-        self.call_result_plain(origin, name, arguments)
-    }
-
-    /// [`call_result`](Self::call_result) with the opt-in attribution arguments taken out first.
-    #[cold]
-    #[inline(never)]
-    fn call_result_attributed(
-        &self,
-        origin: &Origin,
-        name: &str,
-        mut arguments: Value,
-    ) -> Result<CallToolResult, UnknownCall> {
+    fn call_result(&self, origin: &Origin, name: &str, mut arguments: Value) -> Result<CallToolResult, UnknownCall> {
         let (attributed, minted) = self.attribute(origin, name, &mut arguments);
-        let result = self.call_result_plain(attributed.as_ref().unwrap_or(origin), name, arguments);
-        result.map(|r| hand_out(r, minted))
-    }
-
-    fn call_result_plain(&self, origin: &Origin, name: &str, arguments: Value) -> Result<CallToolResult, UnknownCall> {
+        let origin = attributed.as_ref().unwrap_or(origin);
         let tracker = self.active_tracker();
         let tracker = tracker.as_deref();
         let ready = |call: Call, entry: &ToolEntry| match entry.def.handler {
             Handler::Sync(run) => self.run_sync(tracker, origin, call, entry, run),
             Handler::Async(_) => refuse_async(tracker, call, name),
         };
-        self.route(tracker, origin, name, arguments, ready, |answered| answered)
+        let result = self.route(tracker, origin, name, arguments, ready, |answered| answered)?;
+        Ok(hand_out(result, minted))
     }
 
     /// Calls a tool, sync or async, and returns the `CallToolResult` JSON; see
@@ -475,57 +458,55 @@ impl Manifest {
         name: &str,
         mut arguments: Value,
     ) -> Result<CallToolResult, UnknownCall> {
-        if !self.attribution.any() {
-            return self.call_async_result_plain(origin, name, arguments).await;
-        }
         let (attributed, minted) = self.attribute(origin, name, &mut arguments);
-        let result = self.call_async_result_plain(attributed.as_ref().unwrap_or(origin), name, arguments).await;
-        result.map(|r| hand_out(r, minted))
-    }
-
-    async fn call_async_result_plain(
-        &self,
-        origin: &Origin,
-        name: &str,
-        arguments: Value,
-    ) -> Result<CallToolResult, UnknownCall> {
+        let origin = attributed.as_ref().unwrap_or(origin);
         let tracker = self.active_tracker();
         let tracker = tracker.as_deref();
-        Ok(match self.route(tracker, origin, name, arguments, Routed::Ready, Routed::Answered)? {
+        let result = match self.route(tracker, origin, name, arguments, Routed::Ready, Routed::Answered)? {
             Routed::Answered(v) => v,
-            Routed::Ready(mut call, entry) => match entry.def.handler {
+            Routed::Ready(call, entry) => match entry.def.handler {
                 Handler::Sync(run) => self.run_sync(tracker, origin, call, entry, run),
-                Handler::Async(run) => {
-                    if !call.has_flat_arguments() && nests_too_deep(&call.arguments) {
-                        return Ok(conclude(tracker, call, HandlerOutcome::Invalid(too_deep())));
-                    }
-                    let timeout = entry.def.timeout;
-                    // The call's own signal: the client's, or a child of it that the timeout
-                    // cancels (so that the client's signal stays the client's).
-                    let own = match (&origin.cancellation, timeout) {
-                        (None, None) => None,
-                        (Some(c), None) => Some(c.clone()),
-                        (Some(c), Some(_)) => Some(c.child()),
-                        (None, Some(_)) => Some(Cancellation::new()),
-                    };
-                    // Parsing and state lookup happen here, before the future exists: the future
-                    // owns its inputs, so nothing borrowed from the arguments is held across an await.
-                    let mut arguments = std::mem::take(&mut call.arguments);
-                    let made = {
-                        let recorded = call.has_flat_arguments().then_some(&call);
-                        let inv = Invocation { recorded, ..self.invocation(origin, entry, own.as_ref()) };
-                        call.span().in_scope(|| catch_unwind(AssertUnwindSafe(|| run(&inv, &mut arguments))))
-                    };
-                    call.arguments = arguments;
-                    let ran = match made {
-                        Ok(Ok(fut)) => drive(call.span().instrument(fut), own.as_ref(), timeout).await,
-                        Ok(Err(e)) => HandlerOutcome::Invalid(e),
-                        Err(p) => HandlerOutcome::Panicked(p),
-                    };
-                    conclude(tracker, call, ran.unless_cancelled(origin))
-                }
+                Handler::Async(run) => self.run_async(tracker, origin, call, entry, run).await,
             },
-        })
+        };
+        Ok(hand_out(result, minted))
+    }
+
+    async fn run_async(
+        &self,
+        tracker: Option<&Tracker>,
+        origin: &Origin,
+        mut call: Call,
+        entry: &ToolEntry,
+        run: AsyncHandler,
+    ) -> CallToolResult {
+        if !call.has_flat_arguments() && nests_too_deep(&call.arguments) {
+            return conclude(tracker, call, HandlerOutcome::Invalid(too_deep()));
+        }
+        let timeout = entry.def.timeout;
+        // The call's own signal: the client's, or a child of it that the timeout
+        // cancels (so that the client's signal stays the client's).
+        let own = match (&origin.cancellation, timeout) {
+            (None, None) => None,
+            (Some(c), None) => Some(c.clone()),
+            (Some(c), Some(_)) => Some(c.child()),
+            (None, Some(_)) => Some(Cancellation::new()),
+        };
+        // Parsing and state lookup happen here, before the future exists: the future owns its
+        // inputs, so nothing borrowed from the arguments is held across an await.
+        let mut arguments = std::mem::take(&mut call.arguments);
+        let made = {
+            let recorded = call.has_flat_arguments().then_some(&call);
+            let inv = Invocation { recorded, ..self.invocation(origin, entry, own.as_ref()) };
+            call.span().in_scope(|| catch_unwind(AssertUnwindSafe(|| run(&inv, &mut arguments))))
+        };
+        call.arguments = arguments;
+        let ran = match made {
+            Ok(Ok(fut)) => drive(call.span().instrument(fut), own.as_ref(), timeout).await,
+            Ok(Err(e)) => HandlerOutcome::Invalid(e),
+            Err(p) => HandlerOutcome::Panicked(p),
+        };
+        conclude(tracker, call, ran.unless_cancelled(origin))
     }
 
     fn invocation<'a>(
@@ -606,6 +587,15 @@ impl Manifest {
     /// The opt-in attribution arguments taken out of a call of `name` ([`attribute`]); a tool
     /// whose own schema declares one of them keeps it.
     fn attribute(&self, origin: &Origin, name: &str, arguments: &mut Value) -> (Option<Origin>, Option<Arc<str>>) {
+        if !self.attribution.any() {
+            return (None, None);
+        }
+        self.attribute_on(origin, name, arguments)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn attribute_on(&self, origin: &Origin, name: &str, arguments: &mut Value) -> (Option<Origin>, Option<Arc<str>>) {
         let reserved = self.reserved && name == RESERVED_TOOL_NAME;
         let entry = if reserved { None } else { self.lookup(name) };
         let (Value::Object(map), true) = (arguments, reserved || entry.is_some()) else {

@@ -1,8 +1,8 @@
-//! The one capture point: a call in flight ([`InFlight`]) becomes exactly one [`CallRecord`],
-//! handed to the tracker that [`active_tracker`] chooses.
+//! A call's data: where it came from ([`Origin`], [`ClientInfo`]), how it ended
+//! ([`CallOutcome`]), and the record a callback tracker or `before_send` sees ([`CallRecord`]).
 //!
-//! Everything here runs on the calling thread, so a record is never serialised or redacted
-//! here: that work belongs to the flusher (the tracker only copies its values into one buffer).
+//! Everything here is data used on the calling thread: nothing is serialised or redacted here
+//! (that work belongs to the flusher).
 
 use crate::model::cancel::Cancellation;
 use crate::model::client::{ClientChannel, LogLevel, ProgressToken};

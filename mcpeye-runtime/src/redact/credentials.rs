@@ -146,6 +146,15 @@ const VENDOR_MIN_RUN: usize = 15;
 /// by one of their prefixes: their prefix is searched in the whole string.
 const VENDOR_ANYWHERE: [&str; 3] = ["access_token$production$", "Q~", "Basic"];
 
+/// One search for [`VENDOR_ANYWHERE`] (its prefilter looks for their rare bytes), with the rule
+/// of each.
+static ANYWHERE: LazyLock<(AhoCorasick, Vec<usize>)> = LazyLock::new(|| {
+    let rules = VENDOR_ANYWHERE.map(|lit| VENDOR_RULES.iter().position(|(prefixes, _)| prefixes.contains(&lit)));
+    // The literals are constants among the rules' prefixes: failing here is a build defect.
+    let ac = AhoCorasick::new(VENDOR_ANYWHERE).expect("three literals build a searcher");
+    (ac, rules.map(|r| r.expect("a vendor prefix")).to_vec())
+});
+
 /// The vendor rules that may match in `s`, a bit each: those whose prefix occurs in it. Every
 /// other rule's match is at least [`VENDOR_MIN_RUN`] token bytes, so its prefix lies in a run of
 /// them that long: only those runs are searched (in prose, a few bytes of each hundred), each
@@ -153,11 +162,9 @@ const VENDOR_ANYWHERE: [&str; 3] = ["access_token$production$", "Q~", "Basic"];
 fn vendor_rules_present(s: &str) -> u64 {
     let (ac, rule_of, _) = &*VENDOR;
     let mut present = 0u64;
-    for lit in VENDOR_ANYWHERE {
-        if s.contains(lit) {
-            let i = VENDOR_RULES.iter().position(|(prefixes, _)| prefixes.contains(&lit)).unwrap_or(0);
-            present |= 1 << i;
-        }
+    let (anywhere, anywhere_rule) = &*ANYWHERE;
+    for m in anywhere.find_overlapping_iter(s) {
+        present |= 1 << anywhere_rule[m.pattern().as_usize()];
     }
     runs(s.as_bytes(), VENDOR_MIN_RUN, is_token_byte, |start, end| {
         // Runs are ASCII, so their ends are char boundaries.

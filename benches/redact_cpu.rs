@@ -5,6 +5,7 @@
 //! ```text
 //! cargo bench --bench redact_cpu
 //! MCPEYE_FP_DIR=some/clean/texts cargo bench --bench redact_cpu   # the layer's false positives
+//! MCPEYE_BENCH_ONLY="clean: Redactor" cargo bench --bench redact_cpu   # the lines containing it
 //! ```
 
 use mcpeye::redact::{redact_string, redact_value, Redactor};
@@ -23,6 +24,9 @@ fn cpu_ns() -> Option<u64> {
 /// Median over 7 rounds of ~0.3 s of CPU time each, in MB/s (1e6 bytes/s). Without `--bench`
 /// (`cargo test --benches`), one short round only, as a smoke test.
 fn measure(name: &str, bytes: usize, mut f: impl FnMut() -> usize) {
+    if std::env::var("MCPEYE_BENCH_ONLY").is_ok_and(|only| !name.contains(&only)) {
+        return;
+    }
     black_box(f()); // warm-up
     let full = std::env::args().any(|a| a == "--bench");
     let (rounds, round_ns) = if full { (7, 300_000_000) } else { (1, 0) };

@@ -139,6 +139,43 @@ static VENDOR: LazyLock<(AhoCorasick, Vec<usize>, Vec<Regex>)> = LazyLock::new(|
     (ac, rule_of, regexes)
 });
 
+/// Fewest bytes of a vendor rule's match, but for [`VENDOR_ANYWHERE`]'s rules: `xox?-` and 10.
+const VENDOR_MIN_RUN: usize = 15;
+
+/// The vendor rules whose match may hold a byte that is not a token byte (`$`, `~`, a space),
+/// by one of their prefixes: their prefix is searched in the whole string.
+const VENDOR_ANYWHERE: [&str; 3] = ["access_token$production$", "Q~", "Basic"];
+
+/// One search for [`VENDOR_ANYWHERE`] (its prefilter looks for their rare bytes), with the rule
+/// of each.
+static ANYWHERE: LazyLock<(AhoCorasick, Vec<usize>)> = LazyLock::new(|| {
+    let rules = VENDOR_ANYWHERE.map(|lit| VENDOR_RULES.iter().position(|(prefixes, _)| prefixes.contains(&lit)));
+    // The literals are constants among the rules' prefixes: failing here is a build defect.
+    let ac = AhoCorasick::new(VENDOR_ANYWHERE).expect("three literals build a searcher");
+    (ac, rules.map(|r| r.expect("a vendor prefix")).to_vec())
+});
+
+/// The vendor rules that may match in `s`, a bit each: those whose prefix occurs in it. Every
+/// other rule's match is at least [`VENDOR_MIN_RUN`] token bytes, so its prefix lies in a run of
+/// them that long: only those runs are searched (in prose, a few bytes of each hundred), each
+/// for every prefix in it, overlapping ones too.
+fn vendor_rules_present(s: &str) -> u64 {
+    let (ac, rule_of, _) = &*VENDOR;
+    let mut present = 0u64;
+    let (anywhere, anywhere_rule) = &*ANYWHERE;
+    for m in anywhere.find_overlapping_iter(s) {
+        present |= 1 << anywhere_rule[m.pattern().as_usize()];
+    }
+    runs(s.as_bytes(), VENDOR_MIN_RUN, is_token_byte, |start, end| {
+        // Runs are ASCII, so their ends are char boundaries.
+        for m in ac.find_overlapping_iter(&s[start..end]) {
+            present |= 1 << rule_of[m.pattern().as_usize()];
+        }
+        true
+    });
+    present
+}
+
 /// The marker of vendor rule `i`.
 fn vendor_marker(i: usize) -> &'static str {
     if VENDOR_RULES[i].1.starts_with("Basic") {
@@ -186,13 +223,8 @@ pub(crate) fn apply<'s>(s: &'s str, keys: &TextKeys) -> Cow<'s, str> {
             out = Cow::Owned(new);
         }
     }
-    let (ac, rule_of, regexes) = &*VENDOR;
-    // The rules whose prefix occurs, a bit each, found in one pass.
-    let mut present = 0u64;
-    // Non-overlapping: in a real token no prefix ends inside another one's start.
-    for m in ac.find_iter(out.as_ref()) {
-        present |= 1 << rule_of[m.pattern().as_usize()];
-    }
+    let mut present = vendor_rules_present(&out);
+    let (_, _, regexes) = &*VENDOR;
     while present != 0 {
         let i = present.trailing_zeros() as usize;
         present &= present - 1;
@@ -560,16 +592,32 @@ fn replace(out: &mut Cow<'_, str>, regex: &Regex, marker: &str) {
     }
 }
 
+/// A table of the bytes that [`is_base64_byte`] (and, with `dot`, [`is_token_byte`]) takes:
+/// one load per byte where the runs are scanned.
+const fn byte_class(dot: bool) -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=' | b'_' | b'-') || (dot && c == b'.');
+        b += 1;
+    }
+    t
+}
+
+static BASE64_BYTES: [bool; 256] = byte_class(false);
+static TOKEN_BYTES: [bool; 256] = byte_class(true);
+
 /// `[A-Za-z0-9+/=_-]`: standard and URL-safe base64 with padding.
 #[inline]
 fn is_base64_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'_' | b'-')
+    BASE64_BYTES[usize::from(b)]
 }
 
 /// Base64 and `.`: the bytes of a Discord token (and of the prescan's long-run hint).
 #[inline]
 fn is_token_byte(b: u8) -> bool {
-    is_base64_byte(b) || b == b'.'
+    TOKEN_BYTES[usize::from(b)]
 }
 
 /// Calls `found(start, end)` for every maximal run of `class` bytes at least `min` long, in
@@ -591,9 +639,9 @@ fn runs(bytes: &[u8], min: usize, class: impl Fn(u8) -> bool, mut found: impl Fn
         if first + min > bytes.len() {
             return;
         }
-        if probe - first + 1 < min && !class_through(bytes, first, min, &class) {
-            // A non-class byte before `first + min`: no run of `min` starts at or before it.
-            let gap = (first..first + min).find(|&i| !class(bytes[i])).unwrap_or(first + min);
+        // `first..=probe` are class bytes: a non-class one after the probe, before `first + min`,
+        // means no run of `min` starts at or before it.
+        if let Some(gap) = (probe + 1..first + min).find(|&i| !class(bytes[i])) {
             start = gap + 1;
             continue;
         }
@@ -606,10 +654,6 @@ fn runs(bytes: &[u8], min: usize, class: impl Fn(u8) -> bool, mut found: impl Fn
         }
         start = end + 1;
     }
-}
-
-fn class_through(bytes: &[u8], first: usize, min: usize, class: &impl Fn(u8) -> bool) -> bool {
-    bytes[first..first + min].iter().all(|&b| class(b))
 }
 
 fn has_run(bytes: &[u8], min: usize, class: impl Fn(u8) -> bool) -> bool {
@@ -741,6 +785,55 @@ pub(crate) fn luhn_valid(candidate: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every rule whose regex matches in a text is among [`vendor_rules_present`]'s.
+    #[test]
+    fn vendor_rules_present_covers_every_match() {
+        let tokens = [
+            "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+            "xoxb-1234567890-abcdefghij",
+            "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
+            "ASIA1234567890ABCDEF",
+            "SK0123456789abcdef0123456789abcdef",
+            "key-0123456789abcdef0123456789abcdef",
+            "hf_abcdefghijklmnopqrstuvwxyz0123",
+            "access_token$production$0123456789abcdef$0123456789abcdef0123456789abcdef",
+            "abc1Q~abcdefghijklmnopqrstuvwxyz01234",
+            "Basic dXNlcjpwYXNzd29yZA==",
+            "glpat-abcdefghijklmnopqrst",
+            "ntn_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH",
+        ];
+        let fillers = ["", " ", "x", "=", ".", "(", "the quick brown fox ", "user_id=", "SKx ", "Q~ "];
+        let (ac, rule_of, regexes) = &*VENDOR;
+        for t in tokens {
+            for before in fillers {
+                for after in fillers {
+                    let s = format!("{before}{t}{after} and {t}");
+                    let present = vendor_rules_present(&s);
+                    for (i, r) in regexes.iter().enumerate() {
+                        assert!(!r.is_match(&s) || present & (1 << i) != 0, "rule {i} in {s:?}");
+                    }
+                    // A prefix found by a search of the whole text (as the layer did) whose rule
+                    // is left out has no match: leaving it out changes nothing.
+                    for m in ac.find_iter(&s) {
+                        let i = rule_of[m.pattern().as_usize()];
+                        assert!(present & (1 << i) != 0 || !regexes[i].is_match(&s), "{s:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`vendor_rules_present`] relies on these: the rules outside [`VENDOR_ANYWHERE`] have
+    /// prefixes of token bytes only.
+    #[test]
+    fn vendor_prefixes_are_token_bytes_but_the_anywhere_ones() {
+        for (prefixes, _) in VENDOR_RULES {
+            for p in prefixes {
+                assert!(VENDOR_ANYWHERE.contains(p) || p.bytes().all(is_token_byte), "{p}");
+            }
+        }
+    }
 
     #[test]
     fn patterns_compile() {

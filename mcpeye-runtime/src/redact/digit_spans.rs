@@ -70,7 +70,7 @@ pub(crate) fn replace_in_clusters_if(
 /// `(first digit, last digit)` of each cluster with at least `rule.min_digits` digits.
 fn clusters(bytes: &[u8], rule: ClusterRule) -> Vec<(usize, usize)> {
     let mut found = Vec::new();
-    let mut digits = bytes.iter().enumerate().filter(|(_, b)| b.is_ascii_digit()).map(|(i, _)| i);
+    let mut digits = digit_positions(bytes);
     let Some(mut first) = digits.next() else { return found };
     let (mut last, mut count) = (first, 1);
     for i in digits {
@@ -93,6 +93,31 @@ fn clusters(bytes: &[u8], rule: ClusterRule) -> Vec<(usize, usize)> {
     found
 }
 
+/// The positions of the ASCII digits of `bytes`, in order: eight bytes tested at once, as most
+/// text has few digits.
+fn digit_positions(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES * 0x80;
+    let words = bytes.chunks_exact(8);
+    let tail = words.remainder();
+    let tail_at = bytes.len() - tail.len();
+    let in_words = words.enumerate().flat_map(|(k, word)| {
+        let w = u64::from_le_bytes(word.try_into().expect("a chunk of 8 bytes"));
+        // Per byte, without carries across bytes: the low 7 bits reach `0`, not `:`, and the high
+        // bit is clear.
+        let low = w & !HIGH;
+        let mut mask = (low + ONES * (0x80 - u64::from(b'0'))) & !(low + ONES * (0x80 - u64::from(b':'))) & !w & HIGH;
+        std::iter::from_fn(move || {
+            (mask != 0).then(|| {
+                let bit = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                k * 8 + bit / 8
+            })
+        })
+    });
+    in_words.chain(tail.iter().enumerate().filter(|(_, b)| b.is_ascii_digit()).map(move |(i, _)| tail_at + i))
+}
+
 fn floor_boundary(s: &str, mut i: usize) -> usize {
     while !s.is_char_boundary(i) {
         i -= 1;
@@ -112,5 +137,24 @@ pub(crate) fn replace_everywhere(s: &str, regex: &Regex, replacement: &str) -> O
     match regex.replace_all(s, NoExpand(replacement)) {
         Cow::Owned(new) => Some(new),
         Cow::Borrowed(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digit_positions_are_the_ascii_digits() {
+        let mut bytes: Vec<u8> = (0..=255u8).collect();
+        bytes.extend(b"a1b22c333/:0 9\xff9".iter());
+        for len in 0..bytes.len() {
+            for from in 0..9.min(len + 1) {
+                let b = &bytes[from..len];
+                let want: Vec<usize> =
+                    b.iter().enumerate().filter(|(_, c)| c.is_ascii_digit()).map(|(i, _)| i).collect();
+                assert_eq!(digit_positions(b).collect::<Vec<_>>(), want);
+            }
+        }
     }
 }

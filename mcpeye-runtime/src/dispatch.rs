@@ -1,5 +1,5 @@
 //! `tools/call` of a manifest: route (the reserved tool, unknown tools), strip the intent, begin
-//! the [`Call`], deserialise, run the handler, build the result and end the call, whatever the
+//! the [`TrackedCall`], deserialise, run the handler, build the result and end the call, whatever the
 //! outcome; and the steps every way in shares: attribution, unknown tools, a panicking future.
 
 use crate::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_ACK, RESERVED_TOOL_NAME};
@@ -9,7 +9,7 @@ use crate::model::meta::{
 };
 use crate::model::record::{is_blank, CallOutcome, IntentSource, Origin};
 use crate::model::result::{CallToolResult, Content};
-use crate::record::{flatten_result, Arguments, Call};
+use crate::record::{flatten_result, Arguments, TrackedCall};
 use crate::tool::def::{ArgsError, AsyncHandler, Handler, Invocation, SyncHandler};
 use crate::tool::manifest::{Manifest, ToolEntry};
 use crate::tracker::active_tracker;
@@ -241,7 +241,7 @@ enum Routed<'m> {
     /// Answered without a handler (the reserved tool, or arguments refused), already recorded.
     Answered(CallToolResult),
     /// Ready for the tool's handler.
-    Ready(Call, &'m ToolEntry),
+    Ready(TrackedCall, &'m ToolEntry),
 }
 
 impl Manifest {
@@ -352,7 +352,7 @@ impl Manifest {
         let origin = attributed.as_ref().unwrap_or(origin);
         let tracker = self.active_tracker();
         let tracker = tracker.as_deref();
-        let ready = |call: Call, entry: &ToolEntry| match entry.def.handler {
+        let ready = |call: TrackedCall, entry: &ToolEntry| match entry.def.handler {
             Handler::Sync(run) => self.run_sync(tracker, origin, call, entry, run),
             Handler::Async(_) => refuse_async(tracker, call, name),
         };
@@ -476,7 +476,7 @@ impl Manifest {
         &self,
         tracker: Option<&Tracker>,
         origin: &Origin,
-        mut call: Call,
+        mut call: TrackedCall,
         entry: &ToolEntry,
         run: AsyncHandler,
     ) -> CallToolResult {
@@ -529,7 +529,7 @@ impl Manifest {
         &self,
         tracker: Option<&Tracker>,
         origin: &Origin,
-        mut call: Call,
+        mut call: TrackedCall,
         entry: &ToolEntry,
         run: SyncHandler,
     ) -> CallToolResult {
@@ -554,7 +554,7 @@ impl Manifest {
     /// The one guard chain of `try_call` and `try_call_async`: the reserved tool, unknown
     /// names, the intent taken out, and arguments that are not an object refused (arguments
     /// nested too deep are refused before the handler runs, once flattening them failed: see
-    /// [`Call::has_flat_arguments`]). A call ready for its handler goes to `ready`, an answered
+    /// [`TrackedCall::has_flat_arguments`]). A call ready for its handler goes to `ready`, an answered
     /// one to `answered`.
     // Inlined, with the call handed to a closure: the call (a few hundred bytes) is then built
     // where it is used rather than moved through a return value.
@@ -565,7 +565,7 @@ impl Manifest {
         origin: &Origin,
         name: &str,
         arguments: Value,
-        ready: impl FnOnce(Call, &'m ToolEntry) -> R,
+        ready: impl FnOnce(TrackedCall, &'m ToolEntry) -> R,
         answered: impl FnOnce(CallToolResult) -> R,
     ) -> Result<R, UnknownCall> {
         if self.reserved && name == RESERVED_TOOL_NAME {
@@ -577,7 +577,7 @@ impl Manifest {
         let (mut map, is_object) = split_arguments(arguments);
         let intent = call_intent(if entry.def.intent { take_intent(&mut map) } else { None }, origin);
         let name = Cow::Borrowed(entry.def.name);
-        let call = Call::begin(tracker, name, true, Arguments::Owned(Value::Object(map)), intent, origin);
+        let call = TrackedCall::begin(tracker, name, true, Arguments::Owned(Value::Object(map)), intent, origin);
         if !is_object {
             return Ok(answered(conclude(tracker, call, HandlerOutcome::Invalid(not_an_object()))));
         }
@@ -657,7 +657,7 @@ impl Manifest {
 /// An async tool called through [`Manifest::try_call`], which cannot await it.
 #[cold]
 #[inline(never)]
-fn refuse_async(tracker: Option<&Tracker>, call: Call, name: &str) -> CallToolResult {
+fn refuse_async(tracker: Option<&Tracker>, call: TrackedCall, name: &str) -> CallToolResult {
     if nests_too_deep(&call.arguments) {
         return conclude(tracker, call, HandlerOutcome::Invalid(too_deep()));
     }
@@ -676,7 +676,7 @@ fn answer_reserved(tracker: Option<&Tracker>, origin: &Origin, arguments: Value)
     let (mut map, is_object) = split_arguments(arguments);
     take_intent(&mut map);
     let name = Cow::Borrowed(RESERVED_TOOL_NAME);
-    let call = Call::begin(tracker, name, true, Arguments::Owned(Value::Object(map)), None, origin).untimed();
+    let call = TrackedCall::begin(tracker, name, true, Arguments::Owned(Value::Object(map)), None, origin).untimed();
     let has_capability = call.arguments.get("capability").and_then(Value::as_str).is_some_and(|c| !c.trim().is_empty());
     let ran = if !is_object {
         HandlerOutcome::Invalid(not_an_object())
@@ -691,7 +691,7 @@ fn answer_reserved(tracker: Option<&Tracker>, origin: &Origin, arguments: Value)
 }
 
 /// Turns what ran into the client's result and ends the call with it; a panic is resumed after.
-fn conclude(tracker: Option<&Tracker>, call: Call, ran: HandlerOutcome) -> CallToolResult {
+fn conclude(tracker: Option<&Tracker>, call: TrackedCall, ran: HandlerOutcome) -> CallToolResult {
     match ran {
         // The record is flattened from the result the client gets (a copy only for a callback
         // tracker, or a result of other items than text): its JSON is built once.
@@ -707,7 +707,7 @@ fn conclude(tracker: Option<&Tracker>, call: Call, ran: HandlerOutcome) -> CallT
 /// apart, a panic resumed.
 #[cold]
 #[inline(never)]
-fn conclude_rest(tracker: Option<&Tracker>, call: Call, ran: HandlerOutcome) -> CallToolResult {
+fn conclude_rest(tracker: Option<&Tracker>, call: TrackedCall, ran: HandlerOutcome) -> CallToolResult {
     let (client_result, outcome, panic) = match ran {
         HandlerOutcome::Done(r) if !r.is_error => {
             (r.clone(), CallOutcome::Success { result: r.into_record_json() }, None)
@@ -827,8 +827,14 @@ pub(crate) fn record_unknown(
     };
     let origin = resumed.as_ref().unwrap_or(origin);
     // Its span names no tool: the name is the agent's, unbounded in cardinality.
-    let call =
-        Call::begin(tracker, Cow::Owned(kept), false, Arguments::Owned(Value::Object(Map::new())), intent, origin);
+    let call = TrackedCall::begin(
+        tracker,
+        Cow::Owned(kept),
+        false,
+        Arguments::Owned(Value::Object(Map::new())),
+        intent,
+        origin,
+    );
     call.end(tracker, CallOutcome::error_with_reason(message, UNKNOWN_TOOL), rpc_code);
 }
 

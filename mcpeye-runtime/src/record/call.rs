@@ -1,6 +1,6 @@
-//! A call from its start to its end ([`Call`]): every way in (`Manifest::call` and its siblings,
+//! A call from its start to its end ([`TrackedCall`]): every way in (`Manifest::call` and its siblings,
 //! `ManifestServer`, `instrument`'s routes, unknown tools, [`Tracker::record`]) begins a call with
-//! [`Call::begin`] and ends it with [`Call::end`] or [`Call::end_with`], and a `Call` is the one
+//! [`TrackedCall::begin`] and ends it with [`TrackedCall::end`] or [`TrackedCall::end_with`], and a `TrackedCall` is the one
 //! thing that becomes a [`Queued`] record.
 
 use super::queued::{field, flat_arguments, put_prefix, text, Field, Outcome, Queued, FLAT_VALUE_BUDGET};
@@ -32,7 +32,7 @@ pub(crate) enum Arguments<'a> {
 /// One call from its start to its end: the arguments without the intent and the attribution
 /// arguments, where it came from, its timing and span, and its record's values as far as they are
 /// known. Every [`Queued`] record and every [`CallRecord`] a callback tracker gets is made from one.
-pub(crate) struct Call {
+pub(crate) struct TrackedCall {
     tool_name: Cow<'static, str>,
     /// The arguments the handler reads ([`Arguments::Owned`]); `Null` for a tool that holds its own.
     pub(crate) arguments: Value,
@@ -71,7 +71,7 @@ enum Timing {
     Given { timestamp_ms: Option<u64>, duration: Duration },
 }
 
-impl Call {
+impl TrackedCall {
     /// Begins a call of `tool_name` (`known`: false for a tool the server does not have, whose
     /// span then names no tool) from `origin`, to be recorded into `tracker`: its span starts,
     /// `identify` runs (unless it ran for the call's conversation already), and a pipeline's
@@ -83,9 +83,9 @@ impl Call {
         arguments: Arguments<'_>,
         intent: Option<(String, IntentSource)>,
         origin: &Origin,
-    ) -> Call {
+    ) -> TrackedCall {
         let span = CallSpan::start(&tool_name, known, origin);
-        let mut call = Call {
+        let mut call = TrackedCall {
             tool_name,
             arguments: Value::Null,
             intent,
@@ -137,7 +137,7 @@ impl Call {
     }
 
     /// A call recorded by hand ([`Tracker::record`]): its end and duration are the record's.
-    fn of_record(record: CallRecord) -> (Call, CallOutcome) {
+    fn of_record(record: CallRecord) -> (TrackedCall, CallOutcome) {
         let CallRecord {
             tool_name,
             arguments,
@@ -150,7 +150,7 @@ impl Call {
             duration,
             invocation,
         } = record;
-        let call = Call {
+        let call = TrackedCall {
             tool_name,
             arguments,
             intent,
@@ -357,7 +357,7 @@ impl FlatArguments {
     /// The record's buffer for `call`, from `pipeline`'s pool: its model and `aiInvocation`, then
     /// `map` flattened within the budget; over it, `map` copied when `copy` (the tool takes its
     /// arguments), else `None` (the record takes the call's arguments at the end).
-    fn of(call: &Call, pipeline: &Pipeline, map: &Map<String, Value>, copy: bool) -> Option<FlatArguments> {
+    fn of(call: &TrackedCall, pipeline: &Pipeline, map: &Map<String, Value>, copy: bool) -> Option<FlatArguments> {
         let mut bytes = pipeline.buffer();
         let (model_len, invocation_len) = put_prefix(call.model.as_deref(), call.invocation.as_deref(), &mut bytes);
         let start = bytes.len();
@@ -409,7 +409,7 @@ impl Tracker {
     /// ```
     // Here rather than in `tracker.rs`: a record made by hand is a call like any other.
     pub fn record(&self, record: CallRecord) {
-        let (mut call, outcome) = Call::of_record(record);
+        let (mut call, outcome) = TrackedCall::of_record(record);
         if self.identifies() {
             let request = RequestInfo::new(&call.tool_name, &call.arguments)
                 .with_client(call.client.as_deref())
@@ -429,7 +429,7 @@ impl Queued {
         user_email: Option<String>,
         bytes: Vec<u8>,
     ) -> Queued {
-        let (mut call, outcome) = Call::of_record(record);
+        let (mut call, outcome) = TrackedCall::of_record(record);
         call.identified = Some(Arc::new(CallIdentity { user_id, user_email }));
         let (timestamp_ms, duration) = call.timing.ended();
         call.queued(|| bytes, timestamp_ms, duration, |b| ended(outcome, b))
@@ -454,7 +454,7 @@ mod tests {
             invocation: Some(Arc::new(invocation.clone())),
             ..Default::default()
         };
-        let call = Call::begin(
+        let call = TrackedCall::begin(
             Some(&tracker),
             "search".into(),
             true,

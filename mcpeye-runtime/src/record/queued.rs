@@ -1,6 +1,6 @@
 //! The record that crosses from the calling thread to the flusher ([`Queued`]), not yet
 //! capped, redacted or serialised: its values and intent flattened into one buffer from the
-//! [`BufferPool`] when they are small enough, moved otherwise (made by [`Call`](super::Call)
+//! [`BufferPool`] when they are small enough, moved otherwise (made by [`TrackedCall`](super::TrackedCall)
 //! alone); and the parts of its event as the encoder reads them.
 
 use crate::json::flat::Flat;
@@ -79,7 +79,7 @@ pub(super) enum Outcome {
 }
 
 impl Queued {
-    /// The one place a [`Queued`] is made ([`Call`](super::Call) calls it): `bytes` holds the
+    /// The one place a [`Queued`] is made ([`TrackedCall`](super::TrackedCall) calls it): `bytes` holds the
     /// model and `aiInvocation` (of lengths `prefix`), then what `arguments`, `outcome` and
     /// `intent` point to.
     #[allow(clippy::too_many_arguments)]

@@ -13,7 +13,7 @@ use crate::model::meta::{
 };
 use crate::model::record::CallOutcome;
 use crate::record::flatten_texts;
-use crate::record::{Arguments, Call};
+use crate::record::{Arguments, TrackedCall};
 use crate::schema::inject_intent_described;
 use crate::schema::inject_property;
 use crate::tool::manifest::Attribution;
@@ -502,7 +502,7 @@ fn wrap<S: Send + Sync + 'static>(
                 minted = attribute_into(takes, &name, ctx.arguments.as_mut(), &mut origin, Some(&tracker));
             }
             let intent = call_intent(intent, &origin);
-            Call::begin(
+            TrackedCall::begin(
                 Some(&tracker),
                 name.clone(),
                 true,
@@ -545,7 +545,7 @@ fn wrap<S: Send + Sync + 'static>(
 struct Recorded<'a, C> {
     future: Running<'a>,
     /// Taken by [`conclude`] (always there until then).
-    call: Option<Call>,
+    call: Option<TrackedCall>,
     tracker: Tracker,
     /// Whether the client cancelled the request.
     cancelled: C,
@@ -616,7 +616,7 @@ impl<C: Fn() -> bool> Recorded<'_, C> {
 
 /// Records what the route answered (see the [module docs](super)); the caller then returns it
 /// or resumes the panic. A call that ends after the client cancelled it is recorded as cancelled.
-fn conclude(call: Call, tracker: &Tracker, response: Result<&Response, &(dyn Any + Send)>, cancelled: bool) {
+fn conclude(call: TrackedCall, tracker: &Tracker, response: Result<&Response, &(dyn Any + Send)>, cancelled: bool) {
     // The response is borrowed: it is large, and the caller returns it as it is.
     let (outcome, rpc_code) = match response {
         Ok(_) if cancelled => (CallOutcome::cancelled(None), None),
@@ -761,7 +761,7 @@ mod tests {
         let args = serde_json::json!({"q": "x"});
         let intent = Some(("why".into(), crate::IntentSource::Mcpeye));
         let arguments = Arguments::Borrowed(args.as_object());
-        let call = Call::begin(Some(&tracker), "search".into(), true, arguments, intent, &Origin::default());
+        let call = TrackedCall::begin(Some(&tracker), "search".into(), true, arguments, intent, &Origin::default());
         let future: SendFuture<'_, Response> = Box::pin(async { panic!("search exploded") });
         let future = Running::Tool(CatchUnwind(future));
         let mut recorded = Recorded { future, call: Some(call), tracker, cancelled: || false, round: None };

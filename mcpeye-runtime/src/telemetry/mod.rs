@@ -6,7 +6,7 @@
 //! [`MethodSpan`] is the same for the other methods mcpeye sees (`resources/read`,
 //! `prompts/get`, `completion/complete`, the lists): a span and a metric point, no event.
 //!
-//! [`CallSpan`] is what a [`Call`](crate::record::Call) carries: started with the call,
+//! [`CallSpan`] is what a [`TrackedCall`](crate::record::TrackedCall) carries: started with the call,
 //! current while the handler runs (so the handler's own spans are its children), ended with the
 //! outcome. Without the `opentelemetry` and `tracing` features it is empty and every method is
 //! a no-op the compiler removes.

@@ -4,7 +4,7 @@
 use crate::model::cancel::Cancellation;
 use crate::model::record::Origin;
 use crate::model::result::CallToolResult;
-use crate::record::Call;
+use crate::record::TrackedCall;
 use crate::tool::context::Context;
 use serde_json::Value;
 use std::any::{Any, TypeId};
@@ -457,7 +457,7 @@ pub struct Invocation<'a> {
     /// The call's own signal (the origin's, or a child of it that the tool's timeout cancels).
     pub(crate) cancellation: Option<&'a Cancellation>,
     /// The call's record, started with the arguments flattened: [`parse_args`] may take them.
-    pub(crate) recorded: Option<&'a Call>,
+    pub(crate) recorded: Option<&'a TrackedCall>,
 }
 
 impl Invocation<'_> {

@@ -10,6 +10,7 @@ use crate::model::meta::{
 use crate::model::record::{is_blank, CallOutcome, IntentSource, Origin};
 use crate::model::result::{CallToolResult, Content};
 use crate::record::{flatten_result, Arguments, TrackedCall};
+use crate::telemetry::CallSpan;
 use crate::tool::def::{ArgsError, AsyncHandler, Handler, Invocation, SyncHandler};
 use crate::tool::manifest::{Manifest, ToolEntry};
 use crate::tracker::active_tracker;
@@ -276,7 +277,7 @@ impl Manifest {
     /// # }
     /// ```
     pub fn call(&self, name: &str, arguments: Value) -> Value {
-        self.call_from(&Origin::default(), name, arguments)
+        self.call_from(&Origin::NONE, name, arguments)
     }
 
     /// Like [`call`](Self::call), for a request from `origin` (its client is recorded with the call).
@@ -318,7 +319,7 @@ impl Manifest {
     /// assert_eq!(response["error"]["code"], -32602);
     /// ```
     pub fn try_call(&self, name: &str, arguments: Value) -> Result<Value, CallError> {
-        self.try_call_from(&Origin::default(), name, arguments)
+        self.try_call_from(&Origin::NONE, name, arguments)
     }
 
     /// Like [`try_call`](Self::try_call), for a request from `origin`.
@@ -356,8 +357,11 @@ impl Manifest {
             Handler::Sync(run) => self.run_sync(tracker, origin, call, entry, run),
             Handler::Async(_) => refuse_async(tracker, call, name),
         };
-        let result = self.route(tracker, origin, name, arguments, ready, |answered| answered)?;
-        Ok(hand_out(result, minted))
+        let mut result = self.route(tracker, origin, name, arguments, ready, |answered| answered)?;
+        if let Some(handle) = minted {
+            hand_out(&mut result, &handle);
+        }
+        Ok(result)
     }
 
     /// Calls a tool, sync or async, and returns the `CallToolResult` JSON; see
@@ -380,7 +384,7 @@ impl Manifest {
     /// # }) }
     /// ```
     pub async fn call_async(&self, name: &str, arguments: Value) -> Value {
-        self.call_async_from(&Origin::default(), name, arguments).await
+        self.call_async_from(&Origin::NONE, name, arguments).await
     }
 
     /// Like [`call_async`](Self::call_async), for a request from `origin`.
@@ -414,7 +418,7 @@ impl Manifest {
     /// # })
     /// ```
     pub async fn try_call_async(&self, name: &str, arguments: Value) -> Result<Value, CallError> {
-        self.try_call_async_from(&Origin::default(), name, arguments).await
+        self.try_call_async_from(&Origin::NONE, name, arguments).await
     }
 
     /// Like [`try_call_async`](Self::try_call_async), for a request from `origin`: what a server
@@ -462,14 +466,17 @@ impl Manifest {
         let origin = attributed.as_ref().unwrap_or(origin);
         let tracker = self.active_tracker();
         let tracker = tracker.as_deref();
-        let result = match self.route(tracker, origin, name, arguments, Routed::Ready, Routed::Answered)? {
+        let mut result = match self.route(tracker, origin, name, arguments, Routed::Ready, Routed::Answered)? {
             Routed::Answered(v) => v,
             Routed::Ready(call, entry) => match entry.def.handler {
                 Handler::Sync(run) => self.run_sync(tracker, origin, call, entry, run),
                 Handler::Async(run) => self.run_async(tracker, origin, call, entry, run).await,
             },
         };
-        Ok(hand_out(result, minted))
+        if let Some(handle) = minted {
+            hand_out(&mut result, &handle);
+        }
+        Ok(result)
     }
 
     async fn run_async(
@@ -480,7 +487,8 @@ impl Manifest {
         entry: &ToolEntry,
         run: AsyncHandler,
     ) -> CallToolResult {
-        if !call.has_flat_arguments() && nests_too_deep(&call.arguments) {
+        let flat = call.has_flat_arguments();
+        if !flat && nests_too_deep(&call.arguments) {
             return conclude(tracker, call, HandlerOutcome::Invalid(too_deep()));
         }
         let timeout = entry.def.timeout;
@@ -496,13 +504,14 @@ impl Manifest {
         // inputs, so nothing borrowed from the arguments is held across an await.
         let mut arguments = std::mem::take(&mut call.arguments);
         let made = {
-            let recorded = call.has_flat_arguments().then_some(&call);
+            let recorded = flat.then_some(&call);
             let inv = Invocation { recorded, ..self.invocation(origin, entry, own.as_ref()) };
-            call.span().in_scope(|| catch_unwind(AssertUnwindSafe(|| run(&inv, &mut arguments))))
+            let _entered = call.span.as_ref().map(CallSpan::enter);
+            catch_unwind(AssertUnwindSafe(|| run(&inv, &mut arguments)))
         };
         call.arguments = arguments;
         let ran = match made {
-            Ok(Ok(fut)) => drive(call.span().instrument(fut), own.as_ref(), timeout).await,
+            Ok(Ok(fut)) => drive(CallSpan::instrument(call.span.as_ref(), fut), own.as_ref(), timeout).await,
             Ok(Err(e)) => HandlerOutcome::Invalid(e),
             Err(p) => HandlerOutcome::Panicked(p),
         };
@@ -533,14 +542,17 @@ impl Manifest {
         entry: &ToolEntry,
         run: SyncHandler,
     ) -> CallToolResult {
-        if !call.has_flat_arguments() && nests_too_deep(&call.arguments) {
+        let flat = call.has_flat_arguments();
+        if !flat && nests_too_deep(&call.arguments) {
             return conclude(tracker, call, HandlerOutcome::Invalid(too_deep()));
         }
         let mut arguments = std::mem::take(&mut call.arguments);
         let ran = {
-            let recorded = call.has_flat_arguments().then_some(&call);
+            let recorded = flat.then_some(&call);
             let inv = Invocation { recorded, ..self.invocation(origin, entry, None) };
-            call.span().in_scope(|| catch_unwind(AssertUnwindSafe(|| run(&inv, &mut arguments))))
+            // The span is current while the handler runs: its own spans are the call's children.
+            let _entered = call.span.as_ref().map(CallSpan::enter);
+            catch_unwind(AssertUnwindSafe(|| run(&inv, &mut arguments)))
         };
         call.arguments = arguments;
         let ran = match ran {
@@ -892,13 +904,10 @@ fn resume_conversation(
     resumed.session_id.is_some().then_some(resumed)
 }
 
-/// The result with the conversation handle minted for its call handed out, as one more text
-/// item (the one change to a handler's result, opt-in: docs/attribution.md#conversation).
-fn hand_out(mut result: CallToolResult, minted: Option<Arc<str>>) -> CallToolResult {
-    if let Some(handle) = minted {
-        result.content.push(Content::Text(handle_text(&handle)));
-    }
-    result
+/// Hands out the conversation handle minted for a call in its result, as one more text item
+/// (the one change to a handler's result, opt-in: docs/attribution.md#conversation).
+fn hand_out(result: &mut CallToolResult, handle: &str) {
+    result.content.push(Content::Text(handle_text(handle)));
 }
 
 /// Catches a panic raised while polling a tool's future (used by the rmcp integration too).

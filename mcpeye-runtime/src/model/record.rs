@@ -117,7 +117,7 @@ impl ClientInfo {
 /// assert_eq!(origin.progress_token(), Some(&ProgressToken::Number(7)));
 /// assert!(origin.cancellation().is_some() && origin.client().is_some());
 /// ```
-#[derive(Clone, Default)]
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct Origin {
     /// The client that sent the request.
@@ -165,6 +165,37 @@ pub struct Origin {
     /// The user `identify` named when the call began, checking its conversation handle: the
     /// record reuses it rather than asking again.
     pub(crate) identified: Option<Arc<crate::model::identity::CallIdentity>>,
+}
+
+impl Origin {
+    /// A request with nothing known of it, made at compile time: the calls that need one per
+    /// call (`Manifest::call`, the serving layers' origins) start from it rather than build it.
+    pub(crate) const NONE: Origin = Origin {
+        client: None,
+        meta: None,
+        session_id: None,
+        request_id: None,
+        transport: None,
+        trace_context: None,
+        progress_token: None,
+        log_level: None,
+        cancellation: None,
+        channel: None,
+        native_intent: None,
+        invocation: None,
+        model: None,
+        #[cfg(feature = "rmcp")]
+        deferred: None,
+        asking: None,
+        request: None,
+        identified: None,
+    };
+}
+
+impl Default for Origin {
+    fn default() -> Self {
+        Origin::NONE
+    }
 }
 
 /// The parts of an [`Origin`] that its serving layer makes only when a handler asks for them
@@ -222,7 +253,7 @@ impl Origin {
     /// assert_eq!(origin.client().unwrap().name(), "claude-code");
     /// ```
     pub fn from_client(client: Arc<ClientInfo>) -> Self {
-        Origin { client: Some(client), ..Origin::default() }
+        Origin { client: Some(client), ..Origin::NONE }
     }
 
     /// With the request's `_meta`; its `progressToken` becomes the progress token.

@@ -551,7 +551,13 @@ impl CallToolResult {
     /// assert_eq!(r.to_json(), serde_json::json!({"content": [{"type": "text", "text": "done"}]}));
     /// ```
     pub fn text(text: impl Into<String>) -> Self {
-        CallToolResult { content: vec![Content::Text(text.into())], is_error: false, ..Default::default() }
+        // Every field written: no empty result is built to be overwritten.
+        CallToolResult {
+            content: vec![Content::Text(text.into())],
+            structured_content: None,
+            is_error: false,
+            error_reason: None,
+        }
     }
 
     /// A failed result (`isError: true`) with one text item.
@@ -561,7 +567,12 @@ impl CallToolResult {
     /// assert_eq!(r.to_json()["isError"], true);
     /// ```
     pub fn error_text(text: impl Into<String>) -> Self {
-        CallToolResult { content: vec![Content::Text(text.into())], is_error: true, ..Default::default() }
+        CallToolResult {
+            content: vec![Content::Text(text.into())],
+            structured_content: None,
+            is_error: true,
+            error_reason: None,
+        }
     }
 
     /// The same result with a reason code for its failure (see [`ToolError`]).
@@ -592,7 +603,12 @@ impl CallToolResult {
             Value::Object(m) => {
                 // Serialising a map of `Value`s cannot fail.
                 let text = serde_json::to_string(&m).unwrap_or_default();
-                CallToolResult { content: vec![Content::Text(text)], structured_content: Some(m), ..Default::default() }
+                CallToolResult {
+                    content: vec![Content::Text(text)],
+                    structured_content: Some(m),
+                    is_error: false,
+                    error_reason: None,
+                }
             }
             other => CallToolResult::text(other.to_string()),
         }

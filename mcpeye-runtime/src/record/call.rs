@@ -44,8 +44,9 @@ pub(crate) struct TrackedCall {
     /// What the request's `aiInvocation` said beyond the intent ([`Origin::invocation`]).
     invocation: Option<Arc<AiInvocation>>,
     timing: Timing,
-    /// The call's span(s), with the `opentelemetry` or `tracing` feature.
-    span: CallSpan,
+    /// The call's span(s), when something observes it (see [`CallSpan::start`]); made current
+    /// around the handler by each way in.
+    pub(crate) span: Option<CallSpan>,
     /// The user `identify` named as the call began.
     identified: Option<Arc<CallIdentity>>,
     /// The record's buffer, its arguments flattened as the call began (a pipeline's record whose
@@ -108,13 +109,19 @@ impl TrackedCall {
             return call;
         };
         let pipeline = match tracker.sink() {
-            Sink::Queue(p) if !call.span.reads_values(tracker.span_content()) => Some(p),
+            // A span that puts the arguments on itself reads them as a JSON value at the end.
+            Sink::Queue(p) if call.span.is_none() || tracker.span_content().is_none() => Some(p),
             _ => None,
         };
+        // `identify` runs unless it ran already (for the call's conversation handle, see
+        // `dispatch::attribute`).
+        let identifies = call.identified.is_none() && tracker.identifies();
         match arguments {
             Arguments::Owned(v) => {
                 call.arguments = v;
-                call.identify(tracker, origin, None);
+                if identifies {
+                    call.identify(tracker, origin, None);
+                }
                 if let (Some(p), Value::Object(map)) = (pipeline, &call.arguments) {
                     call.flat = FlatArguments::of(&call, p, map, false);
                 }
@@ -125,8 +132,10 @@ impl TrackedCall {
                 // `identify` and a span that reads the arguments see them as a JSON value: built
                 // only for them.
                 let copy = || Value::Object(map.clone());
-                let seen = (pipeline.is_none() || (call.identified.is_none() && tracker.identifies())).then(copy);
-                call.identify(tracker, origin, seen.as_ref());
+                let seen = (pipeline.is_none() || identifies).then(copy);
+                if identifies {
+                    call.identify(tracker, origin, seen.as_ref());
+                }
                 match pipeline {
                     Some(p) => call.flat = FlatArguments::of(&call, p, map, true),
                     None => call.arguments = seen.unwrap_or_default(),
@@ -159,20 +168,17 @@ impl TrackedCall {
             model,
             invocation,
             timing: Timing::Given { timestamp_ms: Some(timestamp_ms), duration },
-            span: CallSpan::none(),
+            span: None,
             identified: None,
             flat: None,
         };
         (call, outcome)
     }
 
-    /// Runs `identify` for the call as it begins, on its arguments (`seen`, else the call's own),
-    /// unless it ran already (for the call's conversation handle, see `dispatch::attribute`).
+    /// Runs `identify` for the call as it begins, on its arguments (`seen`, else the call's own).
     fn identify(&mut self, tracker: &Tracker, origin: &Origin, seen: Option<&Value>) {
-        if self.identified.is_none() && tracker.identifies() {
-            let arguments = seen.unwrap_or(&self.arguments);
-            self.identified = tracker.identify_now(RequestInfo::of_origin(&self.tool_name, arguments, origin));
-        }
+        let arguments = seen.unwrap_or(&self.arguments);
+        self.identified = tracker.identify_now(RequestInfo::of_origin(&self.tool_name, arguments, origin));
     }
 
     /// A later round of a call that asked the client: timed from the first round's start (as this
@@ -200,11 +206,6 @@ impl TrackedCall {
         self
     }
 
-    /// The call's span(s).
-    pub(crate) fn span(&self) -> &CallSpan {
-        &self.span
-    }
-
     /// Whether the record flattened the arguments as the call began: the handler may then take
     /// them ([`parse_args`](crate::tool::def::parse_args)), and they nest less than
     /// [`MAX_VALUE_DEPTH`](crate::contract::MAX_VALUE_DEPTH) deep.
@@ -225,7 +226,9 @@ impl TrackedCall {
     /// span ends, and its record goes to `tracker` (nothing when there is none).
     pub(crate) fn end(mut self, tracker: Option<&Tracker>, outcome: CallOutcome, rpc_code: Option<i64>) {
         let (timestamp_ms, duration) = self.timing.ended();
-        self.end_span(tracker, &outcome, rpc_code, duration);
+        if let Some(span) = self.span.take() {
+            self.end_span(span, tracker, &outcome, rpc_code, duration);
+        }
         let Some(tracker) = tracker else { return };
         match tracker.sink() {
             Sink::Queue(p) => {
@@ -248,13 +251,16 @@ impl TrackedCall {
         flatten: impl FnOnce(&T, &mut Vec<u8>, usize) -> bool,
         to_json: impl FnOnce(&T) -> Value,
     ) {
-        let pipeline = match tracker.map(|t| (t.sink(), t.span_content())) {
-            Some((Sink::Queue(p), content)) if !self.span.reads_values(content) => p,
+        let pipeline = match tracker.map(Tracker::sink) {
+            // A span that puts the result on itself reads it as a JSON value.
+            Some(Sink::Queue(p)) if self.span.is_none() || tracker.and_then(Tracker::span_content).is_none() => p,
             _ => return self.end(tracker, CallOutcome::Success { result: to_json(result) }, None),
         };
         let (timestamp_ms, duration) = self.timing.ended();
-        // The span reads no result (checked above).
-        self.end_span(tracker, &CallOutcome::Success { result: Value::Null }, None, duration);
+        if let Some(span) = self.span.take() {
+            // The span reads no result (checked above).
+            self.end_span(span, tracker, &CallOutcome::Success { result: Value::Null }, None, duration);
+        }
         if pipeline.admit() {
             let queued = self.queued(
                 || pipeline.buffer(),
@@ -272,15 +278,16 @@ impl TrackedCall {
         }
     }
 
-    /// Ends the span with this outcome (and the JSON-RPC error code the request was answered with).
+    /// Ends the call's span with this outcome (and the JSON-RPC error code the request was
+    /// answered with).
     fn end_span(
-        &mut self,
+        &self,
+        span: CallSpan,
         tracker: Option<&Tracker>,
         outcome: &CallOutcome,
         rpc_code: Option<i64>,
         duration: Duration,
     ) {
-        let span = std::mem::replace(&mut self.span, CallSpan::none());
         let request = (&self.arguments, self.invocation.as_deref());
         span.end(request, outcome, rpc_code, duration, tracker.and_then(Tracker::span_content));
     }

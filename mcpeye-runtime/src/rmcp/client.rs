@@ -149,7 +149,7 @@ impl Clients {
             } else {
                 None
             },
-            ..Origin::default()
+            ..Origin::NONE
         }
     }
 

@@ -16,6 +16,7 @@ use crate::record::flatten_texts;
 use crate::record::{Arguments, TrackedCall};
 use crate::schema::inject_intent_described;
 use crate::schema::inject_property;
+use crate::telemetry::CallSpan;
 use crate::tool::manifest::Attribution;
 use crate::tool::manifest::{intent_description_problem, Manifest, ManifestError};
 use crate::tracker::active_tracker;
@@ -446,7 +447,7 @@ fn wrap<S: Send + Sync + 'static>(
         let intent = if strips_intent { ctx.arguments.as_mut().and_then(take_intent) } else { None };
         let Some(tracker) = shared.tracker() else {
             if attributes {
-                let mut origin = crate::model::record::Origin::default();
+                let mut origin = crate::model::record::Origin::NONE;
                 attribute_into(takes, &name, ctx.arguments.as_mut(), &mut origin, None);
             }
             // Without a tracker nothing is recorded, but a panic is still answered.
@@ -520,7 +521,7 @@ fn wrap<S: Send + Sync + 'static>(
         // closure, not copied into each closure on the way.
         let inner = &inner;
         let ran = {
-            let _entered = call.span().enter();
+            let _entered = call.span.as_ref().map(CallSpan::enter);
             catch_unwind(AssertUnwindSafe(move || inner(ctx)))
         };
         let future = match ran {
@@ -570,8 +571,8 @@ impl<C: Fn() -> bool + Unpin> Future for Recorded<'_, C> {
             Running::Tool(mut future) => {
                 let mut poll = || Pin::new(&mut future).poll(cx);
                 let polled = match &this.call {
-                    Some(call) => call.span().in_scope(poll),
-                    None => poll(),
+                    Some(TrackedCall { span: Some(span), .. }) => span.in_scope(poll),
+                    _ => poll(),
                 };
                 match polled {
                     Poll::Pending => {

@@ -8,8 +8,8 @@
 //!
 //! [`CallSpan`] is what a [`TrackedCall`](crate::record::TrackedCall) carries: started with the call,
 //! current while the handler runs (so the handler's own spans are its children), ended with the
-//! outcome. Without the `opentelemetry` and `tracing` features it is empty and every method is
-//! a no-op the compiler removes.
+//! outcome. A call that nothing observes (neither feature, or no subscriber or provider that
+//! would see it) has none.
 
 // Without either feature only the no-op shell of `CallSpan` is used.
 #![cfg_attr(not(any(feature = "opentelemetry", feature = "tracing")), allow(dead_code))]
@@ -81,8 +81,7 @@ macro_rules! any_open {
     }};
 }
 
-/// The span(s) of one call: an OpenTelemetry span, a `tracing` span, both or none.
-#[derive(Default)]
+/// The span(s) of one call: an OpenTelemetry span, a `tracing` span or both.
 pub(crate) struct CallSpan {
     #[cfg(feature = "opentelemetry")]
     otel: Option<otel::OtelCall>,
@@ -93,7 +92,6 @@ pub(crate) struct CallSpan {
 /// The guards of [`CallSpan::enter`]; the `tracing` span is exited before the OpenTelemetry
 /// context is detached, as in [`CallSpan::in_scope`].
 #[derive(Default)]
-#[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
 pub(crate) struct Entered<'a> {
     #[cfg(feature = "tracing")]
     _tracing: Option<::tracing::span::Entered<'a>>,
@@ -236,49 +234,37 @@ impl SpanContent {
 }
 
 impl CallSpan {
-    /// No span (a record built by hand, or one already ended).
-    pub(crate) fn none() -> Self {
-        CallSpan::default()
-    }
-
-    /// Whether ending the span reads the call's arguments and result: a span is open and the
-    /// tracker puts them on spans (`span_content`: the redactor of
-    /// [`Config::span_content`](crate::Config::span_content), when set).
-    pub(crate) fn reads_values(&self, span_content: Option<&Redactor>) -> bool {
-        span_content.is_some() && self.is_observed()
-    }
-
-    /// Whether a span is open (none is without `tracing` or OpenTelemetry configured: the
-    /// call paths then skip making it current).
-    #[inline]
-    pub(crate) fn is_observed(&self) -> bool {
-        any_open!(self)
-    }
-
     /// Starts the span(s) of a `tools/call` of `tool` from `origin`; `known` is false for a tool
-    /// the server does not have.
+    /// the server does not have. `None` when nothing observes the call (no `tracing` subscriber
+    /// at INFO, and OpenTelemetry known to be a no-op for a call without a parent in `_meta`):
+    /// the call then pays for no telemetry until it ends.
     #[allow(unused_variables, clippy::ptr_arg)] // the `Cow` is cloned, free when borrowed
-    pub(crate) fn start(tool: &Cow<'static, str>, known: bool, origin: &Origin) -> Self {
+    pub(crate) fn start(tool: &Cow<'static, str>, known: bool, origin: &Origin) -> Option<Self> {
         if !ENABLED.load(Ordering::Relaxed) {
-            return CallSpan::none();
+            return None;
         }
         #[allow(unused)]
         let request = Request { tool, known, origin };
-        CallSpan {
+        #[cfg(feature = "opentelemetry")]
+        let quiet = otel::QUIET_IN.load(Ordering::Relaxed) == otel::GENERATION.load(Ordering::Acquire).wrapping_add(1);
+        let span = CallSpan {
             #[cfg(feature = "opentelemetry")]
-            otel: otel::OtelCall::start(&request),
+            otel: match quiet && origin.trace_context.is_none() {
+                true => None,
+                false => otel::OtelCall::start(&request),
+            },
+            // The level test the span's macro makes first, made before calling it.
             #[cfg(feature = "tracing")]
-            tracing: tracing::start(&request),
-        }
+            tracing: match ::tracing::level_enabled!(::tracing::Level::INFO) {
+                true => tracing::start(&request),
+                false => None,
+            },
+        };
+        any_open!(span).then_some(span)
     }
 
     /// Runs `f` with the span(s) current: spans the handler makes are children of the call's.
-    #[inline]
     pub(crate) fn in_scope<R>(&self, f: impl FnOnce() -> R) -> R {
-        // Most calls have no span: then not even the guards' drops are paid for.
-        if !self.is_observed() {
-            return f();
-        }
         #[cfg(feature = "opentelemetry")]
         let _otel = self.otel.as_ref().and_then(|o| o.attach());
         #[cfg(feature = "tracing")]
@@ -288,12 +274,7 @@ impl CallSpan {
 
     /// The span(s) current until the guard is dropped, as [`in_scope`](Self::in_scope) makes them
     /// (for a call whose closure would otherwise have to capture a large value by move).
-    #[inline]
-    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
     pub(crate) fn enter(&self) -> Entered<'_> {
-        if !self.is_observed() {
-            return Entered::default();
-        }
         // Attached, then entered, as `in_scope` does (fields are built in the order written).
         Entered {
             #[cfg(feature = "opentelemetry")]
@@ -305,39 +286,23 @@ impl CallSpan {
         }
     }
 
-    /// `future` with the span(s) current at each poll (see [`in_scope`](Self::in_scope)).
-    pub(crate) fn instrument<F: Future + Unpin>(&self, future: F) -> SpanScoped<F> {
+    /// `future` with the span(s) of `span` current at each poll (see [`in_scope`](Self::in_scope)).
+    #[allow(unused_variables)]
+    pub(crate) fn instrument<F: Future + Unpin>(span: Option<&CallSpan>, future: F) -> SpanScoped<F> {
         SpanScoped {
             future,
             #[cfg(feature = "opentelemetry")]
-            otel: self.otel.as_ref().and_then(|o| o.context()),
+            otel: span.and_then(|s| s.otel.as_ref()).and_then(|o| o.context()),
             #[cfg(feature = "tracing")]
-            tracing: self.tracing.clone(),
+            tracing: span.and_then(|s| s.tracing.clone()),
         }
     }
 
     /// Ends the span(s) and records the duration histogram: `outcome` and the JSON-RPC error code
     /// the request was answered with, if any, give `error.type`, `rpc.response.status_code`
     /// and the status; arguments and results go on the span when `span_content` is given.
-    #[inline]
-    pub(crate) fn end(
-        self,
-        (arguments, invocation): (&Value, Option<&AiInvocation>),
-        outcome: &CallOutcome,
-        rpc_code: Option<i64>,
-        duration: Duration,
-        span_content: Option<&Redactor>,
-    ) {
-        // Checked here, inlined: most calls have no span, and then nothing else is paid for.
-        if self.is_observed() {
-            self.end_observed((arguments, invocation), outcome, rpc_code, duration, span_content);
-        }
-    }
-
-    /// [`end`](Self::end) of a span that is open.
     #[allow(unused_variables)]
-    #[inline(never)]
-    fn end_observed(
+    pub(crate) fn end(
         self,
         (arguments, invocation): (&Value, Option<&AiInvocation>),
         outcome: &CallOutcome,
@@ -501,21 +466,13 @@ impl<F: Future + Unpin> Future for SpanScoped<F> {
 mod tests {
     use super::*;
 
-    /// Without a span, `in_scope` only runs its closure and `end` does nothing (no tracker is
-    /// read, nothing is recorded).
+    /// With the hooks off no span starts, whatever the origin.
     #[test]
-    fn a_call_without_a_span_pays_for_none() {
-        let span = CallSpan::none();
-        assert!(!span.is_observed());
-        let mut ran = 0;
-        assert_eq!(
-            span.in_scope(|| {
-                ran += 1;
-                7
-            }),
-            7
-        );
-        assert_eq!(ran, 1);
-        span.end((&Value::Null, None), &CallOutcome::error("x"), Some(-32602), Duration::from_millis(1), None);
+    fn a_call_with_the_hooks_off_has_no_span() {
+        set_enabled(false);
+        let origin = Origin::default();
+        let started = CallSpan::start(&Cow::Borrowed("t"), true, &origin).is_some();
+        set_enabled(true);
+        assert!(!started);
     }
 }

@@ -32,6 +32,8 @@ struct Instruments {
     /// The meter provider is the API's no-op (or another that can hold no state): the
     /// histogram records nothing, so its attributes are not built.
     meter_is_noop: bool,
+    /// The [`GENERATION`] they were made in.
+    generation: usize,
 }
 
 /// Whether the tracer makes spans, learnt from the first span built outside a suppressed
@@ -49,7 +51,12 @@ enum TracerKind {
 }
 
 /// Bumped by [`reset`]: instruments made before it are not handed out again.
-static GENERATION: AtomicUsize = AtomicUsize::new(0);
+pub(super) static GENERATION: AtomicUsize = AtomicUsize::new(0);
+
+/// `generation + 1` once the instruments of [`GENERATION`] `generation` are known to make no
+/// span and keep no metric point (a no-op tracer and meter provider), else 0: a call without a
+/// parent in `_meta` then skips OpenTelemetry without taking its instruments.
+pub(super) static QUIET_IN: AtomicUsize = AtomicUsize::new(0);
 
 /// The instruments of a generation, made once and leaked (a call in flight during a [`reset`]
 /// keeps using the ones it took).
@@ -80,7 +87,7 @@ fn shared(generation: usize) -> &'static Instruments {
     match *shared {
         Some((made_in, instruments)) if made_in == generation => instruments,
         _ => {
-            let instruments: &'static Instruments = Box::leak(Box::new(make_instruments()));
+            let instruments: &'static Instruments = Box::leak(Box::new(make_instruments(generation)));
             *shared = Some((generation, instruments));
             instruments
         }
@@ -95,7 +102,7 @@ pub(super) fn reset() {
     GENERATION.fetch_add(1, Ordering::AcqRel);
 }
 
-fn make_instruments() -> Instruments {
+fn make_instruments(generation: usize) -> Instruments {
     let scope = InstrumentationScope::builder("mcpeye").with_version(env!("CARGO_PKG_VERSION")).build();
     let meter_provider = global::meter_provider();
     let meter_is_noop = keeps_nothing(&*meter_provider);
@@ -114,6 +121,7 @@ fn make_instruments() -> Instruments {
         duration,
         tracer_kind: AtomicU8::new(TracerKind::Unknown as u8),
         meter_is_noop,
+        generation,
     }
 }
 
@@ -151,6 +159,7 @@ impl OtelCall {
         };
         // Nothing to propagate and no metric to record: nothing to do at the end either.
         if kind == TracerKind::Noop as u8 && noop_parent.is_none() && instruments.meter_is_noop {
+            QUIET_IN.store(instruments.generation.wrapping_add(1), Ordering::Relaxed);
             return None;
         }
         let mut call = OtelCall {

@@ -291,9 +291,11 @@ impl Manifest {
     /// manifest.call_from(&origin, "mcpeye_request_capability", serde_json::json!({"capability": "CSV export"}));
     /// ```
     pub fn call_from(&self, origin: &Origin, name: &str, arguments: Value) -> Value {
-        match self.call_result(origin, name, arguments) {
+        let tracker = self.active_tracker();
+        let tracker = tracker.as_deref();
+        match self.call_result(tracker, origin, name, arguments) {
             Ok(r) => r.into_json(),
-            Err(unknown) => self.unknown_tool(origin, unknown, None).into_json(),
+            Err(unknown) => unknown_tool(tracker, origin, unknown, None).into_json(),
         }
     }
 
@@ -333,26 +335,34 @@ impl Manifest {
     /// assert!(matches!(err, CallError::UnknownTool(name) if name == "export_csv"));
     /// ```
     pub fn try_call_from(&self, origin: &Origin, name: &str, arguments: Value) -> Result<Value, CallError> {
-        self.try_call_result(origin, name, arguments).map(CallToolResult::into_json)
+        self.try_call_result(self.active_tracker().as_deref(), origin, name, arguments).map(CallToolResult::into_json)
     }
 
-    /// Like [`try_call_from`](Self::try_call_from), the client's result not yet made JSON (the
-    /// rmcp integration converts it into rmcp's type directly).
+    /// Like [`try_call_from`](Self::try_call_from), into `tracker` (the manifest's
+    /// [`active_tracker`](Self::active_tracker), which the serving layer resolved once for the
+    /// request), the client's result not yet made JSON (the rmcp integration converts it into
+    /// rmcp's type directly).
     pub(crate) fn try_call_result(
         &self,
+        tracker: Option<&Tracker>,
         origin: &Origin,
         name: &str,
         arguments: Value,
     ) -> Result<CallToolResult, CallError> {
-        self.call_result(origin, name, arguments).map_err(|unknown| self.unknown_tool_answered(origin, unknown))
+        self.call_result(tracker, origin, name, arguments)
+            .map_err(|unknown| unknown_tool_answered(tracker, origin, unknown))
     }
 
     /// A sync call; an unknown tool is handed back, not yet recorded (its answer decides how).
-    fn call_result(&self, origin: &Origin, name: &str, mut arguments: Value) -> Result<CallToolResult, UnknownCall> {
-        let (attributed, minted) = self.attribute(origin, name, &mut arguments);
+    fn call_result(
+        &self,
+        tracker: Option<&Tracker>,
+        origin: &Origin,
+        name: &str,
+        mut arguments: Value,
+    ) -> Result<CallToolResult, UnknownCall> {
+        let (attributed, minted) = self.attribute(tracker, origin, name, &mut arguments);
         let origin = attributed.as_ref().unwrap_or(origin);
-        let tracker = self.active_tracker();
-        let tracker = tracker.as_deref();
         let ready = |call: TrackedCall, entry: &ToolEntry| match entry.def.handler {
             Handler::Sync(run) => self.run_sync(tracker, origin, call, entry, run),
             Handler::Async(_) => refuse_async(tracker, call, name),
@@ -401,9 +411,11 @@ impl Manifest {
     /// # })
     /// ```
     pub async fn call_async_from(&self, origin: &Origin, name: &str, arguments: Value) -> Value {
-        match self.call_async_result(origin, name, arguments).await {
+        let tracker = self.active_tracker();
+        let tracker = tracker.as_deref();
+        match self.call_async_result(tracker, origin, name, arguments).await {
             Ok(r) => r.into_json(),
-            Err(unknown) => self.unknown_tool(origin, unknown, None).into_json(),
+            Err(unknown) => unknown_tool(tracker, origin, unknown, None).into_json(),
         }
     }
 
@@ -438,34 +450,36 @@ impl Manifest {
     /// # })
     /// ```
     pub async fn try_call_async_from(&self, origin: &Origin, name: &str, arguments: Value) -> Result<Value, CallError> {
-        self.try_call_async_result(origin, name, arguments).await.map(CallToolResult::into_json)
+        let tracker = self.active_tracker();
+        self.try_call_async_result(tracker.as_deref(), origin, name, arguments).await.map(CallToolResult::into_json)
     }
 
-    /// Like [`try_call_async_from`](Self::try_call_async_from), the client's result not yet made
-    /// JSON (the rmcp integration converts it into rmcp's type directly).
+    /// Like [`try_call_async_from`](Self::try_call_async_from), into `tracker` (as
+    /// [`try_call_result`](Self::try_call_result)), the client's result not yet made JSON (the
+    /// rmcp integration converts it into rmcp's type directly).
     pub(crate) async fn try_call_async_result(
         &self,
+        tracker: Option<&Tracker>,
         origin: &Origin,
         name: &str,
         arguments: Value,
     ) -> Result<CallToolResult, CallError> {
-        match self.call_async_result(origin, name, arguments).await {
+        match self.call_async_result(tracker, origin, name, arguments).await {
             Ok(r) => Ok(r),
-            Err(unknown) => Err(self.unknown_tool_answered(origin, unknown)),
+            Err(unknown) => Err(unknown_tool_answered(tracker, origin, unknown)),
         }
     }
 
     /// A call, sync or async; an unknown tool is handed back, not yet recorded.
     async fn call_async_result(
         &self,
+        tracker: Option<&Tracker>,
         origin: &Origin,
         name: &str,
         mut arguments: Value,
     ) -> Result<CallToolResult, UnknownCall> {
-        let (attributed, minted) = self.attribute(origin, name, &mut arguments);
+        let (attributed, minted) = self.attribute(tracker, origin, name, &mut arguments);
         let origin = attributed.as_ref().unwrap_or(origin);
-        let tracker = self.active_tracker();
-        let tracker = tracker.as_deref();
         let mut result = match self.route(tracker, origin, name, arguments, Routed::Ready, Routed::Answered)? {
             Routed::Answered(v) => v,
             Routed::Ready(call, entry) => match entry.def.handler {
@@ -598,16 +612,28 @@ impl Manifest {
 
     /// The opt-in attribution arguments taken out of a call of `name` ([`attribute`]); a tool
     /// whose own schema declares one of them keeps it.
-    fn attribute(&self, origin: &Origin, name: &str, arguments: &mut Value) -> (Option<Origin>, Option<Arc<str>>) {
+    fn attribute(
+        &self,
+        tracker: Option<&Tracker>,
+        origin: &Origin,
+        name: &str,
+        arguments: &mut Value,
+    ) -> (Option<Origin>, Option<Arc<str>>) {
         if !self.attribution.any() {
             return (None, None);
         }
-        self.attribute_on(origin, name, arguments)
+        self.attribute_on(tracker, origin, name, arguments)
     }
 
     #[cold]
     #[inline(never)]
-    fn attribute_on(&self, origin: &Origin, name: &str, arguments: &mut Value) -> (Option<Origin>, Option<Arc<str>>) {
+    fn attribute_on(
+        &self,
+        tracker: Option<&Tracker>,
+        origin: &Origin,
+        name: &str,
+        arguments: &mut Value,
+    ) -> (Option<Origin>, Option<Arc<str>>) {
         let reserved = self.reserved && name == RESERVED_TOOL_NAME;
         let entry = if reserved { None } else { self.lookup(name) };
         let (Value::Object(map), true) = (arguments, reserved || entry.is_some()) else {
@@ -623,8 +649,7 @@ impl Manifest {
             // A capability request is not a step of a conversation: no handle is minted for it.
             mints: conversation && advertised && !reserved,
         };
-        let tracker = if conversation { self.active_tracker() } else { None };
-        attribute(takes, name, map, origin, tracker.as_deref())
+        attribute(takes, name, map, origin, tracker)
     }
 
     /// The tracker calls are recorded into (see [`active_tracker`]).
@@ -636,34 +661,38 @@ impl Manifest {
         }
         tracker
     }
+}
 
-    /// Records a call of a tool the manifest does not have, answered with a tool error (the
-    /// result returned) or, with `rpc_code`, with that JSON-RPC error.
-    #[cold]
-    #[inline(never)]
-    fn unknown_tool(&self, origin: &Origin, unknown: UnknownCall, rpc_code: Option<i64>) -> CallToolResult {
-        let UnknownCall { error, arguments } = unknown;
-        let CallError::UnknownTool(name) = &error;
-        // The record says what the client was told.
-        let message = match rpc_code {
-            None => format!("{error}; call `tools/list` for the tools this server offers"),
-            Some(_) => error.to_string(),
-        };
-        let (mut map, _) = split_arguments(arguments);
-        let tracker = self.active_tracker();
-        record_unknown(tracker.as_deref(), origin, name, Some(&mut map), message.clone(), rpc_code);
-        match rpc_code {
-            None => CallToolResult::error_text(message),
-            Some(_) => CallToolResult::default(),
-        }
+/// Records a call of a tool the manifest does not have, answered with a tool error (the result
+/// returned) or, with `rpc_code`, with that JSON-RPC error.
+#[cold]
+#[inline(never)]
+fn unknown_tool(
+    tracker: Option<&Tracker>,
+    origin: &Origin,
+    unknown: UnknownCall,
+    rpc_code: Option<i64>,
+) -> CallToolResult {
+    let UnknownCall { error, arguments } = unknown;
+    let CallError::UnknownTool(name) = &error;
+    // The record says what the client was told.
+    let message = match rpc_code {
+        None => format!("{error}; call `tools/list` for the tools this server offers"),
+        Some(_) => error.to_string(),
+    };
+    let (mut map, _) = split_arguments(arguments);
+    record_unknown(tracker, origin, name, Some(&mut map), message.clone(), rpc_code);
+    match rpc_code {
+        None => CallToolResult::error_text(message),
+        Some(_) => CallToolResult::default(),
     }
+}
 
-    /// [`unknown_tool`](Self::unknown_tool) for a server that answers with [`CallError::code`].
-    fn unknown_tool_answered(&self, origin: &Origin, unknown: UnknownCall) -> CallError {
-        let error = unknown.error.clone();
-        self.unknown_tool(origin, unknown, Some(error.code()));
-        error
-    }
+/// [`unknown_tool`] for a server that answers with [`CallError::code`].
+fn unknown_tool_answered(tracker: Option<&Tracker>, origin: &Origin, unknown: UnknownCall) -> CallError {
+    let error = unknown.error.clone();
+    unknown_tool(tracker, origin, unknown, Some(error.code()));
+    error
 }
 
 /// An async tool called through [`Manifest::try_call`], which cannot await it.

@@ -632,7 +632,6 @@ impl Drop for Guard {
         self.tracker.shutdown(self.shutdown_timeout);
         if let Ok(mut global) = GLOBAL.write() {
             if global.as_ref().is_some_and(|g| g.same(&self.tracker)) {
-                GLOBAL_IDENTIFIES.store(false, Ordering::Relaxed);
                 *global = None;
             }
         }
@@ -659,23 +658,6 @@ pub fn init(config: Config) -> Result<Guard, ConfigError> {
 
 static GLOBAL: RwLock<Option<Tracker>> = RwLock::new(None);
 
-/// Whether the process-wide tracker has an `identify` callback: kept beside [`GLOBAL`] so that a
-/// serving layer without a tracker of its own can tell, with one relaxed load and no lock,
-/// whether to keep the request for it.
-static GLOBAL_IDENTIFIES: AtomicBool = AtomicBool::new(false);
-
-/// Whether calls recorded into `own` (or, without one, the process-wide tracker) run an
-/// `identify` callback, which then needs the request (see
-/// [`RequestExtra`](crate::model::record::RequestExtra)).
-#[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
-#[inline]
-pub(crate) fn keeps_request(own: Option<&Tracker>) -> bool {
-    match own {
-        Some(t) => t.identifies(),
-        None => GLOBAL_IDENTIFIES.load(Ordering::Relaxed),
-    }
-}
-
 pub(crate) fn global() -> Option<Tracker> {
     GLOBAL.read().ok().and_then(|g| g.clone())
 }
@@ -683,7 +665,6 @@ pub(crate) fn global() -> Option<Tracker> {
 /// Installs (or with `None` removes) the process-wide tracker. [`init`] does this.
 pub(crate) fn set_global(t: Option<Tracker>) {
     if let Ok(mut g) = GLOBAL.write() {
-        GLOBAL_IDENTIFIES.store(t.as_ref().is_some_and(Tracker::identifies), Ordering::Relaxed);
         *g = t;
     }
 }

@@ -413,9 +413,8 @@ impl DeferredParts for Deferred {
 
 /// The [`Origin`] of this rmcp request without its channel, cancellation and `_meta`, and what
 /// makes those. The context's `_meta` moves into the latter. `keep_request`: the call's tracker
-/// runs `identify`, which reads the request's `_meta` and HTTP head (see [`keeps_request`]).
-///
-/// [`keeps_request`]: crate::tracker::keeps_request
+/// runs `identify`, which reads the request's `_meta` and HTTP head (see
+/// [`RequestExtra`](crate::model::record::RequestExtra)).
 fn origin_parts(
     clients: &Clients,
     context: &mut RequestContext<RoleServer>,

@@ -347,7 +347,7 @@ struct Instrumented {
 
 impl Instrumented {
     fn tracker(&self) -> Option<Tracker> {
-        active_tracker(self.tracker.as_ref()).map(|t| t.into_owned())
+        active_tracker(self.tracker.as_ref()).map(Cow::into_owned)
     }
 }
 
@@ -541,11 +541,11 @@ fn wrap<S: Send + Sync + 'static>(
 }
 
 /// An instrumented call: the tool's future, polled with the call's span current and its panic
-/// caught, then the record ([`conclude`]). Written by hand rather than as an `async` block,
+/// caught, then the record ([`Recorded::conclude`]). Written by hand rather than as an `async` block,
 /// whose state would hold the call, the tool's future and its response side by side.
 struct Recorded<'a, C> {
     future: Running<'a>,
-    /// Taken by [`conclude`] (always there until then).
+    /// Taken by [`Recorded::conclude`] (always there until then).
     call: Option<TrackedCall>,
     tracker: Tracker,
     /// Whether the client cancelled the request.
@@ -607,39 +607,35 @@ impl<C: Fn() -> bool + Unpin> Future for Recorded<'_, C> {
 }
 
 impl<C: Fn() -> bool> Recorded<'_, C> {
-    /// Records the call, once.
+    /// Records what the route answered (see the [module docs](super)), once; the caller then
+    /// returns it or resumes the panic. A call that ends after the client cancelled it is
+    /// recorded as cancelled.
     fn conclude(&mut self, response: Result<&Response, &(dyn Any + Send)>) {
-        if let Some(call) = self.call.take() {
-            conclude(call, &self.tracker, response, (self.cancelled)());
-        }
+        let Some(call) = self.call.take() else { return };
+        let tracker = Some(&self.tracker);
+        // The response is borrowed: it is large, and the caller returns it as it is.
+        let (outcome, rpc_code) = match response {
+            Ok(_) if (self.cancelled)() => (CallOutcome::cancelled(None), None),
+            Ok(Ok(CallToolResponse::Complete(r))) if r.is_error == Some(true) => {
+                (CallOutcome::Error { message: joined_text(r), reason: None }, None)
+            }
+            // The record is the result as `result_json` makes it, flattened without that JSON.
+            Ok(Ok(CallToolResponse::Complete(r))) => return call.end_with(tracker, r, flatten_result, result_json),
+            Ok(Ok(CallToolResponse::Task(t))) => {
+                (CallOutcome::Success { result: serde_json::to_value(t).unwrap_or(Value::Null) }, None)
+            }
+            // An `input_required` round (or a kind of response rmcp adds later) is not the end of
+            // the call: the round that completes it is recorded.
+            Ok(Ok(_)) => return,
+            // The JSON-RPC error code is the reason (and, on the span, `rpc.response.status_code`).
+            Ok(Err(e)) => {
+                let code = i64::from(e.code.0);
+                (CallOutcome::error_with_reason(e.message.to_string(), code.to_string()), Some(code))
+            }
+            Err(p) => (CallOutcome::error_with_reason(panic_message(p), PANIC), None),
+        };
+        call.end(tracker, outcome, rpc_code);
     }
-}
-
-/// Records what the route answered (see the [module docs](super)); the caller then returns it
-/// or resumes the panic. A call that ends after the client cancelled it is recorded as cancelled.
-fn conclude(call: TrackedCall, tracker: &Tracker, response: Result<&Response, &(dyn Any + Send)>, cancelled: bool) {
-    // The response is borrowed: it is large, and the caller returns it as it is.
-    let (outcome, rpc_code) = match response {
-        Ok(_) if cancelled => (CallOutcome::cancelled(None), None),
-        Ok(Ok(CallToolResponse::Complete(r))) if r.is_error == Some(true) => {
-            (CallOutcome::Error { message: joined_text(r), reason: None }, None)
-        }
-        // The record is the result as `result_json` makes it, flattened without that JSON.
-        Ok(Ok(CallToolResponse::Complete(r))) => return call.end_with(Some(tracker), r, flatten_result, result_json),
-        Ok(Ok(CallToolResponse::Task(t))) => {
-            (CallOutcome::Success { result: serde_json::to_value(t).unwrap_or(Value::Null) }, None)
-        }
-        // An `input_required` round (or a kind of response rmcp adds later) is not the end of
-        // the call: the round that completes it is recorded.
-        Ok(Ok(_)) => return,
-        // The JSON-RPC error code is the reason (and, on the span, `rpc.response.status_code`).
-        Ok(Err(e)) => {
-            let code = i64::from(e.code.0);
-            (CallOutcome::error_with_reason(e.message.to_string(), code.to_string()), Some(code))
-        }
-        Err(p) => (CallOutcome::error_with_reason(panic_message(p), PANIC), None),
-    };
-    call.end(Some(tracker), outcome, rpc_code);
 }
 
 /// The answer to a call whose tool panicked (recorded first, when there is a tracker): an
@@ -733,11 +729,13 @@ fn reserved_route<S: Send + Sync + 'static>(shared: Arc<Instrumented>) -> ToolRo
     let tool = Tool::new(RESERVED_TOOL_NAME, description, schema);
     ToolRoute::new_dyn(tool, move |ctx: ToolCallContext<'_, S>| {
         let mut origin = shared.clients.origin(&ctx.request_context);
-        if manifest.keeps_request() {
+        let tracker = manifest.active_tracker();
+        let tracker = tracker.as_deref();
+        if tracker.is_some_and(Tracker::identifies) {
             origin.request = Some(Arc::new(crate::model::record::RequestExtra::of(&ctx.request_context)));
         }
         let arguments = ctx.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let response = match manifest.try_call_result(&origin, RESERVED_TOOL_NAME, arguments) {
+        let response = match manifest.try_call_result(tracker, &origin, RESERVED_TOOL_NAME, arguments) {
             Ok(v) => super::complete_response(v),
             Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
         };

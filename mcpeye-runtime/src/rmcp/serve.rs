@@ -10,6 +10,7 @@ use crate::model::client::LogLevel;
 use crate::model::result::CallToolResult as McpeyeResult;
 use crate::model::stats::{Method, Target};
 use crate::tool::manifest::Manifest;
+use crate::tracker::Tracker;
 use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use ::rmcp::handler::server::tool::ToolCallContext;
 #[allow(deprecated)] // MCP logging: deprecated by rmcp ahead of SEP-2577, still in MCP 2025-11-25
@@ -399,8 +400,12 @@ fn call_manifest<'a>(
     }
     let arguments = arguments.map(Value::Object).unwrap_or(Value::Null);
     if sync {
-        let (result, pump) = with_origin_now(clients, &mut context, manifest.keeps_request(), |origin| {
-            catch_unwind(AssertUnwindSafe(|| manifest.try_call_result(origin, &name, arguments)))
+        // Resolved once for the request: whether to keep it for `identify`, and where it goes.
+        let tracker = manifest.active_tracker();
+        let tracker = tracker.as_deref();
+        let keep_request = tracker.is_some_and(Tracker::identifies);
+        let (result, pump) = with_origin_now(clients, &mut context, keep_request, |origin| {
+            catch_unwind(AssertUnwindSafe(|| manifest.try_call_result(tracker, origin, &name, arguments)))
         });
         return match pump {
             None => CallAnswer::Now(std::future::ready(answer_of(result))),
@@ -413,8 +418,11 @@ fn call_manifest<'a>(
     }
     CallAnswer::Later(Box::pin(async move {
         let name = &name;
-        let ran = with_origin(clients, &mut context, None, manifest.keeps_request(), move |origin| async move {
-            CatchUnwind(pin!(manifest.try_call_async_result(&origin, name, arguments))).await
+        let tracker = manifest.active_tracker();
+        let tracker = tracker.as_deref();
+        let keep_request = tracker.is_some_and(Tracker::identifies);
+        let ran = with_origin(clients, &mut context, None, keep_request, move |origin| async move {
+            CatchUnwind(pin!(manifest.try_call_async_result(tracker, &origin, name, arguments))).await
         })
         .await;
         // Without a round to end, the call always runs to its end.
@@ -446,12 +454,14 @@ async fn call_round(
     let (asking, bound) = rounds::open(&context, &name, arguments.as_ref(), input_responses, request_state.as_deref())?;
     let call_arguments = arguments.clone().map(Value::Object).unwrap_or(Value::Null);
     let tool = &name;
-    let ran =
-        with_origin(clients, &mut context, Some(asking.clone()), manifest.keeps_request(), move |origin| async move {
-            CatchUnwind(pin!(manifest.try_call_async_result(&origin, tool, call_arguments))).await
-        })
-        .await;
-    if let Some(tracker) = manifest.active_tracker() {
+    let tracker = manifest.active_tracker();
+    let tracker = tracker.as_deref();
+    let keep_request = tracker.is_some_and(Tracker::identifies);
+    let ran = with_origin(clients, &mut context, Some(asking.clone()), keep_request, move |origin| async move {
+        CatchUnwind(pin!(manifest.try_call_async_result(tracker, &origin, tool, call_arguments))).await
+    })
+    .await;
+    if let Some(tracker) = tracker {
         tracker.count_round(ran.is_none(), &asking.actions());
     }
     match ran {

@@ -647,13 +647,6 @@ impl fmt::Debug for Manifest {
 }
 
 impl Manifest {
-    /// Whether a serving layer keeps each request for the `identify` callback of the tracker
-    /// this manifest records into.
-    #[cfg(feature = "rmcp")]
-    pub(crate) fn keeps_request(&self) -> bool {
-        crate::tracker::keeps_request(self.tracker.as_ref())
-    }
-
     /// A builder with no tools.
     ///
     /// ```

@@ -8,7 +8,7 @@ use crate::json::node::Str;
 use crate::json::{hyphenated_lower, needs_escape, write_escaped, write_number, write_parts, write_str};
 use crate::model::event::Event;
 use crate::model::record::{is_blank, CallOutcome, ClientInfo, UNKNOWN_TOOL};
-use crate::record::{Body, Ended, EventParts, Queued};
+use crate::record::{Body, Ended, EventParts};
 use crate::redact::Redactor;
 use serde::Serialize;
 use serde_json::Value;
@@ -19,26 +19,9 @@ pub(crate) enum Invalid {
     EmptyToolName,
 }
 
-/// Caps, redacts and serialises a record as one compact event object, appended to `out`.
-///
-/// Written by hand rather than through a `Serialize` struct: the values are measured, redacted
-/// and written in one walk ([`Redactor::write_value`]), and strings without escapes are copied
-/// whole. Keys follow the contract's order; optional keys are omitted.
-///
-/// The call id is drawn here, on the flusher, rather than on the calling thread: it only has to
-/// be unique, and an event is encoded once (a retry resends the same bytes).
-pub(crate) fn encode_event(
-    queued: &mut Queued,
-    call_id: uuid::Uuid,
-    redactor: &Redactor,
-    out: &mut Vec<u8>,
-) -> Result<(), Invalid> {
-    queued.with_parts(|parts| encode(parts, call_id, redactor, out))
-}
-
 /// Serialises an event that [`Config::before_send`](crate::Config::before_send) returned: it
 /// is already redacted, so only the caps are applied (again). The same bytes as
-/// [`encode_event`] for an event returned unchanged.
+/// [`encode`] of the queued record, for an event returned unchanged.
 pub(crate) fn encode_edited(event: Event, call_id: uuid::Uuid, out: &mut Vec<u8>) -> Result<(), Invalid> {
     static CAPS_ONLY: std::sync::OnceLock<Redactor> = std::sync::OnceLock::new();
     let caps = CAPS_ONLY.get_or_init(|| Redactor::new(false, &[]));
@@ -73,7 +56,21 @@ fn is_unknown_tool(outcome: &Ended<'_>) -> bool {
     matches!(outcome, Ended::Failed(CallOutcome::Error { reason: Some(r), .. }) if r == UNKNOWN_TOOL)
 }
 
-fn encode(parts: EventParts<'_>, call_id: uuid::Uuid, redactor: &Redactor, out: &mut Vec<u8>) -> Result<(), Invalid> {
+/// Caps, redacts and serialises an event (a queued record's [`parts`](crate::record::Queued::parts), or what
+/// `before_send` returned) as one compact event object, appended to `out`.
+///
+/// Written by hand rather than through a `Serialize` struct: the values are measured, redacted
+/// and written in one walk ([`Redactor::write_value`]), and strings without escapes are copied
+/// whole. Keys follow the contract's order; optional keys are omitted.
+///
+/// The call id is drawn here, on the flusher, rather than on the calling thread: it only has to
+/// be unique, and an event is encoded once (a retry resends the same bytes).
+pub(crate) fn encode(
+    parts: EventParts<'_>,
+    call_id: uuid::Uuid,
+    redactor: &Redactor,
+    out: &mut Vec<u8>,
+) -> Result<(), Invalid> {
     let EventParts { tool_name, arguments, outcome, timestamp_ms, duration_ms, intent, user_id, user_email } = parts;
     // A registered tool's name is a validated name; an unknown one is whatever the agent sent.
     let unknown;
@@ -191,14 +188,17 @@ impl<'a> Payload<'a> {
     pub(crate) fn new(head: &'a [u8], events: impl ExactSizeIterator<Item = &'a [u8]>) -> Self {
         let mut parts = Vec::with_capacity(2 * events.len() + 1);
         parts.push(head);
+        // Measured as the parts are laid out, rather than in a second pass over them.
+        let mut len = head.len() + PAYLOAD_TAIL.len();
         for (i, e) in events.enumerate() {
             if i > 0 {
                 parts.push(&b","[..]);
+                len += 1;
             }
             parts.push(e);
+            len += e.len();
         }
         parts.push(PAYLOAD_TAIL);
-        let len = parts.iter().map(|p| p.len()).sum();
         Payload { parts, len, next: 0, offset: 0 }
     }
 
@@ -248,6 +248,7 @@ mod tests {
     use crate::contract::markers;
     use crate::contract::MAX_VALUE_DEPTH;
     use crate::model::record::{CallRecord, IntentSource};
+    use crate::record::Queued;
     use serde_json::{json, Map};
     use std::time::Duration;
 
@@ -267,7 +268,8 @@ mod tests {
         let call_id = uuid::Uuid::from_u128(0xABCD_EF00_0000_4000_8000_0000_0000_0001);
         let mut p = Queued::new(record, None, Some("c@x.io".into()), Vec::new());
         let mut out = Vec::new();
-        encode_event(&mut p, call_id, &Redactor::new(false, &[]), &mut out).map(|()| String::from_utf8(out).unwrap())
+        super::encode(p.parts(), call_id, &Redactor::new(false, &[]), &mut out)
+            .map(|()| String::from_utf8(out).unwrap())
     }
 
     /// The padding read past a record's last value changes nothing: each record encodes the same
@@ -296,12 +298,11 @@ mod tests {
                     let mut q = Queued::new(r, None, None, Vec::new());
                     q.bytes_mut().shrink_to_fit();
                     q.bytes_mut().reserve_exact(spare);
+                    let content = q.bytes_mut().len();
                     let mut out = Vec::new();
-                    encode_event(&mut q, call_id, &redactor, &mut out).unwrap();
-                    assert!(
-                        q.bytes_mut().capacity() - q.bytes_mut().len() >= spare,
-                        "the record's bytes are kept as they were"
-                    );
+                    super::encode(q.parts(), call_id, &redactor, &mut out).unwrap();
+                    let padding = if spare >= crate::json::BLOCK { crate::json::BLOCK } else { 0 };
+                    assert_eq!(q.bytes_mut().len(), content + padding, "padded within the capacity only");
                     String::from_utf8(out).unwrap()
                 };
                 let (bare, padded) = (encoded(0), encoded(64));

@@ -26,7 +26,7 @@
 
 use crate::config::{Config, Identity};
 use crate::flush::call_id::CallIds;
-use crate::flush::encode::{encode_edited, encode_event, payload_head, Invalid, Payload, PAYLOAD_TAIL};
+use crate::flush::encode::{encode, encode_edited, payload_head, Invalid, Payload, PAYLOAD_TAIL};
 use crate::flush::event_log::{CallEntry, EventLog, MethodEntry, Note, Notes, ToolsEntry};
 use crate::flush::outbox::Outbox;
 use crate::flush::screen::Screen;
@@ -631,6 +631,7 @@ impl Flusher {
         // One slot, reused: a record is encoded where it was received, not moved (it is large).
         let mut current: Option<Queued> = None;
         let mut received = 0;
+        let edits = self.screen.edits();
         for _ in 0..present {
             let slot = &mut current;
             *slot = self.data.try_recv().ok();
@@ -645,7 +646,7 @@ impl Flusher {
             // and copied out at its exact size.
             let mut spare = self.spare.pop();
             let out = spare.as_mut().unwrap_or(&mut self.scratch);
-            let (client, encoded) = if self.screen.edits() {
+            let (client, encoded) = if edits {
                 // The record leaves its slot (`queued` was the slot's). Its turn is read first: the
                 // event `before_send` sees has no place for it.
                 let mut turn = None;
@@ -683,10 +684,9 @@ impl Flusher {
                 // Encoded where it lies: a record is large to move.
                 let client = queued.client.take();
                 let call_id = self.call_ids.next_id();
-                // Read before encoding, which takes the intent.
-                let native = queued.intent_source() == Some(IntentSource::Native);
-                let encoded = encode_event(queued, call_id, &self.redactor, out);
+                let encoded = encode(queued.parts(), call_id, &self.redactor, out);
                 if let (Some(log), Ok(())) = (&mut self.event_log, &encoded) {
+                    let native = queued.intent_source() == Some(IntentSource::Native);
                     let invocation = queued.invocation();
                     let entry = LogCall {
                         call_id,
@@ -1097,8 +1097,19 @@ impl Flusher {
     fn settle_job(&mut self, job: Job, retry: bool) -> usize {
         let mut found = 0;
         let mut gone = Vec::new();
+        // Events are mostly buffered without a gap in their `seq`: found at their offset from the
+        // front, else searched for.
+        let front = match self.buffer.front() {
+            Some(b) => b.seq,
+            None => 0,
+        };
         for (seq, bytes) in job.seqs.into_iter().zip(job.events) {
-            match self.buffer.binary_search_by_key(&seq, |b| b.seq) {
+            let offset = usize::try_from(seq.wrapping_sub(front)).unwrap_or(usize::MAX);
+            let found_at = match self.buffer.get(offset) {
+                Some(b) if b.seq == seq => Ok(offset),
+                _ => self.buffer.binary_search_by_key(&seq, |b| b.seq),
+            };
+            match found_at {
                 Ok(i) if self.buffer[i].in_flight => {
                     found += 1;
                     self.in_flight_events -= 1;

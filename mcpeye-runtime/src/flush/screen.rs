@@ -79,9 +79,12 @@ impl Screen {
         if let Some(model) = queued.model() {
             counters.count_model(model);
         }
-        if !self.keeps(queued.tool_name.as_ref(), queued.session_id.as_deref()) {
-            Counters::add(&counters.sampled_out, 1);
-            return false;
+        // Without sampling, every record is kept: no draw.
+        if let Some(threshold) = self.threshold {
+            if !keeps(threshold, queued.tool_name.as_ref(), queued.session_id.as_deref()) {
+                Counters::add(&counters.sampled_out, 1);
+                return false;
+            }
         }
         true
     }
@@ -118,20 +121,20 @@ impl Screen {
             }
         }
     }
+}
 
-    /// Whether a call of `tool` in `session` is sampled in: by the session's hash, so a session
-    /// is kept or dropped whole, the same way on every replica; by chance without a session.
-    fn keeps(&self, tool: &str, session: Option<&str>) -> bool {
-        let Some(threshold) = self.threshold else { return true };
-        if tool == RESERVED_TOOL_NAME {
-            return true;
-        }
-        let draw = match session {
-            Some(id) => stable_hash(id),
-            None => uuid::Uuid::new_v4().as_u64_pair().0,
-        };
-        draw < threshold
+/// Whether a call of `tool` in `session` is sampled in below `threshold`: by the session's hash,
+/// so a session is kept or dropped whole, the same way on every replica; by chance without a
+/// session.
+fn keeps(threshold: u64, tool: &str, session: Option<&str>) -> bool {
+    if tool == RESERVED_TOOL_NAME {
+        return true;
     }
+    let draw = match session {
+        Some(id) => stable_hash(id),
+        None => uuid::Uuid::new_v4().as_u64_pair().0,
+    };
+    draw < threshold
 }
 
 /// FNV-1a over the bytes, then the SplitMix64 finaliser to spread similar ids: stable across
@@ -152,7 +155,7 @@ fn stable_hash(s: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::flush::encode::{encode_edited, encode_event};
+    use crate::flush::encode::{encode, encode_edited};
     use crate::model::record::{CallRecord, IntentSource};
     use serde_json::json;
 
@@ -181,7 +184,7 @@ mod tests {
             let id = uuid::Uuid::from_u128(7);
             let queued = || Queued::new(record.clone(), Some("u1".into()), None, Vec::new());
             let (mut direct, mut edited) = (Vec::new(), Vec::new());
-            encode_event(&mut queued(), id, &redactor, &mut direct).unwrap();
+            encode(queued().parts(), id, &redactor, &mut direct).unwrap();
             encode_edited(Event::of(queued(), &redactor), id, &mut edited).unwrap();
             assert_eq!(String::from_utf8(direct).unwrap(), String::from_utf8(edited).unwrap(), "redact={redact}");
         }
@@ -191,24 +194,29 @@ mod tests {
         Screen::new(&Config::new("p").sample_rate(rate))
     }
 
+    /// Whether `s` keeps a call of `tool` in `session`, as [`Screen::passes`] decides.
+    fn kept(s: &Screen, tool: &str, session: Option<&str>) -> bool {
+        s.threshold.is_none_or(|threshold| keeps(threshold, tool, session))
+    }
+
     #[test]
     fn sessions_are_kept_or_dropped_whole_and_the_rate_holds() {
         let s = screen(0.25);
-        let kept = (0..10_000).filter(|i| s.keeps("search", Some(&format!("session-{i}")))).count();
-        assert!((2_200..2_800).contains(&kept), "{kept}");
+        let count = (0..10_000).filter(|i| kept(&s, "search", Some(&format!("session-{i}")))).count();
+        assert!((2_200..2_800).contains(&count), "{count}");
         for i in 0..100 {
             let id = format!("session-{i}");
-            let first = s.keeps("search", Some(&id));
-            assert!((0..20).all(|_| s.keeps("other_tool", Some(&id)) == first));
+            let first = kept(&s, "search", Some(&id));
+            assert!((0..20).all(|_| kept(&s, "other_tool", Some(&id)) == first));
         }
     }
 
     #[test]
     fn the_reserved_tool_and_full_rates_are_always_kept() {
-        assert!((0..1000).all(|i| screen(0.0).keeps(RESERVED_TOOL_NAME, Some(&i.to_string()))));
-        assert!((0..1000).all(|i| !screen(0.0).keeps("search", Some(&i.to_string()))));
-        assert!((0..1000).all(|_| !screen(0.0).keeps("search", None)));
-        assert!((0..1000).all(|i| screen(1.0).keeps("search", Some(&i.to_string()))));
+        assert!((0..1000).all(|i| kept(&screen(0.0), RESERVED_TOOL_NAME, Some(&i.to_string()))));
+        assert!((0..1000).all(|i| !kept(&screen(0.0), "search", Some(&i.to_string()))));
+        assert!((0..1000).all(|_| !kept(&screen(0.0), "search", None)));
+        assert!((0..1000).all(|i| kept(&screen(1.0), "search", Some(&i.to_string()))));
     }
 
     #[test]

@@ -51,6 +51,7 @@ pub(crate) fn put_tagged_str(out: &mut Vec<u8>, s: &str, limit: usize) -> bool {
     true
 }
 
+/// An object's key: its length, then its bytes; false when it would pass `limit`.
 #[inline]
 pub(crate) fn put_str(out: &mut Vec<u8>, s: &str, limit: usize) -> bool {
     if out.len() + 4 + s.len() > limit {
@@ -59,13 +60,6 @@ pub(crate) fn put_str(out: &mut Vec<u8>, s: &str, limit: usize) -> bool {
     // Every length is below the limit, itself below u32::MAX.
     put_raw(out, (s.len() as u32).to_le_bytes(), s.as_bytes());
     true
-}
-
-/// An object's key; false when it would pass `limit`.
-#[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // rmcp's instrumented routes
-#[inline]
-pub(crate) fn put_key(out: &mut Vec<u8>, key: &str, limit: usize) -> bool {
-    put_str(out, key, limit)
 }
 
 /// A container's header whose count is not known yet; returns where it starts, for
@@ -98,18 +92,13 @@ pub(crate) fn patch_header(out: &mut [u8], at: usize, count: usize) -> bool {
 /// known to differ.
 #[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // rmcp's instrumented routes
 pub(crate) fn patch_counted(out: &mut [u8], at: usize, count: usize) {
+    let size = (out.len() - at - 9) as u32;
     out[at + 1..at + 5].copy_from_slice(&(count as u32).to_le_bytes());
-    patch_size(out, at + 5);
+    out[at + 5..at + 9].copy_from_slice(&size.to_le_bytes());
 }
 
 /// Objects with at most this many entries are checked for a key twice pair by pair.
 const SMALL_OBJECT: usize = 8;
-
-/// Writes at `at` the size of what follows it.
-pub(crate) fn patch_size(out: &mut [u8], at: usize) {
-    let size = (out.len() - at - 4) as u32;
-    out[at..at + 4].copy_from_slice(&size.to_le_bytes());
-}
 
 fn u32_at(b: &[u8], at: usize) -> usize {
     let mut word = [0; 4];
@@ -455,7 +444,7 @@ mod tests {
                         Some((a, b)) if i == b => a,
                         _ => i,
                     };
-                    assert!(put_key(&mut out, &format!("k{j}é"), usize::MAX));
+                    assert!(put_str(&mut out, &format!("k{j}é"), usize::MAX));
                     out.push(NULL);
                 }
                 assert_eq!(patch_header(&mut out, at, count), twice.is_none(), "{count} {twice:?}");

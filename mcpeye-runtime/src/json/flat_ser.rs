@@ -8,7 +8,7 @@
 //! node past the budget.
 
 use super::flat::{
-    patch_counted, patch_header, put_header_open, put_key, put_tagged_str, ARRAY, FALSE, NULL, NUMBER, OBJECT, TRUE,
+    patch_counted, patch_header, put_header_open, put_str, put_tagged_str, ARRAY, FALSE, NULL, NUMBER, OBJECT, TRUE,
 };
 use crate::contract::MAX_VALUE_DEPTH;
 use serde::ser::{self, Serialize};
@@ -111,14 +111,6 @@ impl<'a> Ser<'a> {
         Ok(())
     }
 
-    fn string(self, s: &str) -> Written {
-        if put_tagged_str(self.out, s, self.limit) {
-            Ok(())
-        } else {
-            Err(GiveUp)
-        }
-    }
-
     fn container(self, tag: u8) -> Result<Container<'a>, GiveUp> {
         if self.depth >= MAX_VALUE_DEPTH {
             return Err(GiveUp);
@@ -192,7 +184,7 @@ impl Container<'_> {
             return Ok(());
         }
         let at = self.out.len();
-        if !put_key(self.out, key, self.limit) {
+        if !put_str(self.out, key, self.limit) {
             return Err(GiveUp);
         }
         if self.count < KEYS_CHECKED && !self.unique {
@@ -286,10 +278,14 @@ impl<'a> ser::Serializer for Ser<'a> {
         self.number(Value::from(v))
     }
     fn serialize_char(self, v: char) -> Written {
-        self.string(v.encode_utf8(&mut [0; 4]))
+        self.serialize_str(v.encode_utf8(&mut [0; 4]))
     }
     fn serialize_str(self, v: &str) -> Written {
-        self.string(v)
+        if put_tagged_str(self.out, v, self.limit) {
+            Ok(())
+        } else {
+            Err(GiveUp)
+        }
     }
     fn serialize_bytes(self, v: &[u8]) -> Written {
         let mut c = self.container(ARRAY)?;
@@ -312,7 +308,7 @@ impl<'a> ser::Serializer for Ser<'a> {
         self.serialize_none()
     }
     fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Written {
-        self.string(variant)
+        self.serialize_str(variant)
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(self, name: &'static str, value: &T) -> Written {
         // serde_json gives these names a meaning of their own (raw values, big numbers).
@@ -442,7 +438,7 @@ impl<'a> Variant<'a> {
             return Err(GiveUp);
         }
         let outer_at = put_header_open(out, OBJECT);
-        if !put_key(out, variant, limit) {
+        if !put_str(out, variant, limit) {
             return Err(GiveUp);
         }
         let at = put_header_open(out, tag);

@@ -312,23 +312,33 @@ impl TrackedCall {
                 (bytes, arguments, prefix)
             }
         };
-        let intent = self.intent.map(|(t, source)| (text(t, &mut bytes), source));
+        let (intent, intent_source) = match self.intent {
+            Some((t, source)) => (Some(text(t, &mut bytes)), source),
+            None => (None, IntentSource::Mcpeye),
+        };
         let outcome = ended(&mut bytes);
         let (user_id, user_email) = match self.identified.as_deref() {
             Some(id) => (id.user_id.clone(), id.user_email.clone()),
             None => (None, None),
         };
-        Queued::assemble(
-            self.tool_name,
-            self.client,
-            self.session_id,
-            (user_id, user_email),
-            (timestamp_ms, duration),
-            (bytes, prefix),
+        let (model_len, invocation_len) = prefix;
+        Queued {
+            tool_name: self.tool_name,
+            client: self.client,
+            session_id: self.session_id,
+            timestamp_ms,
+            duration_secs: duration.as_secs(),
+            duration_nanos: duration.subsec_nanos(),
+            user_id,
+            user_email,
+            bytes,
             arguments,
             outcome,
             intent,
-        )
+            intent_source,
+            model_len,
+            invocation_len,
+        }
     }
 
     /// The record a callback tracker gets.

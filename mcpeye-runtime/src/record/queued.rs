@@ -34,24 +34,24 @@ pub(crate) struct Queued {
     /// The call's duration as its seconds and nanoseconds: a `Duration`'s padding would take the
     /// record past 256 bytes, the size memcpy moves without its long path (a record is moved
     /// several times on each thread).
-    duration_secs: u64,
-    duration_nanos: u32,
+    pub(super) duration_secs: u64,
+    pub(super) duration_nanos: u32,
     pub user_id: Option<String>,
     pub user_email: Option<String>,
     /// The flattened values and texts the fields below point into.
-    bytes: Vec<u8>,
+    pub(super) bytes: Vec<u8>,
     /// `None`: the arguments were not an object (sent as `{}`).
-    arguments: Option<Field>,
-    outcome: Outcome,
-    intent: Option<Text>,
+    pub(super) arguments: Option<Field>,
+    pub(super) outcome: Outcome,
+    pub(super) intent: Option<Text>,
     /// The intent's source (meaningless without an intent).
-    intent_source: IntentSource,
+    pub(super) intent_source: IntentSource,
     /// The model that made the call is the first `model_len` bytes of `bytes` (see
     /// [`put_model`]): a field of its own would make the record longer than 256 bytes.
-    model_len: u8,
+    pub(super) model_len: u8,
     /// What `aiInvocation` said beyond the intent, for the event log, is the `invocation_len`
     /// bytes after the model (see [`put_invocation`]).
-    invocation_len: u16,
+    pub(super) invocation_len: u16,
 }
 
 /// A value of a queued record.
@@ -79,44 +79,6 @@ pub(super) enum Outcome {
 }
 
 impl Queued {
-    /// The one place a [`Queued`] is made ([`TrackedCall`](super::TrackedCall) calls it): `bytes` holds the
-    /// model and `aiInvocation` (of lengths `prefix`), then what `arguments`, `outcome` and
-    /// `intent` point to.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn assemble(
-        tool_name: Cow<'static, str>,
-        client: Option<Arc<ClientInfo>>,
-        session_id: Option<Arc<str>>,
-        (user_id, user_email): (Option<String>, Option<String>),
-        (timestamp_ms, duration): (u64, Duration),
-        (bytes, (model_len, invocation_len)): (Vec<u8>, (u8, u16)),
-        arguments: Option<Field>,
-        outcome: Outcome,
-        intent: Option<(Text, IntentSource)>,
-    ) -> Queued {
-        let (intent, intent_source) = match intent {
-            Some((text, source)) => (Some(text), source),
-            None => (None, IntentSource::Mcpeye),
-        };
-        Queued {
-            tool_name,
-            client,
-            session_id,
-            timestamp_ms,
-            duration_secs: duration.as_secs(),
-            duration_nanos: duration.subsec_nanos(),
-            user_id,
-            user_email,
-            bytes,
-            arguments,
-            outcome,
-            intent,
-            intent_source,
-            model_len,
-            invocation_len,
-        }
-    }
-
     /// The reason code of a failure (see [`CallOutcome::error_type`]).
     pub(crate) fn error_type(&self) -> Option<&str> {
         match &self.outcome {
@@ -143,7 +105,7 @@ impl Queued {
             Outcome::Success(f) => CallOutcome::Success { result: value(f, &bytes) },
             Outcome::Failed(o) => o,
         };
-        let intent = self.intent.map(|t| (text_of(&bytes, &t).to_owned(), self.intent_source));
+        let intent = self.intent.map(|t| (t.str_in(&bytes).text.to_owned(), self.intent_source));
         let record = CallRecord {
             tool_name,
             arguments,
@@ -161,9 +123,11 @@ impl Queued {
 
     /// The model that made the call (`Stats::calls_by_model`, `before_send`'s event).
     pub(crate) fn model(&self) -> Option<&str> {
-        let b = self.bytes.get(..usize::from(self.model_len)).filter(|b| !b.is_empty())?;
+        if self.model_len == 0 {
+            return None;
+        }
         // Checked on the flusher: the bytes were copied from a `str`, cut at a char boundary.
-        std::str::from_utf8(b).ok()
+        std::str::from_utf8(self.bytes.get(..usize::from(self.model_len))?).ok()
     }
 
     /// What `aiInvocation` said beyond the intent (the event log's `turn` and texts), read back
@@ -174,8 +138,7 @@ impl Queued {
         InvocationRef::read(b)
     }
 
-    /// The intent's source, when the call has an intent (read before it is encoded: encoding
-    /// takes the intent).
+    /// The intent's source, when the call has an intent.
     pub(crate) fn intent_source(&self) -> Option<IntentSource> {
         self.intent.as_ref().map(|_| self.intent_source)
     }
@@ -199,22 +162,16 @@ impl Queued {
     }
 }
 
-/// [`text_of`] with the bytes readable after it (the rest of the record's buffer).
-fn str_of<'s>(bytes: &'s [u8], t: &'s Text) -> Str<'s> {
-    match t {
-        Text::Flat(start, _) => Str { text: text_of(bytes, t), readable: &bytes[*start..] },
-        Text::Moved(s) => Str::of(s),
-    }
-}
-
-fn text_of<'s>(bytes: &'s [u8], t: &'s Text) -> &'s str {
-    match t {
-        Text::Flat(start, end) => {
-            let b = &bytes[*start..*end];
+impl Text {
+    /// The text, with the bytes readable after it (the rest of the record's buffer).
+    fn str_in<'s>(&'s self, bytes: &'s [u8]) -> Str<'s> {
+        match *self {
             // Checked on the flusher: the range was cut from a `String`, so it never fails.
-            std::str::from_utf8(b).unwrap_or_default()
+            Text::Flat(start, end) => {
+                Str { text: std::str::from_utf8(&bytes[start..end]).unwrap_or_default(), readable: &bytes[start..] }
+            }
+            Text::Moved(ref s) => Str::of(s),
         }
-        Text::Moved(s) => s,
     }
 }
 
@@ -402,44 +359,52 @@ pub(crate) struct EventParts<'a> {
 }
 
 impl Queued {
-    /// Runs `f` with the record as the parts of its event (the encoder's view), reading its
-    /// values where they are. The values are taken: a record is encoded once.
-    pub(crate) fn with_parts<R>(&mut self, f: impl FnOnce(EventParts<'_>) -> R) -> R {
-        let queued = self;
-        let mut bytes = std::mem::take(&mut queued.bytes);
-        // Bytes readable past the record's last value let its last keys and strings be read a block
-        // at a time, as the others are (else each event takes a slow path). Within the
-        // capacity the buffer has: never a reallocation. The flat form is read by its headers, so the
-        // padding is never read as a value; the reads past a key or string ignore what they find.
+    /// The record as the parts of its event (the encoder's view), read where they are. Its values
+    /// are taken: a record is encoded once, and its buffer then goes back to the pool.
+    pub(crate) fn parts(&mut self) -> EventParts<'_> {
+        let Queued {
+            tool_name,
+            timestamp_ms,
+            duration_secs,
+            duration_nanos,
+            user_id,
+            user_email,
+            bytes,
+            arguments,
+            outcome,
+            intent,
+            intent_source,
+            ..
+        } = self;
+        // Bytes readable past the record's last value let its last keys and strings be read a
+        // block at a time, as the others are (else each event takes a slow path). Within the
+        // capacity the buffer has: never a reallocation. The flat form is read by its headers, so
+        // the padding is never read as a value; the reads past a key or string ignore what they find.
         let content = bytes.len();
         if bytes.capacity() - content >= crate::json::BLOCK {
             bytes.resize(content + crate::json::BLOCK, b' ');
         }
+        let bytes = &bytes[..];
         let body = |f: Field| match f {
             Field::Flat(start) => Body::Flat(Flat::new(&bytes[start..])),
             Field::Value(v) => Body::Value(*v),
         };
-        let outcome = match std::mem::replace(
-            &mut queued.outcome,
-            Outcome::Failed(CallOutcome::Error { message: None, reason: None }),
-        ) {
-            Outcome::Success(f) => Ended::Success(body(f)),
-            Outcome::Failed(o) => Ended::Failed(o),
-        };
-        let intent = queued.intent.take();
-        let parts = EventParts {
-            tool_name: &queued.tool_name,
-            arguments: queued.arguments.take().map_or(Body::Empty, body),
+        let outcome =
+            match std::mem::replace(outcome, Outcome::Failed(CallOutcome::Error { message: None, reason: None })) {
+                Outcome::Success(f) => Ended::Success(body(f)),
+                Outcome::Failed(o) => Ended::Failed(o),
+            };
+        // As `Duration::as_millis`, saturated to `u64`.
+        let duration_ms = duration_secs.saturating_mul(1000).saturating_add(u64::from(*duration_nanos / 1_000_000));
+        EventParts {
+            tool_name,
+            arguments: arguments.take().map_or(Body::Empty, body),
             outcome,
-            timestamp_ms: queued.timestamp_ms,
-            duration_ms: u64::try_from(queued.duration().as_millis()).unwrap_or(u64::MAX),
-            intent: intent.as_ref().map(|t| (str_of(&bytes, t), queued.intent_source)),
-            user_id: queued.user_id.as_deref(),
-            user_email: queued.user_email.as_deref(),
-        };
-        let out = f(parts);
-        bytes.truncate(content);
-        queued.bytes = bytes;
-        out
+            timestamp_ms: *timestamp_ms,
+            duration_ms,
+            intent: intent.as_ref().map(|t| (t.str_in(bytes), *intent_source)),
+            user_id: user_id.as_deref(),
+            user_email: user_email.as_deref(),
+        }
     }
 }

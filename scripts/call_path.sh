@@ -12,6 +12,8 @@
 # (generic code of ours instantiated elsewhere included; the generated code of `#[mcpeye::tool]`
 # lives in the user's file, the bench's here, and is not counted). All threads: the flusher's
 # work per event is part of a call's path. Raw profiles stay in $CARGO_TARGET_DIR/call-path/.
+# `--fair-sched=yes`: valgrind runs one thread at a time, and without its fair scheduler the
+# calling thread can keep the flusher from running until the tracker's shutdown deadline.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-200}
@@ -28,7 +30,7 @@ for line in sys.stdin:
 [ -n "$exe" ] || { echo "call_path: the bench was not built" >&2; exit 1; }
 for way in call manifest_server instrument; do
   for n in "$N" "$((2 * N))"; do
-    valgrind --tool=callgrind --callgrind-out-file="$out/$way.$n.out" "$exe" "$way" "$n" >/dev/null 2>"$out/$way.$n.log" ||
+    valgrind --tool=callgrind --fair-sched=yes --callgrind-out-file="$out/$way.$n.out" "$exe" "$way" "$n" >/dev/null 2>"$out/$way.$n.log" ||
       { cat "$out/$way.$n.log" >&2; exit 1; }
   done
 done

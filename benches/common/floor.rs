@@ -211,8 +211,9 @@ fn flush_loop(rx: &Receiver<FloorRecord>, url: &str, closing: &AtomicBool) -> Fl
         }
         post(&mut body, &mut batch);
         if last {
-            // SAFETY: `usage` is a valid, writable rusage; RUSAGE_THREAD is this thread's.
+            // SAFETY: `rusage` is plain integers, for which all zeroes is a valid value.
             let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+            // SAFETY: `usage` is a valid, writable rusage; RUSAGE_THREAD is this thread's.
             let kernel_ns = match unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) } {
                 0 => (usage.ru_stime.tv_sec as u64 * 1_000_000 + usage.ru_stime.tv_usec as u64) * 1_000,
                 _ => 0,

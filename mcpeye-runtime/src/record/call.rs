@@ -109,8 +109,7 @@ impl TrackedCall {
             return call;
         };
         let pipeline = match tracker.sink() {
-            // A span that puts the arguments on itself reads them as a JSON value at the end.
-            Sink::Queue(p) if call.span.is_none() || tracker.span_content().is_none() => Some(p),
+            Sink::Queue(p) if !call.span_reads_values(tracker) => Some(p),
             _ => None,
         };
         // `identify` runs unless it ran already (for the call's conversation handle, see
@@ -206,6 +205,12 @@ impl TrackedCall {
         self
     }
 
+    /// Whether ending the call's span reads its arguments and result as JSON values: a span is
+    /// open and `tracker` puts them on spans ([`Config::span_content`](crate::Config::span_content)).
+    fn span_reads_values(&self, tracker: &Tracker) -> bool {
+        self.span.is_some() && tracker.span_content().is_some()
+    }
+
     /// Whether the record flattened the arguments as the call began: the handler may then take
     /// them ([`parse_args`](crate::tool::def::parse_args)), and they nest less than
     /// [`MAX_VALUE_DEPTH`](crate::contract::MAX_VALUE_DEPTH) deep.
@@ -251,9 +256,8 @@ impl TrackedCall {
         flatten: impl FnOnce(&T, &mut Vec<u8>, usize) -> bool,
         to_json: impl FnOnce(&T) -> Value,
     ) {
-        let pipeline = match tracker.map(Tracker::sink) {
-            // A span that puts the result on itself reads it as a JSON value.
-            Some(Sink::Queue(p)) if self.span.is_none() || tracker.and_then(Tracker::span_content).is_none() => p,
+        let pipeline = match tracker.map(|t| (t.sink(), t)) {
+            Some((Sink::Queue(p), t)) if !self.span_reads_values(t) => p,
             _ => return self.end(tracker, CallOutcome::Success { result: to_json(result) }, None),
         };
         let (timestamp_ms, duration) = self.timing.ended();

@@ -362,11 +362,10 @@ impl Queued {
     /// The record as the parts of its event (the encoder's view), read where they are. Its values
     /// are taken: a record is encoded once, and its buffer then goes back to the pool.
     pub(crate) fn parts(&mut self) -> EventParts<'_> {
+        let duration_ms = u64::try_from(self.duration().as_millis()).unwrap_or(u64::MAX);
         let Queued {
             tool_name,
             timestamp_ms,
-            duration_secs,
-            duration_nanos,
             user_id,
             user_email,
             bytes,
@@ -394,8 +393,6 @@ impl Queued {
                 Outcome::Success(f) => Ended::Success(body(f)),
                 Outcome::Failed(o) => Ended::Failed(o),
             };
-        // As `Duration::as_millis`, saturated to `u64`.
-        let duration_ms = duration_secs.saturating_mul(1000).saturating_add(u64::from(*duration_nanos / 1_000_000));
         EventParts {
             tool_name,
             arguments: arguments.take().map_or(Body::Empty, body),

@@ -30,6 +30,14 @@ async fn count(ctx: Context) -> String {
     format!("session {:?}, protocol {:?}", ctx.session_id(), ctx.protocol_version())
 }
 
+/// Report progress once, without awaiting (served by a manifest of sync tools, whose handler runs
+/// at once and whose notifications are sent after it).
+#[mcpeye::tool]
+fn tick(ctx: Context) -> String {
+    ctx.progress(1.0, Some(1.0));
+    format!("token {:?}", ctx.progress_token().is_some())
+}
+
 /// Ask the client's model.
 #[mcpeye::tool]
 async fn ask(
@@ -97,6 +105,26 @@ impl ClientHandler for Client {
         let result = json!({"role": "assistant", "content": {"type": "text", "text": "forty-two"}, "model": "m"});
         Ok(serde_json::from_value(result).unwrap())
     }
+}
+
+/// A manifest of sync tools defers the request's parts a handler may ask for (the channel, the
+/// `_meta` and its progress token): asked for, they are the request's.
+#[tokio::test]
+async fn a_sync_tool_reports_progress_through_rmcp() {
+    let manifest = Manifest::builder().tools(mcpeye::tool_defs![tick]).build();
+    let server = ManifestServer::new(Arc::new(manifest));
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let handler = Client::default();
+    let client = handler.clone().serve(client_io).await.expect("the client connects");
+    let out = client.call_tool(call("tick", json!({}))).await.unwrap();
+    assert_eq!(out.content[0].as_text().unwrap().text, "token true");
+    assert_eq!(*handler.seen.lock().unwrap(), ["progress 1/1"], "the progress arrives before the answer");
+    let _ = client.cancel().await;
 }
 
 #[tokio::test]

@@ -284,18 +284,22 @@ impl Origin {
     }
 
     /// This origin as a handler's context sees it: with the parts its serving layer deferred
-    /// (rmcp's channel, cancellation and `_meta`) built, once, and shared by every clone.
+    /// (rmcp's channel, cancellation, `_meta` and the progress token in it) built, once, and
+    /// shared by every clone.
     pub(crate) fn resolved(&self) -> Origin {
         #[cfg(feature = "rmcp")]
         if let Some(d) = &self.deferred {
+            let meta = d.meta();
+            let progress_token =
+                self.progress_token.clone().or_else(|| meta.as_deref().and_then(Origin::progress_token_of));
             return Origin {
                 client: self.client.clone(),
-                meta: d.meta(),
+                meta,
                 session_id: self.session_id.clone(),
                 request_id: self.request_id.clone(),
                 transport: self.transport,
                 trace_context: self.trace_context.clone(),
-                progress_token: self.progress_token.clone(),
+                progress_token,
                 log_level: self.log_level,
                 cancellation: Some(d.cancellation()),
                 channel: Some(d.channel()),

@@ -281,9 +281,9 @@ async fn pump_messages(peer: Peer<RoleServer>, mut rx: mpsc::UnboundedReceiver<M
 
 /// The parts of an rmcp request's [`Origin`] that only a handler asking for its
 /// [`Context`](crate::Context) uses: the channel back to the client, the cancellation signal
-/// (probing rmcp's request token) and the `_meta` object. They are kept as what makes them and
-/// built once, when first asked for ([`Origin::resolved`]): most handlers never ask, and building
-/// them costs three allocations.
+/// (probing rmcp's request token) and the `_meta` object (with its progress token). They are kept
+/// as what makes them and built once, when first asked for ([`Origin::resolved`]): most handlers
+/// never ask, and building them costs three allocations.
 pub(crate) struct Deferred {
     state: Mutex<DeferredState>,
 }
@@ -444,7 +444,6 @@ fn origin_parts(
         true => None,
         false => Some(std::mem::take(&mut context.meta.0 .0)),
     };
-    origin.progress_token = meta.as_ref().and_then(Origin::progress_token_of);
     origin.log_level = log_level;
     (origin, ContextReads { session, source, meta })
 }
@@ -458,6 +457,7 @@ fn request_origin(
 ) -> (Origin, Arc<RmcpChannel>, Cancellation) {
     let (mut origin, mut parts) = origin_parts(clients, context, keep_request);
     let MadeParts { channel, cancellation, meta } = parts.make(&Source::of(context));
+    origin.progress_token = meta.as_deref().and_then(Origin::progress_token_of);
     origin.meta = meta;
     origin.cancellation = Some(cancellation.clone());
     origin.channel = Some(channel.clone());

@@ -22,7 +22,8 @@
 
 use super::node::{Kind, Node, Num, Str};
 use super::BLOCK;
-use serde_json::Value;
+use crate::contract::MAX_VALUE_DEPTH;
+use serde_json::{Map, Value};
 
 pub(crate) const NULL: u8 = 0;
 pub(crate) const FALSE: u8 = 1;
@@ -63,42 +64,89 @@ pub(crate) fn put_str(out: &mut Vec<u8>, s: &str, limit: usize) -> bool {
 }
 
 /// A container's header whose count is not known yet; returns where it starts, for
-/// [`patch_header`].
-#[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // rmcp's instrumented routes
+/// [`patch_counted`].
 pub(crate) fn put_header_open(out: &mut Vec<u8>, tag: u8) -> usize {
     put_raw(out, [tag, 0, 0, 0, 0, 0, 0, 0, 0], &[]);
     out.len() - 9
 }
 
-/// Completes the header at `at` with `count` and the size of what follows it. False when the
-/// container is an object with a key twice (a `Value` has each key once).
-#[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // rmcp's instrumented routes
-pub(crate) fn patch_header(out: &mut [u8], at: usize, count: usize) -> bool {
-    patch_counted(out, at, count);
-    if out[at] != OBJECT || count < 2 {
-        return true;
-    }
-    let entries = || Entries { rest: &out[at + 9..], left: count };
-    if count <= SMALL_OBJECT {
-        // Pairwise, without collecting and sorting the keys (an allocation per object).
-        return entries().enumerate().all(|(i, (key, _))| entries().take(i).all(|(k, _)| k.text != key.text));
-    }
-    let mut keys: Vec<&[u8]> = entries().map(|(key, _)| key.text.as_bytes()).collect();
-    keys.sort_unstable();
-    keys.windows(2).all(|w| w[0] != w[1])
-}
-
-/// Completes the header at `at` with `count` and the size of what follows it, its keys already
-/// known to differ.
-#[cfg_attr(not(feature = "rmcp"), allow(dead_code))] // rmcp's instrumented routes
+/// Completes the header at `at` with `count` and the size of what follows it.
 pub(crate) fn patch_counted(out: &mut [u8], at: usize, count: usize) {
     let size = (out.len() - at - 9) as u32;
     out[at + 1..at + 5].copy_from_slice(&(count as u32).to_le_bytes());
     out[at + 5..at + 9].copy_from_slice(&size.to_le_bytes());
 }
 
-/// Objects with at most this many entries are checked for a key twice pair by pair.
-const SMALL_OBJECT: usize = 8;
+/// Appends `v` to `out` as a flat node. Returns false, with `out` as it was, when `v` nests
+/// [`MAX_VALUE_DEPTH`] deep or its node would take more than `budget` bytes.
+pub(crate) fn flatten(v: &Value, out: &mut Vec<u8>, budget: usize) -> bool {
+    within(out, budget, |out, limit| put_value(v, out, 0, limit))
+}
+
+/// Appends `m` as the node of `Value::Object(m)` (without cloning it into one). Returns false,
+/// with `out` as it was, like [`flatten`].
+pub(crate) fn flatten_map(m: &Map<String, Value>, out: &mut Vec<u8>, budget: usize) -> bool {
+    within(out, budget, |out, limit| put_map(m, out, 0, limit))
+}
+
+/// Runs `write` with the end `budget` bytes from here allows; false, with `out` as it was, when
+/// it gives up.
+pub(crate) fn within(out: &mut Vec<u8>, budget: usize, write: impl FnOnce(&mut Vec<u8>, usize) -> bool) -> bool {
+    let start = out.len();
+    let fits = write(out, start.saturating_add(budget).min(u32::MAX as usize));
+    if !fits {
+        out.truncate(start);
+    }
+    fits
+}
+
+/// Appends the node of `v`, at nesting level `depth`; false past `limit` or too deep (the caller
+/// truncates).
+fn put_value(v: &Value, out: &mut Vec<u8>, depth: usize, limit: usize) -> bool {
+    match v {
+        Value::Null => out.push(NULL),
+        Value::Bool(b) => out.push(if *b { TRUE } else { FALSE }),
+        Value::Number(n) => {
+            out.extend_from_slice(&[NUMBER, 0]);
+            let at = out.len() - 1;
+            // Writing to a Vec cannot fail.
+            let _ = serde_json::to_writer(&mut *out, n);
+            let Ok(len) = u8::try_from(out.len() - at - 1) else { return false };
+            out[at] = len;
+        }
+        Value::String(s) => return put_tagged_str(out, s, limit),
+        Value::Array(a) => {
+            if depth >= MAX_VALUE_DEPTH {
+                return false;
+            }
+            let at = put_header_open(out, ARRAY);
+            for item in a {
+                if !put_value(item, out, depth + 1, limit) {
+                    return false;
+                }
+            }
+            patch_counted(out, at, a.len());
+        }
+        Value::Object(m) => return put_map(m, out, depth, limit),
+    }
+    out.len() <= limit
+}
+
+/// Appends the node of `Value::Object(m)` at nesting level `depth`, like [`put_value`]. A `Map`
+/// has each key once: nothing to check.
+pub(crate) fn put_map(m: &Map<String, Value>, out: &mut Vec<u8>, depth: usize, limit: usize) -> bool {
+    if depth >= MAX_VALUE_DEPTH {
+        return false;
+    }
+    let at = put_header_open(out, OBJECT);
+    for (k, item) in m {
+        if !put_str(out, k, limit) || !put_value(item, out, depth + 1, limit) {
+            return false;
+        }
+    }
+    patch_counted(out, at, m.len());
+    out.len() <= limit
+}
 
 fn u32_at(b: &[u8], at: usize) -> usize {
     let mut word = [0; 4];
@@ -224,8 +272,6 @@ impl<'a> Node<'a> for Flat<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::MAX_VALUE_DEPTH;
-    use crate::json::flat_ser::{flatten, flatten_map};
     use crate::redact::Redactor;
     use serde_json::json;
 
@@ -429,26 +475,6 @@ mod tests {
             let json = serde_json::to_vec(v).unwrap().len();
             assert_eq!(super::super::node::compact_len(node), json, "{v}");
             assert!(json <= 7 * node.size(), "{v}: {json} bytes from {}", node.size());
-        }
-    }
-
-    /// A key twice is found in small and large objects alike.
-    #[test]
-    fn a_key_twice_is_found() {
-        for count in [2, 3, SMALL_OBJECT, SMALL_OBJECT + 1, 20] {
-            for twice in [None, Some((0, 1)), Some((0, count - 1)), Some((count - 2, count - 1))] {
-                let mut out = Vec::new();
-                let at = put_header_open(&mut out, OBJECT);
-                for i in 0..count {
-                    let j = match twice {
-                        Some((a, b)) if i == b => a,
-                        _ => i,
-                    };
-                    assert!(put_str(&mut out, &format!("k{j}é"), usize::MAX));
-                    out.push(NULL);
-                }
-                assert_eq!(patch_header(&mut out, at, count), twice.is_none(), "{count} {twice:?}");
-            }
         }
     }
 

@@ -2,7 +2,6 @@
 //! events straight into the batch buffer, and the caps measure values without serialising them.
 
 pub(crate) mod flat;
-pub(crate) mod flat_ser;
 pub(crate) mod node;
 
 /// Compact JSON length of a string: quotes plus serde_json's escapes (`\"`, `\\`, the

@@ -4,8 +4,8 @@
 //! thing that becomes a [`Queued`] record.
 
 use super::queued::{field, flat_arguments, put_prefix, text, Field, Outcome, Queued, FLAT_VALUE_BUDGET};
+use crate::json::flat::flatten_map;
 use crate::json::flat::Flat;
-use crate::json::flat_ser::flatten_map;
 use crate::model::identity::CallIdentity;
 use crate::model::meta::AiInvocation;
 use crate::model::record::{now_epoch_ms, CallOutcome, CallRecord, ClientInfo, IntentSource, Origin};

@@ -3,8 +3,8 @@
 //! [`BufferPool`] when they are small enough, moved otherwise (made by [`TrackedCall`](super::TrackedCall)
 //! alone); and the parts of its event as the encoder reads them.
 
+use crate::json::flat::flatten;
 use crate::json::flat::Flat;
-use crate::json::flat_ser::flatten;
 use crate::json::node::Str;
 use crate::model::record::{CallOutcome, CallRecord, ClientInfo, IntentSource};
 use crate::redact::drop_flat;

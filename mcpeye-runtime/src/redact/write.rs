@@ -538,8 +538,8 @@ mod tests {
     /// of the value itself, on thousands of generated values, for every redactor.
     #[test]
     fn flat_walk_writes_what_the_generic_walk_writes() {
+        use crate::json::flat::flatten;
         use crate::json::flat::Flat;
-        use crate::json::flat_ser::flatten;
         let redactors = [
             Redactor::new(true, &[]),
             Redactor::new(true, &["SSN".to_owned(), "Clé".to_owned()]),

@@ -6,8 +6,7 @@ use super::rounds::InstrumentedRound;
 use crate::contract::{INTENT_PARAM_DESCRIPTION, INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
 use crate::dispatch::CatchUnwind;
 use crate::dispatch::{attribute, call_intent, panic_message, take_intent, AttributionArgs, PANIC, PANIC_ANSWER};
-use crate::json::flat_ser::flatten;
-use crate::json::flat_ser::flatten_serialize;
+use crate::json::flat::flatten;
 use crate::model::meta::{
     handle_text, CONVERSATION_PARAM_DESCRIPTION, CONVERSATION_PARAM_NAME, MODEL_PARAM_DESCRIPTION, MODEL_PARAM_NAME,
 };
@@ -23,7 +22,7 @@ use crate::tracker::active_tracker;
 use crate::tracker::Tracker;
 use ::rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use ::rmcp::handler::server::tool::ToolCallContext;
-use ::rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, ResourceContents, ResultType, Tool};
+use ::rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, ResultType, Tool};
 use ::rmcp::ErrorData;
 use serde_json::{Map, Value};
 use std::any::{Any, TypeId};
@@ -671,21 +670,11 @@ fn result_json(r: &CallToolResult) -> Value {
     v
 }
 
-/// An image, audio or embedded binary resource: base64 that the record replaces.
-fn is_binary(c: &ContentBlock) -> bool {
-    match c {
-        ContentBlock::Image(_) | ContentBlock::Audio(_) => true,
-        ContentBlock::Resource(r) => matches!(r.resource, ResourceContents::BlobResourceContents { .. }),
-        // Text, links, and kinds rmcp may add (recorded as they serialise).
-        _ => false,
-    }
-}
-
-/// Appends the node of [`result_json`]`(r)` to `out` within `budget`, without building that JSON;
-/// false, with `out` as it was, when it does not fit (or cannot be flattened).
+/// Appends the node of [`result_json`]`(r)` to `out` within `budget`; false, with `out` as it
+/// was, when it does not fit (or nests too deep).
 fn flatten_result(r: &CallToolResult, out: &mut Vec<u8>, budget: usize) -> bool {
-    // Text items without `_meta` or annotations, and nothing else: the common result, serialised
-    // through a view of its texts alone rather than through rmcp's `Serialize` of the whole result.
+    // Text items without `_meta` or annotations, and nothing else: the common result, written
+    // from its texts alone, without building its JSON.
     let plain_text =
         |c: &ContentBlock| matches!(c, ContentBlock::Text(t) if t.meta.is_none() && t.annotations.is_none());
     if r.structured_content.is_none() && r.meta.is_none() && r.content.iter().all(plain_text) {
@@ -695,11 +684,9 @@ fn flatten_result(r: &CallToolResult, out: &mut Vec<u8>, budget: usize) -> bool 
         });
         return flatten_texts(texts, r.is_error, out, budget);
     }
-    if r.content.iter().any(is_binary) {
-        // Rare, and the base64 is never copied into the record: through the recorded JSON.
-        return flatten(&result_json(r), out, budget);
-    }
-    flatten_serialize(r, out, budget, Some(RESULT_TYPE))
+    // Rarer results (structured content, annotations, `_meta`, binary items): through the
+    // recorded JSON, whose binary payloads are markers.
+    flatten(&result_json(r), out, budget)
 }
 
 /// rmcp's discriminator key in a serialised `CallToolResult`.
@@ -747,6 +734,7 @@ fn reserved_route<S: Send + Sync + 'static>(shared: Arc<Instrumented>) -> ToolRo
 mod tests {
     use super::*;
     use crate::model::record::Origin;
+    use ::rmcp::model::ResourceContents;
     use std::future::Future;
     use std::pin::Pin;
     use std::sync::Mutex;
@@ -776,11 +764,11 @@ mod tests {
         assert_eq!(recs[0].intent, Some(("why".into(), crate::IntentSource::Mcpeye)));
     }
 
-    /// A pipeline records an rmcp result flattened straight from it: the same node as the JSON
-    /// `result_json` makes of it.
+    /// A pipeline records an rmcp result flattened straight from it (text items from their
+    /// texts): the same node as the JSON `result_json` makes of it, within any budget.
     #[test]
     fn results_flatten_as_their_json() {
-        use crate::json::flat_ser::flatten;
+        use crate::json::flat::flatten;
         use ::rmcp::model::{Annotations, MetaObject, ResultType, TextContent};
         let mut complete = CallToolResult::success(vec![ContentBlock::text("3 invoices found")]);
         complete.result_type = Some(ResultType::COMPLETE);
@@ -810,11 +798,8 @@ mod tests {
             CallToolResult::success(vec![]),
         ];
         for r in &results {
-            let (mut direct, mut via_json) = (Vec::new(), Vec::new());
-            assert!(flatten_serialize(r, &mut direct, usize::MAX, Some(RESULT_TYPE)), "{r:?}");
+            let mut via_json = Vec::new();
             assert!(flatten(&result_json(r), &mut via_json, usize::MAX));
-            // Binary items differ on purpose: their base64 is recorded as a marker.
-            assert_eq!(direct == via_json, !r.content.iter().any(is_binary), "{r:?}");
             let mut written = b"prefix".to_vec();
             assert!(flatten_result(r, &mut written, usize::MAX), "{r:?}");
             assert_eq!(written[6..], via_json[..], "{r:?}");

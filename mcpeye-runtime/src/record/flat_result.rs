@@ -1,8 +1,10 @@
 //! A tool's result written into the flat form without building its JSON first: the record of
 //! a result of text items (and structured content) is its JSON, and most results are text.
 
+#[cfg(feature = "rmcp")]
+use crate::json::flat::FALSE;
 use crate::json::flat::{
-    patch_counted, put_header_open, put_map, put_str, put_tagged_str, within, ARRAY, FALSE, OBJECT, TRUE,
+    patch_counted, put_header_open, put_map, put_str, put_tagged_str, within, ARRAY, OBJECT, TRUE,
 };
 use crate::model::result::{CallToolResult, Content};
 

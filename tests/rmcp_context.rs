@@ -13,7 +13,7 @@ use rmcp::model::{
     LoggingMessageNotificationParam, ProgressNotificationParam, SetLevelRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
-use rmcp::{ClientHandler, ErrorData, ServiceExt};
+use rmcp::{ClientHandler, ErrorData};
 use serde_json::json;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -112,15 +112,8 @@ impl ClientHandler for Client {
 #[tokio::test]
 async fn a_sync_tool_reports_progress_through_rmcp() {
     let manifest = Manifest::builder().tools(mcpeye::tool_defs![tick]).build();
-    let server = ManifestServer::new(Arc::new(manifest));
-    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
     let handler = Client::default();
-    let client = handler.clone().serve(client_io).await.expect("the client connects");
+    let client = serve_and_connect_with(ManifestServer::new(Arc::new(manifest)), handler.clone()).await;
     let out = client.call_tool(call("tick", json!({}))).await.unwrap();
     assert_eq!(out.content[0].as_text().unwrap().text, "token true");
     assert_eq!(*handler.seen.lock().unwrap(), ["progress 1/1"], "the progress arrives before the answer");
@@ -131,15 +124,8 @@ async fn a_sync_tool_reports_progress_through_rmcp() {
 async fn the_context_talks_back_through_rmcp() {
     let (tracker, records) = recording_tracker();
     let manifest = Manifest::builder().tools(mcpeye::tool_defs![count, ask, relay, hang]).tracker(tracker).build();
-    let server = ManifestServer::new(Arc::new(manifest));
-    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
     let handler = Client::default();
-    let client = handler.clone().serve(client_io).await.expect("the client connects");
+    let client = serve_and_connect_with(ManifestServer::new(Arc::new(manifest)), handler.clone()).await;
     assert!(client.peer_info().unwrap().capabilities.logging.is_some(), "the logging capability is announced");
 
     let out = client.call_tool(call("count", json!({}))).await.unwrap();

@@ -5,7 +5,7 @@
 use mcpeye::{CallRecord, Tracker};
 use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::{ServerHandler, ServiceExt};
+use rmcp::{ClientHandler, ServerHandler, ServiceExt};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 
@@ -36,19 +36,19 @@ pub async fn serve_and_connect<S: ServerHandler>(
     config.serve(client_io).await.expect("the client connects")
 }
 
-/// Like [`serve_and_connect`], the client introducing itself with `config` (its protocol
-/// version, say).
-pub async fn serve_and_connect_with<S: ServerHandler>(
+/// Like [`serve_and_connect`], with `client` as rmcp's client: a `ClientConfig` (its protocol
+/// version, say) or a handler of the server's requests and notifications.
+pub async fn serve_and_connect_with<S: ServerHandler, C: ClientHandler>(
     server: S,
-    config: ClientConfig,
-) -> RunningService<RoleClient, ClientConfig> {
+    client: C,
+) -> RunningService<RoleClient, C> {
     let (server_io, client_io) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {
         if let Ok(running) = server.serve(server_io).await {
             let _ = running.waiting().await;
         }
     });
-    config.serve(client_io).await.expect("the client connects")
+    client.serve(client_io).await.expect("the client connects")
 }
 
 /// A `tools/call` request for `name` with an object of arguments.

@@ -1,12 +1,11 @@
 //! A tool's result written into the flat form without building its JSON first: the record of
 //! a result of text items (and structured content) is its JSON, and most results are text.
 
-#[cfg(feature = "rmcp")]
-use crate::json::flat::FALSE;
 use crate::json::flat::{
-    patch_counted, put_header_open, put_map, put_str, put_tagged_str, within, ARRAY, OBJECT, TRUE,
+    patch_counted, put_header_open, put_map, put_str, put_tagged_str, within, ARRAY, FALSE, OBJECT, TRUE,
 };
 use crate::model::result::{CallToolResult, Content};
+use serde_json::{Map, Value};
 
 /// Appends the node of [`CallToolResult::to_json`]`(r)` to `out`, without building that JSON,
 /// for a result of text items only (its record is then its JSON). Returns false, with `out` as
@@ -21,43 +20,43 @@ pub(crate) fn flatten_result(r: &CallToolResult, out: &mut Vec<u8>, budget: usiz
         Content::Text(t) => t.as_str(),
         _ => "",
     });
-    within(out, budget, |out, limit| {
-        let entries = 1 + usize::from(r.structured_content.is_some()) + usize::from(r.is_error);
-        let at = put_header_open(out, OBJECT);
-        if !put_texts(texts, out, limit) {
-            return false;
-        }
-        if let Some(structured) = &r.structured_content {
-            if !put_str(out, "structuredContent", limit) || !put_map(structured, out, 1, limit) {
-                return false;
-            }
-        }
-        if r.is_error {
-            if !put_str(out, "isError", limit) {
-                return false;
-            }
-            out.push(TRUE);
-        }
-        patch_counted(out, at, entries);
-        out.len() <= limit
-    })
+    flatten_texts(texts, r.structured_content.as_ref(), r.is_error.then_some(true), out, budget)
 }
 
 /// Appends the node of `{"content": [{"type": "text", "text": t}, …]}`, one item per text of
-/// `texts`, followed by `"isError": e` when `is_error` is `Some(e)`: the record of a result of
-/// plain text items only. Returns false, with `out` as it was, like
+/// `texts`, followed by `"structuredContent": structured` and `"isError": e` when given: the
+/// record of a result of text items only. Returns false, with `out` as it was, like
 /// [`flatten`](crate::json::flat::flatten).
-#[cfg(feature = "rmcp")]
 pub(crate) fn flatten_texts<'t>(
     texts: impl ExactSizeIterator<Item = &'t str>,
+    structured: Option<&Map<String, Value>>,
     is_error: Option<bool>,
     out: &mut Vec<u8>,
     budget: usize,
 ) -> bool {
     within(out, budget, |out, limit| {
         let at = put_header_open(out, OBJECT);
-        if !put_texts(texts, out, limit) {
+        if !put_str(out, "content", limit) {
             return false;
+        }
+        let count = texts.len();
+        let items = put_header_open(out, ARRAY);
+        for t in texts {
+            let item = put_header_open(out, OBJECT);
+            let written = put_str(out, "type", limit)
+                && put_tagged_str(out, "text", limit)
+                && put_str(out, "text", limit)
+                && put_tagged_str(out, t, limit);
+            if !written {
+                return false;
+            }
+            patch_counted(out, item, 2);
+        }
+        patch_counted(out, items, count);
+        if let Some(structured) = structured {
+            if !put_str(out, "structuredContent", limit) || !put_map(structured, out, 1, limit) {
+                return false;
+            }
         }
         if let Some(e) = is_error {
             if !put_str(out, "isError", limit) {
@@ -65,31 +64,9 @@ pub(crate) fn flatten_texts<'t>(
             }
             out.push(if e { TRUE } else { FALSE });
         }
-        patch_counted(out, at, 1 + usize::from(is_error.is_some()));
+        patch_counted(out, at, 1 + usize::from(structured.is_some()) + usize::from(is_error.is_some()));
         out.len() <= limit
     })
-}
-
-/// The `content` entry of a result of text items: its key, then `[{"type": "text", "text": t}, …]`.
-fn put_texts<'t>(texts: impl ExactSizeIterator<Item = &'t str>, out: &mut Vec<u8>, limit: usize) -> bool {
-    if !put_str(out, "content", limit) {
-        return false;
-    }
-    let count = texts.len();
-    let at = put_header_open(out, ARRAY);
-    for t in texts {
-        let item = put_header_open(out, OBJECT);
-        let written = put_str(out, "type", limit)
-            && put_tagged_str(out, "text", limit)
-            && put_str(out, "text", limit)
-            && put_tagged_str(out, t, limit);
-        if !written {
-            return false;
-        }
-        patch_counted(out, item, 2);
-    }
-    patch_counted(out, at, count);
-    true
 }
 
 #[cfg(test)]

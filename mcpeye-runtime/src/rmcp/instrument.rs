@@ -682,7 +682,7 @@ fn flatten_result(r: &CallToolResult, out: &mut Vec<u8>, budget: usize) -> bool 
             ContentBlock::Text(t) => t.text.as_str(),
             _ => "",
         });
-        return flatten_texts(texts, r.is_error, out, budget);
+        return flatten_texts(texts, None, r.is_error, out, budget);
     }
     // Rarer results (structured content, annotations, `_meta`, binary items): through the
     // recorded JSON, whose binary payloads are markers.

@@ -90,20 +90,16 @@ const ANSWER_GRACE: Duration = Duration::from_millis(200);
 /// ```
 #[derive(Clone)]
 pub struct Tracker {
-    inner: Arc<RecordSink>,
+    /// Where a call's record goes (read by `record/call.rs` as a call ends).
+    pub(crate) inner: Arc<RecordSink>,
 }
 
-enum RecordSink {
-    Callback(Callback),
-    Pipeline(Pipeline),
-}
-
-/// Where a call's record goes ([`Tracker::sink`]).
-pub(crate) enum Sink<'t> {
-    /// To the flusher, through the hand-off channel.
-    Queue(&'t Pipeline),
+/// Where a tracker's records go.
+pub(crate) enum RecordSink {
     /// To a function of the user's ([`Tracker::from_fn`]), on the calling thread.
-    Callback(&'t Callback),
+    Callback(Callback),
+    /// To the flusher, through the hand-off channel.
+    Pipeline(Pipeline),
 }
 
 /// The function of [`Tracker::from_fn`].
@@ -131,7 +127,7 @@ pub(crate) struct Pipeline {
     /// Channel length at which a call wakes the flusher before its next tick.
     nudge_at: usize,
     /// Empty record buffers, recycled by the flusher.
-    pool: BufferPool,
+    pub(crate) pool: BufferPool,
     flusher: Mutex<Option<JoinHandle<()>>>,
 }
 
@@ -254,14 +250,6 @@ impl Tracker {
     /// ```
     pub fn from_fn(f: impl Fn(CallRecord) + Send + Sync + 'static) -> Self {
         Tracker { inner: Arc::new(RecordSink::Callback(Callback(Box::new(f)))) }
-    }
-
-    /// Where a call's record goes.
-    pub(crate) fn sink(&self) -> Sink<'_> {
-        match &*self.inner {
-            RecordSink::Callback(f) => Sink::Callback(f),
-            RecordSink::Pipeline(p) => Sink::Queue(p),
-        }
     }
 
     /// Sends `version` as the payloads' `serverVersion` unless the configured identity names one
@@ -526,16 +514,6 @@ impl Pipeline {
                 }
             },
         }
-    }
-
-    /// An empty buffer for a record: a recycled one, or a new one.
-    pub(crate) fn buffer(&self) -> Vec<u8> {
-        self.pool.take()
-    }
-
-    /// Gives back a buffer a record did not use.
-    pub(crate) fn give_back(&self, buffer: Vec<u8>) {
-        self.pool.give(buffer);
     }
 
     /// Hands an admitted record to the flusher.

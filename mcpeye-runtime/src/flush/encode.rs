@@ -86,7 +86,7 @@ pub(crate) fn encode(
     }
     // Hex digits and hyphens: nothing to escape.
     let id = &hyphenated_lower(&call_id);
-    if needs_escape(tool_name) {
+    if needs_escape(tool_name.as_bytes()) {
         write_parts(out, [b"{\"callId\":\"", id, b"\",\"toolName\":"]);
         write_escaped(out, tool_name);
         out.extend_from_slice(b",\"arguments\":");

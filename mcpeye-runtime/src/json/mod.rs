@@ -7,7 +7,7 @@ pub(crate) mod node;
 /// Compact JSON length of a string: quotes plus serde_json's escapes (`\"`, `\\`, the
 /// two-character `\b\t\n\f\r`, `\u00XX` for other control characters).
 pub(crate) fn string_len(s: &str) -> usize {
-    string_len_with(s, needs_escape(s))
+    string_len_with(s, needs_escape(s.as_bytes()))
 }
 
 /// [`string_len`] when [`needs_escape`]`(s)` is known.
@@ -27,17 +27,11 @@ pub(crate) fn string_len_with(s: &str, escapes: bool) -> usize {
     s.len() + 2 + extra
 }
 
-/// Whether serde_json escapes any byte of `s`. Most strings need no escape: a branch-free test
+/// Whether serde_json escapes any byte of `s` (a string's bytes). Most strings need no escape: a branch-free test
 /// over 16 bytes at a time (vectorised) settles them, and the last 0 to 15 bytes are tested as
 /// one or two 64-bit words (most strings, keys above all, are that short).
 #[inline]
-pub(crate) fn needs_escape(s: &str) -> bool {
-    bytes_need_escape(s.as_bytes())
-}
-
-/// [`needs_escape`] of the bytes of a string.
-#[inline]
-pub(crate) fn bytes_need_escape(s: &[u8]) -> bool {
+pub(crate) fn needs_escape(s: &[u8]) -> bool {
     any_byte(s, |b| b < 0x20 || b == b'"' || b == b'\\', word_escapes)
 }
 
@@ -252,7 +246,7 @@ pub(crate) fn write_parts<const N: usize>(out: &mut Vec<u8>, parts: [&[u8]; N]) 
 
 /// Writes `s` as a JSON string exactly as serde_json does.
 pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
-    write_str_with(out, s, needs_escape(s));
+    write_str_with(out, s, needs_escape(s.as_bytes()));
 }
 
 /// [`write_str`] when [`needs_escape`]`(s)` is known.
@@ -312,7 +306,7 @@ mod tests {
             for base in ["é-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOP", "abcdefghijklmnopqrstuvwxyz~\u{7f}"]
             {
                 let clean: String = base.chars().cycle().take(len).collect();
-                assert_eq!(needs_escape(&clean), naive(&clean), "{clean:?}");
+                assert_eq!(needs_escape(clean.as_bytes()), naive(&clean), "{clean:?}");
                 assert_eq!(is_plain_ascii(&clean), plain(&clean), "{clean:?}");
                 for special in
                     ['"', '\\', '\n', '\u{0}', '\u{1f}', ' ', '\u{7f}', '!', '#', '[', ']', 'é', '\u{80}', '界']
@@ -320,7 +314,7 @@ mod tests {
                     for at in 0..clean.chars().count().max(1) {
                         let s: String =
                             clean.chars().take(at).chain([special]).chain(clean.chars().skip(at + 1)).collect();
-                        assert_eq!(needs_escape(&s), naive(&s), "{s:?}");
+                        assert_eq!(needs_escape(s.as_bytes()), naive(&s), "{s:?}");
                         assert_eq!(is_plain_ascii(&s), plain(&s), "{s:?}");
                         assert_eq!(string_len(&s), serde_json::to_string(&s).unwrap().len(), "{s:?}");
                     }

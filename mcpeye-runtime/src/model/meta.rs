@@ -12,6 +12,7 @@
 //!
 //! Both are read in that order; a blank or non-string model is none.
 
+use crate::redact::cut_at_char_boundary;
 use serde_json::{Map, Value};
 use std::hash::Hasher;
 use std::sync::Arc;
@@ -102,16 +103,7 @@ const MAX_MODEL_BYTES: usize = 128;
 /// A model name as recorded: a string that is not blank, trimmed and cut to [`MAX_MODEL_BYTES`].
 fn model_text(v: &Value) -> Option<Arc<str>> {
     let s = v.as_str().filter(|s| !is_blank(s))?.trim();
-    Some(Arc::from(&s[..floor_char_boundary(s, MAX_MODEL_BYTES)]))
-}
-
-/// The largest index at most `max` that is a character boundary of `s`.
-pub(crate) fn floor_char_boundary(s: &str, max: usize) -> usize {
-    let mut end = s.len().min(max);
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    end
+    Some(Arc::from(cut_at_char_boundary(s, MAX_MODEL_BYTES)))
 }
 
 /// Removes `llm_model` from a call's arguments and returns the model it names, if any.
@@ -169,7 +161,7 @@ fn invocation_text<'a>(invocation: &'a Value, key: &str) -> Option<&'a str> {
 /// `None` when it says none of it.
 pub(crate) fn invocation(meta: &Map<String, Value>) -> Option<Arc<AiInvocation>> {
     let invocation = meta.get(META_AI_INVOCATION)?;
-    let cut = |s: &str, max: usize| s[..floor_char_boundary(s, max)].to_owned();
+    let cut = |s: &str, max: usize| cut_at_char_boundary(s, max).to_owned();
     let turn = match invocation.get("turnId") {
         Some(Value::String(s)) if !is_blank(s) => Some(Arc::from(cut(s.trim(), MAX_TURN_BYTES))),
         Some(Value::Number(n)) => Some(Arc::from(n.to_string())),

@@ -155,7 +155,7 @@ pub struct Origin {
     /// The channel, cancellation and `_meta` of an rmcp request, not built yet: most handlers
     /// never ask for their context (see [`resolved`](Self::resolved)).
     #[cfg(feature = "rmcp")]
-    pub(crate) deferred: Option<Box<dyn DeferredParts>>,
+    pub(crate) deferred: Option<Arc<dyn DeferredParts>>,
     /// The round of a call that may ask the client through `input_required` results (MCP
     /// 2026-07-28): the answers it has, and what earlier rounds left (start, intent).
     pub(crate) asking: Option<Arc<crate::model::ask::Asking>>,
@@ -211,17 +211,6 @@ pub(crate) trait DeferredParts: Send + Sync + 'static {
     fn meta(&self) -> Option<Arc<Map<String, Value>>>;
     /// Whether the request was cancelled, and why, without making the signal.
     fn cancelled(&self) -> Option<Option<String>>;
-    /// A copy that shares the parts, made for it: a copy may outlive what makes them.
-    fn clone_made(&self) -> Box<dyn DeferredParts>;
-    /// The serving layer's own type, to read back what only it knows.
-    fn as_any(&self) -> &dyn std::any::Any;
-}
-
-#[cfg(feature = "rmcp")]
-impl Clone for Box<dyn DeferredParts> {
-    fn clone(&self) -> Self {
-        self.clone_made()
-    }
 }
 
 impl fmt::Debug for Origin {

@@ -11,7 +11,7 @@ use crate::model::meta::AiInvocation;
 use crate::model::record::{now_epoch_ms, CallOutcome, CallRecord, ClientInfo, IntentSource, Origin};
 use crate::model::request::RequestInfo;
 use crate::telemetry::CallSpan;
-use crate::tracker::{Pipeline, Sink, Tracker};
+use crate::tracker::{Pipeline, RecordSink, Tracker};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -108,8 +108,8 @@ impl TrackedCall {
             }
             return call;
         };
-        let pipeline = match tracker.sink() {
-            Sink::Queue(p) if !call.span_reads_values(tracker) => Some(p),
+        let pipeline = match &*tracker.inner {
+            RecordSink::Pipeline(p) if !call.span_reads_values(tracker) => Some(p),
             _ => None,
         };
         // `identify` runs unless it ran already (for the call's conversation handle, see
@@ -235,14 +235,14 @@ impl TrackedCall {
             self.end_span(span, tracker, &outcome, rpc_code, duration);
         }
         let Some(tracker) = tracker else { return };
-        match tracker.sink() {
-            Sink::Queue(p) => {
+        match &*tracker.inner {
+            RecordSink::Pipeline(p) => {
                 if p.admit() {
-                    let queued = self.queued(|| p.buffer(), timestamp_ms, duration, |bytes| ended(outcome, bytes));
+                    let queued = self.queued(|| p.pool.take(), timestamp_ms, duration, |bytes| ended(outcome, bytes));
                     p.enqueue(queued);
                 }
             }
-            Sink::Callback(f) => f.hand(self.into_record(outcome, timestamp_ms, duration)),
+            RecordSink::Callback(f) => f.hand(self.into_record(outcome, timestamp_ms, duration)),
         }
     }
 
@@ -256,9 +256,15 @@ impl TrackedCall {
         flatten: impl FnOnce(&T, &mut Vec<u8>, usize) -> bool,
         to_json: impl FnOnce(&T) -> Value,
     ) {
-        let pipeline = match tracker.map(|t| (t.sink(), t)) {
-            Some((Sink::Queue(p), t)) if !self.span_reads_values(t) => p,
-            _ => return self.end(tracker, CallOutcome::Success { result: to_json(result) }, None),
+        let pipeline = match tracker {
+            Some(t) if !self.span_reads_values(t) => match &*t.inner {
+                RecordSink::Pipeline(p) => Some(p),
+                RecordSink::Callback(_) => None,
+            },
+            _ => None,
+        };
+        let Some(pipeline) = pipeline else {
+            return self.end(tracker, CallOutcome::Success { result: to_json(result) }, None);
         };
         let (timestamp_ms, duration) = self.timing.ended();
         if let Some(span) = self.span.take() {
@@ -267,7 +273,7 @@ impl TrackedCall {
         }
         if pipeline.admit() {
             let queued = self.queued(
-                || pipeline.buffer(),
+                || pipeline.pool.take(),
                 timestamp_ms,
                 duration,
                 |bytes| {
@@ -379,7 +385,7 @@ impl FlatArguments {
     /// `map` flattened within the budget; over it, `map` copied when `copy` (the tool takes its
     /// arguments), else `None` (the record takes the call's arguments at the end).
     fn of(call: &TrackedCall, pipeline: &Pipeline, map: &Map<String, Value>, copy: bool) -> Option<FlatArguments> {
-        let mut bytes = pipeline.buffer();
+        let mut bytes = pipeline.pool.take();
         let (model_len, invocation_len) = put_prefix(call.model.as_deref(), call.invocation.as_deref(), &mut bytes);
         let start = bytes.len();
         let arguments = if flatten_map(map, &mut bytes, FLAT_VALUE_BUDGET) {
@@ -388,7 +394,7 @@ impl FlatArguments {
             Field::Value(Box::new(Value::Object(map.clone())))
         } else {
             bytes.clear();
-            pipeline.give_back(bytes);
+            pipeline.pool.give(bytes);
             return None;
         };
         Some(FlatArguments { bytes, arguments, model_len, invocation_len })

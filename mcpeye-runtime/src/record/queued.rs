@@ -180,7 +180,7 @@ impl Text {
 fn put_model(model: Option<&str>, bytes: &mut Vec<u8>) -> u8 {
     match model {
         Some(m) if bytes.is_empty() && !m.is_empty() => {
-            let m = &m[..crate::model::meta::floor_char_boundary(m, u8::MAX as usize)];
+            let m = crate::redact::cut_at_char_boundary(m, u8::MAX as usize);
             bytes.extend_from_slice(m.as_bytes());
             m.len() as u8
         }

@@ -411,7 +411,7 @@ impl Redactor {
         let look = if self.enabled {
             prescan::look_in(readable, cut.len())
         } else {
-            u8::from(needs_escape(cut)) * prescan::ESCAPES
+            u8::from(needs_escape(cut.as_bytes())) * prescan::ESCAPES
         };
         if look & self.denylist.rules.triggers() == 0 && cut.len() <= MAX_TEXT_BYTES {
             write_str_with(out, cut, look & prescan::ESCAPES != 0);

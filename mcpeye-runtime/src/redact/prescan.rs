@@ -31,7 +31,7 @@ pub(crate) const CREDS: u8 = 4;
 /// credential layer settles with one search for the keys (`credentials::may_hold_key_forms`).
 pub(crate) const COLON: u8 = 8;
 
-use crate::json::bytes_need_escape;
+use crate::json::needs_escape;
 
 /// Bytes read after a position: the longest trigger prefix tested is 4 bytes (`gh?_`).
 const LOOKAHEAD: usize = 3;
@@ -59,7 +59,7 @@ pub(crate) fn look(s: &[u8]) -> u8 {
 pub(crate) fn look_in(bytes: &[u8], len: usize) -> u8 {
     if len < SHORTEST_MATCH {
         // Too short to hold a match: the escape test alone, on a word (many values are this short).
-        return u8::from(bytes_need_escape(&bytes[..len])) * ESCAPES;
+        return u8::from(needs_escape(&bytes[..len])) * ESCAPES;
     }
     #[cfg(target_arch = "x86_64")]
     return x86::look_in(bytes, len);

@@ -219,7 +219,7 @@ impl Walk<'_> {
     #[inline(never)]
     fn key_slow<const MEASURE: bool>(&mut self, c: &mut Cursor<'_>, k: &str, readable: &[u8], lead: u8) -> bool {
         let plain = is_plain_ascii(k);
-        let escapes = !plain && needs_escape(k);
+        let escapes = !plain && needs_escape(k.as_bytes());
         if MEASURE {
             self.measured += string_len_with(k, escapes);
         }
@@ -315,7 +315,7 @@ impl Walk<'_> {
                     }
                     // Keys are mostly plain ASCII: one look answers the escape and the case-fold.
                     let plain = is_plain_ascii(k);
-                    let escapes = !plain && needs_escape(k);
+                    let escapes = !plain && needs_escape(k.as_bytes());
                     self.measured += string_len_with(k, escapes);
                     if escapes {
                         write_escaped(self.out, k);
@@ -384,7 +384,7 @@ impl Walk<'_> {
         // the writing.
         let look = match self.denylist {
             Some(_) => prescan::look_in(readable, s.len()),
-            None => u8::from(needs_escape(s)) * ESCAPES,
+            None => u8::from(needs_escape(s.as_bytes())) * ESCAPES,
         };
         let escapes = look & ESCAPES != 0;
         if MEASURE {

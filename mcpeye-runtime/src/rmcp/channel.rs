@@ -33,7 +33,6 @@ use std::pin::{pin, Pin};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Poll, Waker};
 use tokio::sync::{mpsc, oneshot};
-use tokio_util::sync::CancellationToken;
 
 enum Msg {
     Notify(Box<ServerNotification>),
@@ -296,25 +295,11 @@ enum DeferredState {
     MadeParts(MadeParts),
 }
 
-/// What makes the deferred parts: what they need of the request's context (shared handles,
-/// cloned without allocating), and what was read from it.
+/// What makes the deferred parts: the request's context (its `_meta` taken), and what was read
+/// from it.
 struct Pending {
-    source: Source,
+    context: RequestContext<RoleServer>,
     parts: ContextReads,
-}
-
-/// What the deferred parts need of the request's context.
-struct Source {
-    peer: Peer<RoleServer>,
-    ct: CancellationToken,
-    task: Option<TaskInput>,
-}
-
-impl Source {
-    fn of(context: &RequestContext<RoleServer>) -> Source {
-        let task = context.extensions.get::<TaskInput>().cloned();
-        Source { peer: context.peer.clone(), ct: context.ct.clone(), task }
-    }
 }
 
 /// What [`origin_parts`] read from the context for the deferred parts.
@@ -332,16 +317,16 @@ struct MadeParts {
 }
 
 impl ContextReads {
-    /// The parts for the request `from` comes from; the `_meta` moves into them.
-    fn make(&mut self, from: &Source) -> MadeParts {
-        let ct = from.ct.clone();
+    /// The parts for the request of `context`; the `_meta` moves into them.
+    fn make(&mut self, context: &RequestContext<RoleServer>) -> MadeParts {
+        let ct = context.ct.clone();
         let channel = Arc::new(RmcpChannel {
-            peer: from.peer.clone(),
+            peer: context.peer.clone(),
             queue: Mutex::new(Queue::Unopened(None)),
             session: self.session.clone(),
             capabilities: OnceLock::new(),
             source: self.source.clone(),
-            task: from.task.clone(),
+            task: context.extensions.get::<TaskInput>().cloned(),
         });
         MadeParts {
             channel,
@@ -353,8 +338,8 @@ impl ContextReads {
 
 impl Deferred {
     /// Parts to be made from `context` when first asked for.
-    fn pending(context: &RequestContext<RoleServer>, parts: ContextReads) -> Self {
-        Deferred { state: Mutex::new(DeferredState::Pending(Pending { source: Source::of(context), parts })) }
+    fn pending(context: RequestContext<RoleServer>, parts: ContextReads) -> Self {
+        Deferred { state: Mutex::new(DeferredState::Pending(Pending { context, parts })) }
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, DeferredState> {
@@ -365,7 +350,7 @@ impl Deferred {
         let mut state = self.state();
         let made = match &mut *state {
             DeferredState::MadeParts(m) => return m.clone(),
-            DeferredState::Pending(p) => p.parts.make(&p.source),
+            DeferredState::Pending(p) => p.parts.make(&p.context),
         };
         *state = DeferredState::MadeParts(made.clone());
         made
@@ -397,17 +382,9 @@ impl DeferredParts for Deferred {
         let made = match &*self.state() {
             DeferredState::MadeParts(m) => m.cancellation.clone(),
             // What the signal would say: cancelled by its probe, without a reason.
-            DeferredState::Pending(p) => return p.source.ct.is_cancelled().then_some(None),
+            DeferredState::Pending(p) => return p.context.ct.is_cancelled().then_some(None),
         };
         made.is_cancelled().then(|| made.reason())
-    }
-
-    fn clone_made(&self) -> Box<dyn DeferredParts> {
-        Box::new(Deferred { state: Mutex::new(DeferredState::MadeParts(self.made())) })
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
     }
 }
 
@@ -456,7 +433,7 @@ fn request_origin(
     keep_request: bool,
 ) -> (Origin, Arc<RmcpChannel>, Cancellation) {
     let (mut origin, mut parts) = origin_parts(clients, context, keep_request);
-    let MadeParts { channel, cancellation, meta } = parts.make(&Source::of(context));
+    let MadeParts { channel, cancellation, meta } = parts.make(context);
     origin.progress_token = meta.as_deref().and_then(Origin::progress_token_of);
     origin.meta = meta;
     origin.cancellation = Some(cancellation.clone());
@@ -472,7 +449,7 @@ fn request_origin(
 /// context.
 pub(crate) fn with_origin_now<F, T>(
     clients: &Clients,
-    context: &mut RequestContext<RoleServer>,
+    mut context: RequestContext<RoleServer>,
     keep_request: bool,
     call: F,
 ) -> (T, Option<Pump>)
@@ -482,11 +459,11 @@ where
     // The origin is dropped at the end of this block, where it is (`drop(origin)` would copy it
     // first).
     let (out, channel) = {
-        let (mut origin, parts) = origin_parts(clients, context, keep_request);
-        origin.deferred = Some(Box::new(Deferred::pending(context, parts)));
+        let (mut origin, parts) = origin_parts(clients, &mut context, keep_request);
+        let deferred = Arc::new(Deferred::pending(context, parts));
+        origin.deferred = Some(deferred.clone());
         let out = call(&origin);
-        let channel = origin.deferred.as_ref().and_then(|d| d.as_any().downcast_ref::<Deferred>()?.made_channel());
-        (out, channel)
+        (out, deferred.made_channel())
     };
     let pump = channel.and_then(|channel| {
         channel.close();

@@ -404,7 +404,7 @@ fn call_manifest<'a>(
         let tracker = manifest.active_tracker();
         let tracker = tracker.as_deref();
         let keep_request = tracker.is_some_and(Tracker::identifies);
-        let (result, pump) = with_origin_now(clients, &mut context, keep_request, |origin| {
+        let (result, pump) = with_origin_now(clients, context, keep_request, |origin| {
             catch_unwind(AssertUnwindSafe(|| manifest.try_call_result(tracker, origin, &name, arguments)))
         });
         return match pump {

@@ -280,33 +280,19 @@ async fn pump_messages(peer: Peer<RoleServer>, mut rx: mpsc::UnboundedReceiver<M
 
 /// The parts of an rmcp request's [`Origin`] that only a handler asking for its
 /// [`Context`](crate::Context) uses: the channel back to the client, the cancellation signal
-/// (probing rmcp's request token) and the `_meta` object (with its progress token). They are kept
-/// as what makes them and built once, when first asked for ([`Origin::resolved`]): most handlers
-/// never ask, and building them costs three allocations.
+/// (probing rmcp's request token) and the `_meta` object (with its progress token). The request's
+/// context is kept instead, and they are built from it once, when first asked for
+/// ([`Origin::resolved`]): most handlers never ask, and building them costs three allocations.
 pub(crate) struct Deferred {
     state: Mutex<DeferredState>,
 }
 
-// Not boxed: boxing the pending parts would cost the allocation that deferring saves.
+// Not boxed: boxing the request's context would cost the allocation that deferring saves.
 #[allow(clippy::large_enum_variant)]
 enum DeferredState {
-    /// Not asked for yet: what makes the parts.
-    Pending(Pending),
+    /// Not asked for yet: the request's context, which makes the parts.
+    Pending(RequestContext<RoleServer>),
     MadeParts(MadeParts),
-}
-
-/// What makes the deferred parts: the request's context (its `_meta` taken), and what was read
-/// from it.
-struct Pending {
-    context: RequestContext<RoleServer>,
-    parts: ContextReads,
-}
-
-/// What [`origin_parts`] read from the context for the deferred parts.
-struct ContextReads {
-    session: Option<session::Key>,
-    source: Capabilities,
-    meta: Option<Map<String, Value>>,
 }
 
 #[derive(Clone)]
@@ -316,32 +302,37 @@ struct MadeParts {
     meta: Option<Arc<Map<String, Value>>>,
 }
 
-impl ContextReads {
-    /// The parts for the request of `context`; the `_meta` moves into them.
-    fn make(&mut self, context: &RequestContext<RoleServer>) -> MadeParts {
-        let ct = context.ct.clone();
+impl MadeParts {
+    /// The parts for the request of `context`; its `_meta` moves into them.
+    fn of(context: &mut RequestContext<RoleServer>) -> MadeParts {
+        let keys = MetaKeys::of(&context.meta);
+        let info = context.peer.peer_info();
+        let session = session::key_with(context, info.as_ref(), keys.client_info);
+        let source = match &info {
+            Some(info) if session.is_some() => Capabilities::Session(info.clone()),
+            _ if keys.client_capabilities => Capabilities::Meta(context.meta.get(META_CLIENT_CAPABILITIES).cloned()),
+            _ => Capabilities::Meta(None),
+        };
         let channel = Arc::new(RmcpChannel {
             peer: context.peer.clone(),
             queue: Mutex::new(Queue::Unopened(None)),
-            session: self.session.clone(),
+            session,
             capabilities: OnceLock::new(),
-            source: self.source.clone(),
+            source,
             task: context.extensions.get::<TaskInput>().cloned(),
         });
-        MadeParts {
-            channel,
-            cancellation: Cancellation::with_probe(move || ct.is_cancelled()),
-            meta: self.meta.take().map(Arc::new),
-        }
+        let ct = context.ct.clone();
+        // `_meta` serialises as the map it is, so the map is its JSON: taken, not copied (nothing
+        // after this reads the context's `_meta`).
+        let meta = match context.meta.is_empty() {
+            true => None,
+            false => Some(Arc::new(std::mem::take(&mut context.meta.0 .0))),
+        };
+        MadeParts { channel, cancellation: Cancellation::with_probe(move || ct.is_cancelled()), meta }
     }
 }
 
 impl Deferred {
-    /// Parts to be made from `context` when first asked for.
-    fn pending(context: RequestContext<RoleServer>, parts: ContextReads) -> Self {
-        Deferred { state: Mutex::new(DeferredState::Pending(Pending { context, parts })) }
-    }
-
     fn state(&self) -> std::sync::MutexGuard<'_, DeferredState> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -350,7 +341,7 @@ impl Deferred {
         let mut state = self.state();
         let made = match &mut *state {
             DeferredState::MadeParts(m) => return m.clone(),
-            DeferredState::Pending(p) => p.parts.make(&p.context),
+            DeferredState::Pending(context) => MadeParts::of(context),
         };
         *state = DeferredState::MadeParts(made.clone());
         made
@@ -382,47 +373,25 @@ impl DeferredParts for Deferred {
         let made = match &*self.state() {
             DeferredState::MadeParts(m) => m.cancellation.clone(),
             // What the signal would say: cancelled by its probe, without a reason.
-            DeferredState::Pending(p) => return p.context.ct.is_cancelled().then_some(None),
+            DeferredState::Pending(context) => return context.ct.is_cancelled().then_some(None),
         };
         made.is_cancelled().then(|| made.reason())
     }
 }
 
-/// The [`Origin`] of this rmcp request without its channel, cancellation and `_meta`, and what
-/// makes those. The context's `_meta` moves into the latter. `keep_request`: the call's tracker
-/// runs `identify`, which reads the request's `_meta` and HTTP head (see
-/// [`RequestExtra`](crate::model::record::RequestExtra)).
-fn origin_parts(
-    clients: &Clients,
-    context: &mut RequestContext<RoleServer>,
-    keep_request: bool,
-) -> (Origin, ContextReads) {
+/// The [`Origin`] of this rmcp request without its channel, cancellation and `_meta` (which
+/// [`MadeParts::of`] makes). `keep_request`: the call's tracker runs `identify`, which reads the
+/// request's `_meta` and HTTP head (see [`RequestExtra`](crate::model::record::RequestExtra)).
+fn origin_without_parts(clients: &Clients, context: &RequestContext<RoleServer>, keep_request: bool) -> Origin {
     let keys = MetaKeys::of(&context.meta);
-    let log_level = match keys.log_level {
-        true => context.meta.get(META_LOG_LEVEL).and_then(Value::as_str).and_then(LogLevel::parse),
-        false => None,
-    };
-    // Read once for the channel, the session and the origin: rmcp hands it out from behind a lock.
-    let info = context.peer.peer_info();
-    let session = session::key_with(context, info.as_ref(), keys.client_info);
-    let source = match &info {
-        Some(info) if session.is_some() => Capabilities::Session(info.clone()),
-        _ if keys.client_capabilities => Capabilities::Meta(context.meta.get(META_CLIENT_CAPABILITIES).cloned()),
-        _ => Capabilities::Meta(None),
-    };
-    let mut origin = clients.origin_with(context, info, keys);
-    // Before the `_meta` is taken: `identify` may read it.
+    let mut origin = clients.origin_with(context, context.peer.peer_info(), keys);
+    if keys.log_level {
+        origin.log_level = context.meta.get(META_LOG_LEVEL).and_then(Value::as_str).and_then(LogLevel::parse);
+    }
     if keep_request {
         origin.request = Some(Arc::new(crate::model::record::RequestExtra::of(context)));
     }
-    // `_meta` serialises as the map it is, so the map is its JSON: taken, not copied (the context
-    // is the handler's, and nothing below reads its `_meta`).
-    let meta = match context.meta.is_empty() {
-        true => None,
-        false => Some(std::mem::take(&mut context.meta.0 .0)),
-    };
-    origin.log_level = log_level;
-    (origin, ContextReads { session, source, meta })
+    origin
 }
 
 /// The [`Origin`] of this rmcp request, with its channel back to the client and its
@@ -432,8 +401,8 @@ fn request_origin(
     context: &mut RequestContext<RoleServer>,
     keep_request: bool,
 ) -> (Origin, Arc<RmcpChannel>, Cancellation) {
-    let (mut origin, mut parts) = origin_parts(clients, context, keep_request);
-    let MadeParts { channel, cancellation, meta } = parts.make(context);
+    let mut origin = origin_without_parts(clients, context, keep_request);
+    let MadeParts { channel, cancellation, meta } = MadeParts::of(context);
     origin.progress_token = meta.as_deref().and_then(Origin::progress_token_of);
     origin.meta = meta;
     origin.cancellation = Some(cancellation.clone());
@@ -449,7 +418,7 @@ fn request_origin(
 /// context.
 pub(crate) fn with_origin_now<F, T>(
     clients: &Clients,
-    mut context: RequestContext<RoleServer>,
+    context: RequestContext<RoleServer>,
     keep_request: bool,
     call: F,
 ) -> (T, Option<Pump>)
@@ -459,8 +428,8 @@ where
     // The origin is dropped at the end of this block, where it is (`drop(origin)` would copy it
     // first).
     let (out, channel) = {
-        let (mut origin, parts) = origin_parts(clients, &mut context, keep_request);
-        let deferred = Arc::new(Deferred::pending(context, parts));
+        let mut origin = origin_without_parts(clients, &context, keep_request);
+        let deferred = Arc::new(Deferred { state: Mutex::new(DeferredState::Pending(context)) });
         origin.deferred = Some(deferred.clone());
         let out = call(&origin);
         (out, deferred.made_channel())

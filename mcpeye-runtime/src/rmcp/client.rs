@@ -52,7 +52,7 @@ pub(crate) const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clien
 /// The `_meta` keys mcpeye reads that a request's `_meta` has, found in one pass over its keys:
 /// most requests carry none of them (rmcp's client sends only `progressToken`), and each
 /// lookup hashes its key.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct MetaKeys {
     /// `traceparent`, `tracestate` or `baggage`.
     pub(crate) trace: bool,
@@ -67,6 +67,15 @@ pub(crate) struct MetaKeys {
 }
 
 impl MetaKeys {
+    const NONE: MetaKeys = MetaKeys {
+        trace: false,
+        client_info: false,
+        protocol_version: false,
+        log_level: false,
+        client_capabilities: false,
+        ai_invocation: false,
+        codex_turn: false,
+    };
     const ALL: MetaKeys = MetaKeys {
         trace: true,
         client_info: true,
@@ -82,7 +91,7 @@ impl MetaKeys {
         if meta.len() > SCANNED_META_KEYS {
             return MetaKeys::ALL;
         }
-        let mut keys = MetaKeys::default();
+        let mut keys = MetaKeys::NONE;
         for key in meta.keys() {
             match key.as_str() {
                 "traceparent" | "tracestate" | "baggage" => keys.trace = true,
@@ -297,8 +306,8 @@ mod tests {
 
     #[test]
     fn meta_keys_name_what_a_meta_has() {
-        assert_eq!(keys(serde_json::json!({})), MetaKeys::default());
-        assert_eq!(keys(serde_json::json!({"progressToken": 1, "other": 2})), MetaKeys::default());
+        assert_eq!(keys(serde_json::json!({})), MetaKeys::NONE);
+        assert_eq!(keys(serde_json::json!({"progressToken": 1, "other": 2})), MetaKeys::NONE);
         let all = serde_json::json!({
             "tracestate": "x",
             META_CLIENT_INFO: {},
@@ -311,7 +320,7 @@ mod tests {
         assert_eq!(keys(all), MetaKeys::ALL);
         assert!(keys(serde_json::json!({"baggage": "b"})).trace);
         assert_eq!(keys(serde_json::json!({META_PROTOCOL_VERSION: "v"})), {
-            MetaKeys { protocol_version: true, ..MetaKeys::default() }
+            MetaKeys { protocol_version: true, ..MetaKeys::NONE }
         });
         // A large `_meta` is not scanned: everything is looked up.
         let many: Map<String, Value> = (0..=SCANNED_META_KEYS).map(|i| (format!("k{i}"), Value::Null)).collect();

@@ -10,7 +10,9 @@
 # at least N more times in the second run (setup and per-batch work cancel out). "Ours" means
 # defined in a file under src/, mcpeye-runtime/src/, mcpeye-macros/src/ or mcpeye-contract/src/
 # (generic code of ours instantiated elsewhere included; the generated code of `#[mcpeye::tool]`
-# lives in the user's file, the bench's here, and is not counted). All threads: the flusher's
+# lives in the user's file, the bench's here, and is not counted). A closure counts as a function
+# of its own (a column says how many of the count are closures); a function's recursive entries
+# (callgrind's `f'2`) count once. All threads: the flusher's
 # work per event is part of a call's path. Raw profiles stay in $CARGO_TARGET_DIR/call-path/.
 # `--fair-sched=yes`: valgrind runs one thread at a time, and without its fair scheduler the
 # calling thread can keep the flusher from running until the tracker's shutdown deadline.
@@ -63,15 +65,22 @@ def profile(path):
             continue
         if line.startswith("calls="):
             calls[cfn] += int(line.split()[0][6:])
-    return calls, file_of
+    # callgrind names a function's recursive entries `f'2`, `f'3`: one function all the same.
+    merged, files = collections.Counter(), {}
+    for f, n in calls.items():
+        merged[re.sub(r"'\d+$", "", f)] += n
+    for f, fl in file_of.items():
+        files.setdefault(re.sub(r"'\d+$", "", f), fl)
+    return merged, files
 
-print(f"| way in | functions per call | files | ({n} and {2 * n} calls, debug build)")
-print("|---|---|---|")
+print(f"| way in | functions per call | of them closures | files | ({n} and {2 * n} calls, debug build)")
+print("|---|---|---|---|")
 for way in ("call", "manifest_server", "instrument"):
     (few, _), (many, file_of) = profile(f"{out}/{way}.{n}.out"), profile(f"{out}/{way}.{2 * n}.out")
     ours = [f for f in many if many[f] - few[f] >= n and any((file_of.get(f) or "").startswith(d) for d in OURS)]
     files = sorted({os.path.relpath(file_of[f], repo) for f in ours})
-    print(f"| {way} | {len(ours)} | {len(files)} |")
+    closures = sum("{{closure}}" in f for f in ours)
+    print(f"| {way} | {len(ours)} | {closures} | {len(files)} |")
     with open(f"{out}/{way}.functions", "w") as listing:
         for f in sorted(ours, key=lambda f: (file_of[f], f)):
             listing.write(f"{many[f] - few[f]:>8}  {os.path.relpath(file_of[f], repo)}  {f}\n")

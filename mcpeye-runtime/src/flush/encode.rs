@@ -51,11 +51,6 @@ fn write_body(body: Body<'_>, object_only: bool, redactor: &Redactor, out: &mut 
     }
 }
 
-/// Whether the call was of a tool the server does not have (`toolName` is then the agent's text).
-fn is_unknown_tool(outcome: &Ended<'_>) -> bool {
-    matches!(outcome, Ended::Failed(CallOutcome::Error { reason: Some(r), .. }) if r == UNKNOWN_TOOL)
-}
-
 /// Caps, redacts and serialises an event (a queued record's [`parts`](crate::record::Queued::parts), or what
 /// `before_send` returned) as one compact event object, appended to `out`.
 ///
@@ -72,9 +67,11 @@ pub(crate) fn encode(
     out: &mut Vec<u8>,
 ) -> Result<(), Invalid> {
     let EventParts { tool_name, arguments, outcome, timestamp_ms, duration_ms, intent, user_id, user_email } = parts;
-    // A registered tool's name is a validated name; an unknown one is whatever the agent sent.
+    // A registered tool's name is a validated name; an unknown one (a call of a tool the server
+    // does not have) is whatever the agent sent.
     let unknown;
-    let tool_name = if is_unknown_tool(&outcome) {
+    let tool_name = if matches!(&outcome, Ended::Failed(CallOutcome::Error { reason: Some(r), .. }) if r == UNKNOWN_TOOL)
+    {
         unknown = redactor.unknown_tool_name(tool_name);
         &*unknown
     } else {

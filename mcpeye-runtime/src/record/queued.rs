@@ -47,7 +47,7 @@ pub(crate) struct Queued {
     /// The intent's source (meaningless without an intent).
     pub(super) intent_source: IntentSource,
     /// The model that made the call is the first `model_len` bytes of `bytes` (see
-    /// [`put_model`]): a field of its own would make the record longer than 256 bytes.
+    /// [`put_prefix`]): a field of its own would make the record longer than 256 bytes.
     pub(super) model_len: u8,
     /// What `aiInvocation` said beyond the intent, for the event log, is the `invocation_len`
     /// bytes after the model (see [`put_invocation`]).
@@ -175,27 +175,22 @@ impl Text {
     }
 }
 
-/// Copies the call's model to the start of an empty record buffer and gives its length (0:
-/// no model, or a buffer that is not empty). Model names are cut to 128 bytes when read.
-fn put_model(model: Option<&str>, bytes: &mut Vec<u8>) -> u8 {
-    match model {
+/// Copies the call's model, then what its `aiInvocation` said beyond the intent, to the start
+/// of an empty record buffer; gives their lengths (0: none, or a buffer that is not empty).
+/// Model names are cut to 255 bytes here, and to 128 when read.
+pub(super) fn put_prefix(
+    model: Option<&str>,
+    invocation: Option<&crate::model::meta::AiInvocation>,
+    bytes: &mut Vec<u8>,
+) -> (u8, u16) {
+    let model_len = match model {
         Some(m) if bytes.is_empty() && !m.is_empty() => {
             let m = crate::redact::cut_at_char_boundary(m, u8::MAX as usize);
             bytes.extend_from_slice(m.as_bytes());
             m.len() as u8
         }
         _ => 0,
-    }
-}
-
-/// Copies the call's model, then what its `aiInvocation` said beyond the intent, to the start
-/// of an empty record buffer; gives their lengths.
-pub(super) fn put_prefix(
-    model: Option<&str>,
-    invocation: Option<&crate::model::meta::AiInvocation>,
-    bytes: &mut Vec<u8>,
-) -> (u8, u16) {
-    let model_len = put_model(model, bytes);
+    };
     let invocation_len = match invocation {
         Some(i) if bytes.len() == usize::from(model_len) => put_invocation(i, bytes),
         _ => 0,

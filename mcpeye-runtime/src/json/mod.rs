@@ -27,9 +27,9 @@ pub(crate) fn string_len_with(s: &str, escapes: bool) -> usize {
     s.len() + 2 + extra
 }
 
-/// Whether serde_json escapes any byte of `s` (a string's bytes). Most strings need no escape: a branch-free test
-/// over 16 bytes at a time (vectorised) settles them, and the last 0 to 15 bytes are tested as
-/// one or two 64-bit words (most strings, keys above all, are that short).
+/// Whether serde_json escapes any of a string's bytes `s`. Most strings need no escape: a
+/// branch-free test over 16 bytes at a time (vectorised) settles them, and the last 0 to 15 bytes
+/// are tested as one or two 64-bit words (most strings, keys above all, are that short).
 #[inline]
 pub(crate) fn needs_escape(s: &[u8]) -> bool {
     any_byte(s, |b| b < 0x20 || b == b'"' || b == b'\\', word_escapes)

@@ -30,11 +30,13 @@ async fn count(ctx: Context) -> String {
     format!("session {:?}, protocol {:?}", ctx.session_id(), ctx.protocol_version())
 }
 
-/// Report progress once, without awaiting (served by a manifest of sync tools, whose handler runs
-/// at once and whose notifications are sent after it).
+/// Report progress once and log at two levels, without awaiting (served by a manifest of sync
+/// tools, whose handler runs at once and whose notifications are sent after it).
 #[mcpeye::tool]
 fn tick(ctx: Context) -> String {
     ctx.progress(1.0, Some(1.0));
+    ctx.log(LogLevel::Info, "ticked");
+    ctx.log(LogLevel::Warning, "ticked loudly");
     format!("token {:?}", ctx.progress_token().is_some())
 }
 
@@ -108,7 +110,8 @@ impl ClientHandler for Client {
 }
 
 /// A manifest of sync tools defers the request's parts a handler may ask for (the channel, the
-/// `_meta` and its progress token): asked for, they are the request's.
+/// `_meta` and its progress token, the session and its `logging/setLevel`): asked for, they are
+/// the request's.
 #[tokio::test]
 async fn a_sync_tool_reports_progress_through_rmcp() {
     let manifest = Manifest::builder().tools(mcpeye::tool_defs![tick]).build();
@@ -116,7 +119,15 @@ async fn a_sync_tool_reports_progress_through_rmcp() {
     let client = serve_and_connect_with(ManifestServer::new(Arc::new(manifest)), handler.clone()).await;
     let out = client.call_tool(call("tick", json!({}))).await.unwrap();
     assert_eq!(out.content[0].as_text().unwrap().text, "token true");
-    assert_eq!(*handler.seen.lock().unwrap(), ["progress 1/1"], "the progress arrives before the answer");
+    let seen = std::mem::take(&mut *handler.seen.lock().unwrap());
+    assert_eq!(
+        seen,
+        ["progress 1/1", "log Info \"ticked\"", "log Warning \"ticked loudly\""],
+        "the notifications arrive before the answer"
+    );
+    client.peer().set_level(SetLevelRequestParams::new(LoggingLevel::Warning)).await.unwrap();
+    client.call_tool(call("tick", json!({}))).await.unwrap();
+    assert_eq!(*handler.seen.lock().unwrap(), ["progress 1/1", "log Warning \"ticked loudly\""], "the session's level");
     let _ = client.cancel().await;
 }
 

@@ -123,7 +123,9 @@ fn static_identity_fills_what_the_client_does_not_say() {
     tracker.record(from_claude);
     tracker.record(call("b", json!({})));
     assert!(tracker.flush(PATIENCE).completed);
-    let identities: Vec<Value> = sink.payloads().iter().map(|p| p["identity"].clone()).collect();
+    // One payload per identity, sent side by side: they may arrive in either order.
+    let mut identities: Vec<Value> = sink.payloads().iter().map(|p| p["identity"].clone()).collect();
+    identities.sort_by_key(|i| i["client"].as_str().map(str::to_owned));
     assert_eq!(
         identities,
         [

@@ -122,6 +122,7 @@ fn check_signature(tool: &ToolFn, errors: &mut Errors) {
         errors.spanned(w, "a tool cannot have a `where` clause: use concrete parameter types");
     }
     if let syn::Safety::Unsafe(u) = &sig.safety {
+        // SAFETY: no unsafe code: the word is the diagnostic's, about the user's `unsafe fn`.
         errors.spanned(u, "a tool cannot be `unsafe fn`: the dispatcher calls it with no way to uphold its contract");
     }
     if let Some(v) = &sig.variadic {

@@ -69,9 +69,9 @@ pub(crate) fn encode(
     let EventParts { tool_name, arguments, outcome, timestamp_ms, duration_ms, intent, user_id, user_email } = parts;
     // A registered tool's name is a validated name; an unknown one (a call of a tool the server
     // does not have) is whatever the agent sent.
+    let is_unknown = matches!(&outcome, Ended::Failed(CallOutcome::Error { reason: Some(r), .. }) if r == UNKNOWN_TOOL);
     let unknown;
-    let tool_name = if matches!(&outcome, Ended::Failed(CallOutcome::Error { reason: Some(r), .. }) if r == UNKNOWN_TOOL)
-    {
+    let tool_name = if is_unknown {
         unknown = redactor.unknown_tool_name(tool_name);
         &*unknown
     } else {

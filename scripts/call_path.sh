@@ -13,7 +13,9 @@
 # lives in the user's file, the bench's here, and is not counted). A closure counts as a function
 # of its own (a column says how many of the count are closures); a function's recursive entries
 # (callgrind's `f'2`) count once. All threads: the flusher's
-# work per event is part of a call's path. Raw profiles stay in $CARGO_TARGET_DIR/call-path/.
+# work per event is part of a call's path; the count is also split between the calling side (the
+# calling thread, and rmcp's runtime threads) and the flusher thread (the thread that encodes the
+# events), each thread's calls counted apart. Raw profiles stay in $CARGO_TARGET_DIR/call-path/.
 # `--fair-sched=yes`: valgrind runs one thread at a time, and without its fair scheduler the
 # calling thread can keep the flusher from running until the tracker's shutdown deadline.
 set -euo pipefail
@@ -32,17 +34,19 @@ for line in sys.stdin:
 [ -n "$exe" ] || { echo "call_path: the bench was not built" >&2; exit 1; }
 for way in call manifest_server instrument; do
   for n in "$N" "$((2 * N))"; do
-    valgrind --tool=callgrind --fair-sched=yes --callgrind-out-file="$out/$way.$n.out" "$exe" "$way" "$n" >/dev/null 2>"$out/$way.$n.log" ||
+    rm -f "$out/$way.$n.out"*
+    valgrind --tool=callgrind --fair-sched=yes --separate-threads=yes --callgrind-out-file="$out/$way.$n.out" "$exe" "$way" "$n" >/dev/null 2>"$out/$way.$n.log" ||
       { cat "$out/$way.$n.log" >&2; exit 1; }
   done
 done
 python3 - "$PWD" "$out" "$N" <<'PY'
-import collections, os, re, sys
+import collections, glob, os, re, sys
 repo, out, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 OURS = [os.path.join(repo, d) + "/" for d in ("src", "mcpeye-runtime/src", "mcpeye-macros/src", "mcpeye-contract/src")]
+FLUSHER = "mcpeye_runtime::flush::encode::encode"
 
 def profile(path):
-    """Calls per function and each function's file, from a callgrind.out file."""
+    """Calls per function and each function's file, from one thread's callgrind.out file."""
     names = {"fl": {}, "fn": {}}
     group = {"fl": "fl", "fi": "fl", "fe": "fl", "cfl": "fl", "cfi": "fl", "fn": "fn", "cfn": "fn"}
     calls, file_of = collections.Counter(), {}
@@ -67,22 +71,39 @@ def profile(path):
             calls[cfn] += int(line.split()[0][6:])
     # callgrind names a function's recursive entries `f'2`, `f'3`: one function all the same.
     merged, files = collections.Counter(), {}
-    for f, n in calls.items():
-        merged[re.sub(r"'\d+$", "", f)] += n
+    for f, c in calls.items():
+        merged[re.sub(r"'\d+$", "", f)] += c
     for f, fl in file_of.items():
         files.setdefault(re.sub(r"'\d+$", "", f), fl)
     return merged, files
 
-print(f"| way in | functions per call | of them closures | files | ({n} and {2 * n} calls, debug build)")
-print("|---|---|---|---|")
+def run(way, k):
+    """The calls of one run: the calling side's (every thread but the flusher), the flusher's."""
+    calling, flusher, files = collections.Counter(), collections.Counter(), {}
+    for path in glob.glob(f"{out}/{way}.{k}.out-*"):
+        calls, file_of = profile(path)
+        files.update(file_of)
+        (flusher if any(f.startswith(FLUSHER) for f in calls) else calling).update(calls)
+    return calling, flusher, files
+
+def per_call(few, many, files):
+    ours = lambda f: any((files.get(f) or "").startswith(d) for d in OURS)
+    return {f for f in many if many[f] - few[f] >= n and ours(f)}
+
+def described(fs, files):
+    return len(fs), sum("{{closure}}" in f for f in fs), len({files[f] for f in fs})
+
+print(f"| way in | functions per call | of them closures | files | calling side: functions, files | flusher: functions, files | ({n} and {2 * n} calls, debug build)")
+print("|---|---|---|---|---|---|")
 for way in ("call", "manifest_server", "instrument"):
-    (few, _), (many, file_of) = profile(f"{out}/{way}.{n}.out"), profile(f"{out}/{way}.{2 * n}.out")
-    ours = [f for f in many if many[f] - few[f] >= n and any((file_of.get(f) or "").startswith(d) for d in OURS)]
-    files = sorted({os.path.relpath(file_of[f], repo) for f in ours})
-    closures = sum("{{closure}}" in f for f in ours)
-    print(f"| {way} | {len(ours)} | {closures} | {len(files)} |")
+    (c1, f1, _), (c2, f2, files) = run(way, n), run(way, 2 * n)
+    ours = per_call(c1 + f1, c2 + f2, files)
+    calling, flusher = per_call(c1, c2, files), per_call(f1, f2, files)
+    fns, closures, nfiles = described(ours, files)
+    print(f"| {way} | {fns} | {closures} | {nfiles} | {len(calling)}, {described(calling, files)[2]} | {len(flusher)}, {described(flusher, files)[2]} |")
     with open(f"{out}/{way}.functions", "w") as listing:
-        for f in sorted(ours, key=lambda f: (file_of[f], f)):
-            listing.write(f"{many[f] - few[f]:>8}  {os.path.relpath(file_of[f], repo)}  {f}\n")
-print(f"(the functions, with their extra calls and files: {out}/WAY.functions)")
+        for f in sorted(ours, key=lambda f: (files[f], f)):
+            side = ("C" if f in calling else "-") + ("F" if f in flusher else "-")
+            listing.write(f"{(c2 + f2)[f] - (c1 + f1)[f]:>8}  {side}  {os.path.relpath(files[f], repo)}  {f}\n")
+print(f"(the functions, with their extra calls, C: on the calling side, F: on the flusher, and files: {out}/WAY.functions)")
 PY

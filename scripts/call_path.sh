@@ -12,10 +12,10 @@
 # (generic code of ours instantiated elsewhere included; the generated code of `#[mcpeye::tool]`
 # lives in the user's file, the bench's here, and is not counted). A closure counts as a function
 # of its own (a column says how many of the count are closures); a function's recursive entries
-# (callgrind's `f'2`) count once. All threads: the flusher's
-# work per event is part of a call's path; the count is also split between the calling side (the
-# calling thread, and rmcp's runtime threads) and the flusher thread (the thread that encodes the
-# events), each thread's calls counted apart. Raw profiles stay in $CARGO_TARGET_DIR/call-path/.
+# (callgrind's `f'2`) count once. All threads: the flusher's work per event is part of a call's
+# path. Each thread is also counted apart, to split the count between the calling side (the
+# calling thread, and rmcp's runtime threads) and the flusher (the thread that encodes the
+# events). Raw profiles stay in $CARGO_TARGET_DIR/call-path/.
 # `--fair-sched=yes`: valgrind runs one thread at a time, and without its fair scheduler the
 # calling thread can keep the flusher from running until the tracker's shutdown deadline.
 set -euo pipefail
@@ -84,26 +84,26 @@ def run(way, k):
         calls, file_of = profile(path)
         files.update(file_of)
         (flusher if any(f.startswith(FLUSHER) for f in calls) else calling).update(calls)
+    if not flusher:
+        sys.exit(f"call_path: no thread of {way}.{k} ran {FLUSHER}: the split needs the encoder's name")
     return calling, flusher, files
 
 def per_call(few, many, files):
     ours = lambda f: any((files.get(f) or "").startswith(d) for d in OURS)
     return {f for f in many if many[f] - few[f] >= n and ours(f)}
 
-def described(fs, files):
-    return len(fs), sum("{{closure}}" in f for f in fs), len({files[f] for f in fs})
-
 print(f"| way in | functions per call | of them closures | files | calling side: functions, files | flusher: functions, files | ({n} and {2 * n} calls, debug build)")
 print("|---|---|---|---|---|---|")
 for way in ("call", "manifest_server", "instrument"):
     (c1, f1, _), (c2, f2, files) = run(way, n), run(way, 2 * n)
-    ours = per_call(c1 + f1, c2 + f2, files)
-    calling, flusher = per_call(c1, c2, files), per_call(f1, f2, files)
-    fns, closures, nfiles = described(ours, files)
-    print(f"| {way} | {fns} | {closures} | {nfiles} | {len(calling)}, {described(calling, files)[2]} | {len(flusher)}, {described(flusher, files)[2]} |")
+    few, many = c1 + f1, c2 + f2
+    ours, calling, flusher = per_call(few, many, files), per_call(c1, c2, files), per_call(f1, f2, files)
+    in_files = lambda fs: len({files[f] for f in fs})
+    closures = sum("{{closure}}" in f for f in ours)
+    print(f"| {way} | {len(ours)} | {closures} | {in_files(ours)} | {len(calling)}, {in_files(calling)} | {len(flusher)}, {in_files(flusher)} |")
     with open(f"{out}/{way}.functions", "w") as listing:
         for f in sorted(ours, key=lambda f: (files[f], f)):
             side = ("C" if f in calling else "-") + ("F" if f in flusher else "-")
-            listing.write(f"{(c2 + f2)[f] - (c1 + f1)[f]:>8}  {side}  {os.path.relpath(files[f], repo)}  {f}\n")
+            listing.write(f"{many[f] - few[f]:>8}  {side}  {os.path.relpath(files[f], repo)}  {f}\n")
 print(f"(the functions, with their extra calls, C: on the calling side, F: on the flusher, and files: {out}/WAY.functions)")
 PY

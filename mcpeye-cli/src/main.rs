@@ -7,6 +7,8 @@
 //! mcpeye receive --port 3001 --out events.jsonl
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod receive;
 
 use clap::{value_parser, Arg, ArgAction, ArgMatches, Command};

@@ -54,11 +54,22 @@ if [ ! -d "$WT" ]; then
   git worktree prune
   git worktree add --detach "$WT" "$BASE" >/dev/null 2>&1
 else
-  git -C "$WT" checkout --quiet --detach "$BASE"
+  git -C "$WT" checkout --quiet --force --detach "$BASE"
 fi
 if [ ! -d "$BASE_TARGET/release" ] && [ -d "$TARGET/release" ]; then
   mkdir -p "$BASE_TARGET" && cp -a "$TARGET/release" "$BASE_TARGET/"
 fi
+# A bench newer than the base (backlog.rs) runs there from HEAD's copy, with HEAD's benches/common/,
+# when the public API it calls is the base's too: the base's tree is restored first.
+git -C "$WT" reset --quiet --hard && git -C "$WT" clean --quiet -fd benches
+for b in $BENCHES; do
+  if [ ! -f "$WT/benches/$b.rs" ]; then
+    log "$b: not in $BASE, HEAD's copy built there"
+    cp "benches/$b.rs" "$WT/benches/"
+    cp benches/common/*.rs "$WT/benches/common/"
+    printf '\n[[bench]]\nname = "%s"\nharness = false\n' "$b" >> "$WT/Cargo.toml"
+  fi
+done
 (cd "$WT" && export CARGO_TARGET_DIR=$BASE_TARGET && build_into "$OUT/base")
 for b in $BENCHES; do
   for side in base head; do
@@ -119,6 +130,13 @@ for line in open(log):
         figures.setdefault((f"cpu paced {what}", "calling thread added"), {}).setdefault(side, []).append(calling)
         figures.setdefault((f"cpu paced {what}", "flusher per event"), {}).setdefault(side, []).append(fl)
         continue
+    m = re.match(r"backlog (\S+)\s+no tracker\s+[\d.]+ us/call \| tracker\s+[\d.]+ us/call \| added\s+(-?[\d.]+) us/call"
+                 r" \| involuntary switches added (-?\d+)", line)
+    if m:
+        mode, added, switches = m.groups()
+        figures.setdefault((f"backlog {mode}", "whole process CPU added per call"), {}).setdefault(side, []).append(round(float(added) * 1000))
+        figures.setdefault((f"backlog {mode}", "involuntary switches (thousands)"), {}).setdefault(side, []).append(int(switches))
+        continue
     m = re.match(r"round \d+ (\S+)\s+median\s+(\d+) ns\s+cpu\s+(\d+)", line)
     if m:
         figures.setdefault(("rmcp " + m.group(1), "latency"), {}).setdefault(side, []).append(int(m.group(2)))
@@ -130,8 +148,13 @@ for (key, what) in list(figures):
             plain = figures[("rmcp plain", what)][s]
             figures.setdefault((key, f"added {what}"), {})[s] = [x - p for x, p in zip(v, plain)]
 fmt = lambda v: f"{min(v)/1000:.2f}–{max(v)/1000:.2f} (median {statistics.median(v)/1000:.2f})" if v else "-"
-print(f"| µs | {base} | HEAD {head} |")
-print("|---|---|---|")
+def ratio(b, h):
+    if not b or not h or statistics.median(b) <= 0:
+        return "-"
+    return f"{100 * statistics.median(h) / statistics.median(b):.0f} %"
+print(f"| µs | {base} | HEAD {head} | HEAD / base (medians) |")
+print("|---|---|---|---|")
 for (key, what), sides in sorted(figures.items()):
-    print(f"| {key}: {what} | {fmt(sides.get('base', []))} | {fmt(sides.get('head', []))} |")
+    b, h = sides.get('base', []), sides.get('head', [])
+    print(f"| {key}: {what} | {fmt(b)} | {fmt(h)} | {ratio(b, h)} |")
 EOF

@@ -174,7 +174,7 @@ impl FastIngest {
                 }
                 if let Ok(stream) = stream {
                     let e = e.clone();
-                    std::thread::spawn(move || serve_fast(stream, &e));
+                    std::thread::spawn(move || serve_fast(stream, &e, Duration::ZERO));
                 }
             }
         });
@@ -199,7 +199,9 @@ struct Payload {
     events: Vec<serde::de::IgnoredAny>,
 }
 
-fn serve_fast(mut stream: TcpStream, events: &AtomicU64) {
+/// Serves one connection: each POST's events counted, answered 200 `latency` after its body
+/// arrived.
+fn serve_fast(mut stream: TcpStream, events: &AtomicU64, latency: Duration) {
     let _ = stream.set_nodelay(true);
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 20);
     let mut chunk = vec![0u8; 256 * 1024];
@@ -228,6 +230,9 @@ fn serve_fast(mut stream: TcpStream, events: &AtomicU64) {
         }
         let n = serde_json::from_slice::<Payload>(&buf[head_end..head_end + len]).map(|p| p.events.len()).unwrap_or(0);
         events.fetch_add(n as u64, Ordering::Relaxed);
+        if !latency.is_zero() {
+            std::thread::sleep(latency);
+        }
         buf.drain(..head_end + len);
         let body = format!("{{\"accepted\":{n}}}");
         let reply = format!(
@@ -242,6 +247,8 @@ fn serve_fast(mut stream: TcpStream, events: &AtomicU64) {
 
 /// Set in the environment of a bench binary started as the receiver of [`ChildIngest`].
 const RECEIVER_ENV: &str = "MCPEYE_BENCH_RECEIVER";
+/// The receiver's answer latency in microseconds ([`ChildIngest::start_with_latency`]).
+const LATENCY_ENV: &str = "MCPEYE_BENCH_RECEIVER_LATENCY_US";
 
 /// The ingest in another process: this bench binary started again as a receiver (the loop of
 /// [`FastIngest`]: keep-alive, parses each body as JSON, answers 200), so that its CPU is not
@@ -256,9 +263,16 @@ pub struct ChildIngest {
 impl ChildIngest {
     /// Starts the receiver process and waits for its port.
     pub fn start() -> ChildIngest {
+        ChildIngest::start_with_latency(Duration::ZERO)
+    }
+
+    /// Like [`start`](Self::start), with a receiver that answers each POST `latency` after its
+    /// body arrived, as an ingest across a network does.
+    pub fn start_with_latency(latency: Duration) -> ChildIngest {
         let exe = std::env::current_exe().expect("the bench's own path");
         let mut child = Command::new(exe)
             .env(RECEIVER_ENV, "1")
+            .env(LATENCY_ENV, latency.as_micros().to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -325,6 +339,7 @@ pub fn serve_if_receiver() {
     if std::env::var_os(RECEIVER_ENV).is_none() {
         return;
     }
+    let latency = Duration::from_micros(std::env::var(LATENCY_ENV).ok().and_then(|v| v.parse().ok()).unwrap_or(0));
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let events = Arc::new(AtomicU64::new(0));
@@ -332,7 +347,7 @@ pub fn serve_if_receiver() {
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
             let e = e.clone();
-            std::thread::spawn(move || serve_fast(stream, &e));
+            std::thread::spawn(move || serve_fast(stream, &e, latency));
         }
     });
     let mut out = std::io::stdout();

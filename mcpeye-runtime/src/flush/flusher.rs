@@ -29,6 +29,7 @@ use crate::flush::call_id::CallIds;
 use crate::flush::encode::{encode, encode_edited, payload_head, Invalid, Payload, PAYLOAD_TAIL};
 use crate::flush::event_log::{CallEntry, EventLog, MethodEntry, Note, Notes, ToolsEntry};
 use crate::flush::outbox::Outbox;
+use crate::flush::queues::EventQueues;
 use crate::flush::screen::Screen;
 use crate::flush::transport::{backoff, IngestTransport, PostAnswer};
 use crate::model::diagnostics::{DiagnosticKind, Diagnostics};
@@ -196,12 +197,8 @@ pub(crate) struct Flusher {
     /// Sampling, error-reason counts and `before_send`.
     screen: Screen,
     settings: Settings,
-    /// Encoded events waiting to be sent or in flight, oldest first (ascending `seq`).
-    buffer: VecDeque<Buffered>,
-    /// Of `buffer`, the events in a batch in flight.
-    in_flight_events: usize,
-    /// The identity of each batch in flight.
-    busy: Vec<Option<String>>,
+    /// Encoded events waiting to be sent or in flight, per identity.
+    queues: EventQueues,
     /// Chains of batches in flight (see [`Job::next`]), one per sender thread at most.
     chains: usize,
     /// Jobs for the sender threads, and their answers.
@@ -286,9 +283,7 @@ impl Flusher {
                 retry_initial_backoff: config.retry_initial_backoff,
                 retry_max_backoff: config.retry_max_backoff,
             },
-            buffer: VecDeque::new(),
-            in_flight_events: 0,
-            busy: Vec::with_capacity(SENDERS),
+            queues: EventQueues::default(),
             chains: 0,
             jobs,
             jobs_rx,
@@ -325,12 +320,11 @@ impl Flusher {
         let n = recovered.len();
         for r in recovered {
             self.next_seq = r.seq + 1;
-            if self.buffer.len() >= self.settings.max_buffer {
+            if self.queues.len() >= self.settings.max_buffer {
                 self.disk_next.get_or_insert(r.seq);
                 continue;
             }
-            let client = r.client.map(|label| Arc::new(ClientInfo::new(label, "")));
-            self.buffer.push_back(Buffered { seq: r.seq, client, bytes: r.bytes, in_flight: false });
+            self.queues.push_labelled(r.client.as_deref(), r.seq, r.bytes);
         }
         if n > 0 {
             // They waited already: due at the first round.
@@ -343,16 +337,16 @@ impl Flusher {
 
     /// Events in memory and not in flight.
     fn ready(&self) -> usize {
-        self.buffer.len() - self.in_flight_events
+        self.queues.ready()
     }
 
     /// Drops the oldest event not in flight (`max_buffer`), in the outbox too.
     fn drop_oldest(&mut self) {
-        let Some(i) = self.buffer.iter().position(|b| !b.in_flight) else { return };
-        if let Some(b) = self.buffer.remove(i) {
+        if let Some(w) = self.queues.drop_oldest() {
             if let Some(outbox) = &mut self.outbox {
-                outbox.settle(b.seq);
+                outbox.settle(w.seq);
             }
+            recycle(&mut self.spare, w.bytes);
         }
     }
 
@@ -365,17 +359,8 @@ impl Flusher {
         let ok = match outbox.commit() {
             Ok(evicted) if evicted.is_empty() => true,
             Ok(evicted) => {
-                let mut left = self.buffer.len();
-                let in_flight = &mut self.in_flight_events;
-                self.buffer.retain(|b| {
-                    let keep = evicted.binary_search(&b.seq).is_err();
-                    if !keep && b.in_flight {
-                        *in_flight -= 1;
-                    }
-                    keep
-                });
-                left -= self.buffer.len();
-                if self.buffer.is_empty() {
+                let left = self.queues.evict(&evicted);
+                if self.queues.is_empty() {
                     self.oldest_at = None;
                 }
                 let n = evicted.len();
@@ -413,11 +398,10 @@ impl Flusher {
         if self.outbox.is_none() {
             return;
         }
-        while self.ready() > self.settings.max_buffer && self.buffer.back().is_some_and(|b| !b.in_flight) {
-            if let Some(b) = self.buffer.pop_back() {
-                self.disk_next = Some(b.seq);
-                self.recycle(b.bytes);
-            }
+        while self.ready() > self.settings.max_buffer {
+            let Some(w) = self.queues.pop_newest() else { break };
+            self.disk_next = Some(w.seq);
+            recycle(&mut self.spare, w.bytes);
         }
     }
 
@@ -431,13 +415,12 @@ impl Flusher {
         }
         match outbox.read_from(from, room) {
             Ok(events) => {
-                if self.buffer.is_empty() && !events.is_empty() {
+                if self.queues.is_empty() && !events.is_empty() {
                     self.oldest_at = Instant::now().checked_sub(self.settings.flush_interval).or(Some(Instant::now()));
                 }
                 let last = events.last().map(|r| r.seq);
                 for r in events {
-                    let client = r.client.map(|label| Arc::new(ClientInfo::new(label, "")));
-                    self.buffer.push_back(Buffered { seq: r.seq, client, bytes: r.bytes, in_flight: false });
+                    self.queues.push_labelled(r.client.as_deref(), r.seq, r.bytes);
                 }
                 self.disk_next = last.and_then(|l| outbox.first_live_from(l + 1));
             }
@@ -518,7 +501,7 @@ impl Flusher {
         // outpacing delivery wait in the channel (and are dropped there, cheaply, when it is
         // full) rather than being encoded to be dropped as the oldest. The nudge stays set until
         // a completion drains, so that a full channel does not nudge on every call.
-        let ahead = match self.busy.is_empty() {
+        let ahead = match self.queues.jobs_out() == 0 {
             true => self.ahead(),
             false => self.ahead().saturating_sub(self.ready()),
         };
@@ -526,7 +509,7 @@ impl Flusher {
             self.drain_up_to(ahead);
         }
         self.dispatch(Due::Round, None);
-        if self.busy.is_empty() {
+        if self.queues.jobs_out() == 0 {
             // Nothing started (a backoff, or less than a batch due): buffered.
             self.drain();
         }
@@ -565,7 +548,7 @@ impl Flusher {
     /// Whether every event up to `target` has left (delivered or dropped).
     fn delivered_through(&self, target: Option<u64>) -> bool {
         let Some(target) = target else { return true };
-        self.buffer.front().is_none_or(|b| b.seq > target) && self.disk_next.is_none_or(|d| d > target)
+        self.queues.oldest().is_none_or(|seq| seq > target) && self.disk_next.is_none_or(|d| d > target)
     }
 
     /// Starts batches and handles their answers until every event up to `target` has left or
@@ -583,11 +566,13 @@ impl Flusher {
             if now >= deadline {
                 return false;
             }
-            if self.busy.is_empty() && self.next_attempt.is_some_and(|t| t >= deadline) {
+            if self.queues.jobs_out() == 0 && self.next_attempt.is_some_and(|t| t >= deadline) {
                 return false;
             }
             self.dispatch(Due::All, Some(deadline));
-            let mut wait_until = deadline.min(next_drain);
+            // Only an outbox is drained while delivering: without one, waking for a drain would
+            // spin once the first tick has passed.
+            let mut wait_until = if self.outbox.is_some() { deadline.min(next_drain) } else { deadline };
             if let Some(t) = self.next_attempt {
                 wait_until = wait_until.min(t.max(now));
             }
@@ -717,16 +702,16 @@ impl Flusher {
                             // Newer than what waits on disk: it waits there too, in order.
                             self.disk_unwritten += 1;
                             if let Some(bytes) = spare {
-                                self.recycle(bytes);
+                                recycle(&mut self.spare, bytes);
                             }
                             continue;
                         }
                     }
                     let bytes = spare.unwrap_or_else(|| self.scratch.as_slice().to_vec());
-                    if self.buffer.is_empty() {
+                    if self.queues.is_empty() {
                         self.oldest_at = Some(Instant::now());
                     }
-                    self.buffer.push_back(Buffered { seq, client, bytes, in_flight: false });
+                    self.queues.push(client.as_ref(), seq, bytes);
                 }
                 Err(Invalid::EmptyToolName) => {
                     invalid += 1;
@@ -853,7 +838,7 @@ impl Flusher {
             let now = Instant::now();
             let waited = self.oldest_at.is_some_and(|t| now.duration_since(t) >= self.settings.flush_interval);
             if self.ready() >= self.settings.flush_threshold.max(1) || waited || self.disk_next.is_some() {
-                self.due_through = self.buffer.back().map(|b| b.seq).max(self.due_through);
+                self.due_through = self.queues.newest().max(self.due_through);
             }
             due = Due::Completion;
         }
@@ -865,12 +850,7 @@ impl Flusher {
                 return;
             }
             self.refill();
-            let Some(first) =
-                self.buffer.iter().position(|b| !b.in_flight && !self.busy.iter().any(|l| l.as_deref() == b.label()))
-            else {
-                return;
-            };
-            let seq = self.buffer[first].seq;
+            let Some((first, seq)) = self.queues.oldest_idle() else { return };
             let go = match due {
                 Due::All => true,
                 _ => self.ready() >= full || self.due_through.is_some_and(|d| seq <= d) || self.disk_next.is_some(),
@@ -888,10 +868,10 @@ impl Flusher {
         }
     }
 
-    /// Starts a batch from the event at `first` (see [`pick`](Self::pick)) on a sender thread,
-    /// followed by up to `chain - 1` more full batches of the same identity.
-    fn start(&mut self, first: usize, timeout: Duration, chain: usize) {
-        let client = self.buffer[first].client.clone();
+    /// Starts a batch of queue `q`'s oldest events on a sender thread, followed by up to
+    /// `chain - 1` more full batches of the same identity.
+    fn start(&mut self, q: usize, timeout: Duration, chain: usize) {
+        let client = self.queues.client(q).cloned();
         let head = match (&self.settings.identity.server_version, self.shared.server_version.get()) {
             (None, Some(version)) => {
                 let identity = Identity { server_version: Some(version.clone()), ..self.settings.identity.clone() };
@@ -901,31 +881,23 @@ impl Flusher {
         };
         let label = client.as_deref().and_then(ClientInfo::label).map(str::to_owned);
         let limit = self.split_limit.unwrap_or(self.settings.max_batch_events).min(self.settings.max_batch_events);
+        let frame = head.len() + PAYLOAD_TAIL.len();
         let mut parts = Vec::new();
         while parts.len() < chain.max(1) {
-            let picked = self.pick(first, head.len(), label.as_deref());
             // After the first, only full batches: the rest waits for the next round.
-            if picked.is_empty() || (!parts.is_empty() && picked.len() < limit.max(1)) {
+            let only_full = !parts.is_empty();
+            let Some(taken) = self.queues.take(q, limit, frame, self.settings.max_batch_bytes, only_full) else {
                 break;
-            }
-            let mut job = Job {
-                seqs: Vec::with_capacity(picked.len()),
+            };
+            parts.push(Job {
+                seqs: taken.seqs,
                 label: label.clone(),
                 head: head.clone(),
-                events: Vec::with_capacity(picked.len()),
+                events: taken.events,
                 timeout,
                 next: None,
                 last: false,
-            };
-            for i in picked {
-                let b = &mut self.buffer[i];
-                b.in_flight = true;
-                job.seqs.push(b.seq);
-                job.events.push(std::mem::take(&mut b.bytes));
-            }
-            self.in_flight_events += job.seqs.len();
-            self.busy.push(label.clone());
-            parts.push(job);
+            });
         }
         let Some(mut job) = parts.pop() else { return };
         job.last = true;
@@ -967,37 +939,10 @@ impl Flusher {
         }
     }
 
-    /// The buffered events a batch takes, by position: the event at `first` and the next ones
-    /// not in flight under the same identity, at most the batch limit and byte bound, and at
-    /// least one.
-    fn pick(&self, first: usize, head_len: usize, label: Option<&str>) -> Vec<usize> {
-        let limit = self.split_limit.unwrap_or(self.settings.max_batch_events).min(self.settings.max_batch_events);
-        let mut size = head_len + PAYLOAD_TAIL.len();
-        let mut picked = Vec::new();
-        for (i, b) in self.buffer.iter().enumerate().skip(first) {
-            if picked.len() == limit.max(1) {
-                break;
-            }
-            if b.in_flight || b.label() != label {
-                continue;
-            }
-            let add = b.bytes.len() + usize::from(!picked.is_empty());
-            if !picked.is_empty() && size + add > self.settings.max_batch_bytes {
-                break;
-            }
-            size += add;
-            picked.push(i);
-        }
-        picked
-    }
-
     /// Takes a batch's answer: settles its events or puts them back for a retry. Returns how
     /// many left the buffer.
     fn complete(&mut self, done: JobDone) -> usize {
         let JobDone { job, answer } = done;
-        if let Some(i) = self.busy.iter().position(|l| *l == job.label) {
-            self.busy.swap_remove(i);
-        }
         if job.last {
             self.chains -= 1;
         }
@@ -1091,68 +1036,22 @@ impl Flusher {
         self.count_overflow(overflow);
     }
 
-    /// Gives a batch's events back to the buffer (`retry`), or takes them out of it, settled in
-    /// the outbox. Returns how many of them were still buffered (the others were dropped
-    /// meanwhile, and counted then).
+    /// Gives a batch's events back to their queue (`retry`), or lets them go, settled in the
+    /// outbox. Returns how many of them were still held (the others were dropped meanwhile, and
+    /// counted then).
     fn settle_job(&mut self, job: Job, retry: bool) -> usize {
-        let mut found = 0;
-        let mut gone = Vec::new();
-        // Events are mostly buffered without a gap in their `seq`: found at their offset from the
-        // front, else searched for.
-        let front = match self.buffer.front() {
-            Some(b) => b.seq,
-            None => 0,
-        };
-        for (seq, bytes) in job.seqs.into_iter().zip(job.events) {
-            let offset = usize::try_from(seq.wrapping_sub(front)).unwrap_or(usize::MAX);
-            let found_at = match self.buffer.get(offset) {
-                Some(b) if b.seq == seq => Ok(offset),
-                _ => self.buffer.binary_search_by_key(&seq, |b| b.seq),
-            };
-            match found_at {
-                Ok(i) if self.buffer[i].in_flight => {
-                    found += 1;
-                    self.in_flight_events -= 1;
-                    let b = &mut self.buffer[i];
-                    b.in_flight = false;
-                    if retry {
-                        b.bytes = bytes;
-                    } else {
-                        gone.push(i);
-                        self.recycle(bytes);
-                        if let Some(outbox) = &mut self.outbox {
-                            outbox.settle(seq);
-                        }
-                    }
-                }
-                _ => self.recycle(bytes),
+        let (spare, outbox) = (&mut self.spare, &mut self.outbox);
+        let found = self.queues.answer(job.label.as_deref(), job.seqs, job.events, retry, |left, bytes| {
+            if let (Some(seq), Some(outbox)) = (left, outbox.as_mut()) {
+                outbox.settle(seq);
             }
-        }
-        if gone.last().is_some_and(|&last| last + 1 == gone.len()) {
-            // One identity in the buffer's front: the usual case.
-            self.buffer.drain(..gone.len());
-        } else if !gone.is_empty() {
-            let mut next = gone.iter().peekable();
-            let mut position = 0;
-            self.buffer.retain(|_| {
-                let keep = next.next_if_eq(&&position).is_none();
-                position += 1;
-                keep
-            });
-        }
+            recycle(spare, bytes);
+        });
         // What remains is at least as old as what left, so `oldest_at` stays unless empty.
-        if self.buffer.is_empty() {
+        if self.queues.is_empty() {
             self.oldest_at = None;
         }
         found
-    }
-
-    /// Keeps a sent event's buffer for the next events.
-    fn recycle(&mut self, mut bytes: Vec<u8>) {
-        if self.spare.len() < SPARE_BUFFERS && bytes.capacity() > 0 && bytes.capacity() <= SPARE_CAPACITY {
-            bytes.clear();
-            self.spare.push(bytes);
-        }
     }
 
     /// Final delivery before exit, within `deadline`. Then, with an outbox, every event not
@@ -1164,7 +1063,7 @@ impl Flusher {
         let done = self.deliver_until(deadline, Some(u64::MAX));
         // Records that slipped in while closing.
         self.drain();
-        let in_flight = self.in_flight_events;
+        let in_flight = self.queues.in_flight();
         if let Some(outbox) = &mut self.outbox {
             let _ = outbox.commit();
             Counters::set(&self.shared.counters.on_disk, outbox.live_len());
@@ -1197,9 +1096,7 @@ impl Flusher {
 
     /// Counts `unsent` and drops every buffered event not in flight; returns how many.
     fn drop_unsent(&mut self) -> usize {
-        let before = self.buffer.len();
-        self.buffer.retain(|b| b.in_flight);
-        let unsent = before - self.buffer.len();
+        let unsent = self.queues.drop_ready();
         if unsent > 0 {
             Counters::add(&self.shared.counters.unsent, unsent);
         }
@@ -1210,7 +1107,7 @@ impl Flusher {
     /// request's timeout) and settles them, so that the counters end true. Without an outbox,
     /// what they did not deliver is counted `unsent`; with one, it is on disk already.
     fn settle_in_flight(&mut self) {
-        while !self.busy.is_empty() {
+        while self.queues.jobs_out() > 0 {
             match self.done_rx.recv_timeout(self.settings.request_timeout + ANSWER_GRACE) {
                 Ok(d) => {
                     self.complete(d);
@@ -1237,21 +1134,11 @@ const SPARE_BUFFERS: usize = 2048;
 /// A larger buffer of a sent event is freed rather than kept (most events are smaller).
 const SPARE_CAPACITY: usize = 1024;
 
-/// An encoded event waiting in the flusher's buffer.
-struct Buffered {
-    /// Order of arrival.
-    seq: u64,
-    /// The client that made the call: the payload's identity names it.
-    client: Option<Arc<ClientInfo>>,
-    /// The encoded event; empty while it is in flight (the batch holds it).
-    bytes: Vec<u8>,
-    /// In a batch a sender thread is POSTing.
-    in_flight: bool,
-}
-
-impl Buffered {
-    fn label(&self) -> Option<&str> {
-        self.client.as_deref().and_then(ClientInfo::label)
+/// Keeps a sent event's buffer in `spare` for the next events.
+fn recycle(spare: &mut Vec<Vec<u8>>, mut bytes: Vec<u8>) {
+    if spare.len() < SPARE_BUFFERS && bytes.capacity() > 0 && bytes.capacity() <= SPARE_CAPACITY {
+        bytes.clear();
+        spare.push(bytes);
     }
 }
 
@@ -1370,7 +1257,7 @@ mod tests {
 
     /// Takes the answers of the batches in flight as the flusher's loop does, until none is.
     fn answer_all(f: &mut Flusher) {
-        while !f.busy.is_empty() {
+        while f.queues.jobs_out() > 0 {
             let done = f.done_rx.recv_timeout(Duration::from_secs(30)).expect("a sender answers");
             let left = f.complete(done);
             f.dispatch(Due::Completion, None);
@@ -1390,17 +1277,17 @@ mod tests {
         queue(&data, &pool, 5);
         answer_all(&mut f);
         assert_eq!(*sent.lock().unwrap(), [10, 10]);
-        assert_eq!(f.buffer.len(), 5);
+        assert_eq!(f.queues.len(), 5);
         f.wake();
         answer_all(&mut f);
         assert_eq!(*sent.lock().unwrap(), [10, 10, 5]);
-        assert!(f.buffer.is_empty());
+        assert!(f.queues.is_empty());
         // Below the threshold nothing is due.
         queue(&data, &pool, 4);
         f.wake();
         answer_all(&mut f);
         assert_eq!(sent.lock().unwrap().len(), 3);
-        assert_eq!(f.buffer.len(), 4);
+        assert_eq!(f.queues.len(), 4);
     }
 
     /// With a buffer smaller than a batch, a batch as full as the buffer can hold goes on after
@@ -1430,13 +1317,35 @@ mod tests {
         }
         f.drain();
         f.dispatch(Due::Round, None);
-        assert_eq!(f.busy.len(), 3, "one batch in flight per identity, all three at once");
+        assert_eq!(f.queues.jobs_out(), 3, "one batch in flight per identity, all three at once");
         answer_all(&mut f);
         let mut sizes = sent.lock().unwrap().clone();
         sizes.sort_unstable();
         assert_eq!(sizes, [10, 10, 10]);
-        assert!(f.buffer.is_empty());
-        assert_eq!(f.in_flight_events, 0);
+        assert!(f.queues.is_empty());
+        assert_eq!(f.queues.in_flight(), 0);
+    }
+
+    /// What the flusher does per event does not grow with the events waiting: delivering a
+    /// backlog of 100 000 visits as many queue entries per event as a backlog of 1 000 (it once
+    /// walked the whole buffer before each batch, some 200 entries per event here).
+    #[test]
+    fn the_work_per_event_is_bounded_whatever_the_backlog() {
+        let per_event = |backlog: usize| {
+            let config = Config::new("p").max_buffer(backlog + 10);
+            let (mut f, data, pool, sent) = flusher(&config);
+            while f.queues.len() < backlog {
+                queue(&data, &pool, (backlog - f.queues.len()).min(1000));
+                f.drain();
+            }
+            f.queues.steps.set(0);
+            // As a shutdown delivers what waits.
+            assert!(f.deliver_until(Instant::now() + Duration::from_secs(60), Some(u64::MAX)));
+            assert_eq!(sent.lock().unwrap().iter().sum::<usize>(), backlog);
+            f.queues.steps.get() as f64 / backlog as f64
+        };
+        let (small, large) = (per_event(1_000), per_event(100_000));
+        assert!(small <= 4.0 && large <= 4.0, "entries visited per event: {small} at 1 000, {large} at 100 000");
     }
 
     /// The calling threads' count of the channel follows what the flusher takes off.
@@ -1449,6 +1358,6 @@ mod tests {
         }
         f.wake();
         assert_eq!(f.shared.backlog.get(), 0);
-        assert_eq!(f.buffer.len(), 7);
+        assert_eq!(f.queues.len(), 7);
     }
 }

@@ -8,5 +8,6 @@ pub(crate) mod encode;
 pub(crate) mod event_log;
 pub(crate) mod flusher;
 pub(crate) mod outbox;
+pub(crate) mod queues;
 pub(crate) mod screen;
 pub(crate) mod transport;

@@ -57,7 +57,7 @@ fn wrapped_base64(lines: usize, width: usize, last: usize, newline: &str) -> Str
 fn seeded() -> Vec<(&'static str, String, String)> {
     let mime = wrapped_base64(6, 76, 30, "\r\n");
     let pem = format!("-----BEGIN CERTIFICATE-----\n{}\n-----END CERTIFICATE-----", wrapped_base64(4, 64, 20, "\n"));
-    let cases: [(&str, String, &str); 20] = [
+    let cases: [(&str, String, &str); 23] = [
         ("colon", "password: hunter2".into(), "hunter2"),
         ("spaced_equals", "password = Xq9-swordfish".into(), "swordfish"),
         ("quoted_param", "\"password=Xq9-swordfish\"".into(), "swordfish"),
@@ -79,6 +79,14 @@ fn seeded() -> Vec<(&'static str, String, String)> {
         ("json_text_nested", r#"{"config": {"token": {"value": "tok-nested-77"}}}"#.into(), "tok-nested-77"),
         ("json_text_number", r#"[{"apiKey": 982734982734}]"#.into(), "982734982734"),
         ("json_text_escaped", r#"{\"secret\": \"s3cr3t-escaped\"}"#.into(), "s3cr3t-escaped"),
+        // Compound key-like names, as the same object given as a JSON value is redacted.
+        (
+            "json_text_client_secret",
+            r#"{"client_id": "app", "client_secret": "Zx8Qp2Lm9Rt4Vw7Yb1Nc"}"#.into(),
+            "Zx8Qp2Lm9Rt4Vw7Yb1Nc",
+        ),
+        ("json_text_db_password", r#"{"db_password":"Xk29fLq8Zp0Rw7Vt3"}"#.into(), "Xk29fLq8Zp0Rw7Vt3"),
+        ("json_text_camel_case", r#"{\"githubToken\": \"q8Zr2Kx9Lp4Wm7Vn3Bt6\"}"#.into(), "q8Zr2Kx9Lp4Wm7Vn3Bt6"),
         ("mime_wrapped_base64", format!("attachment:\r\n{mime}\r\n--boundary--"), ""),
         ("pem_wrapped_base64", pem, ""),
         ("yaml_indented_base64", format!("data:\n  blob: |\n    {}", wrapped_base64(3, 64, 10, "\n    ")), ""),

@@ -244,8 +244,86 @@ pub(crate) fn apply<'s>(s: &'s str, keys: &TextKeys) -> Cow<'s, str> {
         if let Some(new) = keys.replace(&out) {
             out = Cow::Owned(new);
         }
+        if let Some(new) = replace_key_like_values(&out) {
+            out = Cow::Owned(new);
+        }
     }
     out
+}
+
+/// Calls `found` with the byte span of each JSON string value, in JSON written as text
+/// (`{"client_secret": "…"}`, `"githubToken": "…"`, or escaped, `{\"db_password\": \"…\"}`), that
+/// the rule of a JSON value's key takes: a key-like name ([`is_key_like`]) and a high-entropy
+/// value ([`is_high_entropy`]). Stops when `found` returns false.
+fn key_like_values(s: &str, mut found: impl FnMut(usize, usize) -> bool) {
+    let b = s.as_bytes();
+    for (colon, _) in s.match_indices(':') {
+        let mut close = colon;
+        while close > 0 && matches!(b[close - 1], b' ' | b'\t') {
+            close -= 1;
+        }
+        if close == 0 || b[close - 1] != b'"' {
+            continue;
+        }
+        let escaped = close >= 2 && b[close - 2] == b'\\';
+        let key_end = close - 1 - usize::from(escaped);
+        let mut start = key_end;
+        while start > 0
+            && key_end - start <= KEY_MAX
+            && (b[start - 1].is_ascii_alphanumeric() || matches!(b[start - 1], b'_' | b'-' | b'.' | b' '))
+        {
+            start -= 1;
+        }
+        let opened = match escaped {
+            false => start >= 1 && b[start - 1] == b'"',
+            true => start >= 2 && b[start - 1] == b'"' && b[start - 2] == b'\\',
+        };
+        if !opened || !is_key_like(&s[start..key_end]) {
+            continue;
+        }
+        let mut v = colon + 1;
+        while v < b.len() && b[v].is_ascii_whitespace() {
+            v += 1;
+        }
+        let quote = if escaped { "\\\"" } else { "\"" };
+        let Some(body) = s[v..].strip_prefix(quote) else { continue };
+        let len = if escaped { body.find(quote) } else { closing_quote(body) };
+        let Some(len) = len else { continue };
+        let from = v + quote.len();
+        if is_high_entropy(&s[from..from + len]) && !found(from, from + len) {
+            return;
+        }
+    }
+}
+
+/// Longest key [`key_like_values`] reads back over ([`is_key_like`] takes none longer).
+const KEY_MAX: usize = 64;
+
+/// Whether `s` has a value [`key_like_values`] takes.
+fn has_key_like_value(s: &str) -> bool {
+    let mut any = false;
+    key_like_values(s, |_, _| {
+        any = true;
+        false
+    });
+    any
+}
+
+/// `s` with each value [`key_like_values`] takes replaced by [`markers::TOKEN`], as the same
+/// value of a JSON object is; `None` when there is none.
+fn replace_key_like_values(s: &str) -> Option<String> {
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    key_like_values(s, |from, to| {
+        let o = out.get_or_insert_with(|| String::with_capacity(s.len()));
+        o.push_str(&s[copied..from]);
+        o.push_str(markers::TOKEN);
+        copied = to;
+        true
+    });
+    let mut o = out?;
+    o.push_str(&s[copied..]);
+    Some(o)
 }
 
 /// The keys whose values [`TextKeys`] replaces in text: the default denylist, header names
@@ -340,7 +418,7 @@ impl TextKeys {
 
     /// Whether a key form may occur in `s` (false: none does).
     pub(crate) fn may_occur_in(&self, s: &str) -> bool {
-        self.extra || has_key_form(s)
+        self.extra || has_key_form(s) || has_key_like_value(s)
     }
 
     /// The default list's, compiled once per process.
@@ -971,6 +1049,41 @@ mod tests {
                 s.push_str(pieces[(state % pieces.len() as u64) as usize]);
             }
             assert_eq!(has_key_form(&s), keys.regex.is_match(&s), "{s:?}");
+        }
+    }
+
+    /// JSON written as text gets the rule of a JSON value's key: a compound key-like name with a
+    /// high-entropy string value (issue 46: a proxied server's JSON inside a text result).
+    #[test]
+    fn key_like_names_in_json_text() {
+        let cases = [
+            (
+                r#"{"client_secret": "Zx8Qp2Lm9Rt4Vw7Yb1Nc", "n": 1}"#,
+                r#"{"client_secret": "[REDACTED_TOKEN]", "n": 1}"#,
+            ),
+            (r#"{"db_password":"Xk29fLq8Zp0Rw7Vt3"}"#, r#"{"db_password":"[REDACTED_TOKEN]"}"#),
+            (r#"[{"githubToken" : "q8Zr2Kx9Lp4Wm7Vn3Bt6"}]"#, r#"[{"githubToken" : "[REDACTED_TOKEN]"}]"#),
+            (r#"{\"client_secret\": \"Zx8Qp2Lm9Rt4Vw7Yb1Nc\"}"#, r#"{\"client_secret\": \"[REDACTED_TOKEN]\"}"#),
+            (
+                "result: {\"privateKeyId\":\n \"a81bc4e2f9d34c7aa1b2\"}",
+                "result: {\"privateKeyId\":\n \"[REDACTED_TOKEN]\"}",
+            ),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(layer(input), expected, "{input:?}");
+            assert_eq!(layer(expected), expected, "idempotent on {expected:?}");
+        }
+        for kept in [
+            // As a JSON value: not a key-like name, or not a random value.
+            r#"{"keyword": "Zx8Qp2Lm9Rt4Vw7Yb1Nc"}"#,
+            r#"{"max_tokens": "Zx8Qp2Lm9Rt4Vw7Yb1Nc"}"#,
+            r#"{"db_password": "hunter2"}"#,
+            r#"{"client_secret": "a value with spaces in it"}"#,
+            r#"{"client_secret": 12345678901234567890}"#,
+            r#"{"client_secret": "Zx8Qp2Lm9Rt4"#,
+            r#"the "client_secret": field"#,
+        ] {
+            assert_eq!(layer(kept), kept);
         }
     }
 

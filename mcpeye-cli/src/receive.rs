@@ -693,13 +693,31 @@ fn call_line(event: &Value) -> String {
     } else {
         event["intent"].as_str().unwrap_or("")
     };
-    let detail: String = detail.split_whitespace().collect::<Vec<_>>().join(" ");
-    let detail = match detail.char_indices().nth(100) {
-        Some((cut, _)) => format!("{}…", &detail[..cut]),
-        None => detail,
-    };
+    let (tool, detail) = (shorten(tool), shorten(detail));
     let line = format!("{time} {tool} {} {duration} ms {detail}", if error { "ERROR" } else { "ok" });
     escape(line.trim_end()).into_owned()
+}
+
+/// `text` on one line (runs of whitespace as one space), cut after 100 characters.
+fn shorten(text: &str) -> String {
+    let words = text.split_whitespace();
+    let mut out = String::new();
+    let mut chars = 0;
+    for word in words {
+        if chars > 0 {
+            out.push(' ');
+            chars += 1;
+        }
+        for c in word.chars() {
+            if chars == 100 {
+                out.push('…');
+                return out;
+            }
+            out.push(c);
+            chars += 1;
+        }
+    }
+    out
 }
 
 /// `text` with control characters (C0, DEL, C1), bidirectional formatting characters and line
@@ -806,6 +824,11 @@ mod tests {
                                        "intent": "left \u{202e}right\u{9b}31m \u{2066}x"});
         assert_eq!(call_line(&event), "00:00:00 a\\u{1b}]0;x\\u{7}b ok 1 ms left \\u{202e}right\\u{9b}31m \\u{2066}x");
         assert!(matches!(escape("plain é ✓"), Cow::Borrowed(_)));
+        let long = serde_json::json!({"toolName": "t".repeat(150), "isError": false, "timestamp": 0, "durationMs": 1,
+                                      "intent": "é ".repeat(5_000_000)});
+        let line = call_line(&long);
+        assert!(line.starts_with(&format!("00:00:00 {}… ok 1 ms é é", "t".repeat(100))), "{line}");
+        assert_eq!(line.chars().count(), "00:00:00 ".len() + 101 + " ok 1 ms ".len() + 101);
     }
 
     #[test]

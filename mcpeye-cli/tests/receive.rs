@@ -315,6 +315,10 @@ fn the_console_shows_control_and_bidi_characters_escaped() {
 #[test]
 fn two_hundred_concurrent_posts_and_a_10_mb_line_are_each_written_once() {
     let receiver = Receiver::start("flood", &[], &[]);
+    // Slow clients, stalled in a head and in a body, hold only their own connections.
+    let mut slow = [receiver.connect(), receiver.connect()];
+    slow[0].write_all(b"POST /ingest HTTP/1.1\r\nhost: x\r\ncontent-le").unwrap();
+    slow[1].write_all(b"POST /ingest HTTP/1.1\r\nhost: x\r\ncontent-length: 1000\r\n\r\n{\"projectId\"").unwrap();
     let addr = receiver.addr.clone();
     let senders: Vec<_> = (0..200)
         .map(|i| {
@@ -336,6 +340,7 @@ fn two_hundred_concurrent_posts_and_a_10_mb_line_are_each_written_once() {
     assert_eq!(ids.len(), 201);
     let distinct: BTreeSet<&String> = ids.iter().collect();
     assert_eq!(distinct.len(), 201);
+    drop(slow);
 }
 
 #[test]

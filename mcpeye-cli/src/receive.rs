@@ -250,11 +250,13 @@ struct Reply {
     allow: Option<&'static str>,
     /// Close the connection after it.
     close: bool,
+    /// Printed once the answer is sent, so that a stalled console delays no acknowledgement.
+    console: String,
 }
 
 impl Reply {
     fn new(status: u16, body: String) -> Reply {
-        Reply { status, body, retry_after: None, allow: None, close: false }
+        Reply { status, body, retry_after: None, allow: None, close: false, console: String::new() }
     }
 
     fn error(status: u16, text: &str) -> Reply {
@@ -509,7 +511,9 @@ fn serve(stream: TcpStream, shared: &Shared) {
         if !head.keep_alive {
             reply.close = true;
         }
-        if !conn.send(&reply) {
+        let sent = conn.send(&reply);
+        say(&reply.console);
+        if !sent {
             return;
         }
         if reply.close {
@@ -609,8 +613,7 @@ fn ingest(mut body: Vec<u8>, shared: &Shared) -> Reply {
         eprintln!("mcpeye receive: appending again");
     }
     let lines: Vec<String> = events.iter().map(call_line).collect();
-    say(&lines.join("\n"));
-    Reply::new(200, serde_json::json!({ "accepted": events.len() }).to_string())
+    Reply { console: lines.join("\n"), ..Reply::new(200, serde_json::json!({ "accepted": events.len() }).to_string()) }
 }
 
 /// A 400 whose reason is also printed.

@@ -91,6 +91,14 @@ fn cli() -> Command {
                         .long("secret")
                         .value_name("SECRET")
                         .help("Refuse payloads (401) whose x-mcpeye-secret header is not this"),
+                )
+                .arg(
+                    Arg::new("max-connections")
+                        .long("max-connections")
+                        .value_name("N")
+                        .help("Connections served at once; more are answered 503 with Retry-After")
+                        .default_value("512")
+                        .value_parser(value_parser!(u16).range(1..)),
                 ),
         )
 }
@@ -104,6 +112,9 @@ fn main() -> ExitCode {
             port: m.get_one::<u16>("port").copied().unwrap_or(3001),
             out: m.get_one::<PathBuf>("out").cloned().unwrap_or_default(),
             secret: m.get_one::<String>("secret").cloned(),
+            max_connections: m
+                .get_one::<u16>("max-connections")
+                .map_or(receive::DEFAULT_MAX_CONNECTIONS, |&n| n.into()),
         }),
         _ => Err("a command is needed: mcpeye report or mcpeye receive (see mcpeye --help)".into()),
     };

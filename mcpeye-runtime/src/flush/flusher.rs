@@ -1059,8 +1059,15 @@ impl Flusher {
     /// event neither delivered nor in flight is counted `unsent`, and one diagnostic says how
     /// many. True when everything was delivered.
     fn finish(&mut self, deadline: Instant) -> bool {
-        self.drain();
-        let done = self.deliver_until(deadline, Some(u64::MAX));
+        let done = match self.outbox {
+            Some(_) => {
+                self.drain();
+                self.deliver_until(deadline, Some(u64::MAX))
+            }
+            // A few batches at a time, as a flush does: a large backlog encoded at once would put
+            // each event in a fresh buffer, where sent events' buffers are reused while cached.
+            None => self.flush_until(deadline) && self.deliver_until(deadline, Some(u64::MAX)),
+        };
         // Records that slipped in while closing.
         self.drain();
         let in_flight = self.queues.in_flight();

@@ -8,7 +8,9 @@
 //! another core. Flattened, the calling thread frees its own `Value` (its allocator cache hands
 //! the same blocks to the next call) and the flusher reads one contiguous buffer.
 //!
-//! Layout of a node (lengths and counts little-endian `u32`):
+//! Layout of a node (lengths and counts in four bytes of seven bits each, low first, so that
+//! every byte but a text's is ASCII: the whole buffer is valid UTF-8, checked once per record
+//! rather than once per string):
 //! - `null`, `false`, `true`: the tag alone;
 //! - number: tag, one byte of length, the number as serde_json writes it;
 //! - string: tag, length, the UTF-8 bytes;
@@ -33,6 +35,21 @@ const STRING: u8 = 4;
 pub(crate) const ARRAY: u8 = 5;
 pub(crate) const OBJECT: u8 = 6;
 
+/// Longest length or count a node holds: four bytes of seven bits.
+pub(crate) const MAX_LEN: usize = (1 << 28) - 1;
+
+/// `n` (at most [`MAX_LEN`]) as a node's length bytes.
+#[inline(always)]
+pub(crate) fn len_bytes(n: usize) -> [u8; 4] {
+    [(n & 0x7f) as u8, (n >> 7 & 0x7f) as u8, (n >> 14 & 0x7f) as u8, (n >> 21 & 0x7f) as u8]
+}
+
+/// The length [`len_bytes`] wrote.
+#[inline(always)]
+pub(crate) fn len_from(b: [u8; 4]) -> usize {
+    usize::from(b[0]) | usize::from(b[1]) << 7 | usize::from(b[2]) << 14 | usize::from(b[3]) << 21
+}
+
 /// Appends `head` then `body`: the header of a node (fixed size) and its bytes.
 #[inline(always)]
 fn put_raw<const N: usize>(out: &mut Vec<u8>, head: [u8; N], body: &[u8]) {
@@ -46,8 +63,8 @@ pub(crate) fn put_tagged_str(out: &mut Vec<u8>, s: &str, limit: usize) -> bool {
     if out.len() + 5 + s.len() > limit {
         return false;
     }
-    // Below the limit, itself below u32::MAX.
-    let [a, b, c, d] = (s.len() as u32).to_le_bytes();
+    // Below the limit, itself at most MAX_LEN.
+    let [a, b, c, d] = len_bytes(s.len());
     put_raw(out, [STRING, a, b, c, d], s.as_bytes());
     true
 }
@@ -58,8 +75,8 @@ pub(crate) fn put_str(out: &mut Vec<u8>, s: &str, limit: usize) -> bool {
     if out.len() + 4 + s.len() > limit {
         return false;
     }
-    // Every length is below the limit, itself below u32::MAX.
-    put_raw(out, (s.len() as u32).to_le_bytes(), s.as_bytes());
+    // Every length is below the limit, itself at most MAX_LEN.
+    put_raw(out, len_bytes(s.len()), s.as_bytes());
     true
 }
 
@@ -72,9 +89,9 @@ pub(crate) fn put_header_open(out: &mut Vec<u8>, tag: u8) -> usize {
 
 /// Completes the header at `at` with `count` and the size of what follows it.
 pub(crate) fn patch_counted(out: &mut [u8], at: usize, count: usize) {
-    let size = (out.len() - at - 9) as u32;
-    out[at + 1..at + 5].copy_from_slice(&(count as u32).to_le_bytes());
-    out[at + 5..at + 9].copy_from_slice(&size.to_le_bytes());
+    let size = out.len() - at - 9;
+    out[at + 1..at + 5].copy_from_slice(&len_bytes(count));
+    out[at + 5..at + 9].copy_from_slice(&len_bytes(size));
 }
 
 /// Appends `v` to `out` as a flat node. Returns false, with `out` as it was, when `v` nests
@@ -93,7 +110,7 @@ pub(crate) fn flatten_map(m: &Map<String, Value>, out: &mut Vec<u8>, budget: usi
 /// it gives up.
 pub(crate) fn within(out: &mut Vec<u8>, budget: usize, write: impl FnOnce(&mut Vec<u8>, usize) -> bool) -> bool {
     let start = out.len();
-    let fits = write(out, start.saturating_add(budget).min(u32::MAX as usize));
+    let fits = write(out, start.saturating_add(budget).min(MAX_LEN));
     if !fits {
         out.truncate(start);
     }
@@ -111,8 +128,12 @@ fn put_value(v: &Value, out: &mut Vec<u8>, depth: usize, limit: usize) -> bool {
             let at = out.len() - 1;
             // Writing to a Vec cannot fail.
             let _ = serde_json::to_writer(&mut *out, n);
-            let Ok(len) = u8::try_from(out.len() - at - 1) else { return false };
-            out[at] = len;
+            // Below 0x80, as every byte outside a text (numbers take at most 40 or so).
+            let len = out.len() - at - 1;
+            if len >= 0x80 {
+                return false;
+            }
+            out[at] = len as u8;
         }
         Value::String(s) => return put_tagged_str(out, s, limit),
         Value::Array(a) => {
@@ -151,16 +172,7 @@ pub(crate) fn put_map(m: &Map<String, Value>, out: &mut Vec<u8>, depth: usize, l
 fn u32_at(b: &[u8], at: usize) -> usize {
     let mut word = [0; 4];
     word.copy_from_slice(&b[at..at + 4]);
-    u32::from_le_bytes(word) as usize
-}
-
-/// Text that [`put_str`] copied from a `&str`. The reader only slices a flat buffer at the
-/// offsets and lengths `put_str` wrote, so the check cannot fail; were the buffer corrupt, the
-/// text would be empty rather than a panic on the flusher.
-#[inline]
-fn text(b: &[u8]) -> &str {
-    debug_assert!(std::str::from_utf8(b).is_ok());
-    std::str::from_utf8(b).unwrap_or_default()
+    len_from(word)
 }
 
 /// The JSON value a flat node was made from.
@@ -177,23 +189,25 @@ pub(crate) fn to_value(node: Flat<'_>) -> Value {
     }
 }
 
-/// A flattened value: the bytes of one node.
+/// A flattened value: the text from one node's start (a flat buffer is valid UTF-8: its texts
+/// are sliced out of it, not checked one by one).
 #[derive(Clone, Copy)]
-pub(crate) struct Flat<'a>(&'a [u8]);
+pub(crate) struct Flat<'a>(&'a str);
 
 impl<'a> Flat<'a> {
-    /// The node that `flatten` wrote at the start of `bytes`.
-    pub(crate) fn new(bytes: &'a [u8]) -> Self {
-        Flat(bytes)
+    /// The node that `flatten` wrote at the start of `flat`.
+    pub(crate) fn new(flat: &'a str) -> Self {
+        Flat(flat)
     }
 
     /// Bytes this node takes.
     #[inline]
     pub(crate) fn size(self) -> usize {
-        match self.0[0] {
-            NUMBER => 2 + usize::from(self.0[1]),
-            STRING => 5 + u32_at(self.0, 1),
-            ARRAY | OBJECT => 9 + u32_at(self.0, 5),
+        let b = self.0.as_bytes();
+        match b[0] {
+            NUMBER => 2 + usize::from(b[1]),
+            STRING => 5 + u32_at(b, 1),
+            ARRAY | OBJECT => 9 + u32_at(b, 5),
             _ => 1,
         }
     }
@@ -201,7 +215,7 @@ impl<'a> Flat<'a> {
 
 /// The items of a flattened array.
 pub(crate) struct Items<'a> {
-    rest: &'a [u8],
+    rest: &'a str,
     left: usize,
 }
 
@@ -218,7 +232,7 @@ impl<'a> Iterator for Items<'a> {
 
 /// The entries of a flattened object.
 pub(crate) struct Entries<'a> {
-    rest: &'a [u8],
+    rest: &'a str,
     left: usize,
 }
 
@@ -227,8 +241,8 @@ impl<'a> Iterator for Entries<'a> {
     #[inline]
     fn next(&mut self) -> Option<(Str<'a>, Flat<'a>)> {
         self.left = self.left.checked_sub(1)?;
-        let key_end = 4 + u32_at(self.rest, 0);
-        let key = Str { text: text(&self.rest[4..key_end]), readable: &self.rest[4..] };
+        let key_end = 4 + u32_at(self.rest.as_bytes(), 0);
+        let key = Str { text: &self.rest[4..key_end], readable: &self.rest.as_bytes()[4..] };
         let node = Flat(&self.rest[key_end..]);
         self.rest = &self.rest[key_end + node.size()..];
         Some((key, node))
@@ -242,17 +256,17 @@ impl<'a> Node<'a> for Flat<'a> {
     // Always: called once per node of the walk, which outgrew the inliner's budget.
     #[inline(always)]
     fn kind(self) -> Kind<'a, Self> {
-        let b = self.0;
+        let (s, b) = (self.0, self.0.as_bytes());
         match b[0] {
             NULL => Kind::Null,
             FALSE => Kind::Bool(false),
             TRUE => Kind::Bool(true),
             NUMBER => Kind::Number(Num::Text(&b[2..2 + usize::from(b[1])])),
-            STRING => Kind::Str(Str { text: text(&b[5..5 + u32_at(b, 1)]), readable: &b[5..] }),
+            STRING => Kind::Str(Str { text: &s[5..5 + u32_at(b, 1)], readable: &b[5..] }),
             tag => {
                 // Not cut at the container's end: its strings' last chunks read on (the
                 // redaction prescan), and the count ends the walk.
-                let rest = &b[9..];
+                let rest = &s[9..];
                 let left = u32_at(b, 1);
                 if tag == ARRAY {
                     Kind::Array(left, Items { rest, left })
@@ -265,7 +279,7 @@ impl<'a> Node<'a> for Flat<'a> {
 
     #[inline]
     fn is_container(self) -> bool {
-        matches!(self.0[0], ARRAY | OBJECT)
+        matches!(self.0.as_bytes()[0], ARRAY | OBJECT)
     }
 }
 
@@ -303,10 +317,10 @@ mod tests {
                 assert!(flatten(v, &mut tape, usize::MAX), "{v}");
                 let (mut from_value, mut from_flat) = (Vec::new(), Vec::new());
                 r.write_value(v.clone(), &mut from_value);
-                r.write_flat(Flat::new(&tape[2..]), &mut from_flat);
+                r.write_flat(Flat::new(std::str::from_utf8(&tape[2..]).unwrap()), &mut from_flat);
                 assert_eq!(String::from_utf8(from_flat).unwrap(), String::from_utf8(from_value).unwrap(), "{v}");
-                assert_eq!(Flat::new(&tape[2..]).size(), tape.len() - 2);
-                assert_eq!(&to_value(Flat::new(&tape[2..])), v);
+                assert_eq!(Flat::new(std::str::from_utf8(&tape[2..]).unwrap()).size(), tape.len() - 2);
+                assert_eq!(&to_value(Flat::new(std::str::from_utf8(&tape[2..]).unwrap())), v);
             }
         }
     }
@@ -330,7 +344,7 @@ mod tests {
 
         pub(super) fn flatten(v: &Value, out: &mut Vec<u8>, budget: usize) -> bool {
             let start = out.len();
-            let fits = put(v, out, 0, start.saturating_add(budget).min(u32::MAX as usize));
+            let fits = put(v, out, 0, start.saturating_add(budget).min(super::super::MAX_LEN));
             if !fits {
                 out.truncate(start);
             }
@@ -338,14 +352,14 @@ mod tests {
         }
 
         fn header(out: &mut Vec<u8>, tag: u8, count: usize) -> usize {
-            let [a, b, c, d] = (count as u32).to_le_bytes();
+            let [a, b, c, d] = super::super::len_bytes(count);
             out.extend_from_slice(&[tag, a, b, c, d, 0, 0, 0, 0]);
             out.len() - 4
         }
 
         fn size(out: &mut [u8], at: usize) {
-            let size = (out.len() - at - 4) as u32;
-            out[at..at + 4].copy_from_slice(&size.to_le_bytes());
+            let size = out.len() - at - 4;
+            out[at..at + 4].copy_from_slice(&super::super::len_bytes(size));
         }
 
         fn string(out: &mut Vec<u8>, tag: Option<u8>, s: &str, limit: usize) -> bool {
@@ -353,7 +367,7 @@ mod tests {
                 return false;
             }
             out.extend(tag);
-            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            out.extend_from_slice(&super::super::len_bytes(s.len()));
             out.extend_from_slice(s.as_bytes());
             true
         }
@@ -366,8 +380,11 @@ mod tests {
                     out.extend_from_slice(&[NUMBER, 0]);
                     let at = out.len() - 1;
                     let _ = serde_json::to_writer(&mut *out, n);
-                    let Ok(len) = u8::try_from(out.len() - at - 1) else { return false };
-                    out[at] = len;
+                    let len = out.len() - at - 1;
+                    if len >= 0x80 {
+                        return false;
+                    }
+                    out[at] = len as u8;
                 }
                 Value::String(s) => return string(out, Some(STRING), s, limit),
                 Value::Array(_) | Value::Object(_) if depth >= MAX_VALUE_DEPTH => return false,
@@ -471,7 +488,7 @@ mod tests {
             if !flatten(v, &mut out, usize::MAX) {
                 continue;
             }
-            let node = Flat::new(&out);
+            let node = Flat::new(std::str::from_utf8(&out).unwrap());
             let json = serde_json::to_vec(v).unwrap().len();
             assert_eq!(super::super::node::compact_len(node), json, "{v}");
             assert!(json <= 7 * node.size(), "{v}: {json} bytes from {}", node.size());
@@ -506,20 +523,20 @@ pub(crate) enum Token<'a> {
 /// iterators or looking up its size (the generic [`Node`] walk did both for every node).
 #[derive(Clone, Copy)]
 pub(crate) struct Cursor<'a> {
-    b: &'a [u8],
+    s: &'a str,
     at: usize,
 }
 
 impl<'a> Cursor<'a> {
     /// A cursor at the start of `node`.
     pub(crate) fn new(node: Flat<'a>) -> Self {
-        Cursor { b: node.0, at: 0 }
+        Cursor { s: node.0, at: 0 }
     }
 
     /// The node here.
     #[inline]
     pub(crate) fn node(self) -> Flat<'a> {
-        Flat(&self.b[self.at..])
+        Flat(&self.s[self.at..])
     }
 
     /// Steps over the node here.
@@ -532,7 +549,7 @@ impl<'a> Cursor<'a> {
     /// then here).
     #[inline(always)]
     pub(crate) fn next(&mut self) -> Token<'a> {
-        let (b, at) = (self.b, self.at);
+        let (b, at) = (self.s.as_bytes(), self.at);
         match b[at] {
             NULL => {
                 self.at = at + 1;
@@ -577,21 +594,21 @@ impl<'a> Cursor<'a> {
     #[inline(always)]
     pub(crate) fn short_key(&mut self) -> Option<(&'a str, &'a [u8; BLOCK])> {
         let at = self.at;
-        let (len, block) = self.b.get(at..)?.first_chunk::<{ 4 + BLOCK }>()?.split_first_chunk::<4>()?;
-        let len = u32::from_le_bytes(*len) as usize;
+        let (len, block) = self.s.as_bytes().get(at..)?.first_chunk::<{ 4 + BLOCK }>()?.split_first_chunk::<4>()?;
+        let len = len_from(*len);
         let block: &[u8; BLOCK] = block.try_into().ok()?;
-        let key = block.get(..len)?;
+        let key = self.s.get(at + 4..at + 4 + len).filter(|_| len <= BLOCK)?;
         self.at = at + 4 + len;
-        Some((text(key), block))
+        Some((key, block))
     }
 
     /// The string whose length is at `at`; moves past it.
     #[inline(always)]
     fn str_at(&mut self, at: usize) -> Str<'a> {
         let start = at + 4;
-        let end = start + u32_at(self.b, at);
+        let end = start + u32_at(self.s.as_bytes(), at);
         self.at = end;
         // Read on past the string's end, as `Flat::kind` does.
-        Str { text: text(&self.b[start..end]), readable: &self.b[start..] }
+        Str { text: &self.s[start..end], readable: &self.s.as_bytes()[start..] }
     }
 }

@@ -3,9 +3,9 @@
 //! [`TrackedCall::begin`] and ends it with [`TrackedCall::end`] or [`TrackedCall::end_with`], and a `TrackedCall` is the one
 //! thing that becomes a [`Queued`] record.
 
-use super::queued::{field, flat_arguments, put_prefix, text, Field, Outcome, Queued, FLAT_VALUE_BUDGET};
+use super::queued::{field, flat_arguments, flat_text, put_prefix, text, Field, Outcome, Queued, FLAT_VALUE_BUDGET};
 use crate::json::flat::flatten_map;
-use crate::json::flat::Flat;
+use crate::json::flat::{to_value, Flat};
 use crate::model::identity::CallIdentity;
 use crate::model::meta::AiInvocation;
 use crate::model::record::{now_epoch_ms, CallOutcome, CallRecord, ClientInfo, IntentSource, Origin};
@@ -403,7 +403,7 @@ impl FlatArguments {
     /// The arguments as a JSON value again.
     fn value(&self) -> Value {
         match &self.arguments {
-            Field::Flat(start) => crate::json::flat::to_value(Flat::new(&self.bytes[*start..])),
+            Field::Flat(start) => flat_text(&self.bytes[*start..]).map_or(Value::Null, |f| to_value(Flat::new(f))),
             Field::Value(v) => (**v).clone(),
         }
     }
@@ -471,8 +471,9 @@ mod tests {
     fn the_invocation_crosses_after_the_model_and_reads_back() {
         let invocation = AiInvocation {
             turn: Some(Arc::from("t-1")),
-            reason: None,
-            user_intent: Some("a gift mug for my sister".into()),
+            reason: Some("élan: the user's request, in their words".into()),
+            // Longer than 127 bytes: its length needs more than one byte of seven bits.
+            user_intent: Some(format!("{}é", "a gift mug for my sister, ".repeat(5))),
             user_intent_redacted: Some(false),
         };
         let (tracker, sink) = crate::testing::MemorySink::new();
@@ -492,6 +493,8 @@ mod tests {
         assert!(call.has_flat_arguments());
         assert_eq!(call.recorded_arguments(), serde_json::json!({"q": "mug"}));
         let queued = call.queued(Vec::new, 1, Duration::ZERO, |_| Outcome::Failed(CallOutcome::error("x")));
+        // The flusher checks a record's buffer once, as a whole (`flat_text`).
+        assert!(std::str::from_utf8(&queued.bytes).is_ok());
         assert_eq!(queued.model(), Some("gpt-5"));
         assert_eq!(queued.invocation().map(super::super::queued::InvocationRef::to_owned), Some(invocation.clone()));
         // Through `before_send`'s record and back.

@@ -4,7 +4,7 @@
 //! alone); and the parts of its event as the encoder reads them.
 
 use crate::json::flat::flatten;
-use crate::json::flat::Flat;
+use crate::json::flat::{to_value, Flat};
 use crate::json::node::Str;
 use crate::model::record::{CallOutcome, CallRecord, ClientInfo, IntentSource};
 use crate::redact::drop_flat;
@@ -90,7 +90,7 @@ impl Queued {
     /// The record again, its values rebuilt as JSON (for `before_send`), with its user.
     pub(crate) fn into_record(self) -> (CallRecord, Option<String>, Option<String>) {
         let value = |f: Field, bytes: &[u8]| match f {
-            Field::Flat(start) => crate::json::flat::to_value(Flat::new(&bytes[start..])),
+            Field::Flat(start) => flat_text(&bytes[start..]).map_or(Value::Null, |f| to_value(Flat::new(f))),
             Field::Value(v) => *v,
         };
         let duration = self.duration();
@@ -105,7 +105,8 @@ impl Queued {
             Outcome::Success(f) => CallOutcome::Success { result: value(f, &bytes) },
             Outcome::Failed(o) => o,
         };
-        let intent = self.intent.map(|t| (t.str_in(&bytes).text.to_owned(), self.intent_source));
+        let intent =
+            self.intent.map(|t| (t.str_in(flat_text(&bytes).unwrap_or_default()).text.to_owned(), self.intent_source));
         let record = CallRecord {
             tool_name,
             arguments,
@@ -163,16 +164,25 @@ impl Queued {
 }
 
 impl Text {
-    /// The text, with the bytes readable after it (the rest of the record's buffer).
-    fn str_in<'s>(&'s self, bytes: &'s [u8]) -> Str<'s> {
+    /// The text, with the bytes readable after it (the rest of the record's buffer, `flat`).
+    fn str_in<'s>(&'s self, flat: &'s str) -> Str<'s> {
         match *self {
-            // Checked on the flusher: the range was cut from a `String`, so it never fails.
-            Text::Flat(start, end) => {
-                Str { text: std::str::from_utf8(&bytes[start..end]).unwrap_or_default(), readable: &bytes[start..] }
-            }
+            Text::Flat(start, end) => match flat.get(start..end) {
+                Some(text) => Str { text, readable: &flat.as_bytes()[start..] },
+                None => Str::of(""),
+            },
             Text::Moved(ref s) => Str::of(s),
         }
     }
+}
+
+/// A record's buffer (or its part from a node's start) as the text it is: every byte in it is a
+/// text's or ASCII (see [`crate::json::flat`]), so one check per record stands for one per
+/// string; `None` cannot happen.
+pub(crate) fn flat_text(bytes: &[u8]) -> Option<&str> {
+    let text = std::str::from_utf8(bytes).ok();
+    debug_assert!(text.is_some(), "a record's buffer is valid UTF-8");
+    text
 }
 
 /// Copies the call's model, then what its `aiInvocation` said beyond the intent, to the start
@@ -199,9 +209,9 @@ pub(super) fn put_prefix(
 }
 
 /// Appends `invocation` as a flags byte (bit 0: `userIntent.redacted` given, bit 1: its value)
-/// and three strings (turn, reason, user intent), each a little-endian `u16` length and its
-/// bytes; gives the length written (0 if it would not fit a `u16`, which the caps on the texts
-/// rule out).
+/// and three strings (turn, reason, user intent), each a length in three bytes of seven bits
+/// (ASCII, as every byte of a record's buffer but its texts) and its bytes; gives the length
+/// written (0 if it would not fit a `u16`, which the caps on the texts rule out).
 fn put_invocation(invocation: &crate::model::meta::AiInvocation, bytes: &mut Vec<u8>) -> u16 {
     let start = bytes.len();
     let flags = match invocation.user_intent_redacted {
@@ -212,9 +222,10 @@ fn put_invocation(invocation: &crate::model::meta::AiInvocation, bytes: &mut Vec
     bytes.push(flags);
     for text in [invocation.turn.as_deref(), invocation.reason.as_deref(), invocation.user_intent.as_deref()] {
         let text = text.unwrap_or("");
-        let len = u16::try_from(text.len()).unwrap_or(u16::MAX);
-        bytes.extend_from_slice(&len.to_le_bytes());
-        bytes.extend_from_slice(&text.as_bytes()[..usize::from(len)]);
+        let text = crate::redact::cut_at_char_boundary(text, usize::from(u16::MAX));
+        let [a, b, c, _] = crate::json::flat::len_bytes(text.len());
+        bytes.extend_from_slice(&[a, b, c]);
+        bytes.extend_from_slice(text.as_bytes());
     }
     match u16::try_from(bytes.len() - start) {
         Ok(len) => len,
@@ -241,10 +252,10 @@ impl<'a> InvocationRef<'a> {
         b = &b[1..];
         let mut texts = [None; 3];
         for slot in &mut texts {
-            let len = usize::from(u16::from_le_bytes([*b.first()?, *b.get(1)?]));
-            let text = std::str::from_utf8(b.get(2..2 + len)?).ok()?;
+            let len = crate::json::flat::len_from([*b.first()?, *b.get(1)?, *b.get(2)?, 0]);
+            let text = std::str::from_utf8(b.get(3..3 + len)?).ok()?;
             *slot = (!text.is_empty()).then_some(text);
-            b = &b[2 + len..];
+            b = &b[3 + len..];
         }
         let [turn, reason, user_intent] = texts;
         let user_intent_redacted = (flags & 1 == 1).then_some(flags & 2 == 2);
@@ -378,9 +389,12 @@ impl Queued {
         if bytes.capacity() - content >= crate::json::BLOCK {
             bytes.resize(content + crate::json::BLOCK, b' ');
         }
-        let bytes = &bytes[..];
+        // Not valid UTF-8 cannot happen (`flat_text`): its values would be left out.
+        let flat = flat_text(bytes).unwrap_or_default();
         let body = |f: Field| match f {
-            Field::Flat(start) => Body::Flat(Flat::new(&bytes[start..])),
+            Field::Flat(start) => {
+                flat.get(start..).filter(|f| !f.is_empty()).map_or(Body::Empty, |f| Body::Flat(Flat::new(f)))
+            }
             Field::Value(v) => Body::Value(*v),
         };
         let outcome =
@@ -394,7 +408,7 @@ impl Queued {
             outcome,
             timestamp_ms: *timestamp_ms,
             duration_ms,
-            intent: intent.as_ref().map(|t| (t.str_in(bytes), *intent_source)),
+            intent: intent.as_ref().map(|t| (t.str_in(flat), *intent_source)),
             user_id: user_id.as_deref(),
             user_email: user_email.as_deref(),
         }

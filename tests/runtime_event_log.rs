@@ -8,10 +8,11 @@
 mod common;
 
 use common::rmcp::serve_and_connect;
-use mcpeye::report::{descriptor_hash, ReportInput};
+use mcpeye::report::descriptor_hash;
 use mcpeye::rmcp::ManifestServer;
 use mcpeye::testing::MemorySink;
 use mcpeye::{Config, ConfigError, Identity, Manifest, Origin, Tracker};
+use mcpeye_report::ReportInput;
 use rmcp::model::ReadResourceRequestParams;
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! `mcpeye`: the report of event logs and ingest payloads, and a local ingest to develop
-//! against. The aggregation is the runtime's `report` module; this binary reads files, parses
-//! arguments and prints.
+//! against. The aggregation is the `mcpeye-report` crate; this binary parses arguments and
+//! prints.
 //!
 //! ```text
 //! mcpeye report events/*.jsonl payloads.jsonl --html report.html
@@ -12,7 +12,7 @@
 mod receive;
 
 use clap::{value_parser, Arg, ArgAction, ArgMatches, Command};
-use mcpeye_runtime::report::ReportInput;
+use mcpeye_report::ReportInput;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -1,9 +1,9 @@
 //! [`Report`]: the sections of `mcpeye report`, worked out of a [`ReportInput`]. Each section
 //! says what data it needs when the input lacks it, rather than showing nothing.
 
-use super::asks;
-use super::input::{Call, ReportInput};
-use crate::contract::RESERVED_TOOL_NAME;
+use crate::asks;
+use crate::input::{Call, ReportInput};
+use mcpeye_runtime::contract::RESERVED_TOOL_NAME;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -238,7 +238,7 @@ pub struct PathsSection {
 /// (`aiInvocation.turnId`, event log only).
 ///
 /// ```
-/// use mcpeye::report::ReportInput;
+/// use mcpeye_report::ReportInput;
 /// let mut input = ReportInput::new();
 /// for (id, ts, error) in [("a", 1, true), ("b", 2, false), ("c", 3, true)] {
 ///     input.read_str(&format!(
@@ -339,7 +339,7 @@ pub struct ModelsSection {
 /// [`ReportInput::report`]; every list is sorted, so the same input gives the same report.
 ///
 /// ```
-/// use mcpeye::report::ReportInput;
+/// use mcpeye_report::ReportInput;
 /// let mut input = ReportInput::new();
 /// input.read_str(r#"{"v":1,"kind":"tools","ts":1,"tools":[{"name":"search","hash":"a1"},{"name":"export","hash":"b2"}]}
 /// {"v":1,"kind":"call","ts":2,"callId":"1","tool":"search","session":"s","event":{"toolName":"search","isError":true,"errorMessage":"timeout"}}
@@ -372,7 +372,7 @@ impl Report {
     /// The report as JSON (the same as serialising it).
     ///
     /// ```
-    /// let mut input = mcpeye::report::ReportInput::new();
+    /// let mut input = mcpeye_report::ReportInput::new();
     /// input.read_str(r#"{"callId":"a","toolName":"search","isError":false}"#);
     /// assert_eq!(input.report().to_json()["overview"]["calls"], 1);
     /// ```
@@ -387,7 +387,7 @@ impl ReportInput {
     /// The report of what was read.
     ///
     /// ```
-    /// let mut input = mcpeye::report::ReportInput::new();
+    /// let mut input = mcpeye_report::ReportInput::new();
     /// input.read_str(r#"{"callId":"a","toolName":"search","isError":true,"errorMessage":"timeout"}"#);
     /// let report = input.report();
     /// assert_eq!((report.overview.calls, report.overview.errors), (1, 1));
@@ -929,48 +929,6 @@ pub(crate) mod tests {
         let p = report_of(PAYLOADS).models;
         assert!(p.models.is_empty() && p.needs[0].contains("model"));
         assert_eq!(p.unknown_model_calls, 2);
-    }
-
-    #[test]
-    fn what_the_event_log_writer_writes_is_what_the_report_reads() {
-        use crate::flush::event_log::{descriptor_hash, CallEntry, EventLog, MethodEntry, ToolsEntry};
-        let dir = std::env::temp_dir().join(format!("mcpeye-report-roundtrip-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let tools = [
-            serde_json::json!({"name": "search", "description": "Search."}),
-            serde_json::json!({"name": "export", "description": "Export."}),
-        ];
-        let mut log = EventLog::open(&dir, 1 << 20).unwrap();
-        log.tools(&ToolsEntry { timestamp_ms: 1, server_version: Some("2.0"), tools: &tools });
-        for (i, error) in [(1u64, true), (2, false)] {
-            let id = format!("c{i}");
-            let event = format!(
-                r#"{{"callId":"{id}","toolName":"search","arguments":{{}},"isError":{error},"timestamp":{i},"durationMs":5}}"#
-            );
-            log.call(&CallEntry {
-                call_id: &id,
-                tool: "search",
-                timestamp_ms: i,
-                event: Some(event.as_bytes()),
-                session: Some("s"),
-                model: Some("gpt-5"),
-                server_version: Some("2.0"),
-                ..CallEntry::default()
-            });
-        }
-        log.method(&MethodEntry { method: "tools/list", timestamp_ms: 3, ..MethodEntry::default() });
-        drop(log);
-        let mut input = ReportInput::new();
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            input.read_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap());
-        }
-        let r = input.report();
-        assert_eq!((r.overview.calls, r.overview.errors, r.overview.method_requests, r.overview.skipped), (2, 1, 1, 0));
-        assert_eq!(r.tools.never_called, ["export"]);
-        assert_eq!(r.models.models[0].model, "gpt-5");
-        assert_eq!((r.paths.recoveries[0].retried, r.paths.recoveries[0].recovered), (1, 1));
-        assert_eq!(input.calls[0].tool_hash.as_deref(), Some(descriptor_hash(&tools[0]).as_str()));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

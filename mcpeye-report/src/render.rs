@@ -1,7 +1,7 @@
 //! The [`Report`] as terminal tables (`Display`), and the formatting it shares with the page.
 
-use super::summary::{Report, VersionRow};
-use super::table::{grouped, one_line, Align, Table};
+use crate::summary::{Report, VersionRow};
+use mcpeye_runtime::report::table::{grouped, one_line, Align, Table};
 use std::fmt;
 
 /// Rows of a list the terminal shows (the JSON and the page have more).
@@ -265,7 +265,7 @@ impl fmt::Display for Report {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::ReportInput;
+    use crate::ReportInput;
 
     #[test]
     fn dates_percentages_and_the_terminal_text() {
@@ -274,7 +274,7 @@ mod tests {
         assert_eq!(date(951_782_400_000), "2000-02-29 00:00 UTC");
         assert_eq!((percent(0.25), percent(0.033), percent(0.0)), ("25 %".into(), "3.3 %".into(), "0 %".into()));
         let mut input = ReportInput::new();
-        input.read_str(crate::report::summary::tests::LOG);
+        input.read_str(crate::summary::tests::LOG);
         let text = input.report().to_string();
         for needle in [
             "11 calls, 3 errors (27 %)",

@@ -2,9 +2,9 @@
 //! Policy forbids every fetch), no external font; bars are inline SVG. Readable at a phone's
 //! width: cards wrap, wide tables scroll inside their section.
 
-use super::render::{percent, period, version_label};
-use super::summary::{Report, VersionRow};
-use super::table::grouped;
+use crate::render::{percent, period, version_label};
+use crate::summary::{Report, VersionRow};
+use mcpeye_runtime::report::table::grouped;
 use std::fmt::Write;
 
 const STYLE: &str = r#"
@@ -93,7 +93,7 @@ impl Report {
     /// The report as one HTML page, self-contained and without script.
     ///
     /// ```
-    /// let page = mcpeye::report::ReportInput::new().report().to_html();
+    /// let page = mcpeye_report::ReportInput::new().report().to_html();
     /// assert!(page.starts_with("<!doctype html>") && !page.contains("<script"));
     /// ```
     pub fn to_html(&self) -> String {
@@ -396,7 +396,7 @@ impl Report {
                 let _ = write!(
                     out,
                     "<p class=\"muted\">{} of an unknown model.</p>",
-                    super::render::count(m.unknown_model_calls, "call")
+                    crate::render::count(m.unknown_model_calls, "call")
                 );
             }
         }
@@ -417,12 +417,12 @@ fn rate_bar(r: &VersionRow) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::report::ReportInput;
+    use crate::ReportInput;
 
     #[test]
     fn the_page_is_self_contained_escaped_and_shows_every_section() {
         let mut input = ReportInput::new();
-        input.read_str(crate::report::summary::tests::LOG);
+        input.read_str(crate::summary::tests::LOG);
         input.read_str(r#"{"toolName":"<script>alert(1)</script>","callId":"x","isError":false}"#);
         let page = input.report().to_html();
         assert!(!page.contains("<script"), "text is escaped");

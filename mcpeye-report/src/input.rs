@@ -1,8 +1,8 @@
 //! [`ReportInput`]: the calls, requests and tool lists read from event logs
 //! (`docs/event-log.md`) and ingest payload files, one call per `callId`.
 
-use crate::contract::RESERVED_TOOL_NAME;
-use crate::flush::event_log::{FORMAT_VERSION, KIND_CALL, KIND_LOG, KIND_METHOD, KIND_TOOLS};
+use mcpeye_runtime::contract::RESERVED_TOOL_NAME;
+use mcpeye_runtime::report::{FORMAT_VERSION, KIND_CALL, KIND_LOG, KIND_METHOD, KIND_TOOLS};
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -70,10 +70,10 @@ pub(crate) struct ToolList {
 
 /// What a report is made of, read from any number of event logs and payload files. Feed it
 /// text with [`read_str`](Self::read_str) (or values with [`add_value`](Self::add_value)),
-/// then make the [`Report`](super::Report).
+/// then make the [`Report`](crate::Report).
 ///
 /// ```
-/// use mcpeye::report::ReportInput;
+/// use mcpeye_report::ReportInput;
 /// let mut input = ReportInput::new();
 /// // A payload as any mcpeye SDK POSTs it…
 /// input.read_str(r#"{"projectId":"p","identity":{"serverVersion":"1.0"},"events":[
@@ -100,7 +100,7 @@ impl ReportInput {
     /// An empty input.
     ///
     /// ```
-    /// let input = mcpeye::report::ReportInput::new();
+    /// let input = mcpeye_report::ReportInput::new();
     /// assert_eq!(input.calls(), 0);
     /// ```
     pub fn new() -> Self {
@@ -112,7 +112,7 @@ impl ReportInput {
     /// are none of these are counted as skipped.
     ///
     /// ```
-    /// let mut input = mcpeye::report::ReportInput::new();
+    /// let mut input = mcpeye_report::ReportInput::new();
     /// input.read_str(r#"[{"projectId":"p","identity":{},"events":[{"callId":"a","toolName":"search","isError":false}]}]"#);
     /// input.read_str("{\"callId\":\"b\",\"toolName\":\"order\",\"isError\":false}\nnot json");
     /// assert_eq!(input.calls(), 2);
@@ -143,7 +143,7 @@ impl ReportInput {
     /// bare event. Anything else is counted as skipped.
     ///
     /// ```
-    /// let mut input = mcpeye::report::ReportInput::new();
+    /// let mut input = mcpeye_report::ReportInput::new();
     /// input.add_value(&serde_json::json!({"callId": "a", "toolName": "search", "isError": false}));
     /// assert_eq!(input.calls(), 1);
     /// ```
@@ -258,7 +258,7 @@ impl ReportInput {
     /// ```
     /// // A payload sent twice (delivery is at least once) counts its call once.
     /// let payload = r#"{"projectId":"p","identity":{},"events":[{"callId":"a","toolName":"search","isError":false}]}"#;
-    /// let mut input = mcpeye::report::ReportInput::new();
+    /// let mut input = mcpeye_report::ReportInput::new();
     /// input.read_str(payload);
     /// input.read_str(payload);
     /// assert_eq!(input.calls(), 1);

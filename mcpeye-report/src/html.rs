@@ -57,6 +57,12 @@ fn esc(text: &str) -> String {
     out
 }
 
+/// A value from the input, escaped and isolated in `<bdi>`, so that its own direction (an
+/// unclosed right-to-left override in a client name) cannot reorder the text around it.
+fn val(text: &str) -> String {
+    format!("<bdi>{}</bdi>", esc(text))
+}
+
 /// `1 wording`, `3 wordings`.
 fn plural(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
@@ -140,7 +146,7 @@ impl Report {
         let mut lines = Vec::new();
         for (what, list) in [("Clients", &o.clients), ("Models", &o.models), ("Server versions", &o.server_versions)] {
             if !list.is_empty() {
-                lines.push(format!("{what}: {}", esc(&list.join(", "))));
+                lines.push(format!("{what}: {}", list.iter().map(|v| val(v)).collect::<Vec<_>>().join(", ")));
             }
         }
         lines.push(format!(
@@ -157,7 +163,7 @@ impl Report {
             let max = g.asks.iter().map(|a| a.count).max().unwrap_or(0);
             out.push_str("<div class=\"scroll\"><table><tr><th>ask</th><th class=\"n\">asked</th><th class=\"bar hide-narrow\"></th></tr>");
             for a in &g.asks {
-                let _ = write!(out, "<tr><td>{}", esc(&a.ask));
+                let _ = write!(out, "<tr><td>{}", val(&a.ask));
                 if a.wordings.len() > 1 || !a.contexts.is_empty() {
                     let _ = write!(out, "<details><summary>{}", plural(a.wordings.len(), "wording"));
                     if !a.contexts.is_empty() {
@@ -165,10 +171,10 @@ impl Report {
                     }
                     out.push_str("</summary><ul>");
                     for (w, n) in &a.wordings {
-                        let _ = write!(out, "<li>{} <span class=\"muted\">×{n}</span></li>", esc(w));
+                        let _ = write!(out, "<li>{} <span class=\"muted\">×{n}</span></li>", val(w));
                     }
                     for c in &a.contexts {
-                        let _ = write!(out, "<li class=\"muted\">context: {}</li>", esc(c));
+                        let _ = write!(out, "<li class=\"muted\">context: {}</li>", val(c));
                     }
                     out.push_str("</ul></details>");
                 }
@@ -184,7 +190,7 @@ impl Report {
         if !g.unknown_tools.is_empty() {
             out.push_str("<h3>Unknown tools agents tried</h3><ul>");
             for u in &g.unknown_tools {
-                let _ = write!(out, "<li><code>{}</code> ×{}</li>", esc(&u.name), u.calls);
+                let _ = write!(out, "<li><code>{}</code> ×{}</li>", val(&u.name), u.calls);
             }
             out.push_str("</ul>");
         }
@@ -194,9 +200,9 @@ impl Report {
                 let _ = write!(
                     out,
                     "<tr><td><code>{}</code></td><td>{}</td><td class=\"err\">{}</td></tr>",
-                    esc(&c.tool),
-                    esc(&c.intent),
-                    esc(c.error.as_deref().unwrap_or(""))
+                    val(&c.tool),
+                    val(&c.intent),
+                    val(c.error.as_deref().unwrap_or(""))
                 );
             }
             out.push_str("</table></div>");
@@ -207,13 +213,13 @@ impl Report {
                 let _ = write!(
                     out,
                     "<details><summary><code>{}</code>: {} of {} calls with an intent, {} distinct</summary><ul>",
-                    esc(&t.tool),
+                    val(&t.tool),
                     t.with_intent,
                     t.calls,
                     t.intents.len()
                 );
                 for i in &t.intents {
-                    let _ = write!(out, "<li>{} <span class=\"muted\">×{}</span></li>", esc(&i.ask), i.count);
+                    let _ = write!(out, "<li>{} <span class=\"muted\">×{}</span></li>", val(&i.ask), i.count);
                 }
                 out.push_str("</ul></details>");
             }
@@ -233,7 +239,7 @@ impl Report {
                 let _ = write!(
                     out,
                     "<tr><td><code>{}</code></td><td class=\"n\">{}</td><td class=\"n{}\">{} ({})</td><td class=\"bar\">{}</td><td class=\"n\">{} ms</td><td class=\"n\">{} ms</td><td class=\"n\">{} ms</td><td class=\"n\">{}</td></tr>",
-                    esc(&r.tool),
+                    val(&r.tool),
                     grouped(r.calls),
                     if r.errors > 0 { " err" } else { "" },
                     grouped(r.errors),
@@ -249,7 +255,7 @@ impl Report {
         }
         if !t.never_called.is_empty() {
             out.push_str("<h3>Never called</h3><p>");
-            let names: Vec<String> = t.never_called.iter().map(|n| format!("<code>{}</code>", esc(n))).collect();
+            let names: Vec<String> = t.never_called.iter().map(|n| format!("<code>{}</code>", val(n))).collect();
             out.push_str(&names.join(", "));
             out.push_str("</p>");
         }
@@ -270,7 +276,7 @@ impl Report {
                 let max = p.sequences.iter().map(|s| s.count).max().unwrap_or(0);
                 out.push_str("<h3>Common sequences</h3><div class=\"scroll\"><table><tr><th>tools in a row</th><th class=\"n\">times</th><th class=\"bar hide-narrow\"></th></tr>");
                 for s in p.sequences.iter().take(15) {
-                    let path: Vec<String> = s.tools.iter().map(|t| esc(t)).collect();
+                    let path: Vec<String> = s.tools.iter().map(|t| val(t)).collect();
                     let _ = write!(
                         out,
                         "<tr><td class=\"path\">{}</td><td class=\"n\">{}</td><td class=\"bar hide-narrow\">{}</td></tr>",
@@ -287,7 +293,7 @@ impl Report {
                     let _ = write!(
                         out,
                         "<li><code>{}</code> called three times or more in a row, {}× (longest run {})</li>",
-                        esc(&l.tool),
+                        val(&l.tool),
                         l.runs,
                         l.longest
                     );
@@ -300,7 +306,7 @@ impl Report {
                     let _ = write!(
                         out,
                         "<tr><td><code>{}</code></td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-                        esc(&r.tool),
+                        val(&r.tool),
                         r.errors,
                         r.retried,
                         r.recovered
@@ -324,10 +330,10 @@ impl Report {
                     let _ = write!(
                         out,
                         "<tr><td class=\"path\">{}</td><td class=\"n\">{}</td><td><code>{}</code></td><td class=\"err\">{}</td></tr>",
-                        esc(&e.conversation),
+                        val(&e.conversation),
                         e.calls,
-                        esc(&e.tool),
-                        esc(e.error.as_deref().unwrap_or(""))
+                        val(&e.tool),
+                        val(e.error.as_deref().unwrap_or(""))
                     );
                 }
                 out.push_str("</table></div>");
@@ -353,14 +359,14 @@ impl Report {
                 let _ = write!(
                     out,
                     "<tr><td>{}</td><td class=\"path\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"bar sm hide-narrow\">{}</td><td class=\"n\">{}</td><td>{}{}</td></tr>",
-                    if first { format!("<code>{}</code>", esc(&r.tool)) } else { String::new() },
-                    esc(&version_label(r)),
+                    if first { format!("<code>{}</code>", val(&r.tool)) } else { String::new() },
+                    val(&version_label(r)),
                     r.calls,
                     percent(r.error_rate),
                     rate_bar(r),
                     r.retries.map_or_else(|| "–".into(), |n| n.to_string()),
                     if changed { "<b>changed:</b> " } else { "" },
-                    esc(r.description.as_deref().unwrap_or(""))
+                    val(r.description.as_deref().unwrap_or(""))
                 );
                 last_tool = &r.tool;
                 if r.description.is_some() {
@@ -383,7 +389,7 @@ impl Report {
                 let _ = write!(
                     out,
                     "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"bar\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-                    esc(&r.model),
+                    val(&r.model),
                     grouped(r.calls),
                     percent(r.error_rate),
                     bar(r.calls, r.errors, max, &format!("{} calls, {} errors", r.calls, r.errors)),
@@ -433,10 +439,21 @@ mod tests {
         for id in ["overview", "intent-gap", "tools", "paths", "versions", "models"] {
             assert!(page.contains(&format!("id=\"{id}\"")), "{id}");
         }
-        for needle in ["export my orders as CSV", "<b>changed:</b> Order a product by SKU", "search → order", "<svg"]
-        {
+        for needle in [
+            "export my orders as CSV",
+            "<b>changed:</b> <bdi>Order a product by SKU",
+            "<bdi>search</bdi> → <bdi>order</bdi>",
+            "<svg",
+        ] {
             assert!(page.contains(needle), "{needle}");
         }
+        // Each value is isolated, so that an unclosed override in one cannot reorder the next.
+        let mut input = ReportInput::new();
+        input.read_str(r#"{"projectId":"p","identity":{"client":"a\u202e"},"events":[{"callId":"y","toolName":"t","isError":false}]}"#);
+        input.read_str(
+            r#"{"projectId":"p","identity":{"client":"b"},"events":[{"callId":"z","toolName":"t","isError":false}]}"#,
+        );
+        assert!(input.report().to_html().contains("Clients: <bdi>a\u{202e}</bdi>, <bdi>b</bdi>"));
         let empty = ReportInput::new().report().to_html();
         assert!(empty.contains("class=\"needs\""));
     }

@@ -35,9 +35,12 @@ mod html;
 mod input;
 mod render;
 mod summary;
+mod terminal;
 
 pub use input::ReportInput;
+
 pub use summary::{
     Ask, Ending, FailedAsk, GapSection, Loop, ModelRow, ModelsSection, Overview, PathsSection, Recovery, Report,
     Sequence, ToolIntents, ToolRow, ToolsSection, Turns, Unknown, VersionRow, VersionsSection,
 };
+pub use terminal::terminal_safe;

@@ -72,9 +72,21 @@ fn more(f: &mut fmt::Formatter<'_>, total: usize) -> fmt::Result {
     Ok(())
 }
 
+/// The report's text with the input's values as they are; [`Report`]'s `Display` escapes it.
+struct Raw<'a>(&'a Report);
+
+/// The text report for a terminal: every character of the input that a terminal would act on
+/// is escaped ([`terminal_safe`](crate::terminal_safe)).
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let o = &self.overview;
+        f.write_str(&crate::terminal::safe_lines(&Raw(self).to_string()))
+    }
+}
+
+impl fmt::Display for Raw<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let report = self.0;
+        let o = &report.overview;
         writeln!(f, "mcpeye report")?;
         writeln!(
             f,
@@ -85,7 +97,7 @@ impl fmt::Display for Report {
             count(o.users, "user"),
             count(o.conversations, "conversation")
         )?;
-        if let Some(p) = period(self) {
+        if let Some(p) = period(report) {
             writeln!(f, "  period: {p}")?;
         }
         for (what, list) in [("clients", &o.clients), ("models", &o.models), ("server versions", &o.server_versions)] {
@@ -99,7 +111,7 @@ impl fmt::Display for Report {
             o.payload_events, o.log_lines, o.duplicates, o.skipped
         )?;
 
-        let g = &self.intent_gap;
+        let g = &report.intent_gap;
         writeln!(f, "\nIntent Gap: what users asked for that no tool gives")?;
         if !g.asks.is_empty() {
             let mut t = Table::new(&[("asked", Align::Right), ("ask", Align::Left), ("wordings", Align::Right)]);
@@ -134,7 +146,7 @@ impl fmt::Display for Report {
         }
         needs(f, &g.needs)?;
 
-        let tools = &self.tools;
+        let tools = &report.tools;
         writeln!(f, "\nTools, most called first")?;
         if !tools.tools.is_empty() {
             let mut t = Table::new(&[
@@ -165,7 +177,7 @@ impl fmt::Display for Report {
         }
         needs(f, &tools.needs)?;
 
-        let p = &self.paths;
+        let p = &report.paths;
         writeln!(f, "\nPaths within a conversation")?;
         if p.conversations > 0 {
             writeln!(f, "  {} conversations, {} calls", p.conversations, p.calls)?;
@@ -208,7 +220,7 @@ impl fmt::Display for Report {
         }
         needs(f, &p.needs)?;
 
-        let v = &self.versions;
+        let v = &report.versions;
         writeln!(f, "\nTools across versions")?;
         if !v.tools.is_empty() {
             let mut t = Table::new(&[
@@ -233,7 +245,7 @@ impl fmt::Display for Report {
         }
         needs(f, &v.needs)?;
 
-        let m = &self.models;
+        let m = &report.models;
         writeln!(f, "\nModels")?;
         if !m.models.is_empty() {
             let mut t = Table::new(&[
@@ -291,5 +303,18 @@ mod tests {
         }
         let empty = ReportInput::new().report().to_string();
         assert!(empty.contains("needs conversations"), "{empty}");
+    }
+
+    #[test]
+    fn values_cannot_act_on_the_terminal() {
+        let mut input = ReportInput::new();
+        input.read_str(
+            r#"{"projectId":"p","identity":{"client":"evil\u202eeno\u001b]52;c;cHduZWQ=\u0007"},"events":[{"callId":"a","toolName":"x\u001b[2Jy","isError":true,"errorMessage":"bad\u009b31m"}]}"#,
+        );
+        let text = input.report().to_string();
+        assert!(!text.chars().any(|c| c != '\n' && (c.is_control() || c == '\u{202e}')), "{text:?}");
+        for needle in [r"evil\u{202e}eno\u{1b}]52;c;cHduZWQ=\u{7}", r"x\u{1b}[2Jy"] {
+            assert!(text.contains(needle), "{needle}:\n{text}");
+        }
     }
 }

@@ -154,6 +154,11 @@ impl Report {
             o.payload_events, o.log_lines, o.duplicates, o.skipped
         ));
         let _ = writeln!(out, "<p class=\"muted\">{}</p>", lines.join("<br>"));
+        let skipped = crate::render::input_lines(&self.input);
+        if !skipped.is_empty() {
+            let items: Vec<String> = skipped.iter().map(|l| format!("<li>{}</li>", val(l))).collect();
+            let _ = writeln!(out, "<div class=\"needs\">Input not used:<ul>{}</ul></div>", items.concat());
+        }
     }
 
     fn gap_html(&self, out: &mut String) {

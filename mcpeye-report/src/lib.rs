@@ -31,6 +31,7 @@
 #![deny(missing_docs)]
 
 mod asks;
+mod fold;
 mod html;
 mod input;
 mod render;
@@ -39,8 +40,9 @@ mod terminal;
 
 pub use input::ReportInput;
 
+pub use input::MAX_LINE_BYTES;
 pub use summary::{
-    Ask, Ending, FailedAsk, GapSection, Loop, ModelRow, ModelsSection, Overview, PathsSection, Recovery, Report,
-    Sequence, ToolIntents, ToolRow, ToolsSection, Turns, Unknown, VersionRow, VersionsSection,
+    Ask, Ending, FailedAsk, GapSection, InputSection, Loop, ModelRow, ModelsSection, Overview, PathsSection, Place,
+    Recovery, Report, Sequence, ToolIntents, ToolRow, ToolsSection, Turns, Unknown, VersionRow, VersionsSection,
 };
 pub use terminal::terminal_safe;

@@ -1,6 +1,6 @@
 //! The [`Report`] as terminal tables (`Display`), and the formatting it shares with the page.
 
-use crate::summary::{Report, VersionRow};
+use crate::summary::{InputSection, Report, VersionRow};
 use mcpeye_runtime::report::table::{grouped, one_line, Align, Table};
 use std::fmt;
 
@@ -58,6 +58,28 @@ pub(crate) fn version_label(row: &VersionRow) -> String {
     }
 }
 
+/// What of the input was skipped and where, one line each (none when all was read).
+pub(crate) fn input_lines(input: &InputSection) -> Vec<String> {
+    let mut lines = Vec::new();
+    if !input.skipped.is_empty() {
+        let reasons: Vec<String> = input.skipped.iter().map(|(why, n)| format!("{} {why}", grouped(*n))).collect();
+        lines.push(format!("skipped lines: {}", reasons.join(", ")));
+        let places: Vec<String> =
+            input.places.iter().map(|p| format!("{}:{} ({})", p.file, p.line, p.reason)).collect();
+        lines.push(format!("first skipped: {}", places.join(", ")));
+    }
+    for file in &input.unread_files {
+        lines.push(format!("not read: {file}"));
+    }
+    if input.out_of_order > 0 {
+        lines.push(format!(
+            "{} taken out of time order in their conversation (logged long after later calls)",
+            count(input.out_of_order, "call")
+        ));
+    }
+    lines
+}
+
 fn needs(f: &mut fmt::Formatter<'_>, needs: &[String]) -> fmt::Result {
     for n in needs {
         writeln!(f, "  needs {n}")?;
@@ -110,6 +132,9 @@ impl fmt::Display for Raw<'_> {
             "  read: {} payload events, {} event log lines; {} re-sent counted once, {} lines skipped",
             o.payload_events, o.log_lines, o.duplicates, o.skipped
         )?;
+        for line in input_lines(&report.input) {
+            writeln!(f, "  {line}")?;
+        }
 
         let g = &report.intent_gap;
         writeln!(f, "\nIntent Gap: what users asked for that no tool gives")?;

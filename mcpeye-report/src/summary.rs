@@ -1,14 +1,9 @@
-//! [`Report`]: the sections of `mcpeye report`, worked out of a [`ReportInput`]. Each section
-//! says what data it needs when the input lacks it, rather than showing nothing.
+//! [`Report`]: the sections of `mcpeye report`, worked out of a
+//! [`ReportInput`](crate::ReportInput). Each section says what data it needs when the input
+//! lacks it, rather than showing nothing.
 
-use crate::asks;
-use crate::input::{Call, ReportInput};
-use mcpeye_runtime::contract::RESERVED_TOOL_NAME;
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
-
-/// Rows kept per list in a section (the most significant first).
-const KEEP: usize = 50;
+use std::collections::BTreeMap;
 
 /// What the input holds, in a few numbers.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -43,8 +38,46 @@ pub struct Overview {
     pub log_lines: usize,
     /// Events seen again (same `callId`) and counted once.
     pub duplicates: usize,
-    /// Lines that were neither a payload, an event nor a known log line.
+    /// Lines (or values of an array) skipped, for any reason ([`InputSection::skipped`]).
     pub skipped: usize,
+}
+
+/// A skipped line: where, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Place {
+    /// The file (`text` or `value` for input given in memory).
+    pub file: String,
+    /// Its line, from 1.
+    pub line: u64,
+    /// Why it was skipped.
+    pub reason: String,
+}
+
+/// What of the input could not be used, and where: every bad line costs only itself.
+///
+/// ```
+/// use mcpeye_report::ReportInput;
+/// let mut input = ReportInput::new();
+/// input.read_str("{\"callId\":\"a\",\"toolName\":\"search\",\"durationMs\":\"12\"}\nnot json\n");
+/// let report = input.report();
+/// assert_eq!(report.input.skipped["durationMs not a non-negative integer"], 1);
+/// assert_eq!((report.input.places[1].line, report.input.places[1].reason.as_str()), (2, "not JSON"));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct InputSection {
+    /// Skipped lines (or array elements) by reason: not UTF-8, not JSON, too long, not an
+    /// event, or a known key of the wrong type.
+    pub skipped: BTreeMap<String, usize>,
+    /// The first few skipped lines.
+    pub places: Vec<Place>,
+    /// Files not read (or not to their end), each with why.
+    pub unread_files: Vec<String>,
+    /// Calls that came before a call of their conversation that was already taken as later
+    /// (more than a few places out of time order): their paths are counted in the order read.
+    pub out_of_order: usize,
 }
 
 /// One ask: capability requests (or intents) that say the same thing.
@@ -240,7 +273,7 @@ pub struct PathsSection {
 /// ```
 /// use mcpeye_report::ReportInput;
 /// let mut input = ReportInput::new();
-/// for (id, ts, error) in [("a", 1, true), ("b", 2, false), ("c", 3, true)] {
+/// for (id, ts, error) in [("a", 1_764_576_000_001u64, true), ("b", 1_764_576_000_002, false), ("c", 1_764_576_000_003, true)] {
 ///     input.read_str(&format!(
 ///         r#"{{"v":1,"kind":"call","ts":{ts},"callId":"{id}","tool":"search","turn":"t1","event":{{"callId":"{id}","toolName":"search","isError":{error}}}}}"#
 ///     ));
@@ -341,9 +374,9 @@ pub struct ModelsSection {
 /// ```
 /// use mcpeye_report::ReportInput;
 /// let mut input = ReportInput::new();
-/// input.read_str(r#"{"v":1,"kind":"tools","ts":1,"tools":[{"name":"search","hash":"a1"},{"name":"export","hash":"b2"}]}
-/// {"v":1,"kind":"call","ts":2,"callId":"1","tool":"search","session":"s","event":{"toolName":"search","isError":true,"errorMessage":"timeout"}}
-/// {"v":1,"kind":"call","ts":3,"callId":"2","tool":"search","session":"s","event":{"toolName":"search","isError":false}}"#);
+/// input.read_str(r#"{"v":1,"kind":"tools","ts":1764576000001,"tools":[{"name":"search","hash":"a1"},{"name":"export","hash":"b2"}]}
+/// {"v":1,"kind":"call","ts":1764576000002,"callId":"1","tool":"search","session":"s","event":{"toolName":"search","isError":true,"errorMessage":"timeout"}}
+/// {"v":1,"kind":"call","ts":1764576000003,"callId":"2","tool":"search","session":"s","event":{"toolName":"search","isError":false}}"#);
 /// let report = input.report();
 /// assert_eq!(report.tools.never_called, ["export"]);
 /// assert_eq!(report.paths.recoveries[0].recovered, 1);
@@ -366,6 +399,8 @@ pub struct Report {
     pub versions: VersionsSection,
     /// The models.
     pub models: ModelsSection,
+    /// What of the input was skipped, and where.
+    pub input: InputSection,
 }
 
 impl Report {
@@ -381,443 +416,32 @@ impl Report {
     }
 }
 
-const NEEDS_LOG: &str = "the event log (Config::event_log): ingest payloads have no key for it";
-
-impl ReportInput {
-    /// The report of what was read.
-    ///
-    /// ```
-    /// let mut input = mcpeye_report::ReportInput::new();
-    /// input.read_str(r#"{"callId":"a","toolName":"search","isError":true,"errorMessage":"timeout"}"#);
-    /// let report = input.report();
-    /// assert_eq!((report.overview.calls, report.overview.errors), (1, 1));
-    /// ```
-    pub fn report(&self) -> Report {
-        let calls = &self.calls;
-        Report {
-            overview: self.overview(),
-            intent_gap: gap(calls),
-            tools: tools(calls, self),
-            paths: paths(calls),
-            versions: versions(calls, self),
-            models: models(calls),
-        }
-    }
-
-    fn overview(&self) -> Overview {
-        let calls = &self.calls;
-        let distinct = |f: &dyn Fn(&Call) -> Option<&str>| -> Vec<String> {
-            calls.iter().filter_map(f).map(str::to_owned).collect::<BTreeSet<_>>().into_iter().collect()
-        };
-        let errors = calls.iter().filter(|c| c.is_error).count();
-        let times = calls.iter().map(|c| c.ts).filter(|&t| t > 0);
-        Overview {
-            calls: calls.len(),
-            errors,
-            error_rate: rate(errors, calls.len()),
-            users: distinct(&|c| c.user.as_deref()).len(),
-            clients: distinct(&|c| c.client.as_deref()),
-            models: distinct(&|c| c.model.as_deref()),
-            server_versions: distinct(&|c| c.server_version.as_deref()),
-            conversations: distinct(&|c| c.thread()).len(),
-            method_requests: self.methods.len(),
-            first_ms: times.clone().min(),
-            last_ms: times.max(),
-            payload_events: self.payload_events,
-            log_lines: self.log_lines,
-            duplicates: self.duplicates,
-            skipped: self.skipped,
-        }
-    }
-}
-
-fn rate(part: usize, whole: usize) -> f64 {
-    if whole == 0 {
-        0.0
-    } else {
-        part as f64 / whole as f64
-    }
-}
-
-/// Nearest-rank percentile of sorted values.
-fn percentile(sorted: &[u64], p: usize) -> u64 {
-    if sorted.is_empty() {
-        return 0;
-    }
-    let rank = (p * sorted.len()).div_ceil(100).max(1);
-    sorted[rank - 1]
-}
-
-/// Groups texts into asks (`report::asks`), with the contexts of their calls.
-fn grouped_asks(texts: &[(&str, Option<&str>)]) -> Vec<Ask> {
-    asks::group(texts.iter().map(|(t, _)| *t))
-        .into_iter()
-        .take(KEEP)
-        .map(|g| {
-            let mut contexts: Vec<String> = Vec::new();
-            for &i in &g.members {
-                if let Some(c) = texts[i].1 {
-                    if !contexts.iter().any(|k| k == c) {
-                        contexts.push(c.to_owned());
-                    }
-                }
-            }
-            Ask { ask: g.wordings[0].0.clone(), count: g.count(), wordings: g.wordings, contexts }
-        })
-        .collect()
-}
-
-/// A text and the context given with it.
-type TextsInContext<'a> = Vec<(&'a str, Option<&'a str>)>;
-
-fn gap(calls: &[Call]) -> GapSection {
-    let requests: TextsInContext<'_> =
-        calls.iter().filter_map(|c| Some((c.capability.as_deref()?, c.context.as_deref()))).collect();
-    let mut by_tool: BTreeMap<&str, (usize, TextsInContext<'_>)> = BTreeMap::new();
-    let mut failed = Vec::new();
-    let mut unknown: BTreeMap<&str, usize> = BTreeMap::new();
-    for c in calls {
-        if c.tool == RESERVED_TOOL_NAME {
-            continue;
-        }
-        if c.is_unknown_tool() {
-            *unknown.entry(&c.tool).or_default() += 1;
-            continue;
-        }
-        let entry = by_tool.entry(&c.tool).or_default();
-        entry.0 += 1;
-        if let Some(intent) = &c.intent {
-            entry.1.push((intent, None));
-            if c.is_error && failed.len() < KEEP {
-                failed.push(FailedAsk { tool: c.tool.clone(), intent: intent.clone(), error: c.error.clone() });
-            }
-        }
-    }
-    let mut intents: Vec<ToolIntents> = by_tool
-        .into_iter()
-        .filter(|(_, (_, texts))| !texts.is_empty())
-        .map(|(tool, (calls, texts))| ToolIntents {
-            tool: tool.to_owned(),
-            calls,
-            with_intent: texts.len(),
-            intents: grouped_asks(&texts),
-        })
-        .collect();
-    intents.sort_by(|a, b| b.with_intent.cmp(&a.with_intent).then_with(|| a.tool.cmp(&b.tool)));
-    let mut unknown_tools: Vec<Unknown> =
-        unknown.into_iter().map(|(name, calls)| Unknown { name: name.to_owned(), calls }).collect();
-    unknown_tools.sort_by(|a, b| b.calls.cmp(&a.calls).then_with(|| a.name.cmp(&b.name)));
-    let mut needs = Vec::new();
-    if requests.is_empty() {
-        needs.push(format!(
-            "capability requests: calls of {RESERVED_TOOL_NAME} (listed unless Config::capture_missing_capabilities(false)); none in the input"
-        ));
-    }
-    if intents.is_empty() {
-        needs.push(
-            "intents: the mcpeyeIntent argument agents fill (or the client's _meta aiInvocation); no call carried one"
-                .into(),
-        );
-    }
-    GapSection { asks: grouped_asks(&requests), intents, failed, unknown_tools, needs }
-}
-
-fn tools(calls: &[Call], input: &ReportInput) -> ToolsSection {
-    let mut by_tool: BTreeMap<&str, Vec<&Call>> = BTreeMap::new();
-    for c in calls.iter().filter(|c| c.tool != RESERVED_TOOL_NAME && !c.is_unknown_tool()) {
-        by_tool.entry(&c.tool).or_default().push(c);
-    }
-    let mut rows: Vec<ToolRow> = by_tool
-        .iter()
-        .map(|(tool, calls)| {
-            let mut durations: Vec<u64> = calls.iter().map(|c| c.duration_ms).collect();
-            durations.sort_unstable();
-            let mut sizes: Vec<u64> = calls.iter().filter_map(|c| c.result_bytes).collect();
-            sizes.sort_unstable();
-            let errors = calls.iter().filter(|c| c.is_error).count();
-            ToolRow {
-                tool: (*tool).to_owned(),
-                calls: calls.len(),
-                errors,
-                error_rate: rate(errors, calls.len()),
-                p50_ms: percentile(&durations, 50),
-                p95_ms: percentile(&durations, 95),
-                p99_ms: percentile(&durations, 99),
-                result_p50_bytes: (!sizes.is_empty()).then(|| percentile(&sizes, 50)),
-                result_max_bytes: sizes.last().copied(),
-                last_error: calls.iter().rev().find_map(|c| c.error.clone()),
-            }
-        })
-        .collect();
-    rows.sort_by(|a, b| b.calls.cmp(&a.calls).then_with(|| a.tool.cmp(&b.tool)));
-    let listed: BTreeSet<&str> = input
-        .tool_lists
-        .iter()
-        .flat_map(|l| l.tools.iter().map(|t| t.name.as_str()))
-        .filter(|n| *n != RESERVED_TOOL_NAME)
-        .collect();
-    let never_called = listed.into_iter().filter(|n| !by_tool.contains_key(n)).map(str::to_owned).collect();
-    let mut needs = Vec::new();
-    if input.tool_lists.is_empty() {
-        needs.push(format!("tools never called: the tool list, from {NEEDS_LOG}"));
-    }
-    ToolsSection { tools: rows, never_called, needs }
-}
-
-/// The calls of each conversation, in order (by timestamp, then as read).
-fn threads(calls: &[Call]) -> BTreeMap<&str, Vec<&Call>> {
-    let mut threads: BTreeMap<&str, Vec<&Call>> = BTreeMap::new();
-    for c in calls {
-        if let Some(t) = c.thread() {
-            threads.entry(t).or_default().push(c);
-        }
-    }
-    for calls in threads.values_mut() {
-        calls.sort_by_key(|c| c.ts);
-    }
-    threads
-}
-
-/// The turns of the calls that name one, each in order.
-fn turns(calls: &[Call]) -> Turns {
-    let mut by_turn: BTreeMap<&str, Vec<&Call>> = BTreeMap::new();
-    for c in calls {
-        if let Some(t) = c.turn.as_deref() {
-            by_turn.entry(t).or_default().push(c);
-        }
-    }
-    let mut turns = Turns { turns: by_turn.len(), ..Turns::default() };
-    for calls in by_turn.values_mut() {
-        calls.sort_by_key(|c| c.ts);
-        turns.calls += calls.len();
-        turns.most_calls = turns.most_calls.max(calls.len());
-        turns.with_several_calls += usize::from(calls.len() > 1);
-        turns.ended_on_error += usize::from(calls.last().is_some_and(|c| c.is_error));
-    }
-    turns
-}
-
-fn paths(calls: &[Call]) -> PathsSection {
-    let threads = threads(calls);
-    let turns = turns(calls);
-    let turns_need = (turns.turns == 0).then(|| {
-        format!("turns: the client's _meta aiInvocation.turnId (the MCP proposal for AI invocation metadata), from {NEEDS_LOG}")
-    });
-    if threads.is_empty() {
-        let mut needs = vec![format!("conversations: a session, conversation or turn per call, from {NEEDS_LOG}")];
-        needs.extend(turns_need);
-        return PathsSection { needs, ..PathsSection::default() };
-    }
-    let mut sequences: BTreeMap<Vec<&str>, usize> = BTreeMap::new();
-    let mut loops: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
-    let mut recoveries: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
-    let mut ended = Vec::new();
-    let mut ended_count = 0;
-    for (id, calls) in &threads {
-        let tools: Vec<&str> = calls.iter().map(|c| c.tool.as_str()).collect();
-        for n in [2, 3] {
-            for w in tools.windows(n) {
-                *sequences.entry(w.to_vec()).or_default() += 1;
-            }
-        }
-        let mut run = 1;
-        for i in 1..=tools.len() {
-            if i < tools.len() && tools[i] == tools[i - 1] {
-                run += 1;
-                continue;
-            }
-            if run >= 3 {
-                let l = loops.entry(tools[i - 1]).or_default();
-                l.0 += 1;
-                l.1 = l.1.max(run);
-            }
-            run = 1;
-        }
-        for pair in calls.windows(2) {
-            if pair[0].is_error {
-                let r = recoveries.entry(&pair[0].tool).or_default();
-                r.0 += 1;
-                if pair[1].tool == pair[0].tool {
-                    r.1 += 1;
-                    r.2 += usize::from(!pair[1].is_error);
-                }
-            }
-        }
-        if let Some(last) = calls.last().filter(|c| c.is_error) {
-            ended_count += 1;
-            if ended.len() < KEEP {
-                ended.push(Ending {
-                    conversation: (*id).to_owned(),
-                    calls: calls.len(),
-                    tool: last.tool.clone(),
-                    error: last.error.clone(),
-                });
-            }
-        }
-    }
-    let mut sequences: Vec<Sequence> = sequences
-        .into_iter()
-        .filter(|(_, n)| *n >= 2)
-        .map(|(tools, count)| Sequence { tools: tools.into_iter().map(str::to_owned).collect(), count })
-        .collect();
-    sequences.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.tools.cmp(&b.tools)));
-    sequences.truncate(KEEP);
-    let mut loops: Vec<Loop> =
-        loops.into_iter().map(|(tool, (runs, longest))| Loop { tool: tool.to_owned(), runs, longest }).collect();
-    loops.sort_by(|a, b| b.runs.cmp(&a.runs).then_with(|| a.tool.cmp(&b.tool)));
-    let mut recoveries: Vec<Recovery> = recoveries
-        .into_iter()
-        .map(|(tool, (errors, retried, recovered))| Recovery { tool: tool.to_owned(), errors, retried, recovered })
-        .collect();
-    recoveries.sort_by(|a, b| b.errors.cmp(&a.errors).then_with(|| a.tool.cmp(&b.tool)));
-    ended.sort_by(|a, b| b.calls.cmp(&a.calls).then_with(|| a.conversation.cmp(&b.conversation)));
-    PathsSection {
-        conversations: threads.len(),
-        calls: threads.values().map(Vec::len).sum(),
-        sequences,
-        loops,
-        recoveries,
-        ended_on_error: ended,
-        ended_on_error_count: ended_count,
-        turns,
-        needs: turns_need.into_iter().collect(),
-    }
-}
-
-fn versions(calls: &[Call], input: &ReportInput) -> VersionsSection {
-    let descriptions: BTreeMap<(&str, &str), &str> = input
-        .tool_lists
-        .iter()
-        .flat_map(|l| l.tools.iter())
-        .filter_map(|t| Some(((t.name.as_str(), t.hash.as_str()), t.description.as_deref()?)))
-        .collect();
-    // A retry: the next call of the conversation calls the same tool after it failed.
-    let mut retries: BTreeSet<*const Call> = BTreeSet::new();
-    let threads = threads(calls);
-    for calls in threads.values() {
-        for pair in calls.windows(2) {
-            if pair[0].is_error && pair[1].tool == pair[0].tool {
-                retries.insert(pair[1] as *const Call);
-            }
-        }
-    }
-    type Key<'a> = (&'a str, Option<&'a str>, Option<&'a str>);
-    let mut rows: BTreeMap<Key<'_>, VersionRow> = BTreeMap::new();
-    for c in calls.iter().filter(|c| c.tool != RESERVED_TOOL_NAME && !c.is_unknown_tool()) {
-        if c.server_version.is_none() && c.tool_hash.is_none() {
-            continue;
-        }
-        let key = (c.tool.as_str(), c.server_version.as_deref(), c.tool_hash.as_deref());
-        let row = rows.entry(key).or_insert_with(|| VersionRow {
-            tool: c.tool.clone(),
-            server_version: c.server_version.clone(),
-            hash: c.tool_hash.clone(),
-            description: c
-                .tool_hash
-                .as_deref()
-                .and_then(|h| descriptions.get(&(c.tool.as_str(), h)))
-                .map(|d| (*d).to_owned()),
-            first_ms: c.ts,
-            calls: 0,
-            errors: 0,
-            error_rate: 0.0,
-            retries: (!threads.is_empty()).then_some(0),
-        });
-        row.first_ms = row.first_ms.min(c.ts);
-        row.calls += 1;
-        row.errors += usize::from(c.is_error);
-        row.error_rate = rate(row.errors, row.calls);
-        if retries.contains(&(c as *const Call)) {
-            row.retries = row.retries.map(|r| r + 1);
-        }
-    }
-    let mut per_tool: BTreeMap<String, Vec<VersionRow>> = BTreeMap::new();
-    for row in rows.into_values() {
-        per_tool.entry(row.tool.clone()).or_default().push(row);
-    }
-    let mut tools = Vec::new();
-    for (_, mut versions) in per_tool.into_iter().filter(|(_, v)| v.len() > 1) {
-        versions.sort_by(|a, b| {
-            a.first_ms.cmp(&b.first_ms).then_with(|| (&a.server_version, &a.hash).cmp(&(&b.server_version, &b.hash)))
-        });
-        tools.extend(versions);
-    }
-    let mut needs = Vec::new();
-    if calls.iter().all(|c| c.server_version.is_none() && c.tool_hash.is_none()) {
-        needs.push(format!(
-            "versions: the identity's serverVersion (Identity::server_version) or the descriptor hashes of {NEEDS_LOG}"
-        ));
-    } else if tools.is_empty() {
-        needs.push("a second version: every tool was called under one server version and one description".into());
-    }
-    if threads.is_empty() {
-        needs.push(format!("retries: conversations, from {NEEDS_LOG}"));
-    }
-    VersionsSection { tools, needs }
-}
-
-fn models(calls: &[Call]) -> ModelsSection {
-    let mut by_model: BTreeMap<&str, (usize, usize, BTreeSet<&str>, usize)> = BTreeMap::new();
-    let mut unknown = 0;
-    for c in calls {
-        let Some(model) = c.model.as_deref() else {
-            unknown += 1;
-            continue;
-        };
-        let m = by_model.entry(model).or_default();
-        m.0 += 1;
-        m.1 += usize::from(c.is_error);
-        if c.tool != RESERVED_TOOL_NAME {
-            m.2.insert(&c.tool);
-        }
-        m.3 += usize::from(c.capability.is_some());
-    }
-    let mut models: Vec<ModelRow> = by_model
-        .into_iter()
-        .map(|(model, (calls, errors, tools, asks))| ModelRow {
-            model: model.to_owned(),
-            calls,
-            errors,
-            error_rate: rate(errors, calls),
-            tools: tools.len(),
-            asks,
-        })
-        .collect();
-    models.sort_by(|a, b| b.calls.cmp(&a.calls).then_with(|| a.model.cmp(&b.model)));
-    let needs = if models.is_empty() {
-        vec![format!(
-            "the model of each call (the client's _meta, or ManifestBuilder::model_argument), from {NEEDS_LOG}"
-        )]
-    } else {
-        Vec::new()
-    };
-    ModelsSection { models, unknown_model_calls: unknown, needs }
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::ReportInput;
+    use mcpeye_runtime::contract::RESERVED_TOOL_NAME;
 
     /// A hand-made event log: tool lists of two server versions and two conversations.
-    pub(crate) const LOG: &str = r#"{"v":1,"kind":"log","ts":1000,"writer":"mcpeye-rs/0.1.0","pid":1}
-{"v":1,"kind":"tools","ts":1000,"serverVersion":"1.0","tools":[{"name":"search","hash":"s1","description":"Search."},{"name":"order","hash":"o1","description":"Order."},{"name":"refund","hash":"r1","description":"Refund an order."},{"name":"mcpeye_request_capability","hash":"m1"}]}
-{"v":1,"kind":"call","ts":1001,"callId":"c1","tool":"search","toolHash":"s1","session":"A","turn":"A1","model":"gpt-5","serverVersion":"1.0","event":{"callId":"c1","toolName":"search","arguments":{},"isError":false,"timestamp":1001,"durationMs":10,"result":{"n":1},"intent":"Find a gift mug."}}
-{"v":1,"kind":"call","ts":1002,"callId":"c2","tool":"order","toolHash":"o1","session":"A","turn":"A1","model":"gpt-5","serverVersion":"1.0","event":{"callId":"c2","toolName":"order","arguments":{},"isError":true,"timestamp":1002,"durationMs":30,"errorMessage":"out of stock","intent":"Order the blue mug."}}
-{"v":1,"kind":"call","ts":1003,"callId":"c3","tool":"order","toolHash":"o1","session":"A","turn":"A1","model":"gpt-5","serverVersion":"1.0","event":{"callId":"c3","toolName":"order","arguments":{},"isError":false,"timestamp":1003,"durationMs":20,"result":{"ok":true}}}
-{"v":1,"kind":"call","ts":1004,"callId":"c4","tool":"mcpeye_request_capability","session":"A","turn":"A2","model":"gpt-5","serverVersion":"1.0","event":{"callId":"c4","toolName":"mcpeye_request_capability","arguments":{"capability":"export my orders as CSV","context":"yearly accounts"},"isError":false,"timestamp":1004,"durationMs":0}}
-{"v":1,"kind":"tools","ts":2000,"serverVersion":"1.1","tools":[{"name":"search","hash":"s1","description":"Search."},{"name":"order","hash":"o2","description":"Order a product by SKU; check stock with search first."},{"name":"refund","hash":"r1","description":"Refund an order."},{"name":"mcpeye_request_capability","hash":"m1"}]}
-{"v":1,"kind":"call","ts":2001,"callId":"d1","tool":"search","toolHash":"s1","session":"B","turn":"B1","model":"claude-4","serverVersion":"1.1","event":{"callId":"d1","toolName":"search","arguments":{},"isError":false,"timestamp":2001,"durationMs":12,"result":{"n":2}}}
-{"v":1,"kind":"call","ts":2002,"callId":"d2","tool":"search","toolHash":"s1","session":"B","turn":"B1","model":"claude-4","serverVersion":"1.1","event":{"callId":"d2","toolName":"search","arguments":{},"isError":false,"timestamp":2002,"durationMs":14,"result":{"n":3}}}
-{"v":1,"kind":"call","ts":2003,"callId":"d3","tool":"search","toolHash":"s1","session":"B","turn":"B1","model":"claude-4","serverVersion":"1.1","event":{"callId":"d3","toolName":"search","arguments":{},"isError":false,"timestamp":2003,"durationMs":16,"result":{"n":4}}}
-{"v":1,"kind":"call","ts":2004,"callId":"d4","tool":"order","toolHash":"o2","session":"B","turn":"B1","model":"claude-4","serverVersion":"1.1","event":{"callId":"d4","toolName":"order","arguments":{},"isError":false,"timestamp":2004,"durationMs":25,"result":{"ok":true}}}
-{"v":1,"kind":"call","ts":2005,"callId":"d5","tool":"mcpeye_request_capability","session":"B","turn":"B2","model":"claude-4","serverVersion":"1.1","event":{"callId":"d5","toolName":"mcpeye_request_capability","arguments":{"capability":"Export orders to CSV."},"isError":false,"timestamp":2005,"durationMs":0}}
-{"v":1,"kind":"call","ts":2006,"callId":"d6","tool":"export_csv","session":"B","turn":"B2","model":"claude-4","serverVersion":"1.1","event":{"callId":"d6","toolName":"export_csv","arguments":{},"isError":true,"timestamp":2006,"durationMs":0,"errorMessage":"unknown tool `export_csv`"}}
-{"v":1,"kind":"call","ts":2007,"callId":"d7","tool":"order","toolHash":"o2","session":"B","turn":"B2","model":"claude-4","serverVersion":"1.1","event":{"callId":"d7","toolName":"order","arguments":{},"isError":true,"timestamp":2007,"durationMs":22,"errorMessage":"card declined","intent":"Pay for the teapot."}}
-{"v":1,"kind":"method","ts":2008,"method":"resources/read","target":"docs://guide","isError":false,"session":"B"}
+    pub(crate) const LOG: &str = r#"{"v":1,"kind":"log","ts":1764576001000,"writer":"mcpeye-rs/0.1.0","pid":1}
+{"v":1,"kind":"tools","ts":1764576001000,"serverVersion":"1.0","tools":[{"name":"search","hash":"s1","description":"Search."},{"name":"order","hash":"o1","description":"Order."},{"name":"refund","hash":"r1","description":"Refund an order."},{"name":"mcpeye_request_capability","hash":"m1"}]}
+{"v":1,"kind":"call","ts":1764576001001,"callId":"c1","tool":"search","toolHash":"s1","session":"A","turn":"A1","model":"gpt-5","serverVersion":"1.0","event":{"callId":"c1","toolName":"search","arguments":{},"isError":false,"timestamp":1764576001001,"durationMs":10,"result":{"n":1},"intent":"Find a gift mug."}}
+{"v":1,"kind":"call","ts":1764576001002,"callId":"c2","tool":"order","toolHash":"o1","session":"A","turn":"A1","model":"gpt-5","serverVersion":"1.0","event":{"callId":"c2","toolName":"order","arguments":{},"isError":true,"timestamp":1764576001002,"durationMs":30,"errorMessage":"out of stock","intent":"Order the blue mug."}}
+{"v":1,"kind":"call","ts":1764576001003,"callId":"c3","tool":"order","toolHash":"o1","session":"A","turn":"A1","model":"gpt-5","serverVersion":"1.0","event":{"callId":"c3","toolName":"order","arguments":{},"isError":false,"timestamp":1764576001003,"durationMs":20,"result":{"ok":true}}}
+{"v":1,"kind":"call","ts":1764576001004,"callId":"c4","tool":"mcpeye_request_capability","session":"A","turn":"A2","model":"gpt-5","serverVersion":"1.0","event":{"callId":"c4","toolName":"mcpeye_request_capability","arguments":{"capability":"export my orders as CSV","context":"yearly accounts"},"isError":false,"timestamp":1764576001004,"durationMs":0}}
+{"v":1,"kind":"tools","ts":1764576002000,"serverVersion":"1.1","tools":[{"name":"search","hash":"s1","description":"Search."},{"name":"order","hash":"o2","description":"Order a product by SKU; check stock with search first."},{"name":"refund","hash":"r1","description":"Refund an order."},{"name":"mcpeye_request_capability","hash":"m1"}]}
+{"v":1,"kind":"call","ts":1764576002001,"callId":"d1","tool":"search","toolHash":"s1","session":"B","turn":"B1","model":"claude-4","serverVersion":"1.1","event":{"callId":"d1","toolName":"search","arguments":{},"isError":false,"timestamp":1764576002001,"durationMs":12,"result":{"n":2}}}
+{"v":1,"kind":"call","ts":1764576002002,"callId":"d2","tool":"search","toolHash":"s1","session":"B","turn":"B1","model":"claude-4","serverVersion":"1.1","event":{"callId":"d2","toolName":"search","arguments":{},"isError":false,"timestamp":1764576002002,"durationMs":14,"result":{"n":3}}}
+{"v":1,"kind":"call","ts":1764576002003,"callId":"d3","tool":"search","toolHash":"s1","session":"B","turn":"B1","model":"claude-4","serverVersion":"1.1","event":{"callId":"d3","toolName":"search","arguments":{},"isError":false,"timestamp":1764576002003,"durationMs":16,"result":{"n":4}}}
+{"v":1,"kind":"call","ts":1764576002004,"callId":"d4","tool":"order","toolHash":"o2","session":"B","turn":"B1","model":"claude-4","serverVersion":"1.1","event":{"callId":"d4","toolName":"order","arguments":{},"isError":false,"timestamp":1764576002004,"durationMs":25,"result":{"ok":true}}}
+{"v":1,"kind":"call","ts":1764576002005,"callId":"d5","tool":"mcpeye_request_capability","session":"B","turn":"B2","model":"claude-4","serverVersion":"1.1","event":{"callId":"d5","toolName":"mcpeye_request_capability","arguments":{"capability":"Export orders to CSV."},"isError":false,"timestamp":1764576002005,"durationMs":0}}
+{"v":1,"kind":"call","ts":1764576002006,"callId":"d6","tool":"export_csv","session":"B","turn":"B2","model":"claude-4","serverVersion":"1.1","event":{"callId":"d6","toolName":"export_csv","arguments":{},"isError":true,"timestamp":1764576002006,"durationMs":0,"errorMessage":"unknown tool `export_csv`"}}
+{"v":1,"kind":"call","ts":1764576002007,"callId":"d7","tool":"order","toolHash":"o2","session":"B","turn":"B2","model":"claude-4","serverVersion":"1.1","event":{"callId":"d7","toolName":"order","arguments":{},"isError":true,"timestamp":1764576002007,"durationMs":22,"errorMessage":"card declined","intent":"Pay for the teapot."}}
+{"v":1,"kind":"method","ts":1764576002008,"method":"resources/read","target":"docs://guide","isError":false,"session":"B"}
 "#;
 
     /// The same kind of calls as ingest payloads: no session, no model, no tool list.
-    pub(crate) const PAYLOADS: &str = r#"{"projectId":"p","identity":{"client":"quickstart/1.0","serverVersion":"0.1.0"},"events":[{"callId":"p1","toolName":"search","arguments":{},"isError":false,"timestamp":5,"durationMs":4,"result":{"n":1}},{"callId":"p2","toolName":"mcpeye_request_capability","arguments":{"capability":"export my order history as a CSV file"},"isError":false,"timestamp":6,"durationMs":0}]}
+    pub(crate) const PAYLOADS: &str = r#"{"projectId":"p","identity":{"client":"quickstart/1.0","serverVersion":"0.1.0"},"events":[{"callId":"p1","toolName":"search","arguments":{},"isError":false,"timestamp":1764576000005,"durationMs":4,"result":{"n":1}},{"callId":"p2","toolName":"mcpeye_request_capability","arguments":{"capability":"export my order history as a CSV file"},"isError":false,"timestamp":1764576000006,"durationMs":0}]}
 "#;
 
     fn report_of(text: &str) -> Report {
@@ -833,7 +457,7 @@ pub(crate) mod tests {
         assert_eq!((o.calls, o.errors, o.conversations, o.method_requests), (11, 3, 2, 1));
         assert_eq!(o.models, ["claude-4", "gpt-5"]);
         assert_eq!(o.server_versions, ["1.0", "1.1"]);
-        assert_eq!((o.first_ms, o.last_ms), (Some(1001), Some(2007)));
+        assert_eq!((o.first_ms, o.last_ms), (Some(1_764_576_001_001), Some(1_764_576_002_007)));
         let p = report_of(PAYLOADS);
         assert_eq!((p.overview.calls, p.overview.clients.as_slice()), (2, ["quickstart/1.0".to_owned()].as_slice()));
     }

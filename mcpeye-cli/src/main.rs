@@ -12,8 +12,9 @@
 mod receive;
 
 use clap::{value_parser, Arg, ArgAction, ArgMatches, Command};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mcpeye_report::{terminal_safe, InputSection, ReportInput};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -121,7 +122,7 @@ fn report(m: &ArgMatches) -> Result<(), String> {
     for path in m.get_many::<PathBuf>("files").into_iter().flatten() {
         input.read_path(path);
     }
-    let report = input.report();
+    let report = with_progress(&input);
     tell_skipped(&report.input);
     if report.overview.calls == 0 {
         return Err(format!(
@@ -142,6 +143,22 @@ fn report(m: &ArgMatches) -> Result<(), String> {
         report.to_string()
     };
     print_out(&text)
+}
+
+/// The report, with a progress bar on stderr while the files are read, when stderr is a
+/// terminal (nothing is written otherwise, so logs and pipes get only the report's lines).
+fn with_progress(input: &ReportInput) -> mcpeye_report::Report {
+    if !std::io::stderr().is_terminal() {
+        return input.report();
+    }
+    let bar = ProgressBar::with_draw_target(Some(input.total_bytes()), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("mcpeye: reading {bytes}/{total_bytes} ({bytes_per_sec}, {eta} left) {wide_bar}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let report = input.report_with_progress(|bytes| bar.set_position(bytes));
+    bar.finish_and_clear();
+    report
 }
 
 /// What of the input was skipped, on stderr (the report itself has it all too).

@@ -52,8 +52,11 @@ fn report_prints_text_json_and_a_page() {
     assert!(page.starts_with("<!doctype html>") && page.contains("Place an order for a product by its SKU"));
     std::fs::remove_file(&html).unwrap();
 
-    let (ok, json, _) = run(&["report", "--json", log.to_str().unwrap()]);
-    assert!(ok);
+    // stderr is not a terminal here: no progress bar, nothing but the page's path.
+    assert_eq!(err, format!("mcpeye: wrote {}\n", html.display()));
+
+    let (ok, json, err) = run(&["report", "--json", log.to_str().unwrap()]);
+    assert!(ok && err.is_empty(), "{err}");
     let report: Value = serde_json::from_str(&json).unwrap();
     assert_eq!(report["overview"]["calls"], 22);
     assert_eq!(report["intentGap"]["asks"][0]["count"], 3);

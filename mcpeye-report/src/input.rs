@@ -944,7 +944,7 @@ fn call(event: &Value, identity: Option<&Value>, log: Option<&Value>) -> Result<
         is_error,
         error: text(event, "errorMessage"),
         intent: text(event, "intent").filter(|i| !i.trim().is_empty()),
-        result_bytes: event.get("result").map(|r| r.to_string().len() as u64),
+        result_bytes: event.get("result").map(json_len),
         capability: reserved.then(|| text(arguments, "capability")).flatten().filter(|c| !c.trim().is_empty()),
         context: reserved.then(|| text(arguments, "context")).flatten().filter(|c| !c.trim().is_empty()),
         user: text(event, "userId").or_else(|| text(event, "userEmail")).or_else(|| from_identity("userId")),
@@ -957,6 +957,23 @@ fn call(event: &Value, identity: Option<&Value>, log: Option<&Value>) -> Result<
         fill_from_line(&mut call, log);
     }
     Ok(call)
+}
+
+/// The bytes of a value's compact JSON, counted without writing it out.
+fn json_len(value: &Value) -> u64 {
+    struct Count(u64);
+    impl io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0 += buf.len() as u64;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
 }
 
 /// What only a log line knows.

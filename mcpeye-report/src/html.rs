@@ -459,6 +459,11 @@ mod tests {
             r#"{"projectId":"p","identity":{"client":"b"},"events":[{"callId":"z","toolName":"t","isError":false}]}"#,
         );
         assert!(input.report().to_html().contains("Clients: <bdi>a\u{202e}</bdi>, <bdi>b</bdi>"));
+        // What was skipped is on the page too.
+        let mut input = ReportInput::new();
+        input.read_str("{\"toolName\":\"t\",\"isError\":false}\n{torn");
+        let page = input.report().to_html();
+        assert!(page.contains("Input not used:") && page.contains("text:2 (not JSON)"), "{page}");
         let empty = ReportInput::new().report().to_html();
         assert!(empty.contains("class=\"needs\""));
     }

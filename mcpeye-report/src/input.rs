@@ -17,8 +17,13 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::{mpsc, Arc};
 
-/// The longest line read; a longer one is skipped and counted (so that a file without line
-/// breaks, or `/dev/zero` behind a link, cannot grow memory without bound).
+/// The longest line read by default (64 MiB); a longer one is skipped and counted, so that a
+/// file without line breaks cannot grow memory without bound
+/// ([`ReportInput::max_line_bytes`] changes it).
+///
+/// ```
+/// assert_eq!(mcpeye_report::MAX_LINE_BYTES, 64 * 1024 * 1024);
+/// ```
 pub const MAX_LINE_BYTES: usize = 64 << 20;
 /// Lines handed to a parsing thread at a time, in bytes.
 const CHUNK_BYTES: usize = 1 << 20;

@@ -3,6 +3,11 @@
 //! POSTs). [`ReportInput`] reads them, [`Report`] holds the sections, printed for a terminal
 //! (`Display`), as JSON (`Serialize`) or as one self-contained page ([`Report::to_html`]).
 //!
+//! Every source is read once, as a stream, its lines parsed on every core; memory grows with
+//! what is distinct in the input (tools, versions, conversations, wordings), not with its calls.
+//! A bad line or file costs only itself and is counted and named ([`Report::input`]). Text from
+//! the input cannot act on a terminal ([`terminal_safe`]) or reorder the page.
+//!
 //! A crate of its own so that a server, which links `mcpeye-runtime`, does not compile it; the
 //! `mcpeye` command (crate `mcpeye-cli`) is its user.
 //!

@@ -369,7 +369,7 @@ pub struct ModelsSection {
 /// The report of `mcpeye report`: an overview, the Intent Gap, the tools, the paths agents
 /// take, the tools across versions, and the models. `Display` prints it for a terminal,
 /// [`to_html`](Self::to_html) makes a page, and `Serialize` gives it to scripts. Made by
-/// [`ReportInput::report`]; every list is sorted, so the same input gives the same report.
+/// [`ReportInput::report`](crate::ReportInput::report); every list is sorted, so the same input gives the same report.
 ///
 /// ```
 /// use mcpeye_report::ReportInput;

@@ -5,6 +5,7 @@
 
 use crate::fold::Fold;
 use crate::summary::Report;
+use crate::wire::{Elem, Field, Obj, Str};
 use mcpeye_runtime::contract::RESERVED_TOOL_NAME;
 use mcpeye_runtime::report::{FORMAT_VERSION, KIND_CALL, KIND_LOG, KIND_METHOD, KIND_TOOLS};
 use serde::de::{self, Deserialize, DeserializeSeed, MapAccess, SeqAccess, Visitor};
@@ -828,76 +829,90 @@ fn parse_lines(name: &Arc<str>, first_line: u64, lines: &[u8]) -> Chunk {
             chunk.items.push(Item::Skip(Reason::NotUtf8, line));
             continue;
         };
-        let value = serde_json::from_str::<Value>(text).or_else(|e| {
+        let elem = serde_json::from_str::<Elem<'_>>(text).or_else(|e| {
             // An element of an array written one per line: `[{…},`, `{…},`, `{…}]`.
             let inner = text.strip_prefix('[').unwrap_or(text).trim_end_matches([',', ']', ' ']);
             if inner.len() < text.len() {
-                serde_json::from_str::<Value>(inner)
+                serde_json::from_str::<Elem<'_>>(inner)
             } else {
                 Err(e)
             }
         });
-        match value {
-            Ok(v) => parse_value(&v, line, &mut chunk),
+        match elem {
+            Ok(e) => parse_elem(&e, line, &mut chunk),
             Err(_) => chunk.items.push(Item::Skip(Reason::NotJson, line)),
         }
     }
     chunk
 }
 
-/// One value: a payload, an array of payloads or events, an event log line, or a bare event.
+/// One value given as such (`add_value`, or read from an array).
 fn parse_value(value: &Value, line: u64, out: &mut Chunk) {
-    match value {
-        Value::Array(items) => items.iter().for_each(|v| parse_value(v, line, out)),
-        Value::Object(o) if o.get("events").is_some_and(Value::is_array) => {
-            let identity = o.get("identity");
-            for event in value["events"].as_array().into_iter().flatten() {
-                out.payload_events += 1;
-                out.items.push(parse_event(event, identity, None, line));
-            }
-        }
-        Value::Object(o) if o.contains_key("kind") => parse_log_line(value, line, out),
-        Value::Object(o) if o.contains_key("toolName") => out.items.push(parse_event(value, None, None, line)),
-        _ => out.items.push(Item::Skip(Reason::NotAnEvent, line)),
+    match Elem::deserialize(value) {
+        Ok(e) => parse_elem(&e, line, out),
+        Err(_) => out.items.push(Item::Skip(Reason::NotAnEvent, line)),
     }
 }
 
-fn parse_log_line(v: &Value, line: u64, out: &mut Chunk) {
-    if v.get("v").and_then(Value::as_u64) != Some(u64::from(FORMAT_VERSION)) {
+/// One value: a payload, an array of payloads or events, an event log line, or a bare event.
+fn parse_elem(elem: &Elem<'_>, line: u64, out: &mut Chunk) {
+    match elem {
+        Elem::Arr(items) => items.iter().for_each(|e| parse_elem(e, line, out)),
+        Elem::Obj(o) => {
+            if let Field::Is(events) = &o.events {
+                let identity = o.identity.get().map(|i| &**i);
+                for event in events {
+                    out.payload_events += 1;
+                    out.items.push(match event {
+                        Elem::Obj(e) => parse_event(e, identity, None, line),
+                        _ => Item::Skip(Reason::NotAnEvent, line),
+                    });
+                }
+            } else if o.kind.present() {
+                parse_log_line(o, line, out);
+            } else if o.tool_name.present() {
+                out.items.push(parse_event(o, None, None, line));
+            } else {
+                out.items.push(Item::Skip(Reason::NotAnEvent, line));
+            }
+        }
+        Elem::Null | Elem::Other => out.items.push(Item::Skip(Reason::NotAnEvent, line)),
+    }
+}
+
+fn parse_log_line(o: &Obj<'_>, line: u64, out: &mut Chunk) {
+    if o.v.get() != Some(&u64::from(FORMAT_VERSION)) {
         return out.items.push(Item::Skip(Reason::NotAnEvent, line));
     }
-    match v["kind"].as_str() {
+    match o.kind.get().map(|k| &**k) {
         Some(KIND_CALL) => {
             out.log_lines += 1;
-            let synthetic;
-            let event = match v.get("event") {
-                Some(e) => e,
-                None => {
-                    synthetic = serde_json::json!({"callId": v["callId"], "toolName": v["tool"]});
-                    &synthetic
-                }
-            };
-            out.items.push(parse_event(event, None, Some(v), line));
+            let empty = Obj::default();
+            // Without an event (or with one that is not an object), the line's own keys.
+            let event = o.event.get().map_or(&empty, |e| &**e);
+            out.items.push(parse_event(event, None, Some(o), line));
         }
         Some(KIND_METHOD) => {
             out.log_lines += 1;
-            out.items.push(match v.get("isError") {
-                Some(e) if !e.is_boolean() && !e.is_null() => Item::Skip(Reason::BadIsError, line),
-                _ => Item::Method,
+            out.items.push(match o.is_error.checked() {
+                Ok(_) => Item::Method,
+                Err(()) => Item::Skip(Reason::BadIsError, line),
             });
         }
         Some(KIND_TOOLS) => {
             out.log_lines += 1;
-            let tools = v["tools"]
-                .as_array()
+            let tools = o
+                .tools
+                .get()
                 .into_iter()
                 .flatten()
-                .filter_map(|t| {
-                    Some(ListedTool {
-                        name: text(t, "name")?,
-                        hash: text(t, "hash")?,
-                        description: text(t, "description"),
-                    })
+                .filter_map(|t| match t {
+                    Elem::Obj(t) => Some(ListedTool {
+                        name: t.name.text()?,
+                        hash: t.hash.text()?,
+                        description: t.description.text(),
+                    }),
+                    _ => None,
                 })
                 .collect();
             out.items.push(Item::Tools(tools));
@@ -908,53 +923,54 @@ fn parse_log_line(v: &Value, line: u64, out: &mut Chunk) {
 }
 
 /// A wire event, with the payload's identity or the log line it came in.
-fn parse_event(event: &Value, identity: Option<&Value>, log: Option<&Value>, line: u64) -> Item {
+fn parse_event(event: &Obj<'_>, identity: Option<&Obj<'_>>, log: Option<&Obj<'_>>, line: u64) -> Item {
     match call(event, identity, log) {
         Ok(c) => Item::Call(Box::new(c)),
         Err(reason) => Item::Skip(reason, line),
     }
 }
 
-fn call(event: &Value, identity: Option<&Value>, log: Option<&Value>) -> Result<Call, Reason> {
-    let tool = text(event, "toolName").or_else(|| log.and_then(|l| text(l, "tool"))).ok_or(Reason::NotAnEvent)?;
+fn call(event: &Obj<'_>, identity: Option<&Obj<'_>>, log: Option<&Obj<'_>>) -> Result<Call, Reason> {
+    let tool = event.tool_name.text().or_else(|| log.and_then(|l| l.tool.text())).ok_or(Reason::NotAnEvent)?;
     if tool.is_empty() {
         return Err(Reason::EmptyTool);
     }
     // A key of the wrong type is a broken line, not a default: `"durationMs": "12"` is not 0 ms.
-    let present = |v: &Value, key: &str| v.get(key).filter(|v| !v.is_null()).cloned();
-    let duration_ms = match present(event, "durationMs") {
-        None => 0,
-        Some(d) => d.as_u64().ok_or(Reason::BadDuration)?,
-    };
-    let is_error = match present(event, "isError") {
-        None => false,
-        Some(e) => e.as_bool().ok_or(Reason::BadIsError)?,
-    };
-    let stamp = |v: Option<Value>| -> Result<Option<u64>, Reason> {
-        match v {
-            None => Ok(None),
-            Some(t) => t.as_u64().filter(|t| TS_RANGE.contains(t)).map(Some).ok_or(Reason::BadTimestamp),
+    let duration_ms = *event.duration_ms.checked().map_err(|()| Reason::BadDuration)?.unwrap_or(&0);
+    let is_error = *event.is_error.checked().map_err(|()| Reason::BadIsError)?.unwrap_or(&false);
+    let stamp = |f: &Field<u64>| -> Result<Option<u64>, Reason> {
+        match f.checked() {
+            Ok(None) => Ok(None),
+            Ok(Some(t)) if TS_RANGE.contains(t) => Ok(Some(*t)),
+            _ => Err(Reason::BadTimestamp),
         }
     };
-    let event_ts = stamp(present(event, "timestamp"))?;
-    let line_ts = stamp(log.and_then(|l| present(l, "ts")))?;
-    let call_id = text(event, "callId").or_else(|| log.and_then(|l| text(l, "callId")));
-    let arguments = &event["arguments"];
+    let event_ts = stamp(&event.timestamp)?;
+    let line_ts = match log {
+        Some(l) => stamp(&l.ts)?,
+        None => None,
+    };
+    let call_id = event.call_id.text().or_else(|| log.and_then(|l| l.call_id.text()));
     let reserved = tool == RESERVED_TOOL_NAME && !is_error;
-    let from_identity = |key: &str| identity.and_then(|i| text(i, key));
+    let arguments = event.arguments.get().filter(|_| reserved);
+    let argument = |text: Option<String>| text.filter(|c| !c.trim().is_empty());
     let mut call = Call {
         call_id,
         ts: event_ts.or(line_ts).unwrap_or(0),
         duration_ms,
         is_error,
-        error: text(event, "errorMessage"),
-        intent: text(event, "intent").filter(|i| !i.trim().is_empty()),
-        result_bytes: event.get("result").map(json_len),
-        capability: reserved.then(|| text(arguments, "capability")).flatten().filter(|c| !c.trim().is_empty()),
-        context: reserved.then(|| text(arguments, "context")).flatten().filter(|c| !c.trim().is_empty()),
-        user: text(event, "userId").or_else(|| text(event, "userEmail")).or_else(|| from_identity("userId")),
-        client: from_identity("client"),
-        server_version: from_identity("serverVersion"),
+        error: event.error_message.text(),
+        intent: event.intent.text().filter(|i| !i.trim().is_empty()),
+        result_bytes: event.result,
+        capability: argument(arguments.and_then(|a| a.capability.text())),
+        context: argument(arguments.and_then(|a| a.context.text())),
+        user: event
+            .user_id
+            .text()
+            .or_else(|| event.user_email.text())
+            .or_else(|| identity.and_then(|i| i.user_id.text())),
+        client: identity.and_then(|i| i.client.text()),
+        server_version: identity.and_then(|i| i.server_version.text()),
         tool,
         ..Call::default()
     };
@@ -964,43 +980,22 @@ fn call(event: &Value, identity: Option<&Value>, log: Option<&Value>) -> Result<
     Ok(call)
 }
 
-/// The bytes of a value's compact JSON, counted without writing it out.
-fn json_len(value: &Value) -> u64 {
-    struct Count(u64);
-    impl io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            self.0 += buf.len() as u64;
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    let _ = serde_json::to_writer(&mut count, value);
-    count.0
-}
-
 /// What only a log line knows.
-fn fill_from_line(call: &mut Call, line: &Value) {
-    let fields: [(&str, &mut Option<String>); 7] = [
-        ("session", &mut call.session),
-        ("conversation", &mut call.conversation),
-        ("turn", &mut call.turn),
-        ("model", &mut call.model),
-        ("client", &mut call.client),
-        ("serverVersion", &mut call.server_version),
-        ("toolHash", &mut call.tool_hash),
+fn fill_from_line(call: &mut Call, line: &Obj<'_>) {
+    let fields: [(&Str<'_>, &mut Option<String>); 7] = [
+        (&line.session, &mut call.session),
+        (&line.conversation, &mut call.conversation),
+        (&line.turn, &mut call.turn),
+        (&line.model, &mut call.model),
+        (&line.client, &mut call.client),
+        (&line.server_version, &mut call.server_version),
+        (&line.tool_hash, &mut call.tool_hash),
     ];
-    for (key, slot) in fields {
-        if let Some(v) = text(line, key) {
+    for (field, slot) in fields {
+        if let Some(v) = field.text() {
             *slot = Some(v);
         }
     }
-}
-
-fn text(value: &Value, key: &str) -> Option<String> {
-    value.get(key).and_then(Value::as_str).map(str::to_owned)
 }
 
 #[cfg(test)]

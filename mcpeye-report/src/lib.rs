@@ -42,6 +42,7 @@ mod input;
 mod render;
 mod summary;
 mod terminal;
+mod wire;
 
 pub use input::ReportInput;
 

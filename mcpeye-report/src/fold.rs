@@ -58,20 +58,17 @@ impl Names {
     }
 }
 
-/// The `callId`s seen, as 64-bit SipHash fingerprints: 8 bytes a call instead of the id's text.
-/// Two distinct ids share a fingerprint with a probability of about n²/2⁶⁵ (3·10⁻⁶ for 10 M
-/// calls), which would count one call as re-sent.
-#[derive(Default)]
-struct SeenIds(HashSet<u64, BuildHasherDefault<Identity>>);
+/// The `callId`s seen, as 64-bit SipHash fingerprints ([`fingerprint`]): 8 bytes a call instead
+/// of the id's text. Two distinct ids share a fingerprint with a probability of about n²/2⁶⁵
+/// (3·10⁻⁶ for 10 M calls), which would count one call as re-sent.
+type SeenIds = HashSet<u64, BuildHasherDefault<Identity>>;
 
-impl SeenIds {
-    /// Whether `id` is new (and now seen).
-    fn insert(&mut self, id: &str) -> bool {
-        // `DefaultHasher::new()` has fixed keys: the same id gives the same fingerprint.
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        id.hash(&mut h);
-        self.0.insert(h.finish())
-    }
+/// A `callId`'s fingerprint, computed where the line is parsed. `DefaultHasher::new()` has
+/// fixed keys: the same id gives the same fingerprint.
+pub(crate) fn fingerprint(id: &str) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    id.hash(&mut h);
+    h.finish()
 }
 
 /// The fingerprints are already hashes; the set uses them as they are.
@@ -328,7 +325,7 @@ impl Fold {
 
     /// A call, unless its `callId` was seen before.
     pub(crate) fn call(&mut self, c: Call) {
-        if let Some(id) = &c.call_id {
+        if let Some(id) = c.call_id {
             if !self.seen.insert(id) {
                 self.duplicates += 1;
                 return;

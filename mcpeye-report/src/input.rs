@@ -3,7 +3,7 @@
 //! ripgrep's searcher hands out buffers) and folded in the order they were read, so the report
 //! is the same whatever the number of threads.
 
-use crate::fold::Fold;
+use crate::fold::{fingerprint, Fold};
 use crate::summary::Report;
 use crate::wire::{Elem, Field, Obj, Str};
 use mcpeye_runtime::contract::RESERVED_TOOL_NAME;
@@ -64,7 +64,8 @@ impl Reason {
 /// One tool call, from a log's `call` line or a payload's event.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Call {
-    pub call_id: Option<String>,
+    /// The `callId`'s fingerprint (`fold::fingerprint`), for counting a call seen twice once.
+    pub call_id: Option<u64>,
     pub tool: String,
     pub ts: u64,
     pub duration_ms: u64,
@@ -950,7 +951,7 @@ fn call(event: &Obj<'_>, identity: Option<&Obj<'_>>, log: Option<&Obj<'_>>) -> R
         Some(l) => stamp(&l.ts)?,
         None => None,
     };
-    let call_id = event.call_id.text().or_else(|| log.and_then(|l| l.call_id.text()));
+    let call_id = event.call_id.get().or_else(|| log.and_then(|l| l.call_id.get())).map(|id| fingerprint(id));
     let reserved = tool == RESERVED_TOOL_NAME && !is_error;
     let arguments = event.arguments.get().filter(|_| reserved);
     let argument = |text: Option<String>| text.filter(|c| !c.trim().is_empty());

@@ -27,10 +27,8 @@ root = sys.argv[1]
 # module docs show one being made).
 NO_EXAMPLE = {
     "report/struct." + name + ".html"
-    for name in """Ask CapabilityCount CapabilityRequest Conversation Ending FailedAsk FailedIntent GapSection
-        IntentCount Loop ModelActivity ModelRow ModelsSection Overview PathsSection Recovery Sequence
-        ToolActivity ToolIntents ToolRow ToolTokens ToolsSection Unknown UnknownTool VersionRow
-        VersionsSection""".split()
+    for name in """CapabilityCount CapabilityRequest Conversation FailedIntent IntentCount ModelActivity
+        ToolActivity ToolTokens UnknownTool""".split()
 }
 
 def text(fragment):

@@ -8,10 +8,11 @@
 mod common;
 
 use common::rmcp::serve_and_connect;
-use mcpeye::report::{descriptor_hash, ReportInput};
+use mcpeye::report::descriptor_hash;
 use mcpeye::rmcp::ManifestServer;
 use mcpeye::testing::MemorySink;
 use mcpeye::{Config, ConfigError, Identity, Manifest, Origin, Tracker};
+use mcpeye_report::ReportInput;
 use rmcp::model::ReadResourceRequestParams;
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
@@ -219,7 +220,9 @@ fn the_turn_and_the_texts_the_intent_does_not_hold_go_to_the_log_only_redacted()
     assert!(!text.contains("carol@example.com"), "{text}");
     // The report groups the calls by turn.
     let mut input = ReportInput::new();
-    lines.iter().for_each(|l| input.add_value(l));
+    for l in &lines {
+        input.add_value(l);
+    }
     let turns = input.report().paths.turns;
     assert_eq!((turns.turns, turns.calls, turns.most_calls), (2, 3, 2));
     std::fs::remove_dir_all(&dir).unwrap();

@@ -1,6 +1,6 @@
 //! `mcpeye`: the report of event logs and ingest payloads, and a local ingest to develop
-//! against. The aggregation is the runtime's `report` module; this binary reads files, parses
-//! arguments and prints.
+//! against. The aggregation is the `mcpeye-report` crate; this binary parses arguments and
+//! prints.
 //!
 //! ```text
 //! mcpeye report events/*.jsonl payloads.jsonl --html report.html
@@ -12,8 +12,9 @@
 mod receive;
 
 use clap::{value_parser, Arg, ArgAction, ArgMatches, Command};
-use mcpeye_runtime::report::ReportInput;
-use std::io::Write;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use mcpeye_report::{terminal_safe, InputSection, ReportInput};
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -127,39 +128,20 @@ fn main() -> ExitCode {
     }
 }
 
-/// The files to read: each file as given, each directory's `*.jsonl` files in name order.
-fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    let mut files = Vec::new();
-    for path in paths {
-        if path.is_dir() {
-            let entries = std::fs::read_dir(path).map_err(|e| format!("cannot list {}: {e}", path.display()))?;
-            let mut inside: Vec<PathBuf> = entries
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-                .collect();
-            inside.sort();
-            files.extend(inside);
-        } else {
-            files.push(path.clone());
-        }
-    }
-    Ok(files)
-}
-
 fn report(m: &ArgMatches) -> Result<(), String> {
-    let paths: Vec<PathBuf> = m.get_many::<PathBuf>("files").into_iter().flatten().cloned().collect();
     let mut input = ReportInput::new();
-    for file in expand(&paths)? {
-        let text = std::fs::read_to_string(&file).map_err(|e| {
-            format!(
-                "cannot read {}: {e} (give event log files, payload files, or a directory of .jsonl files)",
-                file.display()
-            )
-        })?;
-        input.read_str(&text);
+    for path in m.get_many::<PathBuf>("files").into_iter().flatten() {
+        input.read_path(path);
     }
-    let report = input.report();
+    let report = with_progress(&input);
+    tell_skipped(&report.input);
+    if report.overview.calls == 0 {
+        return Err(format!(
+            "no call in the input ({} payload events, {} event log lines read): give event log files, payload \
+             files, or a directory of .jsonl files",
+            report.overview.payload_events, report.overview.log_lines
+        ));
+    }
     if let Some(html) = m.get_one::<PathBuf>("html") {
         write_html(html, &report.to_html())?;
         eprintln!("mcpeye: wrote {}", html.display());
@@ -172,6 +154,37 @@ fn report(m: &ArgMatches) -> Result<(), String> {
         report.to_string()
     };
     print_out(&text)
+}
+
+/// The report, with a progress bar on stderr while the files are read, when stderr is a
+/// terminal (nothing is written otherwise, so logs and pipes get only the report's lines).
+fn with_progress(input: &ReportInput) -> mcpeye_report::Report {
+    if !std::io::stderr().is_terminal() {
+        return input.report();
+    }
+    let bar = ProgressBar::with_draw_target(Some(input.total_bytes()), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("mcpeye: reading {bytes}/{total_bytes} ({bytes_per_sec}, {eta} left) {wide_bar}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let report = input.report_with_progress(|bytes| bar.set_position(bytes));
+    bar.finish_and_clear();
+    report
+}
+
+/// What of the input was skipped, on stderr (the report itself has it all too).
+fn tell_skipped(input: &InputSection) {
+    for file in &input.unread_files {
+        eprintln!("mcpeye: skipped {}", terminal_safe(file));
+    }
+    let lines: usize = input.skipped.values().sum();
+    if lines > 0 {
+        let reasons: Vec<String> = input.skipped.iter().map(|(why, n)| format!("{n} {why}")).collect();
+        eprintln!("mcpeye: skipped {lines} lines ({})", reasons.join(", "));
+        for p in &input.places {
+            eprintln!("mcpeye:   {}:{}: {}", terminal_safe(&p.file), p.line, p.reason);
+        }
+    }
 }
 
 /// Writes to stdout; a reader that went away (`| head`) is not an error.

@@ -18,8 +18,8 @@
 //! ureq). tiny_http was considered: its accept thread stops for good on the first `accept` error
 //! (EMFILE), and it starts a thread for every connection with no cap.
 
+use mcpeye_report::terminal_safe;
 use serde_json::Value;
-use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -618,7 +618,7 @@ fn ingest(mut body: Vec<u8>, shared: &Shared) -> Reply {
 
 /// A 400 whose reason is also printed.
 fn refuse(reason: String) -> Reply {
-    say(&format!("refused a payload (400): {}", escape(&reason)));
+    say(&format!("refused a payload (400): {}", terminal_safe(&reason)));
     Reply::error(400, &reason)
 }
 
@@ -698,7 +698,7 @@ fn call_line(event: &Value) -> String {
     };
     let (tool, detail) = (shorten(tool), shorten(detail));
     let line = format!("{time} {tool} {} {duration} ms {detail}", if error { "ERROR" } else { "ok" });
-    escape(line.trim_end()).into_owned()
+    terminal_safe(line.trim_end()).into_owned()
 }
 
 /// `text` on one line (runs of whitespace as one space), cut after 100 characters.
@@ -721,29 +721,6 @@ fn shorten(text: &str) -> String {
         }
     }
     out
-}
-
-/// `text` with control characters (C0, DEL, C1), bidirectional formatting characters and line
-/// or paragraph separators written as `\u{…}`, so that data cannot drive the terminal or
-/// reorder what follows. Local to `receive` for now; the report has its own.
-fn escape(text: &str) -> Cow<'_, str> {
-    fn acts(c: char) -> bool {
-        c.is_control()
-            || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-            || matches!(c, '\u{2028}' | '\u{2029}')
-    }
-    if !text.chars().any(acts) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        if acts(c) {
-            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
 }
 
 #[cfg(test)]
@@ -826,7 +803,7 @@ mod tests {
         let event = serde_json::json!({"toolName": "a\u{1b}]0;x\u{7}b", "isError": false, "timestamp": 0, "durationMs": 1,
                                        "intent": "left \u{202e}right\u{9b}31m \u{2066}x"});
         assert_eq!(call_line(&event), "00:00:00 a\\u{1b}]0;x\\u{7}b ok 1 ms left \\u{202e}right\\u{9b}31m \\u{2066}x");
-        assert!(matches!(escape("plain é ✓"), Cow::Borrowed(_)));
+        assert!(matches!(terminal_safe("plain é ✓"), std::borrow::Cow::Borrowed(_)));
         let long = serde_json::json!({"toolName": "t".repeat(150), "isError": false, "timestamp": 0, "durationMs": 1,
                                       "intent": "é ".repeat(5_000_000)});
         let line = call_line(&long);

@@ -52,8 +52,11 @@ fn report_prints_text_json_and_a_page() {
     assert!(page.starts_with("<!doctype html>") && page.contains("Place an order for a product by its SKU"));
     std::fs::remove_file(&html).unwrap();
 
-    let (ok, json, _) = run(&["report", "--json", log.to_str().unwrap()]);
-    assert!(ok);
+    // stderr is not a terminal here: no progress bar, nothing but the page's path.
+    assert_eq!(err, format!("mcpeye: wrote {}\n", html.display()));
+
+    let (ok, json, err) = run(&["report", "--json", log.to_str().unwrap()]);
+    assert!(ok && err.is_empty(), "{err}");
     let report: Value = serde_json::from_str(&json).unwrap();
     assert_eq!(report["overview"]["calls"], 22);
     assert_eq!(report["intentGap"]["asks"][0]["count"], 3);
@@ -76,7 +79,8 @@ fn report_prints_text_json_and_a_page() {
 fn errors_say_what_is_wrong_and_every_command_has_help() {
     let (ok, _, err) = run(&["report", "/nonexistent/events.jsonl"]);
     assert!(!ok);
-    assert!(err.contains("cannot read /nonexistent/events.jsonl"), "{err}");
+    assert!(err.contains("skipped /nonexistent/events.jsonl: cannot read"), "{err}");
+    assert!(err.contains("no call in the input"), "{err}");
     for args in [&["--help"][..], &["report", "--help"], &["receive", "--help"]] {
         let (ok, text, _) = run(args);
         assert!(ok && text.contains("Usage: mcpeye"), "{args:?}: {text}");
@@ -187,4 +191,49 @@ fn receive_takes_what_a_tracker_sends_and_refuses_a_wrong_secret() {
     assert_eq!(std::fs::read(&out).unwrap().len(), before);
     drop(receiver);
     std::fs::remove_file(&out).unwrap();
+}
+
+#[test]
+fn bad_input_costs_only_itself_and_is_named() {
+    let dir = temp("bad-input");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("sub.jsonl")).unwrap();
+    // The fixtures, one behind a byte order mark, with a torn line, a line cut inside `é`, and
+    // a duration of the wrong type appended.
+    let mut events = std::fs::read(fixture("events.jsonl")).unwrap();
+    events.extend_from_slice(b"{\"v\":1,\"kind\":\"call\",\"ts\":1764576000000,\"callId\":\"torn\n");
+    events.extend_from_slice(b"{\"callId\":\"cut\",\"toolName\":\"caf\xC3\n");
+    events.extend_from_slice(
+        b"{\"callId\":\"d\",\"toolName\":\"search_products\",\"isError\":false,\"durationMs\":\"12\"}\n",
+    );
+    std::fs::write(dir.join("events.jsonl"), events).unwrap();
+    let mut payloads = b"\xEF\xBB\xBF".to_vec();
+    payloads.extend(std::fs::read(fixture("payloads.jsonl")).unwrap());
+    std::fs::write(dir.join("payloads.jsonl"), payloads).unwrap();
+    std::os::unix::fs::symlink(dir.join("nowhere"), dir.join("gone.jsonl")).unwrap();
+    let fifo = Command::new("mkfifo").arg(dir.join("fifo.jsonl")).status().is_ok_and(|s| s.success());
+
+    let (ok, json, err) = run(&["report", "--json", dir.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    let report: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report["overview"]["calls"], 23, "every good call is read: {}", report["input"]);
+    assert_eq!(
+        report["input"]["skipped"],
+        serde_json::json!({"not JSON": 1, "not UTF-8": 1, "durationMs not a non-negative integer": 1})
+    );
+    let unread = report["input"]["unreadFiles"].to_string();
+    assert!(unread.contains("gone.jsonl: cannot read") && unread.contains("sub.jsonl: a directory"), "{unread}");
+    if fifo {
+        assert!(unread.contains("fifo.jsonl: not a regular file"), "{unread}");
+    }
+    assert!(err.contains("skipped 3 lines") && err.contains("events.jsonl:"), "{err}");
+    assert!(err.contains("gone.jsonl"), "{err}");
+    // The text report says it too.
+    let (_, text, _) = run(&["report", dir.to_str().unwrap()]);
+    assert!(text.contains("skipped lines: ") && text.contains("not read: "), "{text}");
+
+    // No call at all: said, and not a success; a device is not read.
+    let (ok, _, err) = run(&["report", "/dev/zero"]);
+    assert!(!ok && err.contains("/dev/zero: not a regular file") && err.contains("no call in the input"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

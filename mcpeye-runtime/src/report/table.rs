@@ -6,42 +6,42 @@ use std::fmt;
 
 /// A column's alignment.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Align {
+pub enum Align {
+    /// Text: padded on the right.
     Left,
+    /// Numbers: padded on the left.
     Right,
 }
 
 enum Row {
     Cells(Vec<String>),
     // Only the token report draws a rule before its totals.
-    #[cfg_attr(not(any(test, feature = "tokens")), allow(dead_code))]
     Rule,
 }
 
 /// A table being filled, rendered by [`Table::write`].
-pub(crate) struct Table {
+pub struct Table {
     columns: Vec<(&'static str, Align)>,
     rows: Vec<Row>,
 }
 
 impl Table {
-    pub(crate) fn new(columns: &[(&'static str, Align)]) -> Self {
+    pub fn new(columns: &[(&'static str, Align)]) -> Self {
         Table { columns: columns.to_vec(), rows: Vec::new() }
     }
 
     /// Adds a row; missing cells are blank.
-    pub(crate) fn row(&mut self, cells: impl IntoIterator<Item = String>) {
+    pub fn row(&mut self, cells: impl IntoIterator<Item = String>) {
         self.rows.push(Row::Cells(cells.into_iter().collect()));
     }
 
     /// Adds a rule across the table (before a totals row).
-    #[cfg_attr(not(any(test, feature = "tokens")), allow(dead_code))]
-    pub(crate) fn rule(&mut self) {
+    pub fn rule(&mut self) {
         self.rows.push(Row::Rule);
     }
 
     /// Writes the table, each line indented by `indent` spaces.
-    pub(crate) fn write(&self, f: &mut fmt::Formatter<'_>, indent: usize) -> fmt::Result {
+    pub fn write(&self, f: &mut fmt::Formatter<'_>, indent: usize) -> fmt::Result {
         let mut widths: Vec<usize> = self.columns.iter().map(|(h, _)| h.chars().count()).collect();
         for row in &self.rows {
             if let Row::Cells(cells) = row {
@@ -85,7 +85,7 @@ impl Table {
 }
 
 /// `text` on one line (whitespace runs become one space), cut to `max` characters with `…`.
-pub(crate) fn one_line(text: &str, max: usize) -> String {
+pub fn one_line(text: &str, max: usize) -> String {
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     match flat.char_indices().nth(max.saturating_sub(1)) {
         Some((cut, _)) if flat.chars().count() > max => format!("{}…", &flat[..cut]),
@@ -94,7 +94,7 @@ pub(crate) fn one_line(text: &str, max: usize) -> String {
 }
 
 /// A count with thin grouping: `12 345`.
-pub(crate) fn grouped(n: usize) -> String {
+pub fn grouped(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {

@@ -2,9 +2,9 @@
 //! Policy forbids every fetch), no external font; bars are inline SVG. Readable at a phone's
 //! width: cards wrap, wide tables scroll inside their section.
 
-use super::render::{percent, period, version_label};
-use super::summary::{Report, VersionRow};
-use super::table::grouped;
+use crate::render::{percent, period, version_label};
+use crate::summary::{Report, VersionRow};
+use mcpeye_runtime::report::table::grouped;
 use std::fmt::Write;
 
 const STYLE: &str = r#"
@@ -57,6 +57,12 @@ fn esc(text: &str) -> String {
     out
 }
 
+/// A value from the input, escaped and isolated in `<bdi>`, so that its own direction (an
+/// unclosed right-to-left override in a client name) cannot reorder the text around it.
+fn val(text: &str) -> String {
+    format!("<bdi>{}</bdi>", esc(text))
+}
+
 /// `1 wording`, `3 wordings`.
 fn plural(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
@@ -93,7 +99,7 @@ impl Report {
     /// The report as one HTML page, self-contained and without script.
     ///
     /// ```
-    /// let page = mcpeye::report::ReportInput::new().report().to_html();
+    /// let page = mcpeye_report::ReportInput::new().report().to_html();
     /// assert!(page.starts_with("<!doctype html>") && !page.contains("<script"));
     /// ```
     pub fn to_html(&self) -> String {
@@ -140,7 +146,7 @@ impl Report {
         let mut lines = Vec::new();
         for (what, list) in [("Clients", &o.clients), ("Models", &o.models), ("Server versions", &o.server_versions)] {
             if !list.is_empty() {
-                lines.push(format!("{what}: {}", esc(&list.join(", "))));
+                lines.push(format!("{what}: {}", list.iter().map(|v| val(v)).collect::<Vec<_>>().join(", ")));
             }
         }
         lines.push(format!(
@@ -148,6 +154,11 @@ impl Report {
             o.payload_events, o.log_lines, o.duplicates, o.skipped
         ));
         let _ = writeln!(out, "<p class=\"muted\">{}</p>", lines.join("<br>"));
+        let skipped = crate::render::input_lines(&self.input);
+        if !skipped.is_empty() {
+            let items: Vec<String> = skipped.iter().map(|l| format!("<li>{}</li>", val(l))).collect();
+            let _ = writeln!(out, "<div class=\"needs\">Input not used:<ul>{}</ul></div>", items.concat());
+        }
     }
 
     fn gap_html(&self, out: &mut String) {
@@ -157,7 +168,7 @@ impl Report {
             let max = g.asks.iter().map(|a| a.count).max().unwrap_or(0);
             out.push_str("<div class=\"scroll\"><table><tr><th>ask</th><th class=\"n\">asked</th><th class=\"bar hide-narrow\"></th></tr>");
             for a in &g.asks {
-                let _ = write!(out, "<tr><td>{}", esc(&a.ask));
+                let _ = write!(out, "<tr><td>{}", val(&a.ask));
                 if a.wordings.len() > 1 || !a.contexts.is_empty() {
                     let _ = write!(out, "<details><summary>{}", plural(a.wordings.len(), "wording"));
                     if !a.contexts.is_empty() {
@@ -165,10 +176,10 @@ impl Report {
                     }
                     out.push_str("</summary><ul>");
                     for (w, n) in &a.wordings {
-                        let _ = write!(out, "<li>{} <span class=\"muted\">×{n}</span></li>", esc(w));
+                        let _ = write!(out, "<li>{} <span class=\"muted\">×{n}</span></li>", val(w));
                     }
                     for c in &a.contexts {
-                        let _ = write!(out, "<li class=\"muted\">context: {}</li>", esc(c));
+                        let _ = write!(out, "<li class=\"muted\">context: {}</li>", val(c));
                     }
                     out.push_str("</ul></details>");
                 }
@@ -184,7 +195,7 @@ impl Report {
         if !g.unknown_tools.is_empty() {
             out.push_str("<h3>Unknown tools agents tried</h3><ul>");
             for u in &g.unknown_tools {
-                let _ = write!(out, "<li><code>{}</code> ×{}</li>", esc(&u.name), u.calls);
+                let _ = write!(out, "<li><code>{}</code> ×{}</li>", val(&u.name), u.calls);
             }
             out.push_str("</ul>");
         }
@@ -194,9 +205,9 @@ impl Report {
                 let _ = write!(
                     out,
                     "<tr><td><code>{}</code></td><td>{}</td><td class=\"err\">{}</td></tr>",
-                    esc(&c.tool),
-                    esc(&c.intent),
-                    esc(c.error.as_deref().unwrap_or(""))
+                    val(&c.tool),
+                    val(&c.intent),
+                    val(c.error.as_deref().unwrap_or(""))
                 );
             }
             out.push_str("</table></div>");
@@ -207,13 +218,13 @@ impl Report {
                 let _ = write!(
                     out,
                     "<details><summary><code>{}</code>: {} of {} calls with an intent, {} distinct</summary><ul>",
-                    esc(&t.tool),
+                    val(&t.tool),
                     t.with_intent,
                     t.calls,
                     t.intents.len()
                 );
                 for i in &t.intents {
-                    let _ = write!(out, "<li>{} <span class=\"muted\">×{}</span></li>", esc(&i.ask), i.count);
+                    let _ = write!(out, "<li>{} <span class=\"muted\">×{}</span></li>", val(&i.ask), i.count);
                 }
                 out.push_str("</ul></details>");
             }
@@ -233,7 +244,7 @@ impl Report {
                 let _ = write!(
                     out,
                     "<tr><td><code>{}</code></td><td class=\"n\">{}</td><td class=\"n{}\">{} ({})</td><td class=\"bar\">{}</td><td class=\"n\">{} ms</td><td class=\"n\">{} ms</td><td class=\"n\">{} ms</td><td class=\"n\">{}</td></tr>",
-                    esc(&r.tool),
+                    val(&r.tool),
                     grouped(r.calls),
                     if r.errors > 0 { " err" } else { "" },
                     grouped(r.errors),
@@ -249,7 +260,7 @@ impl Report {
         }
         if !t.never_called.is_empty() {
             out.push_str("<h3>Never called</h3><p>");
-            let names: Vec<String> = t.never_called.iter().map(|n| format!("<code>{}</code>", esc(n))).collect();
+            let names: Vec<String> = t.never_called.iter().map(|n| format!("<code>{}</code>", val(n))).collect();
             out.push_str(&names.join(", "));
             out.push_str("</p>");
         }
@@ -270,7 +281,7 @@ impl Report {
                 let max = p.sequences.iter().map(|s| s.count).max().unwrap_or(0);
                 out.push_str("<h3>Common sequences</h3><div class=\"scroll\"><table><tr><th>tools in a row</th><th class=\"n\">times</th><th class=\"bar hide-narrow\"></th></tr>");
                 for s in p.sequences.iter().take(15) {
-                    let path: Vec<String> = s.tools.iter().map(|t| esc(t)).collect();
+                    let path: Vec<String> = s.tools.iter().map(|t| val(t)).collect();
                     let _ = write!(
                         out,
                         "<tr><td class=\"path\">{}</td><td class=\"n\">{}</td><td class=\"bar hide-narrow\">{}</td></tr>",
@@ -287,7 +298,7 @@ impl Report {
                     let _ = write!(
                         out,
                         "<li><code>{}</code> called three times or more in a row, {}× (longest run {})</li>",
-                        esc(&l.tool),
+                        val(&l.tool),
                         l.runs,
                         l.longest
                     );
@@ -300,7 +311,7 @@ impl Report {
                     let _ = write!(
                         out,
                         "<tr><td><code>{}</code></td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-                        esc(&r.tool),
+                        val(&r.tool),
                         r.errors,
                         r.retried,
                         r.recovered
@@ -324,10 +335,10 @@ impl Report {
                     let _ = write!(
                         out,
                         "<tr><td class=\"path\">{}</td><td class=\"n\">{}</td><td><code>{}</code></td><td class=\"err\">{}</td></tr>",
-                        esc(&e.conversation),
+                        val(&e.conversation),
                         e.calls,
-                        esc(&e.tool),
-                        esc(e.error.as_deref().unwrap_or(""))
+                        val(&e.tool),
+                        val(e.error.as_deref().unwrap_or(""))
                     );
                 }
                 out.push_str("</table></div>");
@@ -353,14 +364,14 @@ impl Report {
                 let _ = write!(
                     out,
                     "<tr><td>{}</td><td class=\"path\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"bar sm hide-narrow\">{}</td><td class=\"n\">{}</td><td>{}{}</td></tr>",
-                    if first { format!("<code>{}</code>", esc(&r.tool)) } else { String::new() },
-                    esc(&version_label(r)),
+                    if first { format!("<code>{}</code>", val(&r.tool)) } else { String::new() },
+                    val(&version_label(r)),
                     r.calls,
                     percent(r.error_rate),
                     rate_bar(r),
                     r.retries.map_or_else(|| "–".into(), |n| n.to_string()),
                     if changed { "<b>changed:</b> " } else { "" },
-                    esc(r.description.as_deref().unwrap_or(""))
+                    val(r.description.as_deref().unwrap_or(""))
                 );
                 last_tool = &r.tool;
                 if r.description.is_some() {
@@ -383,7 +394,7 @@ impl Report {
                 let _ = write!(
                     out,
                     "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"bar\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-                    esc(&r.model),
+                    val(&r.model),
                     grouped(r.calls),
                     percent(r.error_rate),
                     bar(r.calls, r.errors, max, &format!("{} calls, {} errors", r.calls, r.errors)),
@@ -396,7 +407,7 @@ impl Report {
                 let _ = write!(
                     out,
                     "<p class=\"muted\">{} of an unknown model.</p>",
-                    super::render::count(m.unknown_model_calls, "call")
+                    crate::render::count(m.unknown_model_calls, "call")
                 );
             }
         }
@@ -417,12 +428,12 @@ fn rate_bar(r: &VersionRow) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::report::ReportInput;
+    use crate::ReportInput;
 
     #[test]
     fn the_page_is_self_contained_escaped_and_shows_every_section() {
         let mut input = ReportInput::new();
-        input.read_str(crate::report::summary::tests::LOG);
+        input.read_str(crate::summary::tests::LOG);
         input.read_str(r#"{"toolName":"<script>alert(1)</script>","callId":"x","isError":false}"#);
         let page = input.report().to_html();
         assert!(!page.contains("<script"), "text is escaped");
@@ -433,10 +444,26 @@ mod tests {
         for id in ["overview", "intent-gap", "tools", "paths", "versions", "models"] {
             assert!(page.contains(&format!("id=\"{id}\"")), "{id}");
         }
-        for needle in ["export my orders as CSV", "<b>changed:</b> Order a product by SKU", "search → order", "<svg"]
-        {
+        for needle in [
+            "export my orders as CSV",
+            "<b>changed:</b> <bdi>Order a product by SKU",
+            "<bdi>search</bdi> → <bdi>order</bdi>",
+            "<svg",
+        ] {
             assert!(page.contains(needle), "{needle}");
         }
+        // Each value is isolated, so that an unclosed override in one cannot reorder the next.
+        let mut input = ReportInput::new();
+        input.read_str(r#"{"projectId":"p","identity":{"client":"a\u202e"},"events":[{"callId":"y","toolName":"t","isError":false}]}"#);
+        input.read_str(
+            r#"{"projectId":"p","identity":{"client":"b"},"events":[{"callId":"z","toolName":"t","isError":false}]}"#,
+        );
+        assert!(input.report().to_html().contains("Clients: <bdi>a\u{202e}</bdi>, <bdi>b</bdi>"));
+        // What was skipped is on the page too.
+        let mut input = ReportInput::new();
+        input.read_str("{\"toolName\":\"t\",\"isError\":false}\n{torn");
+        let page = input.report().to_html();
+        assert!(page.contains("Input not used:") && page.contains("text:2 (not JSON)"), "{page}");
         let empty = ReportInput::new().report().to_html();
         assert!(empty.contains("class=\"needs\""));
     }

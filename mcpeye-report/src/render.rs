@@ -1,7 +1,7 @@
 //! The [`Report`] as terminal tables (`Display`), and the formatting it shares with the page.
 
-use super::summary::{Report, VersionRow};
-use super::table::{grouped, one_line, Align, Table};
+use crate::summary::{InputSection, Report, VersionRow};
+use mcpeye_runtime::report::table::{grouped, one_line, Align, Table};
 use std::fmt;
 
 /// Rows of a list the terminal shows (the JSON and the page have more).
@@ -58,6 +58,28 @@ pub(crate) fn version_label(row: &VersionRow) -> String {
     }
 }
 
+/// What of the input was skipped and where, one line each (none when all was read).
+pub(crate) fn input_lines(input: &InputSection) -> Vec<String> {
+    let mut lines = Vec::new();
+    if !input.skipped.is_empty() {
+        let reasons: Vec<String> = input.skipped.iter().map(|(why, n)| format!("{} {why}", grouped(*n))).collect();
+        lines.push(format!("skipped lines: {}", reasons.join(", ")));
+        let places: Vec<String> =
+            input.places.iter().map(|p| format!("{}:{} ({})", p.file, p.line, p.reason)).collect();
+        lines.push(format!("first skipped: {}", places.join(", ")));
+    }
+    for file in &input.unread_files {
+        lines.push(format!("not read: {file}"));
+    }
+    if input.out_of_order > 0 {
+        lines.push(format!(
+            "{} taken out of time order in their conversation (logged long after later calls)",
+            count(input.out_of_order, "call")
+        ));
+    }
+    lines
+}
+
 fn needs(f: &mut fmt::Formatter<'_>, needs: &[String]) -> fmt::Result {
     for n in needs {
         writeln!(f, "  needs {n}")?;
@@ -72,9 +94,21 @@ fn more(f: &mut fmt::Formatter<'_>, total: usize) -> fmt::Result {
     Ok(())
 }
 
+/// The report's text with the input's values as they are; [`Report`]'s `Display` escapes it.
+struct Raw<'a>(&'a Report);
+
+/// The text report for a terminal: every character of the input that a terminal would act on
+/// is escaped ([`terminal_safe`](crate::terminal_safe)).
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let o = &self.overview;
+        f.write_str(&crate::terminal::safe_lines(&Raw(self).to_string()))
+    }
+}
+
+impl fmt::Display for Raw<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let report = self.0;
+        let o = &report.overview;
         writeln!(f, "mcpeye report")?;
         writeln!(
             f,
@@ -85,7 +119,7 @@ impl fmt::Display for Report {
             count(o.users, "user"),
             count(o.conversations, "conversation")
         )?;
-        if let Some(p) = period(self) {
+        if let Some(p) = period(report) {
             writeln!(f, "  period: {p}")?;
         }
         for (what, list) in [("clients", &o.clients), ("models", &o.models), ("server versions", &o.server_versions)] {
@@ -98,8 +132,11 @@ impl fmt::Display for Report {
             "  read: {} payload events, {} event log lines; {} re-sent counted once, {} lines skipped",
             o.payload_events, o.log_lines, o.duplicates, o.skipped
         )?;
+        for line in input_lines(&report.input) {
+            writeln!(f, "  {line}")?;
+        }
 
-        let g = &self.intent_gap;
+        let g = &report.intent_gap;
         writeln!(f, "\nIntent Gap: what users asked for that no tool gives")?;
         if !g.asks.is_empty() {
             let mut t = Table::new(&[("asked", Align::Right), ("ask", Align::Left), ("wordings", Align::Right)]);
@@ -134,7 +171,7 @@ impl fmt::Display for Report {
         }
         needs(f, &g.needs)?;
 
-        let tools = &self.tools;
+        let tools = &report.tools;
         writeln!(f, "\nTools, most called first")?;
         if !tools.tools.is_empty() {
             let mut t = Table::new(&[
@@ -165,7 +202,7 @@ impl fmt::Display for Report {
         }
         needs(f, &tools.needs)?;
 
-        let p = &self.paths;
+        let p = &report.paths;
         writeln!(f, "\nPaths within a conversation")?;
         if p.conversations > 0 {
             writeln!(f, "  {} conversations, {} calls", p.conversations, p.calls)?;
@@ -208,7 +245,7 @@ impl fmt::Display for Report {
         }
         needs(f, &p.needs)?;
 
-        let v = &self.versions;
+        let v = &report.versions;
         writeln!(f, "\nTools across versions")?;
         if !v.tools.is_empty() {
             let mut t = Table::new(&[
@@ -233,7 +270,7 @@ impl fmt::Display for Report {
         }
         needs(f, &v.needs)?;
 
-        let m = &self.models;
+        let m = &report.models;
         writeln!(f, "\nModels")?;
         if !m.models.is_empty() {
             let mut t = Table::new(&[
@@ -265,7 +302,7 @@ impl fmt::Display for Report {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::ReportInput;
+    use crate::ReportInput;
 
     #[test]
     fn dates_percentages_and_the_terminal_text() {
@@ -274,7 +311,7 @@ mod tests {
         assert_eq!(date(951_782_400_000), "2000-02-29 00:00 UTC");
         assert_eq!((percent(0.25), percent(0.033), percent(0.0)), ("25 %".into(), "3.3 %".into(), "0 %".into()));
         let mut input = ReportInput::new();
-        input.read_str(crate::report::summary::tests::LOG);
+        input.read_str(crate::summary::tests::LOG);
         let text = input.report().to_string();
         for needle in [
             "11 calls, 3 errors (27 %)",
@@ -291,5 +328,18 @@ mod tests {
         }
         let empty = ReportInput::new().report().to_string();
         assert!(empty.contains("needs conversations"), "{empty}");
+    }
+
+    #[test]
+    fn values_cannot_act_on_the_terminal() {
+        let mut input = ReportInput::new();
+        input.read_str(
+            r#"{"projectId":"p","identity":{"client":"evil\u202eeno\u001b]52;c;cHduZWQ=\u0007"},"events":[{"callId":"a","toolName":"x\u001b[2Jy","isError":true,"errorMessage":"bad\u009b31m"}]}"#,
+        );
+        let text = input.report().to_string();
+        assert!(!text.chars().any(|c| c != '\n' && (c.is_control() || c == '\u{202e}')), "{text:?}");
+        for needle in [r"evil\u{202e}eno\u{1b}]52;c;cHduZWQ=\u{7}", r"x\u{1b}[2Jy"] {
+            assert!(text.contains(needle), "{needle}:\n{text}");
+        }
     }
 }

@@ -1,0 +1,779 @@
+//! The one pass: each call is folded into counters, histograms and the last steps of its
+//! conversation as it is read, and dropped (the model is DataFusion's `Accumulator`: state that
+//! grows with what is distinct, never with rows). [`Fold::finish`] makes the [`Report`].
+//!
+//! What stays in memory: per tool its counts and two histograms (duration in whole
+//! milliseconds, result size in bytes: one entry per distinct value); per tool version its
+//! counts; per model its counts and tools; each distinct wording with its count and contexts;
+//! per conversation and per turn a constant-size state (its last steps, at most [`REORDER`]
+//! calls waiting to be put in time order); the distinct users, clients, models and server
+//! versions; and 8 bytes (plus the hash table's slack) per distinct `callId`, to count a call
+//! seen twice once.
+
+use crate::asks;
+use crate::input::{Call, ListedTool, Reason};
+use crate::summary::{
+    Ask, Ending, FailedAsk, GapSection, InputSection, Loop, ModelRow, ModelsSection, Overview, PathsSection, Place,
+    Recovery, Report, Sequence, ToolIntents, ToolRow, ToolsSection, Turns, Unknown, VersionRow, VersionsSection,
+};
+use mcpeye_runtime::contract::RESERVED_TOOL_NAME;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+
+/// Rows kept per list in a section (the most significant first).
+pub(crate) const KEEP: usize = 50;
+/// Places of skipped lines named in the report (the counts by reason cover them all).
+pub(crate) const PLACES: usize = 10;
+/// Calls of one conversation held back to be put in time order (stable, by `ts`): a call
+/// logged up to this many places after a later-started one of the same conversation (parallel
+/// tool calls finish out of order) is still taken in time order.
+pub(crate) const REORDER: usize = 8;
+
+const NEEDS_LOG: &str = "the event log (Config::event_log): ingest payloads have no key for it";
+
+/// A tool, a thread or a version row, by number.
+type Id = u32;
+const NO_ROW: Id = Id::MAX;
+
+/// Strings given a number in order of first sight, so that per-call state holds numbers.
+#[derive(Default)]
+struct Names {
+    names: Vec<Box<str>>,
+    ids: HashMap<Box<str>, Id>,
+}
+
+impl Names {
+    fn id(&mut self, name: &str) -> Id {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        let id = self.names.len() as Id;
+        self.names.push(name.into());
+        self.ids.insert(name.into(), id);
+        id
+    }
+
+    fn name(&self, id: Id) -> &str {
+        &self.names[id as usize]
+    }
+}
+
+/// The `callId`s seen, as 64-bit SipHash fingerprints ([`fingerprint`]): 8 bytes a call instead
+/// of the id's text. Two distinct ids share a fingerprint with a probability of about n²/2⁶⁵
+/// (3·10⁻⁶ for 10 M calls), which would count one call as re-sent.
+type SeenIds = HashSet<u64, BuildHasherDefault<Identity>>;
+
+/// A `callId`'s fingerprint, computed where the line is parsed. `DefaultHasher::new()` has
+/// fixed keys: the same id gives the same fingerprint.
+pub(crate) fn fingerprint(id: &str) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    id.hash(&mut h);
+    h.finish()
+}
+
+/// The fingerprints are already hashes; the set uses them as they are.
+#[derive(Default)]
+struct Identity(u64);
+
+impl Hasher for Identity {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// A distinct text, how often it came, and the contexts given with it (each with the arrival
+/// number of its first call).
+type Wording = (Box<str>, usize, Vec<(u64, Box<str>)>);
+
+/// Distinct texts with how often each came and the distinct contexts given with them.
+#[derive(Default)]
+struct Wordings {
+    /// In order of first arrival.
+    texts: Vec<Wording>,
+    index: HashMap<Box<str>, usize>,
+}
+
+impl Wordings {
+    fn add(&mut self, text: &str, context: Option<&str>, arrival: u64) {
+        let i = match self.index.get(text) {
+            Some(&i) => i,
+            None => {
+                self.texts.push((text.into(), 0, Vec::new()));
+                self.index.insert(text.into(), self.texts.len() - 1);
+                self.texts.len() - 1
+            }
+        };
+        let entry = &mut self.texts[i];
+        entry.1 += 1;
+        if let Some(c) = context {
+            if !entry.2.iter().any(|(_, k)| &**k == c) {
+                entry.2.push((arrival, c.into()));
+            }
+        }
+    }
+
+    fn calls(&self) -> usize {
+        self.texts.iter().map(|t| t.1).sum()
+    }
+
+    /// Grouped into asks (`asks::group` sees every call's text, in order of first arrival of
+    /// each text), with the contexts of each group in order of arrival.
+    fn asks(&self) -> Vec<Ask> {
+        let expanded = self.texts.iter().flat_map(|(t, n, _)| std::iter::repeat_n(&**t, *n));
+        // Which text an index of the expansion is.
+        let mut ends = Vec::with_capacity(self.texts.len());
+        let mut total = 0;
+        for (_, n, _) in &self.texts {
+            total += n;
+            ends.push(total);
+        }
+        asks::group(expanded)
+            .into_iter()
+            .take(KEEP)
+            .map(|g| {
+                let mut texts: Vec<usize> = g.members.iter().map(|&m| ends.partition_point(|&e| e <= m)).collect();
+                texts.dedup();
+                let mut contexts: Vec<(u64, &str)> = Vec::new();
+                for t in texts {
+                    for (arrival, c) in &self.texts[t].2 {
+                        match contexts.iter_mut().find(|(_, k)| k == &&**c) {
+                            Some(seen) => seen.0 = seen.0.min(*arrival),
+                            None => contexts.push((*arrival, c)),
+                        }
+                    }
+                }
+                contexts.sort_by_key(|(a, _)| *a);
+                Ask {
+                    ask: g.wordings[0].0.clone(),
+                    count: g.count(),
+                    wordings: g.wordings,
+                    contexts: contexts.into_iter().map(|(_, c)| c.to_owned()).collect(),
+                }
+            })
+            .collect()
+    }
+}
+
+/// A histogram of whole numbers: exact nearest-rank percentiles in memory that grows with the
+/// distinct values, not with the calls.
+#[derive(Default)]
+struct Histogram {
+    counts: BTreeMap<u64, u64>,
+    n: u64,
+}
+
+impl Histogram {
+    fn add(&mut self, v: u64) {
+        *self.counts.entry(v).or_default() += 1;
+        self.n += 1;
+    }
+
+    /// Nearest-rank percentile (0 when empty).
+    fn percentile(&self, p: u64) -> u64 {
+        let rank = (p * self.n).div_ceil(100).max(1);
+        let mut seen = 0;
+        for (&v, &c) in &self.counts {
+            seen += c;
+            if seen >= rank {
+                return v;
+            }
+        }
+        0
+    }
+
+    fn max(&self) -> Option<u64> {
+        self.counts.keys().next_back().copied()
+    }
+}
+
+#[derive(Default)]
+struct ToolStats {
+    calls: usize,
+    errors: usize,
+    durations: Histogram,
+    sizes: Histogram,
+    last_error: Option<String>,
+    intents: Wordings,
+}
+
+/// A call waiting in its conversation to be taken in time order.
+struct Step {
+    ts: u64,
+    tool: Id,
+    is_error: bool,
+    /// The version row it counts in, for retries.
+    row: Id,
+    error: Option<Box<str>>,
+}
+
+/// A conversation: its last steps, and the calls held back for time order.
+#[derive(Default)]
+struct Thread {
+    calls: usize,
+    /// Calls taken (in time order) so far, and the last two tools.
+    taken: usize,
+    last: Option<Step>,
+    before_last: Id,
+    /// The length of the run of `last`'s tool.
+    run: usize,
+    pending: Vec<Step>,
+}
+
+#[derive(Default)]
+struct Turn {
+    calls: usize,
+    last_ts: u64,
+    last_error: bool,
+}
+
+#[derive(Default)]
+struct ModelStats {
+    calls: usize,
+    errors: usize,
+    tools: BTreeSet<Id>,
+    asks: usize,
+}
+
+struct VersionStats {
+    tool: Id,
+    server_version: Option<String>,
+    hash: Option<String>,
+    first_ms: u64,
+    calls: usize,
+    errors: usize,
+    retries: usize,
+}
+
+/// The state of the pass.
+#[derive(Default)]
+pub(crate) struct Fold {
+    seen: SeenIds,
+    arrivals: u64,
+    calls: usize,
+    errors: usize,
+    users: HashSet<Box<str>>,
+    clients: BTreeSet<String>,
+    models_seen: BTreeSet<String>,
+    server_versions: BTreeSet<String>,
+    first_ms: Option<u64>,
+    last_ms: Option<u64>,
+    any_version: bool,
+    method_requests: usize,
+    pub(crate) payload_events: usize,
+    pub(crate) log_lines: usize,
+    duplicates: usize,
+    skipped: BTreeMap<Reason, usize>,
+    places: Vec<Place>,
+    unread: Vec<String>,
+    out_of_order: usize,
+    tool_lists: usize,
+    listed: BTreeSet<String>,
+    descriptions: BTreeMap<(String, String), String>,
+    names: Names,
+    requests: Wordings,
+    tools: BTreeMap<Id, ToolStats>,
+    failed: Vec<FailedAsk>,
+    unknown: BTreeMap<Id, usize>,
+    threads: HashMap<Box<str>, Thread>,
+    turns: HashMap<Box<str>, Turn>,
+    sequences: HashMap<(Id, Id, Id), usize>,
+    loops: BTreeMap<Id, (usize, usize)>,
+    recoveries: BTreeMap<Id, (usize, usize, usize)>,
+    rows: Vec<VersionStats>,
+    row_ids: HashMap<(Id, Option<String>, Option<String>), Id>,
+    models: BTreeMap<String, ModelStats>,
+    unknown_model_calls: usize,
+}
+
+impl Fold {
+    /// A line or value skipped, and where.
+    pub(crate) fn skip(&mut self, reason: Reason, source: &str, line: u64) {
+        *self.skipped.entry(reason).or_default() += 1;
+        if self.places.len() < PLACES {
+            self.places.push(Place { file: source.to_owned(), line, reason: reason.as_str().to_owned() });
+        }
+    }
+
+    /// A file that could not be read (or not to the end), and why.
+    pub(crate) fn unread(&mut self, what: String) {
+        self.unread.push(what);
+    }
+
+    pub(crate) fn method(&mut self) {
+        self.method_requests += 1;
+    }
+
+    pub(crate) fn tools(&mut self, tools: Vec<ListedTool>) {
+        self.tool_lists += 1;
+        for t in tools {
+            if t.name != RESERVED_TOOL_NAME {
+                self.listed.insert(t.name.clone());
+            }
+            if let Some(d) = t.description {
+                self.descriptions.insert((t.name, t.hash), d);
+            }
+        }
+    }
+
+    /// A call, unless its `callId` was seen before.
+    pub(crate) fn call(&mut self, c: Call) {
+        if let Some(id) = c.call_id {
+            if !self.seen.insert(id) {
+                self.duplicates += 1;
+                return;
+            }
+        }
+        let arrival = self.arrivals;
+        self.arrivals += 1;
+        self.calls += 1;
+        self.errors += usize::from(c.is_error);
+        if let Some(u) = &c.user {
+            if !self.users.contains(u.as_str()) {
+                self.users.insert(u.as_str().into());
+            }
+        }
+        for (set, v) in [
+            (&mut self.clients, &c.client),
+            (&mut self.models_seen, &c.model),
+            (&mut self.server_versions, &c.server_version),
+        ] {
+            if let Some(v) = v {
+                if !set.contains(v) {
+                    set.insert(v.clone());
+                }
+            }
+        }
+        if c.ts > 0 {
+            self.first_ms = Some(self.first_ms.map_or(c.ts, |f| f.min(c.ts)));
+            self.last_ms = Some(self.last_ms.map_or(c.ts, |l| l.max(c.ts)));
+        }
+        self.any_version |= c.server_version.is_some() || c.tool_hash.is_some();
+        let tool = self.names.id(&c.tool);
+        let reserved = c.tool == RESERVED_TOOL_NAME;
+        let unknown = c.is_unknown_tool();
+        // The Intent Gap and the tools.
+        if let Some(capability) = &c.capability {
+            self.requests.add(capability, c.context.as_deref(), arrival);
+        }
+        let mut row = NO_ROW;
+        if !reserved {
+            if unknown {
+                *self.unknown.entry(tool).or_default() += 1;
+            } else {
+                let t = self.tools.entry(tool).or_default();
+                t.calls += 1;
+                t.errors += usize::from(c.is_error);
+                t.durations.add(c.duration_ms);
+                if let Some(size) = c.result_bytes {
+                    t.sizes.add(size);
+                }
+                if let Some(e) = &c.error {
+                    t.last_error = Some(e.clone());
+                }
+                if let Some(intent) = &c.intent {
+                    t.intents.add(intent, None, arrival);
+                    if c.is_error && self.failed.len() < KEEP {
+                        self.failed.push(FailedAsk {
+                            tool: c.tool.clone(),
+                            intent: intent.clone(),
+                            error: c.error.clone(),
+                        });
+                    }
+                }
+                if c.server_version.is_some() || c.tool_hash.is_some() {
+                    let key = (tool, c.server_version.clone(), c.tool_hash.clone());
+                    let next = self.rows.len() as Id;
+                    row = *self.row_ids.entry(key).or_insert(next);
+                    if row == next {
+                        self.rows.push(VersionStats {
+                            tool,
+                            server_version: c.server_version.clone(),
+                            hash: c.tool_hash.clone(),
+                            first_ms: c.ts,
+                            calls: 0,
+                            errors: 0,
+                            retries: 0,
+                        });
+                    }
+                    let r = &mut self.rows[row as usize];
+                    r.first_ms = r.first_ms.min(c.ts);
+                    r.calls += 1;
+                    r.errors += usize::from(c.is_error);
+                }
+            }
+        }
+        // The models.
+        match &c.model {
+            Some(model) => {
+                if !self.models.contains_key(model) {
+                    self.models.insert(model.clone(), ModelStats::default());
+                }
+                let m = self.models.get_mut(model).expect("inserted above");
+                m.calls += 1;
+                m.errors += usize::from(c.is_error);
+                if !reserved {
+                    m.tools.insert(tool);
+                }
+                m.asks += usize::from(c.capability.is_some());
+            }
+            None => self.unknown_model_calls += 1,
+        }
+        // The turns: their last call is the latest in time, the later read on a tie.
+        if let Some(turn) = &c.turn {
+            if !self.turns.contains_key(turn.as_str()) {
+                self.turns.insert(turn.as_str().into(), Turn::default());
+            }
+            let t = self.turns.get_mut(turn.as_str()).expect("inserted above");
+            t.calls += 1;
+            if t.calls == 1 || c.ts >= t.last_ts {
+                t.last_ts = c.ts;
+                t.last_error = c.is_error;
+            }
+        }
+        // The paths: the conversation's calls in time order, through a small reorder window.
+        if let Some(thread) = c.thread() {
+            if !self.threads.contains_key(thread) {
+                self.threads.insert(thread.into(), Thread::default());
+            }
+            let th = self.threads.get_mut(thread).expect("inserted above");
+            th.calls += 1;
+            let step = Step { ts: c.ts, tool, is_error: c.is_error, row, error: c.error.as_deref().map(Into::into) };
+            if th.last.as_ref().is_some_and(|l| step.ts < l.ts) {
+                self.out_of_order += 1;
+            }
+            let at = th.pending.partition_point(|p| p.ts <= step.ts);
+            th.pending.insert(at, step);
+            if th.pending.len() > REORDER {
+                let next = th.pending.remove(0);
+                let mut paths = Paths {
+                    sequences: &mut self.sequences,
+                    loops: &mut self.loops,
+                    recoveries: &mut self.recoveries,
+                    rows: &mut self.rows,
+                };
+                take(th, next, &mut paths);
+            }
+        }
+    }
+
+    /// The report: the held-back calls taken, every section sorted.
+    pub(crate) fn finish(mut self) -> Report {
+        // Every conversation's held-back calls, in time order.
+        let mut paths = Paths {
+            sequences: &mut self.sequences,
+            loops: &mut self.loops,
+            recoveries: &mut self.recoveries,
+            rows: &mut self.rows,
+        };
+        for th in self.threads.values_mut() {
+            for step in std::mem::take(&mut th.pending) {
+                take(th, step, &mut paths);
+            }
+            if th.run >= 3 {
+                let tool = th.last.as_ref().map_or(0, |l| l.tool);
+                let l = paths.loops.entry(tool).or_default();
+                l.0 += 1;
+                l.1 = l.1.max(th.run);
+            }
+        }
+        let overview = Overview {
+            calls: self.calls,
+            errors: self.errors,
+            error_rate: rate(self.errors, self.calls),
+            users: self.users.len(),
+            clients: std::mem::take(&mut self.clients).into_iter().collect(),
+            models: std::mem::take(&mut self.models_seen).into_iter().collect(),
+            server_versions: std::mem::take(&mut self.server_versions).into_iter().collect(),
+            conversations: self.threads.len(),
+            method_requests: self.method_requests,
+            first_ms: self.first_ms,
+            last_ms: self.last_ms,
+            payload_events: self.payload_events,
+            log_lines: self.log_lines,
+            duplicates: self.duplicates,
+            skipped: self.skipped.values().sum(),
+        };
+        let input = InputSection {
+            skipped: self.skipped.iter().map(|(r, n)| (r.as_str().to_owned(), *n)).collect(),
+            places: std::mem::take(&mut self.places),
+            unread_files: std::mem::take(&mut self.unread),
+            out_of_order: self.out_of_order,
+        };
+        Report {
+            overview,
+            intent_gap: self.gap(),
+            tools: self.tool_rows(),
+            paths: self.paths(),
+            versions: self.versions(),
+            models: self.model_rows(),
+            input,
+        }
+    }
+
+    fn gap(&mut self) -> GapSection {
+        let mut intents: Vec<ToolIntents> = self
+            .tools
+            .iter()
+            .filter(|(_, t)| !t.intents.texts.is_empty())
+            .map(|(&tool, t)| ToolIntents {
+                tool: self.names.name(tool).to_owned(),
+                calls: t.calls,
+                with_intent: t.intents.calls(),
+                intents: t.intents.asks(),
+            })
+            .collect();
+        intents.sort_by(|a, b| b.with_intent.cmp(&a.with_intent).then_with(|| a.tool.cmp(&b.tool)));
+        let mut unknown_tools: Vec<Unknown> =
+            self.unknown.iter().map(|(&t, &calls)| Unknown { name: self.names.name(t).to_owned(), calls }).collect();
+        unknown_tools.sort_by(|a, b| b.calls.cmp(&a.calls).then_with(|| a.name.cmp(&b.name)));
+        let mut needs = Vec::new();
+        if self.requests.texts.is_empty() {
+            needs.push(format!(
+                "capability requests: calls of {RESERVED_TOOL_NAME} (listed unless Config::capture_missing_capabilities(false)); none in the input"
+            ));
+        }
+        if intents.is_empty() {
+            needs.push(
+                "intents: the mcpeyeIntent argument agents fill (or the client's _meta aiInvocation); no call carried one"
+                    .into(),
+            );
+        }
+        GapSection {
+            asks: self.requests.asks(),
+            intents,
+            failed: std::mem::take(&mut self.failed),
+            unknown_tools,
+            needs,
+        }
+    }
+
+    fn tool_rows(&mut self) -> ToolsSection {
+        let mut rows: Vec<ToolRow> = self
+            .tools
+            .iter_mut()
+            .map(|(&tool, t)| ToolRow {
+                tool: self.names.name(tool).to_owned(),
+                calls: t.calls,
+                errors: t.errors,
+                error_rate: rate(t.errors, t.calls),
+                p50_ms: t.durations.percentile(50),
+                p95_ms: t.durations.percentile(95),
+                p99_ms: t.durations.percentile(99),
+                result_p50_bytes: (t.sizes.n > 0).then(|| t.sizes.percentile(50)),
+                result_max_bytes: t.sizes.max(),
+                last_error: t.last_error.take(),
+            })
+            .collect();
+        rows.sort_by(|a, b| b.calls.cmp(&a.calls).then_with(|| a.tool.cmp(&b.tool)));
+        let called: BTreeSet<&str> = self.tools.keys().map(|&t| self.names.name(t)).collect();
+        let never_called = self.listed.iter().filter(|n| !called.contains(n.as_str())).cloned().collect();
+        let mut needs = Vec::new();
+        if self.tool_lists == 0 {
+            needs.push(format!("tools never called: the tool list, from {NEEDS_LOG}"));
+        }
+        ToolsSection { tools: rows, never_called, needs }
+    }
+
+    fn paths(&mut self) -> PathsSection {
+        let mut turns = Turns { turns: self.turns.len(), ..Turns::default() };
+        for t in self.turns.values() {
+            turns.calls += t.calls;
+            turns.most_calls = turns.most_calls.max(t.calls);
+            turns.with_several_calls += usize::from(t.calls > 1);
+            turns.ended_on_error += usize::from(t.last_error);
+        }
+        let turns_need = (turns.turns == 0).then(|| {
+            format!("turns: the client's _meta aiInvocation.turnId (the MCP proposal for AI invocation metadata), from {NEEDS_LOG}")
+        });
+        if self.threads.is_empty() {
+            let mut needs = vec![format!("conversations: a session, conversation or turn per call, from {NEEDS_LOG}")];
+            needs.extend(turns_need);
+            return PathsSection { needs, ..PathsSection::default() };
+        }
+        let name = |t: Id| self.names.name(t).to_owned();
+        // The conversations that ended on an error: the first 50 by name, then most calls first.
+        let mut ended_all: Vec<(&str, &Thread)> = self
+            .threads
+            .iter()
+            .filter(|(_, th)| th.last.as_ref().is_some_and(|l| l.is_error))
+            .map(|(id, th)| (&**id, th))
+            .collect();
+        ended_all.sort_by(|a, b| a.0.cmp(b.0));
+        let mut ended: Vec<Ending> = ended_all
+            .iter()
+            .take(KEEP)
+            .map(|(id, th)| {
+                let last = th.last.as_ref().expect("filtered above");
+                Ending {
+                    conversation: (*id).to_owned(),
+                    calls: th.calls,
+                    tool: name(last.tool),
+                    error: last.error.as_deref().map(str::to_owned),
+                }
+            })
+            .collect();
+        ended.sort_by(|a, b| b.calls.cmp(&a.calls).then_with(|| a.conversation.cmp(&b.conversation)));
+        let mut sequences: Vec<Sequence> = self
+            .sequences
+            .iter()
+            .filter(|(_, n)| **n >= 2)
+            .map(|(&(a, b, c), &count)| {
+                let mut tools = vec![name(a), name(b)];
+                if c != NO_ROW {
+                    tools.push(name(c));
+                }
+                Sequence { tools, count }
+            })
+            .collect();
+        sequences.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.tools.cmp(&b.tools)));
+        sequences.truncate(KEEP);
+        let mut loops: Vec<Loop> =
+            self.loops.iter().map(|(&t, &(runs, longest))| Loop { tool: name(t), runs, longest }).collect();
+        loops.sort_by(|a, b| b.runs.cmp(&a.runs).then_with(|| a.tool.cmp(&b.tool)));
+        let mut recoveries: Vec<Recovery> = self
+            .recoveries
+            .iter()
+            .map(|(&t, &(errors, retried, recovered))| Recovery { tool: name(t), errors, retried, recovered })
+            .collect();
+        recoveries.sort_by(|a, b| b.errors.cmp(&a.errors).then_with(|| a.tool.cmp(&b.tool)));
+        PathsSection {
+            conversations: self.threads.len(),
+            calls: self.threads.values().map(|t| t.calls).sum(),
+            sequences,
+            loops,
+            recoveries,
+            ended_on_error: ended,
+            ended_on_error_count: ended_all.len(),
+            turns,
+            needs: turns_need.into_iter().collect(),
+        }
+    }
+
+    fn versions(&mut self) -> VersionsSection {
+        let with_threads = !self.threads.is_empty();
+        let mut per_tool: BTreeMap<&str, Vec<VersionRow>> = BTreeMap::new();
+        for r in &self.rows {
+            let tool = self.names.name(r.tool);
+            per_tool.entry(tool).or_default().push(VersionRow {
+                tool: tool.to_owned(),
+                server_version: r.server_version.clone(),
+                hash: r.hash.clone(),
+                description: r
+                    .hash
+                    .as_ref()
+                    .and_then(|h| self.descriptions.get(&(tool.to_owned(), h.clone())))
+                    .cloned(),
+                first_ms: r.first_ms,
+                calls: r.calls,
+                errors: r.errors,
+                error_rate: rate(r.errors, r.calls),
+                retries: with_threads.then_some(r.retries),
+            });
+        }
+        let mut tools = Vec::new();
+        for (_, mut versions) in per_tool.into_iter().filter(|(_, v)| v.len() > 1) {
+            versions.sort_by(|a, b| {
+                a.first_ms
+                    .cmp(&b.first_ms)
+                    .then_with(|| (&a.server_version, &a.hash).cmp(&(&b.server_version, &b.hash)))
+            });
+            tools.extend(versions);
+        }
+        let mut needs = Vec::new();
+        if !self.any_version {
+            needs.push(format!(
+                "versions: the identity's serverVersion (Identity::server_version) or the descriptor hashes of {NEEDS_LOG}"
+            ));
+        } else if tools.is_empty() {
+            needs.push("a second version: every tool was called under one server version and one description".into());
+        }
+        if !with_threads {
+            needs.push(format!("retries: conversations, from {NEEDS_LOG}"));
+        }
+        VersionsSection { tools, needs }
+    }
+
+    fn model_rows(&mut self) -> ModelsSection {
+        let mut models: Vec<ModelRow> = std::mem::take(&mut self.models)
+            .into_iter()
+            .map(|(model, m)| ModelRow {
+                model,
+                calls: m.calls,
+                errors: m.errors,
+                error_rate: rate(m.errors, m.calls),
+                tools: m.tools.len(),
+                asks: m.asks,
+            })
+            .collect();
+        models.sort_by(|a, b| b.calls.cmp(&a.calls).then_with(|| a.model.cmp(&b.model)));
+        let needs = if models.is_empty() {
+            vec![format!(
+                "the model of each call (the client's _meta, or ManifestBuilder::model_argument), from {NEEDS_LOG}"
+            )]
+        } else {
+            Vec::new()
+        };
+        ModelsSection { models, unknown_model_calls: self.unknown_model_calls, needs }
+    }
+}
+
+/// What the paths count, apart from the conversations (so that a conversation can be borrowed
+/// alongside).
+struct Paths<'a> {
+    sequences: &'a mut HashMap<(Id, Id, Id), usize>,
+    loops: &'a mut BTreeMap<Id, (usize, usize)>,
+    recoveries: &'a mut BTreeMap<Id, (usize, usize, usize)>,
+    rows: &'a mut Vec<VersionStats>,
+}
+
+/// The next call of a conversation in time order: its sequences, runs, and what it followed.
+fn take(th: &mut Thread, step: Step, p: &mut Paths<'_>) {
+    if let Some(last) = &th.last {
+        *p.sequences.entry((last.tool, step.tool, NO_ROW)).or_default() += 1;
+        if th.taken >= 2 {
+            *p.sequences.entry((th.before_last, last.tool, step.tool)).or_default() += 1;
+        }
+        if step.tool == last.tool {
+            th.run += 1;
+        } else {
+            if th.run >= 3 {
+                let l = p.loops.entry(last.tool).or_default();
+                l.0 += 1;
+                l.1 = l.1.max(th.run);
+            }
+            th.run = 1;
+        }
+        if last.is_error {
+            let r = p.recoveries.entry(last.tool).or_default();
+            r.0 += 1;
+            if step.tool == last.tool {
+                r.1 += 1;
+                r.2 += usize::from(!step.is_error);
+                if step.row != NO_ROW {
+                    p.rows[step.row as usize].retries += 1;
+                }
+            }
+        }
+        th.before_last = last.tool;
+    } else {
+        th.run = 1;
+    }
+    th.taken += 1;
+    th.last = Some(step);
+}
+
+fn rate(part: usize, whole: usize) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64
+    }
+}

@@ -17,6 +17,9 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// The reserved tool's `tools/list` descriptor, which a proxy appends to the server's tools.
+pub use crate::tool::manifest::reserved_descriptor;
+
 /// A `tools/call` forwarded to the server that has the tool: begun as the request goes out,
 /// ended when its answer comes back (or never comes), recorded once either way.
 pub struct ForwardedCall {
@@ -96,12 +99,6 @@ pub fn record_unknown_tool(
 /// `CallToolResult` JSON a manifest-served server answers.
 pub fn answer_reserved_tool(tracker: &Tracker, origin: &Origin, arguments: Value) -> Value {
     answer_reserved(Some(tracker), origin, arguments).into_json()
-}
-
-/// Takes `mcpeyeIntent` out of `arguments` without recording anything (a call not recorded,
-/// such as one made while no tool list was seen): the server must never see it.
-pub fn strip_intent(arguments: &mut Map<String, Value>) {
-    take_intent(arguments);
 }
 
 /// A new session id, as each stdio connection of an rmcp server gets (docs/event-log.md).

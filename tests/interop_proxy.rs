@@ -1,0 +1,170 @@
+//! `mcpeye proxy` with what nobody here wrote: the official TypeScript "everything" server (npm
+//! `@modelcontextprotocol/server-everything`) and a server written with the official Python SDK
+//! (`mcp` 2.3's `MCPServer`, `tests/interop/py_mcpserver.py`), each driven through the proxy by
+//! the official Python client (both protocol eras where the server speaks them) and the
+//! TypeScript client: the tools carry `mcpeyeIntent`, calls work, resources, prompts and
+//! sampling pass, and every call reaches the ingest once, with its intent and the client's name.
+//!
+//! The clients and servers are installed under `target/` on first run; without `python3`, `node`
+//! or `npm` the tests say so and pass, except under `CI=true`, where they fail.
+
+mod common;
+
+use common::interop::*;
+use mcpeye::testing::IngestReceiver;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+/// `mcpeye proxy --event-log DIR -- SERVER...`, as a driver job's stdio server.
+fn proxied(test: &str, server: &[&Path]) -> (Value, PathBuf) {
+    let events = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("interop-proxy-{test}"));
+    let _ = std::fs::remove_dir_all(&events);
+    let mut command: Vec<String> = vec![mcpeye_cli().display().to_string(), "proxy".into(), "--event-log".into()];
+    command.push(events.display().to_string());
+    command.push("--".into());
+    command.extend(server.iter().map(|p| p.display().to_string()));
+    (json!({"stdio": command}), events)
+}
+
+/// A call of `tool` whose intent carries `mark`.
+fn call_with_intent(tool: &str, mut arguments: Value, mark: &str) -> Value {
+    arguments["mcpeyeIntent"] = json!(format!("[{mark}] the user needs {tool}"));
+    json!({"tool": tool, "arguments": arguments})
+}
+
+/// Every event at the ingest, each POST checked to be under `client`.
+fn events_of(ingest: &IngestReceiver, client: &str) -> Vec<Value> {
+    let posts = posts(ingest);
+    assert!(!posts.is_empty(), "nothing reached the ingest");
+    for p in &posts {
+        assert_eq!(p.client.as_deref(), Some(client), "identity.client of a POST");
+    }
+    posts.into_iter().flat_map(|p| p.events).collect()
+}
+
+/// The event whose intent holds `mark`: exactly one, with the intent and without it in its arguments.
+fn event_marked<'a>(events: &'a [Value], mark: &str) -> &'a Value {
+    let found: Vec<&Value> =
+        events.iter().filter(|e| e["intent"].as_str().is_some_and(|i| i.contains(&format!("[{mark}]")))).collect();
+    assert_eq!(found.len(), 1, "events marked {mark}: {events:#?}");
+    assert!(found[0]["arguments"].get("mcpeyeIntent").is_none(), "{:#}", found[0]);
+    found[0]
+}
+
+fn listed_with_intent(report: &Value, tools: &[&str]) {
+    for tool in tools {
+        let props = report["tools"][tool].as_array().unwrap_or_else(|| panic!("{tool} not listed: {report}"));
+        assert!(props.iter().any(|p| p == "mcpeyeIntent"), "{tool}: {props:?}");
+    }
+    assert!(report["tools"]["mcpeye_request_capability"].is_array(), "the reserved tool is listed: {report}");
+}
+
+#[test]
+fn the_everything_server_through_the_proxy_with_the_python_client() {
+    let test = "the_everything_server_through_the_proxy_with_the_python_client";
+    let python = or_skip!(python_with_mcp(test));
+    let (node, everything) = or_skip!(everything_server(test));
+    let ingest = IngestReceiver::start();
+    let (server, _) = proxied("everything-py", &[&node, &everything, Path::new("stdio")]);
+    let job = json!({
+        "server": server, "mode": "auto", "concurrency": 1,
+        "answers": {"sampling": "a sampled answer"},
+        "clients": [{"name": "py-client", "version": "1.0.0",
+            "calls": [
+                call_with_intent("echo", json!({"message": "hello"}), "ev-a"),
+                call_with_intent("get-sum", json!({"a": 2, "b": 3}), "ev-b"),
+                call_with_intent("trigger-sampling-request", json!({"prompt": "say hi"}), "ev-c"),
+                {"tool": "mcpeye_request_capability", "arguments": {"capability": "multiply two numbers"}},
+            ],
+            "reads": ["demo://resource/dynamic/text/1"],
+            "prompts": ["simple-prompt"]}],
+    });
+    let report = &drive(&python, &script("py_driver.py"), &job, &server_env(&ingest))["clients"][0];
+    listed_with_intent(report, &["echo", "get-sum", "trigger-sampling-request"]);
+    let results = &report["results"];
+    assert_eq!(results[0], json!({"isError": false, "text": "Echo: hello"}), "{report}");
+    assert!(results[1]["text"].as_str().unwrap_or_default().contains('5'), "{report}");
+    assert_eq!(results[2]["isError"], false, "{report}");
+    assert_eq!(report["asked"]["sampling"], 1, "the server's sampling request reached the client: {report}");
+    assert!(results[3]["text"].as_str().unwrap_or_default().starts_with("Thanks."), "{report}");
+    assert!(report["reads"][0].is_string(), "the resource passed: {report}");
+    assert!(report["prompts"][0].is_string(), "the prompt passed: {report}");
+
+    let events = events_of(&ingest, "py-client/1.0.0");
+    assert_eq!(events.len(), 4, "{events:#?}");
+    assert_eq!(event_marked(&events, "ev-a")["arguments"], json!({"message": "hello"}));
+    assert_eq!(event_marked(&events, "ev-b")["toolName"], "get-sum");
+    assert_eq!(event_marked(&events, "ev-c")["isError"], false);
+    assert!(events.iter().any(|e| e["arguments"]["capability"] == "multiply two numbers"), "{events:#?}");
+}
+
+fn python_sdk_server(test: &str, mode: &str, era: Era) {
+    let python = or_skip!(python_with_mcp(test));
+    let ingest = IngestReceiver::start();
+    let (server, log) = proxied(&format!("mcpserver-{mode}"), &[&python, &script("py_mcpserver.py")]);
+    let job = json!({
+        "server": server, "mode": mode, "concurrency": 1,
+        "clients": [{"name": "py-client", "version": "2.0.0",
+            "calls": [
+                call_with_intent("lookup_order", json!({"order_id": "A-1"}), "py-a"),
+                call_with_intent("cancel_order", json!({"order_id": "A-1"}), "py-b"),
+            ],
+            "reads": ["orders://policy"],
+            "prompts": ["summarize"]}],
+    });
+    let report = &drive(&python, &script("py_driver.py"), &job, &server_env(&ingest))["clients"][0];
+    let version = report["protocolVersion"].as_str().unwrap_or_default();
+    match era {
+        Era::Modern => assert_eq!(version, MODERN, "{report}"),
+        Era::Handshake => assert!(!version.is_empty() && version < MODERN, "{report}"),
+    }
+    listed_with_intent(report, &["lookup_order", "cancel_order"]);
+    // The tool echoes the arguments the SDK handed it: no `mcpeyeIntent` among them.
+    assert_eq!(report["results"][0]["text"], r#"{"include_items": false, "order_id": "A-1"}"#, "{report}");
+    assert_eq!(report["results"][1]["isError"], true, "{report}");
+    assert_eq!(report["reads"][0], "Returns are accepted within 30 days.");
+    assert_eq!(report["prompts"][0], "Summarize the latest order.");
+
+    let events = events_of(&ingest, "py-client/2.0.0");
+    assert_eq!(events.len(), 2, "{events:#?}");
+    assert_eq!(event_marked(&events, "py-a")["arguments"], json!({"order_id": "A-1"}));
+    let failed = event_marked(&events, "py-b");
+    assert!(failed["errorMessage"].as_str().unwrap_or_default().contains("has shipped already"), "{failed:#}");
+    let lines = std::fs::read_dir(&log).expect("the event log").count();
+    assert!(lines > 0, "an event log file in {}", log.display());
+}
+
+#[test]
+fn a_python_sdk_server_through_the_proxy_in_the_2026_era() {
+    python_sdk_server("a_python_sdk_server_through_the_proxy_in_the_2026_era", "auto", Era::Modern);
+}
+
+#[test]
+fn a_python_sdk_server_through_the_proxy_with_the_handshake() {
+    python_sdk_server("a_python_sdk_server_through_the_proxy_with_the_handshake", "legacy", Era::Handshake);
+}
+
+#[test]
+fn the_everything_server_through_the_proxy_with_the_typescript_client() {
+    let test = "the_everything_server_through_the_proxy_with_the_typescript_client";
+    let (node, driver) = or_skip!(node_with_sdk(test));
+    let (node_server, everything) = or_skip!(everything_server(test));
+    let ingest = IngestReceiver::start();
+    let (server, _) = proxied("everything-ts", &[&node_server, &everything, Path::new("stdio")]);
+    let job = json!({
+        "server": server, "mode": "legacy", "concurrency": 1,
+        "clients": [{"name": "ts-client", "version": "3.0.0",
+            "calls": [
+                call_with_intent("echo", json!({"message": "from ts"}), "ts-a"),
+                call_with_intent("get-sum", json!({"a": 4, "b": 5}), "ts-b"),
+                {"tool": "mcpeye_request_capability", "arguments": {"capability": "divide"}},
+            ]}],
+    });
+    let report = &drive(&node, &driver, &job, &server_env(&ingest))["clients"][0];
+    listed_with_intent(report, &["echo", "get-sum"]);
+    assert_eq!(report["results"][0]["text"], "Echo: from ts", "{report}");
+    let events = events_of(&ingest, "ts-client/3.0.0");
+    assert_eq!(events.len(), 3, "{events:#?}");
+    assert_eq!(event_marked(&events, "ts-a")["arguments"], json!({"message": "from ts"}));
+    event_marked(&events, "ts-b");
+}

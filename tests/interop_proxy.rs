@@ -168,3 +168,72 @@ fn the_everything_server_through_the_proxy_with_the_typescript_client() {
     assert_eq!(event_marked(&events, "ts-a")["arguments"], json!({"message": "from ts"}));
     event_marked(&events, "ts-b");
 }
+
+/// The everything server over Streamable HTTP (`node dist/index.js streamableHttp`) on a free
+/// port; killed when dropped.
+struct HttpEverything(std::process::Child);
+
+impl HttpEverything {
+    fn start(node: &Path, everything: &Path) -> (HttpEverything, String) {
+        use std::io::BufRead;
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let mut child = std::process::Command::new(node)
+            .arg(everything)
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start the everything server");
+        let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+        let server = HttpEverything(child);
+        let listening = lines.by_ref().map_while(Result::ok).any(|l| l.contains("listening on port"));
+        assert!(listening, "the everything server did not say it listens");
+        // Its later lines are drained, so that it never blocks on a full pipe.
+        std::thread::spawn(move || lines.for_each(drop));
+        (server, format!("http://127.0.0.1:{port}/mcp"))
+    }
+}
+
+impl Drop for HttpEverything {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn the_everything_server_over_http_through_the_proxy_with_the_python_client() {
+    let test = "the_everything_server_over_http_through_the_proxy_with_the_python_client";
+    let python = or_skip!(python_with_mcp(test));
+    let (node, everything) = or_skip!(everything_server(test));
+    let (_server, url) = HttpEverything::start(&node, &everything);
+    let ingest = IngestReceiver::start();
+    let (mut server, _) = proxied("everything-http", &[]);
+    // `--upstream URL` in place of the command.
+    let stdio = server["stdio"].as_array_mut().unwrap();
+    stdio.pop(); // the `--`
+    stdio.extend([json!("--upstream"), json!(url), json!("--header"), json!("X-Proxy-Test: yes")]);
+    let job = json!({
+        "server": server, "mode": "auto", "concurrency": 1,
+        "answers": {"sampling": "a sampled answer"},
+        "clients": [{"name": "py-http", "version": "1.0.0",
+            "calls": [
+                call_with_intent("echo", json!({"message": "over http"}), "http-a"),
+                call_with_intent("trigger-sampling-request", json!({"prompt": "say hi"}), "http-b"),
+                {"tool": "mcpeye_request_capability", "arguments": {"capability": "square roots"}},
+            ],
+            "reads": ["demo://resource/dynamic/text/2"],
+            "prompts": ["simple-prompt"]}],
+    });
+    let report = &drive(&python, &script("py_driver.py"), &job, &server_env(&ingest))["clients"][0];
+    listed_with_intent(report, &["echo", "trigger-sampling-request"]);
+    assert_eq!(report["results"][0], json!({"isError": false, "text": "Echo: over http"}), "{report}");
+    assert_eq!(report["asked"]["sampling"], 1, "sampling crossed the event stream: {report}");
+    assert!(report["reads"][0].is_string() && report["prompts"][0].is_string(), "{report}");
+    let events = events_of(&ingest, "py-http/1.0.0");
+    assert_eq!(events.len(), 3, "{events:#?}");
+    assert_eq!(event_marked(&events, "http-a")["arguments"], json!({"message": "over http"}));
+    event_marked(&events, "http-b");
+}

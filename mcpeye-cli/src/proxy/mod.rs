@@ -9,6 +9,7 @@
 
 mod child;
 mod relay;
+mod upstream;
 
 use clap::{value_parser, Arg, ArgAction, ArgMatches, Command};
 use mcpeye_runtime::{Config, Tracker};
@@ -20,6 +21,7 @@ use std::process::{ChildStdin, ExitCode};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
+use upstream::Upstream;
 
 /// The project id when neither `--project` nor `MCPEYE_PROJECT_ID` names one.
 const DEFAULT_PROJECT: &str = "mcpeye-proxy";
@@ -38,6 +40,9 @@ pub fn command() -> Command {
              forwarded), and tools/call requests have mcpeyeIntent taken out before the server sees them. Each call \
              is recorded with its client, session, intent, arguments, result or error and duration, exactly as a \
              server written with mcpeye records it.\n\n\
+             With --upstream URL the server is a Streamable HTTP endpoint instead of a command: each message is \
+             POSTed with the --header values, the session id and protocol version the server gave, and the answers \
+             (JSON or event streams) are relayed back; the client still talks to the proxy over stdio.\n\n\
              Put it in a client's configuration in place of the server's command:\n  \
              \"command\": \"mcpeye\", \"args\": [\"proxy\", \"--\", \"npx\", \"-y\", \
              \"@modelcontextprotocol/server-everything\"]\n\n\
@@ -95,12 +100,27 @@ pub fn command() -> Command {
                 .value_parser(value_parser!(u64)),
         )
         .arg(
+            Arg::new("upstream")
+                .long("upstream")
+                .value_name("URL")
+                .help("The server is this Streamable HTTP endpoint (http:// or https://) instead of a command")
+                .conflicts_with("command"),
+        )
+        .arg(
+            Arg::new("header")
+                .long("header")
+                .value_name("NAME: VALUE")
+                .help("A header sent with every request to --upstream (repeatable), e.g. \"Authorization: Bearer …\"")
+                .action(ArgAction::Append)
+                .requires("upstream"),
+        )
+        .arg(
             Arg::new("command")
                 .value_name("COMMAND")
                 .help("The MCP server's command and its arguments, after --")
                 .num_args(1..)
                 .last(true)
-                .required(true)
+                .required_unless_present("upstream")
                 .value_parser(value_parser!(OsString)),
         )
 }
@@ -159,6 +179,12 @@ enum Ended {
 }
 
 fn run(m: &ArgMatches) -> Result<ExitCode, String> {
+    if let Some(url) = m.get_one::<String>("upstream") {
+        let headers = m.get_many::<String>("header").into_iter().flatten().map(|h| upstream::parse_header(h));
+        let upstream = Upstream::new(url, headers.collect::<Result<_, _>>()?)?;
+        let tracker = Tracker::new(config(m)).map_err(|e| format!("the analytics' configuration: {e}"))?;
+        return Ok(run_upstream(upstream, tracker));
+    }
     let command: Vec<OsString> = m.get_many::<OsString>("command").into_iter().flatten().cloned().collect();
     let grace = Duration::from_secs(m.get_one::<u64>("grace").copied().unwrap_or(2));
     let (program, args) = command.split_first().ok_or("a server command is needed after --")?;
@@ -201,9 +227,102 @@ fn run(m: &ArgMatches) -> Result<ExitCode, String> {
     for line in relay.server_gone("exited") {
         client.send(&line);
     }
+    shut_down(&tracker);
+    Ok(child::exit_code(status))
+}
+
+/// Delivers the events captured, and says on stderr what became of them.
+fn shut_down(tracker: &Tracker) {
     let report = tracker.shutdown(SHUTDOWN_TIMEOUT);
     eprintln!("mcpeye proxy: analytics at exit: {report}");
-    Ok(child::exit_code(status))
+}
+
+/// The relay in front of a Streamable HTTP server, until the client closes stdin: each message
+/// POSTed on a thread of its own, the answers handed back as they come.
+fn run_upstream(upstream: Upstream, tracker: Tracker) -> ExitCode {
+    let upstream = Arc::new(upstream);
+    let relay = Arc::new(Relay::new(tracker.clone()));
+    let client = Arc::new(ToClient::default());
+    let mut input = std::io::stdin().lock();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match input.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let message = match relay.client_line(&line) {
+            Action::Forward => line.clone(),
+            Action::Replace(changed) => changed,
+            Action::Answer(answer) => {
+                client.send(&answer);
+                continue;
+            }
+            Action::Drop => continue,
+        };
+        let id = request_id(&line);
+        let is_request = id.is_some();
+        let (relay, client, upstream) = (relay.clone(), client.clone(), upstream.clone());
+        let post = move || {
+            let deliver = |m: &[u8]| {
+                to_client(&relay, &client, m);
+            };
+            if let Err(e) = upstream.post(&message, &deliver) {
+                eprintln!("mcpeye proxy: {e}");
+                let failed = format!("the upstream MCP server did not answer: {e}");
+                if let Some(answer) = id.and_then(|id| relay.fail(&id, &failed)) {
+                    client.send(&answer);
+                }
+            }
+            if upstream.should_listen() {
+                // The session's GET stream lasts as long as the session: a thread of its own.
+                let (relay, client, upstream) = (relay.clone(), client.clone(), upstream.clone());
+                std::thread::spawn(move || {
+                    upstream.listen(&|m: &[u8]| {
+                        to_client(&relay, &client, m);
+                    })
+                });
+            }
+        };
+        // A request on a thread of its own (its answer may take minutes); a notification or an
+        // answer of the client's is acknowledged at once, and sent before the next message is
+        // read, so that the server gets them in the client's order (`initialized` before the
+        // requests that follow it, a cancellation after its request).
+        match is_request {
+            true => drop(std::thread::spawn(post)),
+            false => post(),
+        }
+    }
+    upstream.close();
+    for line in relay.server_gone("was left by its client") {
+        client.send(&line);
+    }
+    shut_down(&tracker);
+    ExitCode::SUCCESS
+}
+
+/// The id (its JSON text) of a request; `None` for a notification or an answer.
+fn request_id(line: &[u8]) -> Option<String> {
+    let message: serde_json::Value = serde_json::from_slice(line).ok()?;
+    message.get("method")?;
+    message.get("id").map(serde_json::Value::to_string)
+}
+
+/// Hands one message of the server to the client (changed or dropped as the relay says); false
+/// once the client is gone.
+fn to_client(relay: &Relay, client: &ToClient, line: &[u8]) -> bool {
+    match relay.server_line(line) {
+        Action::Forward => client.send(line),
+        Action::Replace(changed) | Action::Answer(changed) => client.send(&changed),
+        Action::Drop => {
+            let shown = String::from_utf8_lossy(&line[..line.len().min(200)]).trim_end().to_owned();
+            eprintln!("mcpeye proxy: the server wrote a line to stdout that is not JSON-RPC; dropped: {shown}");
+            true
+        }
+    }
 }
 
 /// The proxy's stdout: whole messages, one writer at a time; once a write fails the client is
@@ -215,14 +334,16 @@ struct ToClient {
 }
 
 impl ToClient {
-    /// Writes one message; false once the client is gone.
+    /// Writes one message as one line (an HTTP server's messages come without the newline);
+    /// false once the client is gone.
     fn send(&self, line: &[u8]) -> bool {
         if self.gone.load(Ordering::Relaxed) {
             return false;
         }
         let _one_at_a_time = self.out.lock().unwrap_or_else(|e| e.into_inner());
         let mut out = std::io::stdout().lock();
-        let sent = out.write_all(line).and_then(|()| out.flush()).is_ok();
+        let newline: &[u8] = if line.ends_with(b"\n") { b"" } else { b"\n" };
+        let sent = out.write_all(line).and_then(|()| out.write_all(newline)).and_then(|()| out.flush()).is_ok();
         if !sent {
             self.gone.store(true, Ordering::Relaxed);
         }
@@ -282,15 +403,7 @@ fn pump_server(relay: &Relay, client: &ToClient, from_server: impl Read, ended: 
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let sent = match relay.server_line(&line) {
-            Action::Forward => client.send(&line),
-            Action::Replace(changed) | Action::Answer(changed) => client.send(&changed),
-            Action::Drop => {
-                let shown = String::from_utf8_lossy(&line[..line.len().min(200)]).trim_end().to_owned();
-                eprintln!("mcpeye proxy: the server wrote a line to stdout that is not JSON-RPC; dropped: {shown}");
-                true
-            }
-        };
+        let sent = to_client(relay, client, &line);
         // Still read (and recorded) after the client left: a server blocked on a full pipe
         // would never exit.
         if !sent && !told {

@@ -348,24 +348,28 @@ impl Relay {
     /// The server is gone: every request still waiting is answered with an error (the lines to
     /// send the client), and every call is recorded with it.
     pub fn server_gone(&self, why: &str) -> Vec<Vec<u8>> {
-        let pending: Vec<(String, Pending)> = self.state().pending.drain().collect();
+        let keys: Vec<String> = self.state().pending.keys().cloned().collect();
         let message = format!("the MCP server {why} before answering (mcpeye proxy)");
-        let mut answers = Vec::new();
-        for (key, pending) in pending {
-            match pending {
-                Pending::Call(p) => {
-                    let outcome = CallOutcome::error_with_reason(message.clone(), SERVER_GONE_CODE.to_string());
-                    p.call.end_without_answer(outcome, Some(SERVER_GONE_CODE));
-                }
-                Pending::Method(w) => w.end(&self.tracker, true),
-                Pending::ToolsList { watch: Some(w), .. } => w.end(&self.tracker, true),
-                _ => {}
+        keys.iter().filter_map(|key| self.fail(key, &message)).collect()
+    }
+
+    /// The request `id` (its JSON text) will get no answer from the server: it is answered with
+    /// JSON-RPC error [`SERVER_GONE_CODE`] and `message` (the line to send the client), and a
+    /// call among them recorded with it; `None` when it is not waiting (answered already).
+    pub fn fail(&self, id: &str, message: &str) -> Option<Vec<u8>> {
+        let pending = self.state().pending.remove(id)?;
+        match pending {
+            Pending::Call(p) => {
+                let outcome = CallOutcome::error_with_reason(message, SERVER_GONE_CODE.to_string());
+                p.call.end_without_answer(outcome, Some(SERVER_GONE_CODE));
             }
-            let id: Value = serde_json::from_str(&key).unwrap_or(Value::Null);
-            let error = json!({"code": SERVER_GONE_CODE, "message": message});
-            answers.push(to_line(&json!({"jsonrpc": "2.0", "id": id, "error": error})));
+            Pending::Method(w) => w.end(&self.tracker, true),
+            Pending::ToolsList { watch: Some(w), .. } => w.end(&self.tracker, true),
+            _ => {}
         }
-        answers
+        let id: Value = serde_json::from_str(id).unwrap_or(Value::Null);
+        let error = json!({"code": SERVER_GONE_CODE, "message": message});
+        Some(to_line(&json!({"jsonrpc": "2.0", "id": id, "error": error})))
     }
 
     /// How many requests wait for the server's answer.

@@ -356,3 +356,23 @@ fn a_server_that_ignores_the_end_of_its_stdin_is_stopped() {
     let (status, stderr, _) = proxy.close();
     assert_eq!(status.code(), Some(128 + 9), "SIGKILL after SIGTERM was ignored: {stderr}");
 }
+
+#[test]
+fn a_10_mb_result_passes_whole_and_is_recorded_capped() {
+    let ingest = IngestReceiver::start();
+    let python = or_skip!(python3("large"));
+    let echo = script("raw_echo_server.py");
+    let server = [python.as_os_str(), echo.as_os_str()];
+    // 20 MB to cap and redact at exit (the arguments and their echo): time enough, even in a debug build.
+    let mut proxy = Proxy::start("large", &ingest, &["--flush-timeout", "120"], &server);
+    proxy.initialize();
+    let big = "x".repeat(10 * 1024 * 1024);
+    let answer = proxy.request(1, "tools/call", call("echo", json!({"text": big, "mcpeyeIntent": "a big one"})));
+    assert_eq!(text(&answer).len(), big.len() + r#"{"text": ""}"#.len(), "the client gets the whole result");
+    let (status, stderr, _) = proxy.close();
+    assert!(status.success(), "{stderr}");
+    let events = events(&ingest);
+    assert_eq!(events.len(), 1, "{stderr}");
+    assert_eq!(events[0]["intent"], "a big one");
+    assert!(events[0].to_string().len() < 1024 * 1024, "the event is capped, not 10 MB");
+}

@@ -25,8 +25,6 @@ use upstream::Upstream;
 
 /// The project id when neither `--project` nor `MCPEYE_PROJECT_ID` names one.
 const DEFAULT_PROJECT: &str = "mcpeye-proxy";
-/// How long the analytics may take to deliver what they captured at exit.
-const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(2);
 
 pub fn command() -> Command {
     Command::new("proxy")
@@ -96,6 +94,14 @@ pub fn command() -> Command {
                 .long("grace")
                 .value_name("SECONDS")
                 .help("How long the server has to exit once the client leaves, before SIGTERM and again before SIGKILL")
+                .default_value("2")
+                .value_parser(value_parser!(u64)),
+        )
+        .arg(
+            Arg::new("flush-timeout")
+                .long("flush-timeout")
+                .value_name("SECONDS")
+                .help("How long the events captured may take to be delivered at exit")
                 .default_value("2")
                 .value_parser(value_parser!(u64)),
         )
@@ -183,7 +189,7 @@ fn run(m: &ArgMatches) -> Result<ExitCode, String> {
         let headers = m.get_many::<String>("header").into_iter().flatten().map(|h| upstream::parse_header(h));
         let upstream = Upstream::new(url, headers.collect::<Result<_, _>>()?)?;
         let tracker = Tracker::new(config(m)).map_err(|e| format!("the analytics' configuration: {e}"))?;
-        return Ok(run_upstream(upstream, tracker));
+        return Ok(run_upstream(upstream, tracker, flush_timeout(m)));
     }
     let command: Vec<OsString> = m.get_many::<OsString>("command").into_iter().flatten().cloned().collect();
     let grace = Duration::from_secs(m.get_one::<u64>("grace").copied().unwrap_or(2));
@@ -227,19 +233,24 @@ fn run(m: &ArgMatches) -> Result<ExitCode, String> {
     for line in relay.server_gone("exited") {
         client.send(&line);
     }
-    shut_down(&tracker);
+    shut_down(&tracker, flush_timeout(m));
     Ok(child::exit_code(status))
 }
 
-/// Delivers the events captured, and says on stderr what became of them.
-fn shut_down(tracker: &Tracker) {
-    let report = tracker.shutdown(SHUTDOWN_TIMEOUT);
+/// `--flush-timeout`.
+fn flush_timeout(m: &ArgMatches) -> Duration {
+    Duration::from_secs(m.get_one::<u64>("flush-timeout").copied().unwrap_or(2))
+}
+
+/// Delivers the events captured within `timeout`, and says on stderr what became of them.
+fn shut_down(tracker: &Tracker, timeout: Duration) {
+    let report = tracker.shutdown(timeout);
     eprintln!("mcpeye proxy: analytics at exit: {report}");
 }
 
 /// The relay in front of a Streamable HTTP server, until the client closes stdin: each message
 /// POSTed on a thread of its own, the answers handed back as they come.
-fn run_upstream(upstream: Upstream, tracker: Tracker) -> ExitCode {
+fn run_upstream(upstream: Upstream, tracker: Tracker, flush_timeout: Duration) -> ExitCode {
     let upstream = Arc::new(upstream);
     let relay = Arc::new(Relay::new(tracker.clone()));
     let client = Arc::new(ToClient::default());
@@ -300,7 +311,7 @@ fn run_upstream(upstream: Upstream, tracker: Tracker) -> ExitCode {
     for line in relay.server_gone("was left by its client") {
         client.send(&line);
     }
-    shut_down(&tracker);
+    shut_down(&tracker, flush_timeout);
     ExitCode::SUCCESS
 }
 

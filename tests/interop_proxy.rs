@@ -237,3 +237,92 @@ fn the_everything_server_over_http_through_the_proxy_with_the_python_client() {
     assert_eq!(event_marked(&events, "http-a")["arguments"], json!({"message": "over http"}));
     event_marked(&events, "http-b");
 }
+
+/// `mcpeye proxy --listen 127.0.0.1:0 -- SERVER...`, reporting to `ingest`; its URL, from the
+/// line it prints.
+struct Listening {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Listening {
+    fn start(ingest: &IngestReceiver, server: &[&Path]) -> Listening {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(mcpeye_cli())
+            .args(["proxy", "--no-event-log", "--listen", "127.0.0.1:0", "--"])
+            .args(server)
+            .envs(server_env(ingest))
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start mcpeye proxy --listen");
+        let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+        let url = lines
+            .by_ref()
+            .map_while(Result::ok)
+            .find_map(|l| l.split("listening on ").nth(1).map(str::to_owned))
+            .expect("the proxy says where it listens");
+        std::thread::spawn(move || lines.for_each(drop));
+        Listening { child, url }
+    }
+
+    /// SIGTERM, as a service manager stops it: it stops its servers and delivers the events.
+    fn stop(mut self) -> std::process::ExitStatus {
+        sigterm(&self.child);
+        wait_for_exit(&mut self.child, std::time::Duration::from_secs(60)).expect("the proxy exits on SIGTERM")
+    }
+}
+
+#[test]
+fn the_everything_server_served_over_http_by_the_proxy_to_the_python_client() {
+    let test = "the_everything_server_served_over_http_by_the_proxy_to_the_python_client";
+    let python = or_skip!(python_with_mcp(test));
+    let (node, everything) = or_skip!(everything_server(test));
+    let ingest = IngestReceiver::start();
+    let proxy = Listening::start(&ingest, &[&node, &everything, Path::new("stdio")]);
+    let job = json!({
+        "server": {"url": proxy.url}, "mode": "auto", "concurrency": 1,
+        "answers": {"sampling": "a sampled answer"},
+        "clients": [{"name": "py-remote", "version": "1.0.0",
+            "calls": [
+                call_with_intent("echo", json!({"message": "served over http"}), "listen-a"),
+                call_with_intent("trigger-sampling-request", json!({"prompt": "say hi"}), "listen-b"),
+                {"tool": "mcpeye_request_capability", "arguments": {"capability": "cube roots"}},
+            ],
+            "reads": ["demo://resource/dynamic/text/3"],
+            "prompts": ["simple-prompt"]}],
+    });
+    let report = &drive(&python, &script("py_driver.py"), &job, &[])["clients"][0];
+    listed_with_intent(report, &["echo", "trigger-sampling-request"]);
+    assert_eq!(report["results"][0], json!({"isError": false, "text": "Echo: served over http"}), "{report}");
+    assert_eq!(report["asked"]["sampling"], 1, "{report}");
+    assert!(report["reads"][0].is_string() && report["prompts"][0].is_string(), "{report}");
+    assert!(proxy.stop().success());
+    let events = events_of(&ingest, "py-remote/1.0.0");
+    assert_eq!(events.len(), 3, "{events:#?}");
+    assert_eq!(event_marked(&events, "listen-a")["arguments"], json!({"message": "served over http"}));
+    event_marked(&events, "listen-b");
+}
+
+#[test]
+fn a_python_sdk_server_served_over_http_by_the_proxy_in_the_2026_era() {
+    let test = "a_python_sdk_server_served_over_http_by_the_proxy_in_the_2026_era";
+    let python = or_skip!(python_with_mcp(test));
+    let ingest = IngestReceiver::start();
+    let proxy = Listening::start(&ingest, &[&python, &script("py_mcpserver.py")]);
+    let job = json!({
+        "server": {"url": proxy.url}, "mode": "auto", "concurrency": 1,
+        "clients": [{"name": "py-modern", "version": "1.0.0",
+            "calls": [call_with_intent("lookup_order", json!({"order_id": "B-2"}), "modern-a")],
+            "reads": ["orders://policy"], "prompts": ["summarize"]}],
+    });
+    let report = &drive(&python, &script("py_driver.py"), &job, &[])["clients"][0];
+    assert_eq!(report["protocolVersion"], MODERN, "{report}");
+    assert_eq!(report["results"][0]["text"], r#"{"include_items": false, "order_id": "B-2"}"#, "{report}");
+    assert_eq!(report["reads"][0], "Returns are accepted within 30 days.");
+    assert!(proxy.stop().success());
+    let events = events_of(&ingest, "py-modern/1.0.0");
+    assert_eq!(events.len(), 1, "{events:#?}");
+    assert_eq!(event_marked(&events, "modern-a")["arguments"], json!({"order_id": "B-2"}));
+}

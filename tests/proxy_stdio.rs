@@ -376,3 +376,17 @@ fn a_10_mb_result_passes_whole_and_is_recorded_capped() {
     assert_eq!(events[0]["intent"], "a big one");
     assert!(events[0].to_string().len() < 1024 * 1024, "the event is capped, not 10 MB");
 }
+
+#[test]
+fn sigterm_to_the_proxy_stops_the_server_and_delivers_the_events() {
+    let ingest = IngestReceiver::start();
+    let mut proxy = or_skip!(Proxy::raw_echo("sigterm", &ingest));
+    proxy.initialize();
+    proxy.request(1, "tools/call", call("echo", json!({"mcpeyeIntent": "before the signal"})));
+    sigterm(&proxy.child);
+    let status = wait_for_exit(&mut proxy.child, HANG_GUARD).expect("the proxy exits on SIGTERM");
+    let stderr = std::mem::replace(&mut proxy.stderr, std::thread::spawn(String::new)).join().unwrap();
+    assert!(stderr.contains("analytics at exit: delivered everything"), "{status}: {stderr}");
+    let events = events(&ingest);
+    assert_eq!((events.len(), events[0]["intent"].clone()), (1, json!("before the signal")), "{stderr}");
+}

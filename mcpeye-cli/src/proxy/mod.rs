@@ -8,11 +8,12 @@
 //! ```
 
 mod child;
+mod listen;
 mod relay;
 mod upstream;
 
 use clap::{value_parser, Arg, ArgAction, ArgMatches, Command};
-use mcpeye_runtime::{Config, Tracker};
+use mcpeye_runtime::{Config, Tracker, Transport};
 use relay::{Action, Relay};
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -113,6 +114,13 @@ pub fn command() -> Command {
                 .conflicts_with("command"),
         )
         .arg(
+            Arg::new("listen")
+                .long("listen")
+                .value_name("ADDR")
+                .help("Serve Streamable HTTP to clients on ADDR (HOST:PORT, or a port on 127.0.0.1) at /mcp, a server started per session")
+                .conflicts_with("upstream"),
+        )
+        .arg(
             Arg::new("header")
                 .long("header")
                 .value_name("NAME: VALUE")
@@ -194,6 +202,24 @@ fn run(m: &ArgMatches) -> Result<ExitCode, String> {
     let command: Vec<OsString> = m.get_many::<OsString>("command").into_iter().flatten().cloned().collect();
     let grace = Duration::from_secs(m.get_one::<u64>("grace").copied().unwrap_or(2));
     let (program, args) = command.split_first().ok_or("a server command is needed after --")?;
+    if let Some(addr) = m.get_one::<String>("listen") {
+        let addr = listen::address(addr);
+        let socket = std::net::TcpListener::bind(&addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let tracker = Tracker::new(config(m)).map_err(|e| format!("the analytics' configuration: {e}"))?;
+        let local = socket.local_addr().map_err(|e| e.to_string())?;
+        let listener = listen::Listener::new(command.clone(), grace, tracker.clone());
+        let serving = listener.clone();
+        std::thread::spawn(move || serving.serve(socket));
+        eprintln!("mcpeye proxy: listening on http://{local}/mcp");
+        let (stopped, stop) = mpsc::channel();
+        on_stop_signal(move || {
+            let _ = stopped.send(());
+        });
+        let _ = stop.recv();
+        listener.stop_all();
+        shut_down(&tracker, flush_timeout(m));
+        return Ok(ExitCode::SUCCESS);
+    }
     let tracker = Tracker::new(config(m)).map_err(|e| format!("the analytics' configuration: {e}"))?;
     let mut server = match child::Server::spawn(program, args) {
         Ok(server) => server,
@@ -203,9 +229,10 @@ fn run(m: &ArgMatches) -> Result<ExitCode, String> {
         }
     };
     let (to_server, from_server) = server.pipes();
-    let relay = Arc::new(Relay::new(tracker.clone()));
+    let relay = Arc::new(Relay::new(tracker.clone(), Transport::Stdio));
     let client = Arc::new(ToClient::default());
     let (ended, ends) = mpsc::channel();
+    let ended_by_signal = ended.clone();
     {
         let (relay, client, ended) = (relay.clone(), client.clone(), ended.clone());
         std::thread::spawn(move || {
@@ -220,6 +247,14 @@ fn run(m: &ArgMatches) -> Result<ExitCode, String> {
             let _ = ended.send(Ended::ServerClosed);
         })
     };
+    {
+        // SIGTERM or Ctrl-C to the proxy stops the server as a client that leaves does, so
+        // that the events are delivered.
+        let ended = ended_by_signal;
+        on_stop_signal(move || {
+            let _ = ended.send(Ended::ClientGone);
+        });
+    }
     let status = match ends.recv() {
         Ok(Ended::ServerClosed) | Err(_) => server.wait_or_stop(grace),
         Ok(Ended::ClientGone) => server.stop(grace),
@@ -237,6 +272,26 @@ fn run(m: &ArgMatches) -> Result<ExitCode, String> {
     Ok(child::exit_code(status))
 }
 
+/// Runs `stop` (once, on a thread of its own) when the proxy gets SIGTERM, SIGINT or SIGHUP.
+fn on_stop_signal(stop: impl FnOnce() + Send + 'static) {
+    #[cfg(unix)]
+    {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        match signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP]) {
+            Ok(mut signals) => {
+                std::thread::spawn(move || {
+                    if signals.forever().next().is_some() {
+                        stop();
+                    }
+                });
+            }
+            Err(e) => eprintln!("mcpeye proxy: cannot handle SIGTERM (the events in memory are lost if it comes): {e}"),
+        }
+    }
+    #[cfg(not(unix))]
+    drop(stop);
+}
+
 /// `--flush-timeout`.
 fn flush_timeout(m: &ArgMatches) -> Duration {
     Duration::from_secs(m.get_one::<u64>("flush-timeout").copied().unwrap_or(2))
@@ -252,7 +307,7 @@ fn shut_down(tracker: &Tracker, timeout: Duration) {
 /// POSTed on a thread of its own, the answers handed back as they come.
 fn run_upstream(upstream: Upstream, tracker: Tracker, flush_timeout: Duration) -> ExitCode {
     let upstream = Arc::new(upstream);
-    let relay = Arc::new(Relay::new(tracker.clone()));
+    let relay = Arc::new(Relay::new(tracker.clone(), Transport::Stdio));
     let client = Arc::new(ToClient::default());
     let mut input = std::io::stdin().lock();
     let mut line = Vec::new();

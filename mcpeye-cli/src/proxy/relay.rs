@@ -41,6 +41,8 @@ pub enum Action {
 /// answer, the tool list as the client was given it.
 pub struct Relay {
     tracker: Tracker,
+    /// How the client reaches the proxy (the calls' `Origin::transport`).
+    transport: Transport,
     state: Mutex<State>,
 }
 
@@ -84,8 +86,8 @@ struct PendingCall {
 }
 
 impl Relay {
-    pub fn new(tracker: Tracker) -> Relay {
-        Relay { tracker, state: Mutex::new(State::default()) }
+    pub fn new(tracker: Tracker, transport: Transport) -> Relay {
+        Relay { tracker, transport, state: Mutex::new(State::default()) }
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -342,7 +344,7 @@ impl Relay {
         if let Some(request_id) = request_id {
             origin = origin.with_request_id(request_id);
         }
-        origin.with_transport(Transport::Stdio)
+        origin.with_transport(self.transport)
     }
 
     /// The server is gone: every request still waiting is answered with an error (the lines to
@@ -425,7 +427,7 @@ mod tests {
     #[test]
     fn a_paginated_tool_list_gains_the_intent_and_the_reserved_tool_once() {
         let (tracker, _sink) = MemorySink::new();
-        let relay = Relay::new(tracker);
+        let relay = Relay::new(tracker, Transport::Stdio);
         assert_eq!(
             relay.client_line(&line(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))),
             Action::Forward
@@ -449,7 +451,7 @@ mod tests {
     #[test]
     fn a_call_loses_its_intent_and_is_recorded_when_answered() {
         let (tracker, sink) = MemorySink::new();
-        let relay = Relay::new(tracker.clone());
+        let relay = Relay::new(tracker.clone(), Transport::Stdio);
         let call = json!({"jsonrpc": "2.0", "id": "c1", "method": "tools/call",
             "params": {"name": "a", "arguments": {"q": 1, "mcpeyeIntent": "why"}}});
         let sent = changed(relay.client_line(&line(call)));
@@ -465,7 +467,7 @@ mod tests {
     #[test]
     fn the_reserved_tool_is_answered_here_and_pending_calls_when_the_server_goes() {
         let (tracker, sink) = MemorySink::new();
-        let relay = Relay::new(tracker.clone());
+        let relay = Relay::new(tracker.clone(), Transport::Stdio);
         let reserved = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": RESERVED_TOOL_NAME, "arguments": {"capability": "CSV export"}}});
         let answer = changed(relay.client_line(&line(reserved)));

@@ -41,7 +41,9 @@ pub fn command() -> Command {
              server written with mcpeye records it.\n\n\
              With --upstream URL the server is a Streamable HTTP endpoint instead of a command: each message is \
              POSTed with the --header values, the session id and protocol version the server gave, and the answers \
-             (JSON or event streams) are relayed back; the client still talks to the proxy over stdio.\n\n\
+             (JSON or event streams) are relayed back; the client still talks to the proxy over stdio. With \
+             --listen ADDR the proxy serves Streamable HTTP at http://ADDR/mcp instead of stdio, starting the \
+             command once per session, until SIGTERM or Ctrl-C.\n\n\
              Put it in a client's configuration in place of the server's command:\n  \
              \"command\": \"mcpeye\", \"args\": [\"proxy\", \"--\", \"npx\", \"-y\", \
              \"@modelcontextprotocol/server-everything\"]\n\n\
@@ -53,8 +55,8 @@ pub fn command() -> Command {
              without any ingest.\n\n\
              The server's stderr is the proxy's. When the server exits, the proxy exits with its status (128+N for \
              signal N); a request it left unanswered is answered with a JSON-RPC error (-32603) and recorded. When \
-             the client closes stdin, the server's stdin is closed, then it gets SIGTERM, then SIGKILL, each after \
-             the grace period. A line the server writes to stdout that is not JSON is dropped with a note on \
+             the client closes stdin (or the proxy gets SIGTERM, SIGINT or SIGHUP), the server's stdin is closed, \
+             then it gets SIGTERM, then SIGKILL, each after the grace period, and the events are delivered. A line the server writes to stdout that is not JSON is dropped with a note on \
              stderr. The proxy writes nothing but protocol messages to stdout; at exit it says on stderr what \
              became of the events.",
         )

@@ -101,6 +101,14 @@ pub fn command() -> Command {
                 .value_parser(value_parser!(u64)),
         )
         .arg(
+            // The baseline of BENCHMARKS.md's proxy figures: the same relay, nothing looked at.
+            Arg::new("bare")
+                .long("bare")
+                .help("Relay every line as it came, without analytics (a benchmark's baseline)")
+                .action(ArgAction::SetTrue)
+                .hide(true),
+        )
+        .arg(
             Arg::new("flush-timeout")
                 .long("flush-timeout")
                 .value_name("SECONDS")
@@ -233,19 +241,20 @@ fn run(m: &ArgMatches) -> Result<ExitCode, String> {
     let (to_server, from_server) = server.pipes();
     let relay = Arc::new(Relay::new(tracker.clone(), Transport::Stdio));
     let client = Arc::new(ToClient::default());
+    let bare = m.get_flag("bare");
     let (ended, ends) = mpsc::channel();
     let ended_by_signal = ended.clone();
     {
         let (relay, client, ended) = (relay.clone(), client.clone(), ended.clone());
         std::thread::spawn(move || {
-            pump_client(&relay, &client, to_server);
+            pump_client(&relay, &client, to_server, bare);
             let _ = ended.send(Ended::ClientGone);
         });
     }
     let server_done = {
         let (relay, client) = (relay.clone(), client.clone());
         std::thread::spawn(move || {
-            pump_server(&relay, &client, from_server, &ended);
+            pump_server(&relay, &client, from_server, &ended, bare);
             let _ = ended.send(Ended::ServerClosed);
         })
     };
@@ -421,7 +430,7 @@ impl ToClient {
 
 /// Reads the client's messages and forwards them to the server until the client closes stdin;
 /// the server's stdin is then closed (MCP's first step in shutting a stdio server down).
-fn pump_client(relay: &Relay, client: &ToClient, mut to_server: ChildStdin) {
+fn pump_client(relay: &Relay, client: &ToClient, mut to_server: ChildStdin, bare: bool) {
     let mut input = std::io::stdin().lock();
     let mut line = Vec::new();
     loop {
@@ -431,6 +440,12 @@ fn pump_client(relay: &Relay, client: &ToClient, mut to_server: ChildStdin) {
             Ok(_) => {}
         }
         if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        if bare {
+            if write_line(&mut to_server, &line).is_err() {
+                return;
+            }
             continue;
         }
         let written = match relay.client_line(&line) {
@@ -458,7 +473,7 @@ fn write_line(to: &mut ChildStdin, line: &[u8]) -> std::io::Result<()> {
 }
 
 /// Reads the server's messages and forwards them to the client until the server closes stdout.
-fn pump_server(relay: &Relay, client: &ToClient, from_server: impl Read, ended: &mpsc::Sender<Ended>) {
+fn pump_server(relay: &Relay, client: &ToClient, from_server: impl Read, ended: &mpsc::Sender<Ended>, bare: bool) {
     let mut input = BufReader::with_capacity(64 * 1024, from_server);
     let mut line = Vec::new();
     let mut told = false;
@@ -471,7 +486,7 @@ fn pump_server(relay: &Relay, client: &ToClient, from_server: impl Read, ended: 
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let sent = to_client(relay, client, &line);
+        let sent = if bare { client.send(&line) } else { to_client(relay, client, &line) };
         // Still read (and recorded) after the client left: a server blocked on a full pipe
         // would never exit.
         if !sent && !told {

@@ -189,3 +189,21 @@ fn an_upstream_that_refuses_gets_every_request_answered_with_an_error() {
     assert_eq!(events.len(), 1, "{events:#?}");
     assert_eq!((events[0]["isError"].clone(), events[0]["intent"].clone()), (json!(true), json!("still recorded")));
 }
+
+#[test]
+fn sigterm_ends_the_session_and_delivers_the_events() {
+    let (url, seen) = endpoint();
+    let ingest = IngestReceiver::start();
+    let mut proxy = Proxy::start(&ingest, &["--upstream", &url]);
+    proxy.send(initialize());
+    proxy.recv();
+    proxy.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"mcpeyeIntent": "before the signal"}}}));
+    proxy.recv();
+    sigterm(&proxy.child);
+    let status = wait_for_exit(&mut proxy.child, HANG_GUARD).expect("the proxy exits on SIGTERM");
+    assert!(status.success(), "{status}");
+    assert!(seen.lock().unwrap().iter().any(|s| s.method == "DELETE"), "the session is ended");
+    let events: Vec<Value> = posts(&ingest).into_iter().flat_map(|p| p.events).collect();
+    assert_eq!((events.len(), events[0]["intent"].clone()), (1, json!("before the signal")));
+}

@@ -320,6 +320,24 @@ fn run_upstream(upstream: Upstream, tracker: Tracker, flush_timeout: Duration) -
     let upstream = Arc::new(upstream);
     let relay = Arc::new(Relay::new(tracker.clone(), Transport::Stdio));
     let client = Arc::new(ToClient::default());
+    let end = {
+        let (relay, client, upstream) = (relay.clone(), client.clone(), upstream.clone());
+        move || {
+            upstream.close();
+            for line in relay.server_gone("was left by its client") {
+                client.send(&line);
+            }
+            shut_down(&tracker, flush_timeout);
+        }
+    };
+    {
+        // SIGTERM or Ctrl-C ends the session as a client that leaves does, events delivered.
+        let end = end.clone();
+        on_stop_signal(move || {
+            end();
+            std::process::exit(0);
+        });
+    }
     let mut input = std::io::stdin().lock();
     let mut line = Vec::new();
     loop {
@@ -373,11 +391,7 @@ fn run_upstream(upstream: Upstream, tracker: Tracker, flush_timeout: Duration) -
             false => post(),
         }
     }
-    upstream.close();
-    for line in relay.server_gone("was left by its client") {
-        client.send(&line);
-    }
-    shut_down(&tracker, flush_timeout);
+    end();
     ExitCode::SUCCESS
 }
 

@@ -247,10 +247,17 @@ struct Listening {
 
 impl Listening {
     fn start(ingest: &IngestReceiver, server: &[&Path]) -> Listening {
+        let mut args = vec![std::ffi::OsStr::new("--")];
+        args.extend(server.iter().map(|p| p.as_os_str()));
+        Listening::start_with(ingest, &args)
+    }
+
+    /// `mcpeye proxy --no-event-log --listen 127.0.0.1:0 ARGS...`.
+    fn start_with(ingest: &IngestReceiver, args: &[&std::ffi::OsStr]) -> Listening {
         use std::io::BufRead;
         let mut child = std::process::Command::new(mcpeye_cli())
-            .args(["proxy", "--no-event-log", "--listen", "127.0.0.1:0", "--"])
-            .args(server)
+            .args(["proxy", "--no-event-log", "--listen", "127.0.0.1:0"])
+            .args(args)
             .envs(server_env(ingest))
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
@@ -325,4 +332,36 @@ fn a_python_sdk_server_served_over_http_by_the_proxy_in_the_2026_era() {
     let events = events_of(&ingest, "py-modern/1.0.0");
     assert_eq!(events.len(), 1, "{events:#?}");
     assert_eq!(event_marked(&events, "modern-a")["arguments"], json!({"order_id": "B-2"}));
+}
+
+#[test]
+fn a_remote_server_put_behind_the_proxy_over_http_on_both_sides() {
+    let test = "a_remote_server_put_behind_the_proxy_over_http_on_both_sides";
+    let python = or_skip!(python_with_mcp(test));
+    let (node, everything) = or_skip!(everything_server(test));
+    let (_server, upstream) = HttpEverything::start(&node, &everything);
+    let ingest = IngestReceiver::start();
+    let proxy = Listening::start_with(&ingest, &["--upstream".as_ref(), upstream.as_ref()]);
+    let job = json!({
+        "server": {"url": proxy.url}, "mode": "auto", "concurrency": 1,
+        "answers": {"sampling": "a sampled answer"},
+        "clients": [{"name": "py-both", "version": "1.0.0",
+            "calls": [
+                call_with_intent("echo", json!({"message": "http both ways"}), "both-a"),
+                call_with_intent("trigger-sampling-request", json!({"prompt": "say hi"}), "both-b"),
+                {"tool": "mcpeye_request_capability", "arguments": {"capability": "logarithms"}},
+            ],
+            "reads": ["demo://resource/dynamic/text/4"],
+            "prompts": ["simple-prompt"]}],
+    });
+    let report = &drive(&python, &script("py_driver.py"), &job, &[])["clients"][0];
+    listed_with_intent(report, &["echo", "trigger-sampling-request"]);
+    assert_eq!(report["results"][0], json!({"isError": false, "text": "Echo: http both ways"}), "{report}");
+    assert_eq!(report["asked"]["sampling"], 1, "{report}");
+    assert!(report["reads"][0].is_string() && report["prompts"][0].is_string(), "{report}");
+    assert!(proxy.stop().success());
+    let events = events_of(&ingest, "py-both/1.0.0");
+    assert_eq!(events.len(), 3, "{events:#?}");
+    assert_eq!(event_marked(&events, "both-a")["arguments"], json!({"message": "http both ways"}));
+    event_marked(&events, "both-b");
 }

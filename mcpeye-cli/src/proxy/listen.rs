@@ -3,10 +3,13 @@
 //! every `initialize` starts the command anew (requests without a session, MCP 2026-07-28's,
 //! share one). A request's answer, and what the server sends while it is open, go back on the
 //! request's event stream; what the server sends outside any request goes on the session's GET
-//! stream. HTTP/1.1 over std, one thread per connection, as `mcpeye receive`.
+//! stream. With `--upstream URL` each session is a session of that Streamable HTTP server
+//! instead (a remote server put behind the proxy). HTTP/1.1 over std, one thread per
+//! connection, as `mcpeye receive`.
 
 use super::child::Server;
 use super::relay::{Action, Relay};
+use super::upstream::Upstream;
 use mcpeye_runtime::forwarded::new_session_id;
 use mcpeye_runtime::{Tracker, Transport};
 use serde_json::Value;
@@ -25,9 +28,17 @@ const MAX_BODY: usize = 64 * 1024 * 1024;
 /// The session that requests without `Mcp-Session-Id` share (MCP 2026-07-28 has no handshake).
 const SESSIONLESS: &str = "";
 
+/// What each session talks to.
+pub enum Serves {
+    /// The command, started once per session.
+    Command(Vec<OsString>),
+    /// A Streamable HTTP server and the headers of every request to it, a session of it per session.
+    Upstream(String, Vec<(String, String)>),
+}
+
 /// What every connection shares.
 pub struct Listener {
-    command: Vec<OsString>,
+    serves: Serves,
     grace: Duration,
     tracker: Tracker,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
@@ -37,12 +48,16 @@ pub struct Listener {
 struct Session {
     id: String,
     relay: Relay,
-    stdin: Mutex<Option<ChildStdin>>,
-    server: Mutex<Server>,
+    backend: Backend,
     /// The event stream of each request waiting for its answer, by the request's id.
     waiting: Mutex<HashMap<String, Sender<Vec<u8>>>>,
     /// The session's GET stream, when the client opened one.
     listening: Mutex<Option<Sender<Vec<u8>>>>,
+}
+
+enum Backend {
+    Child { stdin: Mutex<Option<ChildStdin>>, server: Mutex<Server> },
+    Upstream(Arc<Upstream>),
 }
 
 /// `ADDR` as given: `HOST:PORT`, or a port alone (on 127.0.0.1).
@@ -54,8 +69,8 @@ pub fn address(addr: &str) -> String {
 }
 
 impl Listener {
-    pub fn new(command: Vec<OsString>, grace: Duration, tracker: Tracker) -> Arc<Listener> {
-        Arc::new(Listener { command, grace, tracker, sessions: Mutex::new(HashMap::new()) })
+    pub fn new(serves: Serves, grace: Duration, tracker: Tracker) -> Arc<Listener> {
+        Arc::new(Listener { serves, grace, tracker, sessions: Mutex::new(HashMap::new()) })
     }
 
     /// Serves on `listener` until the process is stopped.
@@ -177,56 +192,94 @@ impl Listener {
 
     /// Starts the server of a new session; `Err` when its command does not start.
     fn start_session(&self, id: String) -> Result<Arc<Session>, ()> {
-        let (program, args) = self.command.split_first().ok_or(())?;
-        let mut server = Server::spawn(program, args).map_err(|e| {
-            eprintln!("mcpeye proxy: cannot start the server `{}`: {e}", program.to_string_lossy());
-        })?;
-        let (stdin, stdout) = server.pipes();
-        let session = Arc::new(Session {
-            id: id.clone(),
-            relay: Relay::new(self.tracker.clone(), Transport::Http { version: None }),
-            stdin: Mutex::new(Some(stdin)),
-            server: Mutex::new(server),
-            waiting: Mutex::new(HashMap::new()),
-            listening: Mutex::new(None),
-        });
-        self.sessions.lock().unwrap_or_else(|e| e.into_inner()).insert(id, session.clone());
-        let reading = session.clone();
-        std::thread::spawn(move || {
-            let mut lines = BufReader::with_capacity(64 * 1024, stdout);
-            let mut line = Vec::new();
-            loop {
-                line.clear();
-                match lines.read_until(b'\n', &mut line) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {}
-                }
-                if line.iter().all(u8::is_ascii_whitespace) {
-                    continue;
-                }
-                match reading.relay.server_line(&line) {
-                    Action::Forward => reading.route(&line),
-                    Action::Replace(changed) | Action::Answer(changed) => reading.route(&changed),
-                    Action::Drop => {
-                        let shown = String::from_utf8_lossy(&line[..line.len().min(200)]).trim_end().to_owned();
-                        eprintln!(
-                            "mcpeye proxy: the server wrote a line to stdout that is not JSON-RPC; dropped: {shown}"
-                        );
-                    }
-                }
+        let relay = Relay::new(self.tracker.clone(), Transport::Http { version: None });
+        let new = |backend| {
+            let (waiting, listening) = (Mutex::new(HashMap::new()), Mutex::new(None));
+            Arc::new(Session { id: id.clone(), relay, backend, waiting, listening })
+        };
+        let session = match &self.serves {
+            Serves::Upstream(url, headers) => {
+                let upstream = Upstream::new(url, headers.clone()).map_err(|e| eprintln!("mcpeye proxy: {e}"))?;
+                new(Backend::Upstream(Arc::new(upstream)))
             }
-            reading.answer_all_waiting();
-        });
+            Serves::Command(command) => {
+                let (program, args) = command.split_first().ok_or(())?;
+                let mut server = Server::spawn(program, args).map_err(|e| {
+                    eprintln!("mcpeye proxy: cannot start the server `{}`: {e}", program.to_string_lossy());
+                })?;
+                let (stdin, stdout) = server.pipes();
+                let session = new(Backend::Child { stdin: Mutex::new(Some(stdin)), server: Mutex::new(server) });
+                let reading = session.clone();
+                std::thread::spawn(move || {
+                    let mut lines = BufReader::with_capacity(64 * 1024, stdout);
+                    let mut line = Vec::new();
+                    loop {
+                        line.clear();
+                        match lines.read_until(b'\n', &mut line) {
+                            Ok(0) | Err(_) => break,
+                            Ok(_) => {}
+                        }
+                        if !line.iter().all(u8::is_ascii_whitespace) {
+                            reading.server_said(&line);
+                        }
+                    }
+                    reading.answer_all_waiting();
+                });
+                session
+            }
+        };
+        self.sessions.lock().unwrap_or_else(|e| e.into_inner()).insert(id, session.clone());
         Ok(session)
     }
 }
 
 impl Session {
-    /// Writes one line to the server; false when it is gone.
-    fn write(&self, line: &[u8]) -> bool {
-        let mut stdin = self.stdin.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(pipe) = stdin.as_mut() else { return false };
-        pipe.write_all(line).and_then(|()| pipe.flush()).is_ok()
+    /// Sends one message to the server; false when it is gone. Upstream, a request is POSTed on
+    /// a thread of its own and its answer comes back through [`server_said`](Self::server_said).
+    fn write(self: &Arc<Self>, line: &[u8]) -> bool {
+        let upstream = match &self.backend {
+            Backend::Child { stdin, .. } => {
+                let mut stdin = stdin.lock().unwrap_or_else(|e| e.into_inner());
+                let Some(pipe) = stdin.as_mut() else { return false };
+                return pipe.write_all(line).and_then(|()| pipe.flush()).is_ok();
+            }
+            Backend::Upstream(upstream) => upstream.clone(),
+        };
+        let id = super::request_id(line);
+        let is_request = id.is_some();
+        let (session, line) = (self.clone(), line.to_vec());
+        let post = move || {
+            let deliver = |m: &[u8]| session.server_said(m);
+            if let Err(e) = upstream.post(&line, &deliver) {
+                eprintln!("mcpeye proxy: {e}");
+                let failed = format!("the upstream MCP server did not answer: {e}");
+                if let Some(answer) = id.and_then(|id| session.relay.fail(&id, &failed)) {
+                    session.route(&answer);
+                }
+            }
+            if upstream.should_listen() {
+                let (session, upstream) = (session.clone(), upstream.clone());
+                std::thread::spawn(move || upstream.listen(&|m: &[u8]| session.server_said(m)));
+            }
+        };
+        // As with `--upstream` over stdio: requests concurrently, the rest in the client's order.
+        match is_request {
+            true => drop(std::thread::spawn(post)),
+            false => post(),
+        }
+        true
+    }
+
+    /// A message of the server, through the relay, to the client.
+    fn server_said(&self, line: &[u8]) {
+        match self.relay.server_line(line) {
+            Action::Forward => self.route(line),
+            Action::Replace(changed) | Action::Answer(changed) => self.route(&changed),
+            Action::Drop => {
+                let shown = String::from_utf8_lossy(&line[..line.len().min(200)]).trim_end().to_owned();
+                eprintln!("mcpeye proxy: the server wrote a line to stdout that is not JSON-RPC; dropped: {shown}");
+            }
+        }
     }
 
     /// A message of the server: an answer to the request waiting for it, anything else on the
@@ -258,8 +311,13 @@ impl Session {
     }
 
     fn stop(&self, grace: Duration) {
-        drop(self.stdin.lock().unwrap_or_else(|e| e.into_inner()).take());
-        self.server.lock().unwrap_or_else(|e| e.into_inner()).stop(grace);
+        match &self.backend {
+            Backend::Child { stdin, server } => {
+                drop(stdin.lock().unwrap_or_else(|e| e.into_inner()).take());
+                server.lock().unwrap_or_else(|e| e.into_inner()).stop(grace);
+            }
+            Backend::Upstream(upstream) => upstream.close(),
+        }
         self.answer_all_waiting();
     }
 }

@@ -127,8 +127,7 @@ pub fn command() -> Command {
             Arg::new("listen")
                 .long("listen")
                 .value_name("ADDR")
-                .help("Serve Streamable HTTP to clients on ADDR (HOST:PORT, or a port on 127.0.0.1) at /mcp, a server started per session")
-                .conflicts_with("upstream"),
+                .help("Serve Streamable HTTP to clients on ADDR (HOST:PORT, or a port on 127.0.0.1) at /mcp, a server started per session (with --upstream: a session of it)"),
         )
         .arg(
             Arg::new("header")
@@ -203,21 +202,27 @@ enum Ended {
 }
 
 fn run(m: &ArgMatches) -> Result<ExitCode, String> {
-    if let Some(url) = m.get_one::<String>("upstream") {
-        let headers = m.get_many::<String>("header").into_iter().flatten().map(|h| upstream::parse_header(h));
-        let upstream = Upstream::new(url, headers.collect::<Result<_, _>>()?)?;
-        let tracker = Tracker::new(config(m)).map_err(|e| format!("the analytics' configuration: {e}"))?;
-        return Ok(run_upstream(upstream, tracker, flush_timeout(m)));
-    }
     let command: Vec<OsString> = m.get_many::<OsString>("command").into_iter().flatten().cloned().collect();
     let grace = Duration::from_secs(m.get_one::<u64>("grace").copied().unwrap_or(2));
-    let (program, args) = command.split_first().ok_or("a server command is needed after --")?;
+    let upstream = match m.get_one::<String>("upstream") {
+        Some(url) => {
+            let headers = m.get_many::<String>("header").into_iter().flatten().map(|h| upstream::parse_header(h));
+            let headers: Vec<(String, String)> = headers.collect::<Result<_, _>>()?;
+            Upstream::new(url, headers.clone())?;
+            Some((url.clone(), headers))
+        }
+        None => None,
+    };
     if let Some(addr) = m.get_one::<String>("listen") {
         let addr = listen::address(addr);
         let socket = std::net::TcpListener::bind(&addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
         let tracker = Tracker::new(config(m)).map_err(|e| format!("the analytics' configuration: {e}"))?;
         let local = socket.local_addr().map_err(|e| e.to_string())?;
-        let listener = listen::Listener::new(command.clone(), grace, tracker.clone());
+        let serves = match upstream {
+            Some((url, headers)) => listen::Serves::Upstream(url, headers),
+            None => listen::Serves::Command(command),
+        };
+        let listener = listen::Listener::new(serves, grace, tracker.clone());
         let serving = listener.clone();
         std::thread::spawn(move || serving.serve(socket));
         eprintln!("mcpeye proxy: listening on http://{local}/mcp");
@@ -230,6 +235,12 @@ fn run(m: &ArgMatches) -> Result<ExitCode, String> {
         shut_down(&tracker, flush_timeout(m));
         return Ok(ExitCode::SUCCESS);
     }
+    if let Some((url, headers)) = upstream {
+        let upstream = Upstream::new(&url, headers)?;
+        let tracker = Tracker::new(config(m)).map_err(|e| format!("the analytics' configuration: {e}"))?;
+        return Ok(run_upstream(upstream, tracker, flush_timeout(m)));
+    }
+    let (program, args) = command.split_first().ok_or("a server command is needed after --")?;
     let tracker = Tracker::new(config(m)).map_err(|e| format!("the analytics' configuration: {e}"))?;
     let mut server = match child::Server::spawn(program, args) {
         Ok(server) => server,
@@ -396,7 +407,7 @@ fn run_upstream(upstream: Upstream, tracker: Tracker, flush_timeout: Duration) -
 }
 
 /// The id (its JSON text) of a request; `None` for a notification or an answer.
-fn request_id(line: &[u8]) -> Option<String> {
+pub(super) fn request_id(line: &[u8]) -> Option<String> {
     let message: serde_json::Value = serde_json::from_slice(line).ok()?;
     message.get("method")?;
     message.get("id").map(serde_json::Value::to_string)

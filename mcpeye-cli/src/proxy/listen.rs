@@ -157,6 +157,11 @@ impl Listener {
         };
         let mut line = request.body.clone();
         line.push(b'\n');
+        // What the server is to judge of the client's request, as the client sent it.
+        let passed: Vec<(String, String)> = ["mcp-protocol-version", "mcp-method", "mcp-name"]
+            .iter()
+            .filter_map(|name| request.header(name).map(|v| ((*name).to_owned(), v.to_owned())))
+            .collect();
         let to_server = match session.relay.client_line(&line) {
             Action::Answer(answer) => return reply(stream, "200 OK", "application/json", &session_header, &answer),
             Action::Drop => return reply(stream, "202 Accepted", "text/plain", &session_header, b""),
@@ -166,12 +171,12 @@ impl Listener {
         let id = message.get("id").filter(|_| method.is_some()).map(Value::to_string);
         let Some(id) = id else {
             // A notification, or the client's answer to the server's request.
-            session.write(&to_server);
+            session.write(&to_server, &passed);
             return reply(stream, "202 Accepted", "text/plain", &session_header, b"");
         };
         let (tx, rx) = channel();
         session.waiting.lock().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), tx);
-        if !session.write(&to_server) {
+        if !session.write(&to_server, &passed) {
             session.answer_all_waiting();
         }
         stream_events(stream, &session_header, &rx, Some(&id));
@@ -236,7 +241,7 @@ impl Listener {
 impl Session {
     /// Sends one message to the server; false when it is gone. Upstream, a request is POSTed on
     /// a thread of its own and its answer comes back through [`server_said`](Self::server_said).
-    fn write(self: &Arc<Self>, line: &[u8]) -> bool {
+    fn write(self: &Arc<Self>, line: &[u8], passed: &[(String, String)]) -> bool {
         let upstream = match &self.backend {
             Backend::Child { stdin, .. } => {
                 let mut stdin = stdin.lock().unwrap_or_else(|e| e.into_inner());
@@ -247,10 +252,10 @@ impl Session {
         };
         let id = super::request_id(line);
         let is_request = id.is_some();
-        let (session, line) = (self.clone(), line.to_vec());
+        let (session, line, passed) = (self.clone(), line.to_vec(), passed.to_vec());
         let post = move || {
             let deliver = |m: &[u8]| session.server_said(m);
-            if let Err(e) = upstream.post(&line, &deliver) {
+            if let Err(e) = upstream.post(&line, &passed, &deliver) {
                 eprintln!("mcpeye proxy: {e}");
                 let failed = format!("the upstream MCP server did not answer: {e}");
                 if let Some(answer) = id.and_then(|id| session.relay.fail(&id, &failed)) {

@@ -58,21 +58,16 @@ impl Upstream {
     }
 
     /// POSTs one message of the client; each message of the answer goes to `deliver`. An error
-    /// says why the server did not answer (unreachable, an HTTP error, not JSON).
-    pub fn post(&self, line: &[u8], deliver: &dyn Fn(&[u8])) -> Result<(), String> {
+    /// says why the server did not answer (unreachable, an HTTP error, not JSON). `passed`: the
+    /// MCP headers the client itself sent over HTTP (`--listen`), sent as they came in place of
+    /// the ones worked out here, so that the server judges the client's own.
+    pub fn post(&self, line: &[u8], passed: &[(String, String)], deliver: &dyn Fn(&[u8])) -> Result<(), String> {
         let message: Option<Value> = serde_json::from_slice(line).ok();
         let method = message.as_ref().and_then(|m| m.get("method")).and_then(Value::as_str);
-        let mut request = self
-            .agent
-            .post(&self.url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream");
-        for (name, value) in self.common_headers(message.as_ref()) {
-            request = request.header(name, value);
-        }
+        let mut headers = self.common_headers(message.as_ref());
         // SEP-2243 (MCP 2026-07-28): the method, and what it names, in headers too.
         if let (Some(method), Some(m)) = (method, &message) {
-            request = request.header("mcp-method", method);
+            headers.push(("mcp-method".into(), method.into()));
             let params = m.get("params");
             let name = match method {
                 "tools/call" | "prompts/get" => params.and_then(|p| p.get("name")),
@@ -80,8 +75,18 @@ impl Upstream {
                 _ => None,
             };
             if let Some(name) = name.and_then(Value::as_str) {
-                request = request.header("mcp-name", name);
+                headers.push(("mcp-name".into(), name.into()));
             }
+        }
+        headers.retain(|(name, _)| !passed.iter().any(|(p, _)| p.eq_ignore_ascii_case(name)));
+        headers.extend(passed.iter().cloned());
+        let mut request = self
+            .agent
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream");
+        for (name, value) in headers {
+            request = request.header(name, value);
         }
         let body = line.strip_suffix(b"\n").unwrap_or(line);
         let response = request.send(body).map_err(|e| format!("cannot reach {}: {e}", self.url))?;

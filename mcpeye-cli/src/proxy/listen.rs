@@ -49,10 +49,11 @@ struct Session {
     id: String,
     relay: Relay,
     backend: Backend,
-    /// The event stream of each request waiting for its answer, by the request's id.
-    waiting: Mutex<HashMap<String, Sender<Vec<u8>>>>,
+    /// The event stream of each request waiting for its answer, by the request's id: each
+    /// message with the HTTP status it is to be answered with (an upstream's error status).
+    waiting: Mutex<HashMap<String, Sender<(Vec<u8>, u16)>>>,
     /// The session's GET stream, when the client opened one.
-    listening: Mutex<Option<Sender<Vec<u8>>>>,
+    listening: Mutex<Option<Sender<(Vec<u8>, u16)>>>,
 }
 
 enum Backend {
@@ -254,8 +255,12 @@ impl Session {
         let is_request = id.is_some();
         let (session, line, passed) = (self.clone(), line.to_vec(), passed.to_vec());
         let post = move || {
-            let deliver = |m: &[u8]| session.server_said(m);
-            if let Err(e) = upstream.post(&line, &passed, &deliver) {
+            // What comes back on a request's own answer belongs to its stream (its progress, the
+            // notifications of a `subscriptions/listen`), whatever else is open.
+            let stream = id.clone();
+            let deliver = |m: &[u8]| session.server_said_on(m, stream.as_deref(), 200);
+            let refused = |status: u16, m: &[u8]| session.server_said_on(m, stream.as_deref(), status);
+            if let Err(e) = upstream.post(&line, &passed, &deliver, &refused) {
                 eprintln!("mcpeye proxy: {e}");
                 let failed = format!("the upstream MCP server did not answer: {e}");
                 if let Some(answer) = id.and_then(|id| session.relay.fail(&id, &failed)) {
@@ -277,14 +282,27 @@ impl Session {
 
     /// A message of the server, through the relay, to the client.
     fn server_said(&self, line: &[u8]) {
-        match self.relay.server_line(line) {
-            Action::Forward => self.route(line),
-            Action::Replace(changed) | Action::Answer(changed) => self.route(&changed),
+        self.server_said_on(line, None, 200);
+    }
+
+    /// A message of the server, through the relay, to the client: on the stream of the request
+    /// `on` while it is open (answered with `status`), else where [`route`](Self::route) says.
+    fn server_said_on(&self, line: &[u8], on: Option<&str>, status: u16) {
+        let out = match self.relay.server_line(line) {
+            Action::Forward => line.to_vec(),
+            Action::Replace(changed) | Action::Answer(changed) => changed,
             Action::Drop => {
                 let shown = String::from_utf8_lossy(&line[..line.len().min(200)]).trim_end().to_owned();
                 eprintln!("mcpeye proxy: the server wrote a line to stdout that is not JSON-RPC; dropped: {shown}");
+                return;
+            }
+        };
+        if let Some(tx) = on.and_then(|id| self.waiting.lock().unwrap_or_else(|e| e.into_inner()).get(id).cloned()) {
+            if tx.send((out.clone(), status)).is_ok() {
+                return;
             }
         }
+        self.route(&out);
     }
 
     /// A message of the server: an answer to the request waiting for it, anything else on the
@@ -294,17 +312,17 @@ impl Session {
         let waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
         if message.get("method").is_none() {
             if let Some(tx) = message.get("id").and_then(|id| waiting.get(&id.to_string())) {
-                let _ = tx.send(line.to_vec());
+                let _ = tx.send((line.to_vec(), 200));
                 return;
             }
         }
         if let Some(tx) = self.listening.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
-            if tx.send(line.to_vec()).is_ok() {
+            if tx.send((line.to_vec(), 200)).is_ok() {
                 return;
             }
         }
         if let Some(tx) = waiting.values().next() {
-            let _ = tx.send(line.to_vec());
+            let _ = tx.send((line.to_vec(), 200));
         }
     }
 
@@ -329,7 +347,31 @@ impl Session {
 
 /// Answers with an event stream: each message from `rx` as an event, until the answer to `id`
 /// (or, for a GET stream, until the session ends or the client goes away).
-fn stream_events(stream: &mut TcpStream, headers: &[(&str, &str)], rx: &Receiver<Vec<u8>>, id: Option<&str>) {
+fn stream_events(stream: &mut TcpStream, headers: &[(&str, &str)], rx: &Receiver<(Vec<u8>, u16)>, id: Option<&str>) {
+    // A request's first message decides its answer: an error status of the upstream is the
+    // client's too (the message then as a JSON body), else an event stream. A GET stream's
+    // head goes at once.
+    let first = match id {
+        Some(_) => match rx.recv() {
+            Ok(first) => Some(first),
+            Err(_) => return,
+        },
+        None => None,
+    };
+    if let Some(first) = first.as_ref().filter(|f| f.1 >= 300) {
+        let status = match first.1 {
+            400 => "400 Bad Request".to_owned(),
+            401 => "401 Unauthorized".to_owned(),
+            403 => "403 Forbidden".to_owned(),
+            404 => "404 Not Found".to_owned(),
+            405 => "405 Method Not Allowed".to_owned(),
+            406 => "406 Not Acceptable".to_owned(),
+            415 => "415 Unsupported Media Type".to_owned(),
+            code => format!("{code} Error"),
+        };
+        let body = first.0.strip_suffix(b"\n").unwrap_or(&first.0);
+        return reply(stream, &status, "application/json", headers, body);
+    }
     let mut head = String::from(
         "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n",
     );
@@ -340,7 +382,7 @@ fn stream_events(stream: &mut TcpStream, headers: &[(&str, &str)], rx: &Receiver
     if stream.write_all(head.as_bytes()).is_err() {
         return;
     }
-    while let Ok(message) = rx.recv() {
+    for (message, _) in first.into_iter().chain(std::iter::from_fn(|| rx.recv().ok())) {
         let data = message.strip_suffix(b"\n").unwrap_or(&message);
         let mut event = b"event: message\ndata: ".to_vec();
         event.extend_from_slice(data);

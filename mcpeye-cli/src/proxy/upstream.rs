@@ -60,8 +60,15 @@ impl Upstream {
     /// POSTs one message of the client; each message of the answer goes to `deliver`. An error
     /// says why the server did not answer (unreachable, an HTTP error, not JSON). `passed`: the
     /// MCP headers the client itself sent over HTTP (`--listen`), sent as they came in place of
-    /// the ones worked out here, so that the server judges the client's own.
-    pub fn post(&self, line: &[u8], passed: &[(String, String)], deliver: &dyn Fn(&[u8])) -> Result<(), String> {
+    /// the ones worked out here, so that the server judges the client's own. A JSON-RPC error the
+    /// server answers with an HTTP error status goes to `refused`, with that status.
+    pub fn post(
+        &self,
+        line: &[u8],
+        passed: &[(String, String)],
+        deliver: &dyn Fn(&[u8]),
+        refused: &dyn Fn(u16, &[u8]),
+    ) -> Result<(), String> {
         let message: Option<Value> = serde_json::from_slice(line).ok();
         let method = message.as_ref().and_then(|m| m.get("method")).and_then(Value::as_str);
         let mut headers = self.common_headers(message.as_ref());
@@ -109,7 +116,7 @@ impl Upstream {
                     if error.get("id").is_none_or(Value::is_null) {
                         error["id"] = id.clone();
                     }
-                    deliver(&serde_json::to_vec(&error).unwrap_or_default());
+                    refused(status.as_u16(), &serde_json::to_vec(&error).unwrap_or_default());
                     return Ok(());
                 }
             }

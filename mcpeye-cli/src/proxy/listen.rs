@@ -51,10 +51,13 @@ struct Session {
     backend: Backend,
     /// The event stream of each request waiting for its answer, by the request's id: each
     /// message with the HTTP status it is to be answered with (an upstream's error status).
-    waiting: Mutex<HashMap<String, Sender<(Vec<u8>, u16)>>>,
+    waiting: Mutex<HashMap<String, ToStream>>,
     /// The session's GET stream, when the client opened one.
-    listening: Mutex<Option<Sender<(Vec<u8>, u16)>>>,
+    listening: Mutex<Option<ToStream>>,
 }
+
+/// The way to one open event stream of a client: a message, and the HTTP status to answer with.
+type ToStream = Sender<(Vec<u8>, u16)>;
 
 enum Backend {
     Child { stdin: Mutex<Option<ChildStdin>>, server: Mutex<Server> },

@@ -161,10 +161,17 @@ impl Listener {
         };
         let mut line = request.body.clone();
         line.push(b'\n');
-        // What the server is to judge of the client's request, as the client sent it.
-        let passed: Vec<(String, String)> = ["mcp-protocol-version", "mcp-method", "mcp-name"]
+        // What the server is to judge of the client's request, as the client sent it: its MCP
+        // headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`), all but the
+        // session, which is the proxy's own.
+        let passed: Vec<(String, String)> = request
+            .headers
             .iter()
-            .filter_map(|name| request.header(name).map(|v| ((*name).to_owned(), v.to_owned())))
+            .filter(|(name, _)| {
+                let name = name.to_ascii_lowercase();
+                name.starts_with("mcp-") && name != "mcp-session-id"
+            })
+            .cloned()
             .collect();
         let to_server = match session.relay.client_line(&line) {
             Action::Answer(answer) => return reply(stream, "200 OK", "application/json", &session_header, &answer),
@@ -263,7 +270,7 @@ impl Session {
             let stream = id.clone();
             let deliver = |m: &[u8]| session.server_said_on(m, stream.as_deref(), 200);
             let refused = |status: u16, m: &[u8]| session.server_said_on(m, stream.as_deref(), status);
-            if let Err(e) = upstream.post(&line, &passed, &deliver, &refused) {
+            if let Err(e) = upstream.post(&line, Some(&passed), &deliver, &refused) {
                 eprintln!("mcpeye proxy: {e}");
                 let failed = format!("the upstream MCP server did not answer: {e}");
                 if let Some(answer) = id.and_then(|id| session.relay.fail(&id, &failed)) {

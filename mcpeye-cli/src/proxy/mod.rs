@@ -376,7 +376,7 @@ fn run_upstream(upstream: Upstream, tracker: Tracker, flush_timeout: Duration) -
             let deliver = |m: &[u8]| {
                 to_client(&relay, &client, m);
             };
-            if let Err(e) = upstream.post(&message, &[], &deliver, &|_, m| deliver(m)) {
+            if let Err(e) = upstream.post(&message, None, &deliver, &|_, m| deliver(m)) {
                 eprintln!("mcpeye proxy: {e}");
                 let failed = format!("the upstream MCP server did not answer: {e}");
                 if let Some(answer) = id.and_then(|id| relay.fail(&id, &failed)) {

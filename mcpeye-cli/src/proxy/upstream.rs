@@ -58,22 +58,28 @@ impl Upstream {
     }
 
     /// POSTs one message of the client; each message of the answer goes to `deliver`. An error
-    /// says why the server did not answer (unreachable, an HTTP error, not JSON). `passed`: the
-    /// MCP headers the client itself sent over HTTP (`--listen`), sent as they came in place of
-    /// the ones worked out here, so that the server judges the client's own. A JSON-RPC error the
-    /// server answers with an HTTP error status goes to `refused`, with that status.
+    /// says why the server did not answer (unreachable, an HTTP error, not JSON). `passed`: for
+    /// a client that spoke HTTP itself (`--listen`), the MCP headers it sent, sent as they came
+    /// and nothing worked out in their place (a header it left out stays out: the server judges
+    /// the client's own); `None` for a stdio client, whose headers are worked out here. A
+    /// JSON-RPC error the server answers with an HTTP error status goes to `refused`, with that
+    /// status.
     pub fn post(
         &self,
         line: &[u8],
-        passed: &[(String, String)],
+        passed: Option<&[(String, String)]>,
         deliver: &dyn Fn(&[u8]),
         refused: &dyn Fn(u16, &[u8]),
     ) -> Result<(), String> {
         let message: Option<Value> = serde_json::from_slice(line).ok();
         let method = message.as_ref().and_then(|m| m.get("method")).and_then(Value::as_str);
         let mut headers = self.common_headers(message.as_ref());
+        if let Some(passed) = passed {
+            headers.retain(|(name, _)| name == "mcp-session-id" || !name.starts_with("mcp-"));
+            headers.extend(passed.iter().cloned());
+        }
         // SEP-2243 (MCP 2026-07-28): the method, and what it names, in headers too.
-        if let (Some(method), Some(m)) = (method, &message) {
+        if let (Some(method), Some(m), None) = (method, &message, passed) {
             headers.push(("mcp-method".into(), method.into()));
             let params = m.get("params");
             let name = match method {
@@ -85,8 +91,6 @@ impl Upstream {
                 headers.push(("mcp-name".into(), name.into()));
             }
         }
-        headers.retain(|(name, _)| !passed.iter().any(|(p, _)| p.eq_ignore_ascii_case(name)));
-        headers.extend(passed.iter().cloned());
         let mut request = self
             .agent
             .post(&self.url)

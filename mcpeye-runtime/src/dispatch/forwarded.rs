@@ -1,6 +1,6 @@
 //! The calls of a server in another process, seen by a proxy (`mcpeye proxy`): the fourth way
 //! in. A proxy adapts each raw JSON-RPC message to the steps the other ways in share (the
-//! intent taken out, a [`TrackedCall`] begun and ended, an unknown tool recorded, the reserved
+//! intent taken out, a `TrackedCall` begun and ended, an unknown tool recorded, the reserved
 //! tool answered, the other methods and the tool list noted for the event log); it adds none of
 //! its own.
 

@@ -12,7 +12,9 @@
 # repository. conformance/expected-failures.yml lists the scenarios expected to fail, with the
 # reason; the suite refuses a listed scenario that passes (the list can only shrink).
 # MCPEYE_INGEST_URL / MCPEYE_PROJECT_ID / MCPEYE_INGEST_SECRET are passed to the server.
-# CONFORMANCE_SERVER=path uses an already built server.
+# CONFORMANCE_SERVER=path uses an already built server. CONFORMANCE_PROXY=path/to/mcpeye runs the
+# suite through `mcpeye proxy --listen … --upstream SERVER` instead (issue 46: the same results
+# directly and through the proxy), its results in a folder of their own (results-proxy).
 set -euo pipefail
 SUITE_VERSION="0.2.0-alpha.12"
 NODE_WHEEL_VERSION="24.19.0"
@@ -67,6 +69,28 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 [ -n "$url" ] || { echo "conformance: the server did not start" >&2; cat "$log" >&2; exit 1; }
+results="$work/results"
+proxy_pid=
+if [ -n "${CONFORMANCE_PROXY:-}" ]; then
+  proxy_log="$work/proxy.log"
+  "$CONFORMANCE_PROXY" proxy --no-event-log --listen 127.0.0.1:0 --upstream "$url" 2>"$proxy_log" &
+  proxy_pid=$!
+  stop() {
+    kill -TERM "$proxy_pid" 2>/dev/null && wait "$proxy_pid" 2>/dev/null || true
+    kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
+  }
+  upstream=$url
+  url=
+  for _ in $(seq 1 100); do
+    url=$(sed -n 's/^mcpeye proxy: listening on \(http:[^ ]*\)$/\1/p' "$proxy_log" | head -n 1)
+    [ -n "$url" ] && break
+    kill -0 "$proxy_pid" 2>/dev/null || { cat "$proxy_log" >&2; exit 1; }
+    sleep 0.1
+  done
+  [ -n "$url" ] || { echo "conformance: the proxy did not start" >&2; cat "$proxy_log" >&2; exit 1; }
+  echo "conformance: through mcpeye proxy at $url in front of $upstream" >&2
+  results="$work/results-proxy"
+fi
 echo "conformance: @modelcontextprotocol/conformance@$SUITE_VERSION against $url" >&2
 
 # One row per scenario of a results folder: its checks (passed/failed/warnings), and the verdict
@@ -102,7 +126,7 @@ EOF
 failed=0
 printf '| revision | scenario | checks passed | result |\n|---|---|---|---|\n'
 for rev in $REVISIONS; do
-  out="$work/results/$rev"
+  out="$results/$rev"
   rm -rf "$out"
   "${suite[@]}" list --requirements "$rev" >"$work/requirements-$rev.txt"
   # The server scenarios the revision scores, and those it runs without scoring (with the reason).
@@ -118,7 +142,7 @@ for rev in $REVISIONS; do
 done
 
 # The tasks extension: scored by no revision, held to the expected-failures file here.
-out="$work/results/tasks"
+out="$results/tasks"
 rm -rf "$out"
 "${suite[@]}" list --server | sed -n 's/^  - \(tasks-[a-z-]*\) .*/\1/p' >"$work/scored-tasks.txt"
 for scenario in $(cat "$work/scored-tasks.txt"); do

@@ -5,10 +5,12 @@
 //! ```text
 //! mcpeye report events/*.jsonl payloads.jsonl --html report.html
 //! mcpeye receive --port 3001 --out events.jsonl
+//! mcpeye proxy -- npx -y @modelcontextprotocol/server-everything
 //! ```
 
 #![forbid(unsafe_code)]
 
+mod proxy;
 mod receive;
 
 use clap::{value_parser, Arg, ArgAction, ArgMatches, Command};
@@ -102,11 +104,13 @@ fn cli() -> Command {
                         .value_parser(value_parser!(u16).range(1..)),
                 ),
         )
+        .subcommand(proxy::command())
 }
 
 fn main() -> ExitCode {
     let matches = cli().get_matches();
     let result = match matches.subcommand() {
+        Some(("proxy", m)) => return proxy::main(m),
         Some(("report", m)) => report(m),
         Some(("receive", m)) => receive::run(receive::Options {
             bind: m.get_one::<String>("bind").cloned().unwrap_or_default(),

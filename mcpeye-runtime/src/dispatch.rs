@@ -26,6 +26,8 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+pub mod forwarded;
+
 /// Longest tool name kept in the record of a call to an unknown tool (the name is the agent's):
 /// the longest valid tool name.
 const MAX_UNKNOWN_NAME_CHARS: usize = mcpeye_contract::MAX_TOOL_NAME_CHARS;

@@ -45,6 +45,9 @@ mod tool;
 mod tracker;
 
 pub use config::{CallIdentity, Config, ConfigError, Identity, IdentityValue};
+/// The calls of a server in another process, for `mcpeye proxy`: not a stable API.
+#[doc(hidden)]
+pub use dispatch::forwarded;
 pub use dispatch::CallError;
 pub use model::cancel::{Cancellation, Cancelled};
 pub use model::client::{

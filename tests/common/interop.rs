@@ -588,3 +588,50 @@ pub fn assert_ingest_got(ingest: &IngestReceiver, client: Option<&str>, calls: &
     let failed = events.iter().find(|e| e.to_string().contains(&calls[2].mark)).unwrap();
     assert_eq!(failed["errorMessage"], "unit must be \"C\" or \"F\"", "{failed:#}");
 }
+
+/// The npm package of the official TypeScript "everything" server the proxy's tests run.
+pub const EVERYTHING_NPM: &str = "@modelcontextprotocol/server-everything@2026.8.31";
+
+/// `python3` itself (the standard library only), for the servers of `tests/interop/` written
+/// against raw JSON-RPC; `None` (and a note on stderr) without it, a failure under CI.
+pub fn python3(test: &str) -> Option<PathBuf> {
+    let host = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned());
+    if !found(&host) {
+        skip(test, &format!("{host} not found (set PYTHON to use another interpreter)"), "Python 3");
+        return None;
+    }
+    Some(PathBuf::from(host))
+}
+
+/// `node` and the official "everything" server's entry point (`dist/index.js`), installed under
+/// `target/` from npm; `None` (and a note on stderr) without `node` or `npm`, a failure under CI.
+pub fn everything_server(test: &str) -> Option<(PathBuf, PathBuf)> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    for tool in ["node", "npm"] {
+        if !found(tool) {
+            skip(
+                test,
+                &format!("{tool} not found"),
+                "Node.js 18 or later with npm (Debian: apt-get install nodejs npm)",
+            );
+            return None;
+        }
+    }
+    let _one_at_a_time = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = target_tmp().join("proxy-everything");
+    let entry = dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    if !entry.exists() {
+        install_atomically(&dir, |staging| {
+            std::fs::create_dir_all(staging).unwrap();
+            std::fs::write(staging.join("package.json"), r#"{"name":"mcpeye-proxy-interop","private":true}"#).unwrap();
+            run_ok(
+                Command::new("npm")
+                    .args(["install", "--no-audit", "--no-fund", "--silent", EVERYTHING_NPM])
+                    .current_dir(staging),
+                Duration::from_secs(600),
+            );
+        });
+        assert!(entry.exists(), "{EVERYTHING_NPM} did not install into {}", dir.display());
+    }
+    Some((PathBuf::from("node"), entry))
+}

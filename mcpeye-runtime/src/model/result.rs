@@ -415,7 +415,6 @@ fn binary_marker(data: &str) -> Value {
 
 /// A content item's JSON as recorded (whoever made it: rmcp's results too): the base64
 /// payloads of image, audio and embedded resource items become their truncation marker.
-#[cfg(feature = "rmcp")]
 pub(crate) fn record_content_item(v: Value) -> Value {
     record_other(v)
 }

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""What `mcpeye proxy` adds to a small call over stdio: latency (p50, p99) and the proxy's CPU per
+call, for the same stdio server called directly, through `mcpeye proxy --bare` (the same relay,
+nothing looked at: the cost of the hop) and through `mcpeye proxy` (intent stripped, the call
+recorded, the event log written and the events POSTed to a loopback ingest). The three run side
+by side in one process tree, in alternating blocks, so that the machine's load falls on all alike.
+
+    cargo build --release -p mcpeye-cli
+    scripts/proxy_bench.py [--calls N] [--block N] [--mcpeye target/release/mcpeye]
+
+The server is tests/interop/raw_echo_server.py (Python's standard library): its own time is in
+every row, and the differences between rows are the proxy's. CPU is the proxy process's user +
+system time (all its threads: the relay's and the flusher's) from /proc, over the measured calls.
+"""
+
+import argparse
+import http.server
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SERVER = os.path.join(REPO, "tests", "interop", "raw_echo_server.py")
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+class Ingest(http.server.BaseHTTPRequestHandler):
+    """A loopback ingest that accepts every payload."""
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        self.send_response(200)
+        self.send_header("content-length", "2")
+        self.end_headers()
+        self.wfile.write(b"{}")
+
+    def log_message(self, *args):
+        pass
+
+
+def cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+class Peer:
+    def __init__(self, name: str, argv: list[str], env: dict):
+        self.name = name
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0)
+        self.out = self.proc.stdout
+        self.latencies: list[int] = []
+        self.cpu = 0.0
+        self.next_id = 0
+        self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                    "clientInfo": {"name": "proxy-bench", "version": "1"}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        self.request("tools/list", {})
+        self.request("tools/list", {"cursor": "page-2"})
+
+    def send(self, message: dict):
+        self.proc.stdin.write((json.dumps(message) + "\n").encode())
+
+    def request(self, method: str, params: dict) -> dict:
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        while True:
+            answer = json.loads(self.out.readline())
+            if answer.get("id") == self.next_id and "method" not in answer:
+                return answer
+
+    def block(self, calls: int, measure: bool):
+        params = {"name": "echo", "arguments": {"text": "hello", "mcpeyeIntent": "the user measures the proxy"}}
+        cpu_before = cpu_seconds(self.proc.pid)
+        for _ in range(calls):
+            start = time.perf_counter_ns()
+            self.request("tools/call", params)
+            if measure:
+                self.latencies.append(time.perf_counter_ns() - start)
+        if measure:
+            self.cpu += cpu_seconds(self.proc.pid) - cpu_before
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+def percentile(values: list[int], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))] / 1000
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=10000, help="measured calls per row")
+    parser.add_argument("--block", type=int, default=500, help="calls per block, rows alternating")
+    parser.add_argument("--mcpeye", default=os.path.join(REPO, "target", "release", "mcpeye"))
+    args = parser.parse_args()
+
+    ingest = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Ingest)
+    threading.Thread(target=ingest.serve_forever, daemon=True).start()
+    logs = tempfile.mkdtemp(prefix="proxy-bench-")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MCPEYE_")}
+    env.update({"MCPEYE_PROJECT_ID": "proxy-bench", "MCPEYE_INGEST_URL": f"http://127.0.0.1:{ingest.server_port}"})
+    server = [sys.executable, SERVER]
+    peers = [
+        Peer("direct", server, env),
+        Peer("mcpeye proxy --bare", [args.mcpeye, "proxy", "--bare", "--no-event-log", "--", *server], env),
+        Peer("mcpeye proxy", [args.mcpeye, "proxy", "--event-log", logs, "--", *server], env),
+    ]
+    for peer in peers:
+        peer.block(args.block, measure=False)  # warm-up
+    for _ in range(max(1, args.calls // args.block)):
+        for peer in peers:
+            peer.block(args.block, measure=True)
+    for peer in peers:
+        peer.close()
+
+    direct = percentile(peers[0].latencies, 50), percentile(peers[0].latencies, 99)
+    bare = percentile(peers[1].latencies, 50), percentile(peers[1].latencies, 99)
+    print(f"{len(peers[0].latencies)} calls per row, blocks of {args.block}, {os.cpu_count()} cores, "
+          f"load {' '.join(open('/proc/loadavg').read().split()[:3])}")
+    print("| path | p50 µs | p99 µs | added p50 µs | added p99 µs | proxy CPU µs/call |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for i, peer in enumerate(peers):
+        p50, p99 = percentile(peer.latencies, 50), percentile(peer.latencies, 99)
+        cpu = "" if i == 0 else f"{peer.cpu / len(peer.latencies) * 1e6:.1f}"
+        added = "" if i == 0 else f"{p50 - direct[0]:.1f} | {p99 - direct[1]:.1f}"
+        print(f"| {peer.name} | {p50:.1f} | {p99:.1f} | {added or ' | '} | {cpu} |")
+    share = (percentile(peers[2].latencies, 50) - bare[0])
+    print(f"analytics' own share at p50 (proxy - bare): {share:.1f} µs; "
+          f"CPU: {(peers[2].cpu - peers[1].cpu) / len(peers[2].latencies) * 1e6:.1f} µs/call")
+    print(f"mean of the proxy row: {statistics.mean(peers[2].latencies) / 1000:.1f} µs")
+
+
+if __name__ == "__main__":
+    main()

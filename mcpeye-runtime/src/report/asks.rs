@@ -18,14 +18,16 @@
 //! Wordings are taken most frequent first; each joins the first group whose first wording is
 //! similar to it, so that groups do not chain through a vague wording.
 //!
-//! Finding that group does not compare a wording with every group: the stems are numbered in
-//! one global order (rarest first), and a group's first wording is indexed under the first
-//! stems of its set (prefix filtering: two sets with a Jaccard similarity of at least 3/5 share
-//! one of the first `n - ceil(3n/5) + 1` stems of each), under every stem (a set of three stems
-//! or more within it has its rarest stem there) and under its rarest stem (it may be within a
-//! larger set, which then holds that stem). Only the groups found under a new wording's stems
-//! are checked, in order of creation, with the rule above: the groups are those of comparing
-//! with every group.
+//! Finding that group does not compare a wording with every group (a set-similarity join):
+//! the stems are numbered in one global order (rarest first), and a group's first wording is
+//! indexed by the first stems of its set (prefix filtering: two sets with a Jaccard similarity
+//! of at least 3/5 that share `l` stems or more share `l` of the first `n - ceil(3n/5) + l` of
+//! each). Sets of 4 to 20 stems are indexed by the triples of those first stems; smaller and
+//! larger ones by the single stems. The containment rule has two indexes of its own: every stem
+//! of the larger set, the rarest stem of the smaller. Only the groups found under a new
+//! wording's stems are checked, in order of creation, with the rule above: the groups are
+//! those of comparing with every group, in a time that grows with the wordings and their
+//! similar pairs rather than with the wordings times the groups.
 
 use std::cmp::Reverse;
 use std::collections::hash_map::Entry;
@@ -211,11 +213,83 @@ pub fn group<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<Group> {
     group_by(texts, true)
 }
 
-/// How many of a set's first stems (in the global order) a set that is similar by Jaccard
-/// must share one of: `n - ceil(num * n / den) + 1`.
-fn prefix_len(n: usize) -> usize {
+/// The stems two sets with a Jaccard similarity of at least [`THRESHOLD`] share at least, when
+/// one of them has `n`: `ceil(num * n / den)`.
+fn least_shared(n: usize) -> usize {
     let (num, den) = THRESHOLD;
-    n - (num * n).div_ceil(den) + 1
+    (num * n).div_ceil(den)
+}
+
+/// A set's first stems (in the global order) among which two similar sets share `l` at least:
+/// `n - least_shared(n) + l` (the `l`-prefix lemma, when they share `l` stems or more).
+fn prefix(n: usize, l: usize) -> usize {
+    (n + l - least_shared(n)).min(n)
+}
+
+/// Sets of these sizes are indexed by their prefix's single stems ([`SMALL`]: the sets a set
+/// of three stems or fewer can be similar to), by the triples of their 3-prefix ([`TRIPLES`]:
+/// two such sets share three stems at least) or by their prefix's single stems again
+/// ([`LARGE`]: the sets a set larger than `TRIPLES.1` can be similar to). Any two similar sets
+/// are both in one of the three.
+const SMALL: usize = 5;
+const TRIPLES: (usize, usize) = (4, 20);
+const LARGE: usize = 13;
+
+/// Groups under hashed keys, in order of creation.
+#[derive(Default)]
+struct Chains {
+    lists: HashMap<u64, Vec<u32>, std::hash::BuildHasherDefault<Premixed>>,
+}
+
+impl Chains {
+    fn add(&mut self, key: u64, group: u32) {
+        self.lists.entry(key).or_default().push(group);
+    }
+
+    fn get(&self, key: u64, out: &mut Vec<u32>) {
+        if let Some(list) = self.lists.get(&key) {
+            out.extend(list);
+        }
+    }
+}
+
+/// A triple of stems as a key (a collision only adds a candidate, which is then checked).
+fn triple_key(a: u32, b: u32, c: u32) -> u64 {
+    let mix = |mut z: u64| {
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    mix(mix((u64::from(a) << 32) | u64::from(b)) ^ u64::from(c))
+}
+
+/// The keys are mixed already.
+#[derive(Default)]
+struct Premixed(u64);
+
+impl std::hash::Hasher for Premixed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// Calls `each` with every triple of `stems`, in order.
+fn triples(stems: &[u32], mut each: impl FnMut(u64)) {
+    for (i, &a) in stems.iter().enumerate() {
+        for (j, &b) in stems.iter().enumerate().skip(i + 1) {
+            for &c in &stems[j + 1..] {
+                each(triple_key(a, b, c));
+            }
+        }
+    }
 }
 
 /// [`same_ask`] on sorted stem numbers and action words (0: none).
@@ -304,33 +378,60 @@ fn group_by<'a>(texts: impl IntoIterator<Item = &'a str>, verbs: bool) -> Vec<Gr
         set.sort_unstable();
     }
 
-    // Groups by their first wording's stems: under the prefix (Jaccard), under every stem and
-    // under the rarest stem (containment, sets of three stems or more).
-    let mut by_prefix: Vec<Vec<u32>> = vec![Vec::new(); df.len()];
-    let mut by_stem: Vec<Vec<u32>> = vec![Vec::new(); df.len()];
-    let mut by_rarest: Vec<Vec<u32>> = vec![Vec::new(); df.len()];
+    // The groups, by their first wording's stems: for the Jaccard similarity, under the
+    // prefix's stems or triples (see SMALL); for the containment beyond it (a set of three
+    // stems or more within a set more than 5/3 its size), under every stem of sets of six
+    // stems or more, and under the rarest stem of sets of three or more.
+    let (num, den) = THRESHOLD;
+    let mut small: Vec<Vec<u32>> = vec![Vec::new(); df.len()];
+    let mut large: Vec<Vec<u32>> = vec![Vec::new(); df.len()];
+    let mut by_triple = Chains::default();
+    let mut by_stem: Vec<Vec<(u32, u32)>> = vec![Vec::new(); df.len()];
+    let mut by_rarest: Vec<Vec<(u32, u32)>> = vec![Vec::new(); df.len()];
     let mut empty: Option<usize> = None;
-    let mut seeds: Vec<usize> = Vec::new();
+    // Each group's first wording: its stems (side by side, for the checks' sake) and action word.
+    let (mut seed_stems, mut seed_at, mut seed_verb): (Vec<u32>, Vec<usize>, Vec<u8>) =
+        (Vec::new(), vec![0], Vec::new());
     let mut groups: Vec<Group> = Vec::new();
     let mut candidates: Vec<u32> = Vec::new();
+    let mut seen: Vec<u32> = vec![0; wordings.len()];
     for (w, (text, members)) in wordings.into_iter().enumerate() {
         let x = &sets[w];
+        let n = x.len();
         let found = if x.is_empty() {
             empty
         } else {
             candidates.clear();
-            for &s in &x[..prefix_len(x.len())] {
-                candidates.extend(&by_prefix[s as usize]);
+            if n <= SMALL {
+                for &s in &x[..prefix(n, 1)] {
+                    candidates.extend(&small[s as usize]);
+                }
             }
-            if x.len() >= 3 {
-                candidates.extend(&by_stem[x[0] as usize]);
+            if (TRIPLES.0..=TRIPLES.1).contains(&n) {
+                triples(&x[..prefix(n, 3)], |key| by_triple.get(key, &mut candidates));
             }
-            for &s in x {
-                candidates.extend(&by_rarest[s as usize]);
+            if n >= LARGE {
+                for &s in &x[..prefix(n, 1)] {
+                    candidates.extend(&large[s as usize]);
+                }
             }
+            if n >= 3 {
+                let within = by_stem[x[0] as usize].iter().filter(|&&(size, _)| size as usize * num > n * den);
+                candidates.extend(within.map(|&(_, g)| g));
+            }
+            if n * num > 3 * den {
+                for &s in x {
+                    let within = by_rarest[s as usize].iter().filter(|&&(size, _)| (size as usize) * den < n * num);
+                    candidates.extend(within.map(|&(_, g)| g));
+                }
+            }
+            // Each candidate once (marked with this wording), then in order of creation.
+            candidates.retain(|&g| std::mem::replace(&mut seen[g as usize], w as u32 + 1) != w as u32 + 1);
             candidates.sort_unstable();
-            candidates.dedup();
-            candidates.iter().map(|&g| g as usize).find(|&g| same_sets(&sets[seeds[g]], verb[seeds[g]], x, verb[w]))
+            candidates
+                .iter()
+                .map(|&g| g as usize)
+                .find(|&g| same_sets(&seed_stems[seed_at[g]..seed_at[g + 1]], seed_verb[g], x, verb[w]))
         };
         let count = members.len();
         match found {
@@ -343,16 +444,30 @@ fn group_by<'a>(texts: impl IntoIterator<Item = &'a str>, verbs: bool) -> Vec<Gr
                 if x.is_empty() {
                     empty = Some(groups.len());
                 }
-                for &s in &x[..if x.is_empty() { 0 } else { prefix_len(x.len()) }] {
-                    by_prefix[s as usize].push(g);
-                }
-                if x.len() >= 3 {
-                    for &s in x {
-                        by_stem[s as usize].push(g);
+                if (1..=SMALL).contains(&n) {
+                    for &s in &x[..prefix(n, 1)] {
+                        small[s as usize].push(g);
                     }
-                    by_rarest[x[0] as usize].push(g);
                 }
-                seeds.push(w);
+                if (TRIPLES.0..=TRIPLES.1).contains(&n) {
+                    triples(&x[..prefix(n, 3)], |key| by_triple.add(key, g));
+                }
+                if n >= LARGE {
+                    for &s in &x[..prefix(n, 1)] {
+                        large[s as usize].push(g);
+                    }
+                }
+                if n * num > 3 * den {
+                    for &s in x {
+                        by_stem[s as usize].push((n as u32, g));
+                    }
+                }
+                if n >= 3 {
+                    by_rarest[x[0] as usize].push((n as u32, g));
+                }
+                seed_stems.extend(x);
+                seed_at.push(seed_stems.len());
+                seed_verb.push(verb[w]);
                 groups.push(Group { wordings: vec![(text, count)], members });
             }
         }
@@ -443,6 +558,81 @@ mod tests {
                     reference(texts.iter().map(String::as_str), verbs),
                     "seed {seed}, verbs {verbs}"
                 );
+            }
+        }
+    }
+
+    /// Variants of random texts of 1 to 32 words: some words dropped, replaced or added, so
+    /// that many pairs are near the threshold, at every size.
+    fn variants(seed: u64, bases: usize) -> Vec<String> {
+        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut next = move |below: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % below as u64) as usize
+        };
+        let word = |i: usize| {
+            if i < 6 {
+                ["export", "email", "send", "track", "print", "delete"][i].to_owned()
+            } else {
+                format!("w{i}")
+            }
+        };
+        let mut texts = Vec::new();
+        for _ in 0..bases {
+            let len = 1 + next(32);
+            let vocabulary = 8 + next(120);
+            let base: Vec<usize> = (0..len).map(|_| next(vocabulary)).collect();
+            for _ in 0..1 + next(6) {
+                let mut words = base.clone();
+                for _ in 0..next(1 + len / 2) {
+                    match next(3) {
+                        0 if words.len() > 1 => {
+                            words.remove(next(words.len()));
+                        }
+                        1 => {
+                            let at = next(words.len());
+                            words[at] = next(vocabulary);
+                        }
+                        _ => words.push(next(vocabulary)),
+                    }
+                }
+                texts.push(words.into_iter().map(word).collect::<Vec<_>>().join(" "));
+            }
+        }
+        texts
+    }
+
+    #[test]
+    fn texts_of_every_size_near_the_threshold_take_the_same_groups() {
+        for seed in 0..30 {
+            let texts = variants(seed, 150);
+            for verbs in [false, true] {
+                assert_eq!(
+                    group_by(texts.iter().map(String::as_str), verbs),
+                    reference(texts.iter().map(String::as_str), verbs),
+                    "seed {seed}, verbs {verbs}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_indexes_cover_every_similar_pair_of_sizes() {
+        let (num, den) = THRESHOLD;
+        // Two sets similar by Jaccard have sizes within den/num of each other; they are both
+        // small, both within TRIPLES (then they share three stems at least), or both large.
+        for a in 1..200usize {
+            for b in a..200usize {
+                if b * num > a * den {
+                    continue;
+                }
+                let both = |lo: usize, hi: usize| (lo..=hi).contains(&a) && (lo..=hi).contains(&b);
+                assert!(both(1, SMALL) || both(TRIPLES.0, TRIPLES.1) || both(LARGE, usize::MAX), "{a} {b}");
+                if both(TRIPLES.0, TRIPLES.1) {
+                    assert!(least_shared(a).max(least_shared(b)) >= 3, "{a} {b}");
+                }
             }
         }
     }

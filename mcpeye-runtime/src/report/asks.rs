@@ -644,6 +644,7 @@ mod tests {
         // By their stems alone they would (3 of 5 shared).
         assert!(similar(&stems(email), &stems(export)));
         assert_eq!((action_word(email), action_word(export)), (Some("email"), Some("export")));
+        assert_eq!(action_word("send me an export of my orders"), Some("send"));
         assert!(!same_ask(email, export));
         assert_eq!(group([email, export]).len(), 2);
         // Containment does not override it either.

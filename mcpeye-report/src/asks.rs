@@ -10,16 +10,33 @@
 //!    at least [`THRESHOLD`] (3/5), or when the smaller has at least three stems, all in the
 //!    larger. "export my orders as CSV", "Export orders to CSV." and "export my order history
 //!    as a CSV file" are one ask; "export orders as PDF" is another (2 of 4 shared).
+//! 5. Two texts whose action words differ are not the same ask, however many other stems they
+//!    share: the action word of a text is its first word that is a form of one of
+//!    [`ACTION_VERBS`] ("email me my order history as Excel" is `email`, "export my order history
+//!    to Excel" is `export`: two asks). A text without one is judged by its stems alone.
 //!
 //! Wordings are taken most frequent first; each joins the first group whose first wording is
 //! similar to it, so that groups do not chain through a vague wording.
+//!
+//! Finding that group does not compare a wording with every group (a set-similarity join):
+//! the stems are numbered in one global order (rarest first), and a group's first wording is
+//! indexed by the first stems of its set (prefix filtering: two sets with a Jaccard similarity
+//! of at least 3/5 that share `l` stems or more share `l` of the first `n - ceil(3n/5) + l` of
+//! each). Sets of 4 to 20 stems are indexed by the triples of those first stems; smaller and
+//! larger ones by the single stems. The containment rule has two indexes of its own: every stem
+//! of the larger set, the rarest stem of the smaller. Only the groups found under a new
+//! wording's stems are checked, in order of creation, with the rule above: the groups are
+//! those of comparing with every group, in a time that grows with the wordings and their
+//! similar pairs rather than with the wordings times the groups.
 
-use std::collections::BTreeSet;
+use std::cmp::Reverse;
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeSet, HashMap};
 
 /// Shared stems over all stems (numerator, denominator): at least 3/5 is the same ask.
 pub const THRESHOLD: (usize, usize) = (3, 5);
 
-/// Words that carry no ask.
+/// Words that carry no ask (sorted).
 pub const STOP_WORDS: &[&str] = &[
     "a", "able", "about", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can",
     "could", "did", "do", "does", "for", "from", "get", "had", "has", "have", "he", "her", "his", "how", "i", "if",
@@ -27,6 +44,58 @@ pub const STOP_WORDS: &[&str] = &[
     "our", "please", "she", "should", "so", "some", "that", "the", "their", "them", "then", "there", "these", "they",
     "this", "those", "to", "us", "user", "via", "want", "wanted", "wants", "was", "we", "were", "what", "which", "who",
     "will", "with", "would", "you", "your",
+];
+
+/// The action words (sorted): a text's first word that is one of these, in any regular form
+/// ("emails", "emailed", "emailing"; "created", "copies", "cancelled"), is its action word.
+pub const ACTION_VERBS: &[&str] = &[
+    "add",
+    "archive",
+    "book",
+    "cancel",
+    "change",
+    "compare",
+    "convert",
+    "copy",
+    "create",
+    "delete",
+    "download",
+    "edit",
+    "email",
+    "export",
+    "filter",
+    "find",
+    "import",
+    "invite",
+    "list",
+    "merge",
+    "move",
+    "notify",
+    "pay",
+    "print",
+    "refund",
+    "remind",
+    "remove",
+    "rename",
+    "reschedule",
+    "restore",
+    "schedule",
+    "search",
+    "send",
+    "share",
+    "ship",
+    "show",
+    "sort",
+    "split",
+    "subscribe",
+    "summarize",
+    "sync",
+    "track",
+    "transfer",
+    "translate",
+    "unsubscribe",
+    "update",
+    "upload",
 ];
 
 /// A light stem: plural and verb endings off, so that "orders", "ordering" and "ordered" are
@@ -53,16 +122,45 @@ pub fn stem(word: &str) -> String {
     word.to_owned()
 }
 
-/// The stems of a text's words, stop words left out.
-pub fn stems(text: &str) -> BTreeSet<String> {
+/// The stems of a text's words in the text's order, stop words left out (repeats kept).
+fn words(text: &str) -> impl Iterator<Item = String> + '_ {
     text.to_lowercase()
         .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty() && !STOP_WORDS.contains(w))
+        .filter(|w| !w.is_empty() && STOP_WORDS.binary_search(w).is_err())
         .map(stem)
-        .collect()
+        .collect::<Vec<_>>()
+        .into_iter()
 }
 
-/// Whether two stem sets are the same ask (see the module's doc).
+/// The stems of a text's words, stop words left out.
+#[cfg_attr(not(test), allow(dead_code))] // the rule on texts: the join's reference
+pub fn stems(text: &str) -> BTreeSet<String> {
+    words(text).collect()
+}
+
+/// Which of [`ACTION_VERBS`] a stem is a form of: the stem itself, or with the `e`, the `y`
+/// or the single final consonant that [`stem`] took off ("creat", "copi", "cancell").
+fn action_of(stem: &str) -> Option<usize> {
+    let find = |w: &str| ACTION_VERBS.binary_search(&w).ok();
+    find(stem)
+        .or_else(|| find(&format!("{stem}e")))
+        .or_else(|| stem.strip_suffix('i').and_then(|base| find(&format!("{base}y"))))
+        .or_else(|| {
+            let b = stem.as_bytes();
+            (b.len() >= 2 && b[b.len() - 1] == b[b.len() - 2] && b[b.len() - 1].is_ascii_alphabetic())
+                .then(|| find(&stem[..stem.len() - 1]))
+                .flatten()
+        })
+}
+
+/// A text's action word: its first word that is a form of one of [`ACTION_VERBS`].
+#[cfg_attr(not(test), allow(dead_code))] // the rule on texts: the join's reference
+pub fn action_word(text: &str) -> Option<&'static str> {
+    words(text).find_map(|w| action_of(&w)).map(|i| ACTION_VERBS[i])
+}
+
+/// Whether two stem sets are the same ask by their stems (rule 4 of the module's doc).
+#[cfg_attr(not(test), allow(dead_code))] // the rule on texts: the join's reference
 pub fn similar(a: &BTreeSet<String>, b: &BTreeSet<String>) -> bool {
     if a.is_empty() || b.is_empty() {
         return a == b;
@@ -72,6 +170,18 @@ pub fn similar(a: &BTreeSet<String>, b: &BTreeSet<String>) -> bool {
     let (num, den) = THRESHOLD;
     let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     shared * den >= all * num || (small.len() >= 3 && small.is_subset(large))
+}
+
+/// Whether two texts are the same ask (see the module's doc): similar stems, and no two
+/// different action words.
+#[cfg_attr(not(test), allow(dead_code))] // the rule on texts: the join's reference
+pub fn same_ask(a: &str, b: &str) -> bool {
+    !verbs_differ(action_word(a), action_word(b)) && similar(&stems(a), &stems(b))
+}
+
+#[cfg_attr(not(test), allow(dead_code))]
+fn verbs_differ<T: PartialEq>(a: Option<T>, b: Option<T>) -> bool {
+    matches!((a, b), (Some(a), Some(b)) if a != b)
 }
 
 /// Texts that differ only in case, spacing or final punctuation are the same wording.
@@ -98,30 +208,268 @@ impl Group {
 
 /// Groups `texts` (see the module's doc); groups most numerous first, ties in order of arrival.
 pub fn group<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<Group> {
-    // Exact wordings first: (key, first text, indices).
-    let mut wordings: Vec<(String, String, Vec<usize>)> = Vec::new();
-    for (i, text) in texts.into_iter().enumerate() {
-        let key = wording_key(text);
-        match wordings.iter_mut().find(|w| w.0 == key) {
-            Some(w) => w.2.push(i),
-            None => wordings.push((key, text.trim().to_owned(), vec![i])),
+    group_by(texts, true)
+}
+
+/// The stems two sets with a Jaccard similarity of at least [`THRESHOLD`] share at least, when
+/// one of them has `n`: `ceil(num * n / den)`.
+fn least_shared(n: usize) -> usize {
+    let (num, den) = THRESHOLD;
+    (num * n).div_ceil(den)
+}
+
+/// A set's first stems (in the global order) among which two similar sets share `l` at least:
+/// `n - least_shared(n) + l` (the `l`-prefix lemma, when they share `l` stems or more).
+fn prefix(n: usize, l: usize) -> usize {
+    (n + l - least_shared(n)).min(n)
+}
+
+/// Sets of these sizes are indexed by their prefix's single stems ([`SMALL`]: the sets a set
+/// of three stems or fewer can be similar to), by the triples of their 3-prefix ([`TRIPLES`]:
+/// two such sets share three stems at least) or by their prefix's single stems again
+/// ([`LARGE`]: the sets a set larger than `TRIPLES.1` can be similar to). Any two similar sets
+/// are both in one of the three.
+const SMALL: usize = 5;
+const TRIPLES: (usize, usize) = (4, 20);
+const LARGE: usize = 13;
+
+/// Groups under hashed keys, in order of creation.
+#[derive(Default)]
+struct Chains {
+    lists: HashMap<u64, Vec<u32>, std::hash::BuildHasherDefault<Premixed>>,
+}
+
+impl Chains {
+    fn add(&mut self, key: u64, group: u32) {
+        self.lists.entry(key).or_default().push(group);
+    }
+
+    fn get(&self, key: u64, out: &mut Vec<u32>) {
+        if let Some(list) = self.lists.get(&key) {
+            out.extend(list);
         }
     }
-    // Stable: equal counts stay in order of arrival.
-    wordings.sort_by_key(|w| std::cmp::Reverse(w.2.len()));
-    let mut groups: Vec<(BTreeSet<String>, Group)> = Vec::new();
-    for (_, text, members) in wordings {
-        let set = stems(&text);
-        let count = members.len();
-        match groups.iter_mut().find(|(seed, _)| similar(seed, &set)) {
-            Some((_, g)) => {
-                g.wordings.push((text, count));
-                g.members.extend(members);
+}
+
+/// A triple of stems as a key (a collision only adds a candidate, which is then checked).
+fn triple_key(a: u32, b: u32, c: u32) -> u64 {
+    let mix = |mut z: u64| {
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    mix(mix((u64::from(a) << 32) | u64::from(b)) ^ u64::from(c))
+}
+
+/// The keys are mixed already.
+#[derive(Default)]
+struct Premixed(u64);
+
+impl std::hash::Hasher for Premixed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// Calls `each` with every triple of `stems`, in order.
+fn triples(stems: &[u32], mut each: impl FnMut(u64)) {
+    for (i, &a) in stems.iter().enumerate() {
+        for (j, &b) in stems.iter().enumerate().skip(i + 1) {
+            for &c in &stems[j + 1..] {
+                each(triple_key(a, b, c));
             }
-            None => groups.push((set, Group { wordings: vec![(text, count)], members })),
         }
     }
-    let mut groups: Vec<Group> = groups.into_iter().map(|(_, g)| g).collect();
+}
+
+/// [`same_ask`] on sorted stem numbers and action words (0: none).
+fn same_sets(a: &[u32], a_verb: u8, b: &[u32], b_verb: u8) -> bool {
+    if a_verb != 0 && b_verb != 0 && a_verb != b_verb {
+        return false;
+    }
+    if a.is_empty() || b.is_empty() {
+        return a.is_empty() && b.is_empty();
+    }
+    let (mut i, mut j, mut shared) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                shared += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    let (num, den) = THRESHOLD;
+    let small = a.len().min(b.len());
+    shared * den >= (a.len() + b.len() - shared) * num || (small >= 3 && shared == small)
+}
+
+/// [`group`], with the action word's rule or without it.
+fn group_by<'a>(texts: impl IntoIterator<Item = &'a str>, verbs: bool) -> Vec<Group> {
+    // Exact wordings first: (first text, indices).
+    let mut at: HashMap<String, usize> = HashMap::new();
+    let mut wordings: Vec<(String, Vec<usize>)> = Vec::new();
+    for (i, text) in texts.into_iter().enumerate() {
+        match at.entry(wording_key(text)) {
+            Entry::Occupied(e) => wordings[*e.get()].1.push(i),
+            Entry::Vacant(e) => {
+                e.insert(wordings.len());
+                wordings.push((text.trim().to_owned(), vec![i]));
+            }
+        }
+    }
+    drop(at);
+    // Stable: equal counts stay in order of arrival.
+    wordings.sort_by_key(|w| Reverse(w.1.len()));
+
+    // Each wording's stems as numbers, and its action word (index + 1, 0 for none).
+    let mut ids: HashMap<String, u32> = HashMap::new();
+    let mut df: Vec<u32> = Vec::new();
+    let mut sets: Vec<Vec<u32>> = Vec::with_capacity(wordings.len());
+    let mut verb: Vec<u8> = Vec::with_capacity(wordings.len());
+    for (text, _) in &wordings {
+        let (mut set, mut action) = (Vec::new(), 0u8);
+        for w in words(text) {
+            if verbs && action == 0 {
+                action = action_of(&w).map_or(0, |i| i as u8 + 1);
+            }
+            let id = match ids.entry(w) {
+                Entry::Occupied(e) => *e.get(),
+                Entry::Vacant(e) => {
+                    df.push(0);
+                    *e.insert(df.len() as u32 - 1)
+                }
+            };
+            set.push(id);
+        }
+        set.sort_unstable();
+        set.dedup();
+        for &id in &set {
+            df[id as usize] += 1;
+        }
+        sets.push(set);
+        verb.push(action);
+    }
+    drop(ids);
+    // The global order: rarest stem first.
+    let mut order: Vec<u32> = (0..df.len() as u32).collect();
+    order.sort_unstable_by_key(|&id| (df[id as usize], id));
+    let mut rank = vec![0u32; df.len()];
+    for (r, &id) in order.iter().enumerate() {
+        rank[id as usize] = r as u32;
+    }
+    for set in &mut sets {
+        for s in set.iter_mut() {
+            *s = rank[*s as usize];
+        }
+        set.sort_unstable();
+    }
+
+    // The groups, by their first wording's stems: for the Jaccard similarity, under the
+    // prefix's stems or triples (see SMALL); for the containment beyond it (a set of three
+    // stems or more within a set more than 5/3 its size), under every stem of sets of six
+    // stems or more, and under the rarest stem of sets of three or more.
+    let (num, den) = THRESHOLD;
+    let mut small: Vec<Vec<u32>> = vec![Vec::new(); df.len()];
+    let mut large: Vec<Vec<u32>> = vec![Vec::new(); df.len()];
+    let mut by_triple = Chains::default();
+    let mut by_stem: Vec<Vec<(u32, u32)>> = vec![Vec::new(); df.len()];
+    let mut by_rarest: Vec<Vec<(u32, u32)>> = vec![Vec::new(); df.len()];
+    let mut empty: Option<usize> = None;
+    // Each group's first wording: its stems (side by side, for the checks' sake) and action word.
+    let (mut seed_stems, mut seed_at, mut seed_verb): (Vec<u32>, Vec<usize>, Vec<u8>) =
+        (Vec::new(), vec![0], Vec::new());
+    let mut groups: Vec<Group> = Vec::new();
+    let mut candidates: Vec<u32> = Vec::new();
+    let mut seen: Vec<u32> = vec![0; wordings.len()];
+    for (w, (text, members)) in wordings.into_iter().enumerate() {
+        let x = &sets[w];
+        let n = x.len();
+        let found = if x.is_empty() {
+            empty
+        } else {
+            candidates.clear();
+            if n <= SMALL {
+                for &s in &x[..prefix(n, 1)] {
+                    candidates.extend(&small[s as usize]);
+                }
+            }
+            if (TRIPLES.0..=TRIPLES.1).contains(&n) {
+                triples(&x[..prefix(n, 3)], |key| by_triple.get(key, &mut candidates));
+            }
+            if n >= LARGE {
+                for &s in &x[..prefix(n, 1)] {
+                    candidates.extend(&large[s as usize]);
+                }
+            }
+            if n >= 3 {
+                let within = by_stem[x[0] as usize].iter().filter(|&&(size, _)| size as usize * num > n * den);
+                candidates.extend(within.map(|&(_, g)| g));
+            }
+            if n * num > 3 * den {
+                for &s in x {
+                    let within = by_rarest[s as usize].iter().filter(|&&(size, _)| (size as usize) * den < n * num);
+                    candidates.extend(within.map(|&(_, g)| g));
+                }
+            }
+            // Each candidate once (marked with this wording), then in order of creation.
+            candidates.retain(|&g| std::mem::replace(&mut seen[g as usize], w as u32 + 1) != w as u32 + 1);
+            candidates.sort_unstable();
+            candidates
+                .iter()
+                .map(|&g| g as usize)
+                .find(|&g| same_sets(&seed_stems[seed_at[g]..seed_at[g + 1]], seed_verb[g], x, verb[w]))
+        };
+        let count = members.len();
+        match found {
+            Some(g) => {
+                groups[g].wordings.push((text, count));
+                groups[g].members.extend(members);
+            }
+            None => {
+                let g = groups.len() as u32;
+                if x.is_empty() {
+                    empty = Some(groups.len());
+                }
+                if (1..=SMALL).contains(&n) {
+                    for &s in &x[..prefix(n, 1)] {
+                        small[s as usize].push(g);
+                    }
+                }
+                if (TRIPLES.0..=TRIPLES.1).contains(&n) {
+                    triples(&x[..prefix(n, 3)], |key| by_triple.add(key, g));
+                }
+                if n >= LARGE {
+                    for &s in &x[..prefix(n, 1)] {
+                        large[s as usize].push(g);
+                    }
+                }
+                if n * num > 3 * den {
+                    for &s in x {
+                        by_stem[s as usize].push((n as u32, g));
+                    }
+                }
+                if n >= 3 {
+                    by_rarest[x[0] as usize].push((n as u32, g));
+                }
+                seed_stems.extend(x);
+                seed_at.push(seed_stems.len());
+                seed_verb.push(verb[w]);
+                groups.push(Group { wordings: vec![(text, count)], members });
+            }
+        }
+    }
     for g in &mut groups {
         g.members.sort_unstable();
     }
@@ -132,6 +480,241 @@ pub fn group<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<Group> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The grouping as it was: each wording compared with every group's first wording.
+    fn reference<'a>(texts: impl IntoIterator<Item = &'a str>, verbs: bool) -> Vec<Group> {
+        let mut wordings: Vec<(String, String, Vec<usize>)> = Vec::new();
+        for (i, text) in texts.into_iter().enumerate() {
+            let key = wording_key(text);
+            match wordings.iter_mut().find(|w| w.0 == key) {
+                Some(w) => w.2.push(i),
+                None => wordings.push((key, text.trim().to_owned(), vec![i])),
+            }
+        }
+        wordings.sort_by_key(|w| Reverse(w.2.len()));
+        let mut groups: Vec<(BTreeSet<String>, Option<&str>, Group)> = Vec::new();
+        for (_, text, members) in wordings {
+            let set = stems(&text);
+            let action = if verbs { action_word(&text) } else { None };
+            let count = members.len();
+            match groups.iter_mut().find(|(seed, a, _)| !verbs_differ(*a, action) && similar(seed, &set)) {
+                Some((_, _, g)) => {
+                    g.wordings.push((text, count));
+                    g.members.extend(members);
+                }
+                None => groups.push((set, action, Group { wordings: vec![(text, count)], members })),
+            }
+        }
+        let mut groups: Vec<Group> = groups.into_iter().map(|(_, _, g)| g).collect();
+        for g in &mut groups {
+            g.members.sort_unstable();
+        }
+        groups.sort_by(|a, b| b.count().cmp(&a.count()).then_with(|| a.members[0].cmp(&b.members[0])));
+        groups
+    }
+
+    /// Random texts over a small vocabulary, so that many are similar, some contained in
+    /// others, some repeated in other case or punctuation, some of stop words only.
+    fn random_texts(seed: u64, n: usize, vocabulary: &[&str]) -> Vec<String> {
+        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut next = move |below: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % below as u64) as usize
+        };
+        let mut texts: Vec<String> = Vec::new();
+        for _ in 0..n {
+            if !texts.is_empty() && next(4) == 0 {
+                let again = texts[next(texts.len())].to_uppercase();
+                texts.push(if next(2) == 0 { again + "." } else { again });
+                continue;
+            }
+            let len = next(9);
+            let words: Vec<&str> = (0..len).map(|_| vocabulary[next(vocabulary.len())]).collect();
+            texts.push(words.join(if next(3) == 0 { ", " } else { " " }));
+        }
+        texts
+    }
+
+    const VOCABULARY: &[&str] = &[
+        "export", "exported", "email", "emails", "send", "orders", "order", "history", "csv", "excel", "pdf", "file",
+        "my", "the", "to", "as", "please", "track", "parcel", "parcels", "refund", "invoice", "invoices", "monthly",
+        "report", "create", "created", "copy", "copies", "label", "shipping", "customer", "account", "address",
+        "status", "list",
+    ];
+
+    #[test]
+    fn the_join_gives_the_groups_of_comparing_with_every_group() {
+        for seed in 0..40 {
+            // Small vocabularies make big groups and many candidates; larger ones, many groups.
+            let vocabulary = &VOCABULARY[..12 + (seed as usize % 25)];
+            let texts = random_texts(seed, 300 + 40 * seed as usize, vocabulary);
+            for verbs in [false, true] {
+                assert_eq!(
+                    group_by(texts.iter().map(String::as_str), verbs),
+                    reference(texts.iter().map(String::as_str), verbs),
+                    "seed {seed}, verbs {verbs}"
+                );
+            }
+        }
+    }
+
+    /// Variants of random texts of 1 to 32 words: some words dropped, replaced or added, so
+    /// that many pairs are near the threshold, at every size.
+    fn variants(seed: u64, bases: usize) -> Vec<String> {
+        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut next = move |below: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % below as u64) as usize
+        };
+        let word = |i: usize| {
+            if i < 6 {
+                ["export", "email", "send", "track", "print", "delete"][i].to_owned()
+            } else {
+                format!("w{i}")
+            }
+        };
+        let mut texts = Vec::new();
+        for _ in 0..bases {
+            let len = 1 + next(32);
+            let vocabulary = 8 + next(120);
+            let base: Vec<usize> = (0..len).map(|_| next(vocabulary)).collect();
+            for _ in 0..1 + next(6) {
+                let mut words = base.clone();
+                for _ in 0..next(1 + len / 2) {
+                    match next(3) {
+                        0 if words.len() > 1 => {
+                            words.remove(next(words.len()));
+                        }
+                        1 => {
+                            let at = next(words.len());
+                            words[at] = next(vocabulary);
+                        }
+                        _ => words.push(next(vocabulary)),
+                    }
+                }
+                texts.push(words.into_iter().map(word).collect::<Vec<_>>().join(" "));
+            }
+        }
+        texts
+    }
+
+    #[test]
+    fn texts_of_every_size_near_the_threshold_take_the_same_groups() {
+        for seed in 0..30 {
+            let texts = variants(seed, 150);
+            for verbs in [false, true] {
+                assert_eq!(
+                    group_by(texts.iter().map(String::as_str), verbs),
+                    reference(texts.iter().map(String::as_str), verbs),
+                    "seed {seed}, verbs {verbs}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_indexes_cover_every_similar_pair_of_sizes() {
+        let (num, den) = THRESHOLD;
+        // Two sets similar by Jaccard have sizes within den/num of each other; they are both
+        // small, both within TRIPLES (then they share three stems at least), or both large.
+        for a in 1..200usize {
+            for b in a..200usize {
+                if b * num > a * den {
+                    continue;
+                }
+                let both = |lo: usize, hi: usize| (lo..=hi).contains(&a) && (lo..=hi).contains(&b);
+                assert!(both(1, SMALL) || both(TRIPLES.0, TRIPLES.1) || both(LARGE, usize::MAX), "{a} {b}");
+                if both(TRIPLES.0, TRIPLES.1) {
+                    assert!(least_shared(a).max(least_shared(b)) >= 3, "{a} {b}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn differing_action_words_do_not_merge() {
+        let email = "email me my order history as Excel";
+        let export = "export my order history to Excel";
+        // By their stems alone they would (3 of 5 shared).
+        assert!(similar(&stems(email), &stems(export)));
+        assert_eq!((action_word(email), action_word(export)), (Some("email"), Some("export")));
+        assert_eq!(action_word("send me an export of my orders"), Some("send"));
+        assert!(!same_ask(email, export));
+        assert_eq!(group([email, export]).len(), 2);
+        // Containment does not override it either.
+        assert!(!same_ask("print invoice label", "email invoice label"));
+        assert_eq!(group(["print the monthly invoice label", "emailed monthly invoice label"]).len(), 2);
+    }
+
+    #[test]
+    fn the_same_action_word_in_other_forms_merges_by_the_threshold() {
+        // Same verb, other words: 3 of 5 stems shared, one ask.
+        assert!(same_ask("export my order history to Excel", "exporting order history as an Excel sheet"));
+        assert!(same_ask("Created a shipping label", "creating shipping labels"));
+        assert!(same_ask("copying all invoices to Drive", "copy the invoices into drive"));
+        // Same verb, too little else in common: still two asks.
+        assert!(!same_ask("export my orders as CSV", "export orders as PDF"));
+        let groups =
+            group(["export my order history to Excel", "exports of order history in excel", "export orders as PDF"]);
+        assert_eq!(groups.len(), 2);
+        assert_eq!(groups[0].members, [0, 1]);
+    }
+
+    #[test]
+    fn a_text_without_an_action_word_is_judged_by_its_stems() {
+        assert_eq!(action_word("order history as Excel"), None);
+        assert!(same_ask("order history as Excel", "email me my order history as Excel"));
+        assert!(same_ask("order history as Excel", "export my order history to Excel"));
+        assert!(!same_ask("order history", "export orders as PDF"));
+        // The first wording decides: without an action word it takes both.
+        let groups = group([
+            "order history in Excel",
+            "order history in Excel",
+            "email order history Excel",
+            "export order history Excel",
+        ]);
+        assert_eq!(groups.len(), 1);
+        assert_eq!(groups[0].count(), 4);
+    }
+
+    #[test]
+    fn the_word_lists_are_sorted() {
+        assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(ACTION_VERBS.windows(2).all(|w| w[0] < w[1]));
+        assert!(ACTION_VERBS.iter().all(|v| STOP_WORDS.binary_search(v).is_err()));
+        for verb in ACTION_VERBS {
+            for form in [verb.to_string(), format!("{verb}s"), format!("{verb}ed"), format!("{verb}ing")] {
+                assert_eq!(action_of(&stem(&form)).map(|i| ACTION_VERBS[i]), Some(*verb), "{form}");
+            }
+        }
+    }
+
+    /// `MCPEYE_ASKS_FILE=intents.txt cargo test --release -p mcpeye-report --lib
+    /// asks::tests::grouping_time -- --ignored --nocapture`: the time to group the
+    /// file's lines (the first `MCPEYE_ASKS_N`), and with `MCPEYE_ASKS_REFERENCE=1` the time of
+    /// comparing with every group, and that both give the same groups.
+    #[test]
+    #[ignore]
+    fn grouping_time() {
+        let Ok(path) = std::env::var("MCPEYE_ASKS_FILE") else { return };
+        let text = std::fs::read_to_string(path).unwrap();
+        let n = std::env::var("MCPEYE_ASKS_N").ok().and_then(|n| n.parse().ok()).unwrap_or(usize::MAX);
+        let lines: Vec<&str> = text.lines().take(n).collect();
+        let distinct = lines.iter().map(|l| wording_key(l)).collect::<std::collections::HashSet<_>>().len();
+        let start = std::time::Instant::now();
+        let groups = group(lines.iter().copied());
+        println!("{} texts, {distinct} distinct: {} groups in {:.2?}", lines.len(), groups.len(), start.elapsed());
+        if std::env::var_os("MCPEYE_ASKS_REFERENCE").is_some() {
+            let start = std::time::Instant::now();
+            let old = reference(lines.iter().copied(), true);
+            println!("compared with every group: {} groups in {:.2?}", old.len(), start.elapsed());
+            assert_eq!(groups, old);
+        }
+    }
 
     #[test]
     fn word_forms_stop_words_and_order_do_not_split_an_ask() {

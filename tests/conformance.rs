@@ -3,7 +3,9 @@
 //! runs it: every server scenario that MCP 2026-07-28 and MCP 2025-11-25 require, and every
 //! scenario of the tasks extension, passes or is in `conformance/expected-failures.yml` with its
 //! reason. The server ships its events to a loopback ingest, where every tool call the suite made
-//! must appear exactly once, with its outcome, a call run as a task included.
+//! must appear exactly once, with its outcome, a call run as a task included. Then the suite runs
+//! again through `mcpeye proxy --listen … --upstream SERVER`, and each scenario must end as it
+//! did directly (issue 46).
 //!
 //! Needs `python3` with pip (Node.js 24 is installed from PyPI, the suite from npm, both under
 //! `target/conformance/` on first run); without it the test says so and passes, except under
@@ -11,7 +13,7 @@
 
 mod common;
 
-use common::interop::{example, skip};
+use common::interop::{example, mcpeye_cli, skip};
 use mcpeye::testing::IngestReceiver;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -158,4 +160,39 @@ fn the_conformance_suite_passes_and_every_call_is_recorded_once() {
         |e: &&&Value| e["result"]["content"][0]["text"] == "confirm_delete(mrtr-resume.txt): confirmed = true";
     assert_eq!(events("confirm_delete").iter().filter(confirmed).count(), 2, "one per run of tasks-mrtr-input");
     assert!(events("protocol_error_job").iter().all(|e| says(e, "intentional protocol-level failure")));
+
+    // The same suite through `mcpeye proxy --listen … --upstream SERVER`: the same result,
+    // scenario by scenario, in both eras and the tasks extension (docs/proxy.md).
+    let proxied_ingest = IngestReceiver::start();
+    let out = Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts").join("conformance.sh"))
+        .env("CARGO_TARGET_DIR", &target)
+        .env("CONFORMANCE_SERVER", example("conformance_server"))
+        .env("CONFORMANCE_PROXY", mcpeye_cli())
+        .env("MCPEYE_INGEST_URL", proxied_ingest.url())
+        .env("MCPEYE_PROJECT_ID", "conformance-test")
+        .env_remove("MCPEYE_INGEST_SECRET")
+        .output()
+        .expect("scripts/conformance.sh runs");
+    let proxied_table = String::from_utf8_lossy(&out.stdout);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the conformance suite through mcpeye proxy failed:\n{proxied_table}\n{log}");
+    let result_of = |table: &str| -> BTreeMap<(String, String), String> {
+        table
+            .lines()
+            .skip(2)
+            .filter_map(|l| {
+                let row: Vec<&str> = l.strip_prefix("| ")?.strip_suffix(" |")?.split(" | ").collect();
+                Some(((row[0].to_owned(), row[1].to_owned()), row[3].to_owned()))
+            })
+            .collect()
+    };
+    let (direct, proxied) = (result_of(&table), result_of(&proxied_table));
+    assert_eq!(direct.keys().collect::<Vec<_>>(), proxied.keys().collect::<Vec<_>>(), "the same scenarios");
+    for (key, result) in &direct {
+        let through = &proxied[key];
+        // An unscored scenario that resumes an event stream after a break: the proxy's streams
+        // carry no event ids to resume from (docs/proxy.md, Limits).
+        let resumes = key.1 == "server-sse-polling" && result.starts_with("not scored (");
+        assert!(through == result || resumes, "{key:?}: {result} directly, {through} through the proxy");
+    }
 }

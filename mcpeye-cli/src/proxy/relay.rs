@@ -7,8 +7,8 @@
 
 use mcpeye_runtime::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
 use mcpeye_runtime::forwarded::{
-    answer_reserved_tool, new_session_id, note_tool_list, record_unknown_tool, reserved_descriptor, ForwardedCall,
-    ForwardedMethod,
+    self, answer_reserved_tool, new_session_id, note_tool_list, record_unknown_tool, reserved_descriptor,
+    ForwardedCall, ForwardedMethod,
 };
 use mcpeye_runtime::{CallOutcome, ClientInfo, Origin, RequestId, TraceContext, Tracker, Transport};
 use serde_json::{json, Map, Value};
@@ -200,8 +200,38 @@ impl Relay {
         }
     }
 
-    /// A line from the server, on its way to the client.
+    /// A line from the server, on its way to the client. Only what routes it is read (its
+    /// [`head`](forwarded::head)); the answer to a call has its `result` or `error` read, a
+    /// `tools/list` result is parsed whole (it is changed), and a line the quick read is not sure
+    /// of is parsed whole as well.
     pub fn server_line(&self, line: &[u8]) -> Action {
+        let Some(head) = forwarded::head(line) else { return self.server_message(line) };
+        if head.has_method {
+            return Action::Forward; // a notification or a request of the server's
+        }
+        let Some(key) = head.id.as_ref().map(Value::to_string) else { return Action::Forward };
+        let pending = {
+            let mut state = self.state();
+            match state.pending.get(&key) {
+                None => return Action::Forward,
+                Some(Pending::ToolsList { .. }) => None,
+                Some(_) => state.pending.remove(&key),
+            }
+        };
+        match pending {
+            None => return self.server_message(line), // a tool list: changed
+            Some(Pending::Method(watch)) => watch.end(&self.tracker, head.has_error),
+            Some(Pending::Call(p)) => {
+                let (result, error) = forwarded::answer(line);
+                self.answered(*p, result.as_ref(), error.as_ref());
+            }
+            Some(Pending::Other | Pending::ToolsList { .. }) => {}
+        }
+        Action::Forward
+    }
+
+    /// A line from the server, parsed whole.
+    fn server_message(&self, line: &[u8]) -> Action {
         let Ok(value) = serde_json::from_slice::<Value>(line) else { return Action::Drop };
         let Value::Object(mut message) = value else { return Action::Forward };
         if message.contains_key("method") {

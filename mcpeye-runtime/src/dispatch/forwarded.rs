@@ -233,17 +233,19 @@ fn recorded_result(result: &Value) -> Cow<'_, Value> {
     Cow::Owned(v)
 }
 
-/// What a proxy needs of a JSON-RPC message to route it, read from its line without building
-/// the message (no map, no key copied). A field counts when present, even `null`, as in the
-/// message parsed whole.
+/// What a proxy needs of a JSON-RPC message to route it and record an answer, read from its
+/// line without building the message (no map of its fields, its `params` skipped). A field
+/// counts when present, even `null`, as in the message parsed whole.
 #[derive(Debug, Default, PartialEq)]
 pub struct Head {
     /// Whether it has a `method` (a request or a notification).
     pub has_method: bool,
     /// Its `id`.
     pub id: Option<Value>,
-    /// Whether it has an `error` (an answer that is a JSON-RPC error).
-    pub has_error: bool,
+    /// Its `result` (an answer).
+    pub result: Option<Value>,
+    /// Its `error` (an answer that is a JSON-RPC error).
+    pub error: Option<Value>,
 }
 
 /// A field present (even `null`), its value skipped.
@@ -278,12 +280,6 @@ struct RawHead {
     #[serde(default)]
     id: Field<Value>,
     #[serde(default)]
-    error: Present,
-}
-
-#[derive(serde::Deserialize)]
-struct RawAnswer {
-    #[serde(default)]
     result: Field<Value>,
     #[serde(default)]
     error: Field<Value>,
@@ -298,15 +294,7 @@ pub fn head(line: &[u8]) -> Option<Head> {
         return None;
     }
     let raw: RawHead = serde_json::from_slice(line).ok()?;
-    Some(Head { has_method: raw.method.0, id: raw.id.0, has_error: raw.error.0 })
-}
-
-/// The `result` and `error` of a line [`head`] read (each `None` when absent).
-pub fn answer(line: &[u8]) -> (Option<Value>, Option<Value>) {
-    match serde_json::from_slice::<RawAnswer>(line) {
-        Ok(raw) => (raw.result.0, raw.error.0),
-        Err(_) => (None, None),
-    }
+    Some(Head { has_method: raw.method.0, id: raw.id.0, result: raw.result.0, error: raw.error.0 })
 }
 
 /// Whether a line that parses with its values skipped also parses into a `Value` object: it
@@ -377,10 +365,12 @@ mod tests {
     #[test]
     fn the_head_of_a_line_says_what_the_whole_parse_says_or_nothing() {
         let head = |line: &str| super::head(line.as_bytes());
-        let got = head(r#"{"jsonrpc":"2.0","id":7,"result":{"content":[]}}"#).unwrap();
-        assert_eq!(got, Head { has_method: false, id: Some(json!(7)), has_error: false });
+        let got = head(r#"{"jsonrpc":"2.0","id":7,"result":{"content":[]},"error":{"code":-1}}"#).unwrap();
+        let (result, error) = (Some(json!({"content": []})), Some(json!({"code": -1})));
+        assert_eq!(got, Head { has_method: false, id: Some(json!(7)), result, error });
         let got = head(r#" {"method":null,"id":null,"error":null}"#).unwrap();
-        assert_eq!(got, Head { has_method: true, id: Some(Value::Null), has_error: true }, "null is present");
+        let expected = Head { has_method: true, id: Some(Value::Null), result: None, error: Some(Value::Null) };
+        assert_eq!(got, expected, "null is present");
         assert_eq!(head(r#"{"jsonrpc":"2.0"}"#).unwrap(), Head::default());
         for unsure in [
             "not json",
@@ -392,8 +382,6 @@ mod tests {
         ] {
             assert_eq!(head(unsure), None, "{unsure}");
         }
-        let answer = br#"{"id":1,"result":{"a":1},"error":{"code":-1}}"#;
-        assert_eq!(super::answer(answer), (Some(json!({"a": 1})), Some(json!({"code": -1}))));
     }
 
     #[test]

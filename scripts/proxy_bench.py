@@ -72,6 +72,7 @@ class Peer:
         self.latencies: list[int] = []
         self.cpu = 0.0
         self.cpu_ns = 0
+        self.block_ns: list[float] = []  # CPU per call of each measured block
         self.next_id = 0
         self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
                                     "clientInfo": {"name": "proxy-bench", "version": "1"}})
@@ -103,7 +104,9 @@ class Peer:
             ns_after = run_ns(self.proc.pid)
             # A thread born during the block counts from 0; one that died in it is missed (the
             # ticks of /proc/<pid>/stat include it).
-            self.cpu_ns += sum(t - ns_before.get(tid, 0) for tid, t in ns_after.items())
+            ns = sum(t - ns_before.get(tid, 0) for tid, t in ns_after.items())
+            self.cpu_ns += ns
+            self.block_ns.append(ns / calls)
 
     def close(self):
         self.proc.stdin.close()
@@ -149,19 +152,24 @@ def main():
     bare = percentile(peers[1].latencies, 50), percentile(peers[1].latencies, 99)
     print(f"{len(peers[0].latencies)} calls per row, blocks of {args.block}, {os.cpu_count()} cores, "
           f"load {' '.join(open('/proc/loadavg').read().split()[:3])}")
-    print("| path | p50 µs | p99 µs | added p50 µs | added p99 µs | proxy CPU µs/call | (ticks) |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| path | p50 µs | p99 µs | added p50 µs | added p99 µs | proxy CPU µs/call | "
+          "block median (quartiles) | (ticks) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for i, peer in enumerate(peers):
         p50, p99 = percentile(peer.latencies, 50), percentile(peer.latencies, 99)
         n = len(peer.latencies)
-        cpu = " | " if i == 0 else f"{peer.cpu_ns / n / 1000:.1f} | {peer.cpu / n * 1e6:.1f}"
+        q = [x / 1000 for x in statistics.quantiles(peer.block_ns, n=4)] if len(peer.block_ns) > 1 else [0, 0, 0]
+        cpu = (" | | " if i == 0 else f"{peer.cpu_ns / n / 1000:.1f} | {q[1]:.1f} ({q[0]:.1f}–{q[2]:.1f}) | "
+               f"{peer.cpu / n * 1e6:.1f}")
         added = "" if i == 0 else f"{p50 - direct[0]:.1f} | {p99 - direct[1]:.1f}"
         print(f"| {peer.name} | {p50:.1f} | {p99:.1f} | {added or ' | '} | {cpu} |")
     n = len(peers[2].latencies)
     blocks = max(1, args.calls // args.block)
     share = (percentile(peers[2].latencies, 50) - bare[0])
+    medians = [statistics.median(p.block_ns) / 1000 for p in peers[1:3]]
     print(f"analytics' own share at p50 (proxy - bare): {share:.1f} µs; "
-          f"CPU: {(peers[2].cpu_ns - peers[1].cpu_ns) / n / 1000:.1f} µs/call "
+          f"CPU: {(peers[2].cpu_ns - peers[1].cpu_ns) / n / 1000:.1f} µs/call, "
+          f"{medians[1] - medians[0]:.1f} between the block medians "
           f"(ticks: {(peers[2].cpu - peers[1].cpu) / n * 1e6:.1f}, each row within ±{blocks / TICKS / n * 1e6:.1f})")
     print(f"mean of the proxy row: {statistics.mean(peers[2].latencies) / 1000:.1f} µs")
 

@@ -12,6 +12,7 @@ use crate::model::result::record_content_item;
 use crate::model::stats::{Method, Target};
 use crate::record::{Arguments, TrackedCall};
 use crate::tracker::Tracker;
+use serde::de::{Deserialize, Deserializer, IgnoredAny};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -64,7 +65,7 @@ impl ForwardedCall {
             return call.end(Some(&tracker), outcome, None);
         }
         let recorded = recorded_result(result);
-        call.end_with(Some(&tracker), &recorded, flatten, Value::clone);
+        call.end_with(Some(&tracker), &*recorded, flatten, Value::clone);
     }
 
     /// Ends the call answered with the JSON-RPC error `code`: recorded as a failure whose
@@ -205,8 +206,21 @@ fn method_of(name: &str) -> Option<Method> {
 }
 
 /// The result as recorded: without the `resultType` discriminator (not part of what the tool
-/// produced) and with binary payloads as their size marker, as an instrumented route records it.
-fn recorded_result(result: &Value) -> Value {
+/// produced) and with binary payloads as their size marker, as an instrumented route records it;
+/// the result itself (not a copy) when that changes nothing.
+fn recorded_result(result: &Value) -> Cow<'_, Value> {
+    let binary =
+        |item: &Value| matches!(item.get("type").and_then(Value::as_str), Some("image" | "audio" | "resource"));
+    let changes = match result {
+        Value::Object(m) => {
+            m.contains_key("resultType")
+                || m.get("content").and_then(Value::as_array).is_some_and(|items| items.iter().any(binary))
+        }
+        _ => false,
+    };
+    if !changes {
+        return Cow::Borrowed(result);
+    }
     let mut v = result.clone();
     if let Value::Object(m) = &mut v {
         m.shift_remove("resultType");
@@ -216,7 +230,95 @@ fn recorded_result(result: &Value) -> Value {
             }
         }
     }
-    v
+    Cow::Owned(v)
+}
+
+/// What a proxy needs of a JSON-RPC message to route it and record an answer, read from its
+/// line without building the message (no map of its fields, its `params` skipped). A field
+/// counts when present, even `null`, as in the message parsed whole.
+#[derive(Debug, Default, PartialEq)]
+pub struct Head {
+    /// Whether it has a `method` (a request or a notification).
+    pub has_method: bool,
+    /// Its `id`.
+    pub id: Option<Value>,
+    /// Its `result` (an answer).
+    pub result: Option<Value>,
+    /// Its `error` (an answer that is a JSON-RPC error).
+    pub error: Option<Value>,
+}
+
+/// A field present (even `null`), its value skipped.
+#[derive(Default)]
+struct Present(bool);
+
+impl<'de> Deserialize<'de> for Present {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        IgnoredAny::deserialize(d).map(|_| Present(true))
+    }
+}
+
+/// A field's value, `null` included (an `Option` field would take `null` for absent).
+struct Field<T>(Option<T>);
+
+impl<T> Default for Field<T> {
+    fn default() -> Self {
+        Field(None)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Field<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        T::deserialize(d).map(|v| Field(Some(v)))
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct RawHead {
+    #[serde(default)]
+    method: Present,
+    #[serde(default)]
+    id: Field<Value>,
+    #[serde(default)]
+    result: Field<Value>,
+    #[serde(default)]
+    error: Field<Value>,
+}
+
+/// The [`Head`] of a line that is surely a JSON object `serde_json` parses (into a `Value`) as
+/// such; `None` when that is not sure, and the caller parses the line whole: not an object, a
+/// key repeated, or what only a whole parse checks (nesting deeper than its limit, a number out
+/// of range, a `\u` escape that may be a lone surrogate, bytes that are not UTF-8).
+pub fn head(line: &[u8]) -> Option<Head> {
+    if !plainly_parsed(line) {
+        return None;
+    }
+    let raw: RawHead = serde_json::from_slice(line).ok()?;
+    Some(Head { has_method: raw.method.0, id: raw.id.0, result: raw.result.0, error: raw.error.0 })
+}
+
+/// Whether a line that parses with its values skipped also parses into a `Value` object: it
+/// starts with `{`, is UTF-8, nests at most 100 deep (every bracket counted, in strings too), has
+/// no exponent after a digit, no run of 300 digits (a float out of range) and no `\u` escape.
+fn plainly_parsed(line: &[u8]) -> bool {
+    if line.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') || std::str::from_utf8(line).is_err() {
+        return false;
+    }
+    let (mut brackets, mut digits, mut previous) = (0usize, 0usize, 0u8);
+    for &b in line {
+        match b {
+            b'{' | b'[' => brackets += 1,
+            b'e' | b'E' if previous.is_ascii_digit() || previous == b'.' => return false,
+            b'u' if previous == b'\\' => return false,
+            _ => {}
+        }
+        digits = if b.is_ascii_digit() { digits + 1 } else { 0 };
+        if brackets > 100 || digits >= 300 {
+            return false;
+        }
+        previous = b;
+    }
+    true
 }
 
 /// The `text` of the result's text items joined with `"\n"`, or `None` when there are none.
@@ -258,6 +360,28 @@ mod tests {
             (events[1]["isError"].clone(), events[1]["errorMessage"].clone()),
             (json!(true), json!("no such mug"))
         );
+    }
+
+    #[test]
+    fn the_head_of_a_line_says_what_the_whole_parse_says_or_nothing() {
+        let head = |line: &str| super::head(line.as_bytes());
+        let got = head(r#"{"jsonrpc":"2.0","id":7,"result":{"content":[]},"error":{"code":-1}}"#).unwrap();
+        let (result, error) = (Some(json!({"content": []})), Some(json!({"code": -1})));
+        assert_eq!(got, Head { has_method: false, id: Some(json!(7)), result, error });
+        let got = head(r#" {"method":null,"id":null,"error":null}"#).unwrap();
+        let expected = Head { has_method: true, id: Some(Value::Null), result: None, error: Some(Value::Null) };
+        assert_eq!(got, expected, "null is present");
+        assert_eq!(head(r#"{"jsonrpc":"2.0"}"#).unwrap(), Head::default());
+        for unsure in [
+            "not json",
+            "[1, 2]",
+            r#"{"id":1,"id":2}"#,
+            r#"{"id":"\u0041"}"#,
+            r#"{"id":1e400}"#,
+            &format!(r#"{{"id":1,"x":{}{}}}"#, "[".repeat(200), "]".repeat(200)),
+        ] {
+            assert_eq!(head(unsure), None, "{unsure}");
+        }
     }
 
     #[test]

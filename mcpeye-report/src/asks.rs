@@ -29,6 +29,7 @@
 //! those of comparing with every group, in a time that grows with the wordings and their
 //! similar pairs rather than with the wordings times the groups.
 
+use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeSet, HashMap};
@@ -201,12 +202,14 @@ pub struct Group {
 
 impl Group {
     /// How many texts the group holds.
+    #[cfg_attr(not(test), allow(dead_code))] // the fold groups counted texts (`group_counted`)
     pub fn count(&self) -> usize {
         self.members.len()
     }
 }
 
 /// Groups `texts` (see the module's doc); groups most numerous first, ties in order of arrival.
+#[cfg_attr(not(test), allow(dead_code))] // the fold groups counted texts (`group_counted`)
 pub fn group<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<Group> {
     group_by(texts, true)
 }
@@ -316,29 +319,42 @@ fn same_sets(a: &[u32], a_verb: u8, b: &[u32], b_verb: u8) -> bool {
 }
 
 /// [`group`], with the action word's rule or without it.
+#[cfg_attr(not(test), allow(dead_code))] // the fold groups counted texts (`group_counted`)
 fn group_by<'a>(texts: impl IntoIterator<Item = &'a str>, verbs: bool) -> Vec<Group> {
-    // Exact wordings first: (first text, indices).
-    let mut at: HashMap<String, usize> = HashMap::new();
-    let mut wordings: Vec<(String, Vec<usize>)> = Vec::new();
-    for (i, text) in texts.into_iter().enumerate() {
+    group_counted(texts.into_iter().map(|t| (t, 1)), verbs).into_iter().map(|(g, _)| g).collect()
+}
+
+/// [`group`] of texts each given with how often it came (`(text, n)` stands for `n` texts
+/// `text` in a row): the groups of the texts repeated, but with the members the indices of the
+/// given texts, and with each group how many texts it holds. The grouping of distinct texts
+/// with their counts (the fold's) is the grouping of every text, each wording prepared once.
+pub(crate) fn group_counted<'a>(texts: impl IntoIterator<Item = (&'a str, usize)>, verbs: bool) -> Vec<(Group, usize)> {
+    // Exact wordings first: (first text, indices, texts).
+    let mut at: FxHashMap<String, usize> = FxHashMap::default();
+    let mut wordings: Vec<(String, Vec<usize>, usize)> = Vec::new();
+    for (i, (text, n)) in texts.into_iter().enumerate() {
         match at.entry(wording_key(text)) {
-            Entry::Occupied(e) => wordings[*e.get()].1.push(i),
+            Entry::Occupied(e) => {
+                let w = &mut wordings[*e.get()];
+                w.1.push(i);
+                w.2 += n;
+            }
             Entry::Vacant(e) => {
                 e.insert(wordings.len());
-                wordings.push((text.trim().to_owned(), vec![i]));
+                wordings.push((text.trim().to_owned(), vec![i], n));
             }
         }
     }
     drop(at);
     // Stable: equal counts stay in order of arrival.
-    wordings.sort_by_key(|w| Reverse(w.1.len()));
+    wordings.sort_by_key(|w| Reverse(w.2));
 
     // Each wording's stems as numbers, and its action word (index + 1, 0 for none).
-    let mut ids: HashMap<String, u32> = HashMap::new();
+    let mut ids: FxHashMap<String, u32> = FxHashMap::default();
     let mut df: Vec<u32> = Vec::new();
     let mut sets: Vec<Vec<u32>> = Vec::with_capacity(wordings.len());
     let mut verb: Vec<u8> = Vec::with_capacity(wordings.len());
-    for (text, _) in &wordings {
+    for (text, _, _) in &wordings {
         let (mut set, mut action) = (Vec::new(), 0u8);
         for w in words(text) {
             if verbs && action == 0 {
@@ -390,10 +406,10 @@ fn group_by<'a>(texts: impl IntoIterator<Item = &'a str>, verbs: bool) -> Vec<Gr
     // Each group's first wording: its stems (side by side, for the checks' sake) and action word.
     let (mut seed_stems, mut seed_at, mut seed_verb): (Vec<u32>, Vec<usize>, Vec<u8>) =
         (Vec::new(), vec![0], Vec::new());
-    let mut groups: Vec<Group> = Vec::new();
+    let mut groups: Vec<(Group, usize)> = Vec::new();
     let mut candidates: Vec<u32> = Vec::new();
     let mut seen: Vec<u32> = vec![0; wordings.len()];
-    for (w, (text, members)) in wordings.into_iter().enumerate() {
+    for (w, (text, members, count)) in wordings.into_iter().enumerate() {
         let x = &sets[w];
         let n = x.len();
         let found = if x.is_empty() {
@@ -431,11 +447,11 @@ fn group_by<'a>(texts: impl IntoIterator<Item = &'a str>, verbs: bool) -> Vec<Gr
                 .map(|&g| g as usize)
                 .find(|&g| same_sets(&seed_stems[seed_at[g]..seed_at[g + 1]], seed_verb[g], x, verb[w]))
         };
-        let count = members.len();
         match found {
             Some(g) => {
-                groups[g].wordings.push((text, count));
-                groups[g].members.extend(members);
+                groups[g].0.wordings.push((text, count));
+                groups[g].0.members.extend(members);
+                groups[g].1 += count;
             }
             None => {
                 let g = groups.len() as u32;
@@ -466,14 +482,14 @@ fn group_by<'a>(texts: impl IntoIterator<Item = &'a str>, verbs: bool) -> Vec<Gr
                 seed_stems.extend(x);
                 seed_at.push(seed_stems.len());
                 seed_verb.push(verb[w]);
-                groups.push(Group { wordings: vec![(text, count)], members });
+                groups.push((Group { wordings: vec![(text, count)], members }, count));
             }
         }
     }
-    for g in &mut groups {
+    for (g, _) in &mut groups {
         g.members.sort_unstable();
     }
-    groups.sort_by(|a, b| b.count().cmp(&a.count()).then_with(|| a.members[0].cmp(&b.members[0])));
+    groups.sort_by(|(a, a_count), (b, b_count)| b_count.cmp(a_count).then_with(|| a.members[0].cmp(&b.members[0])));
     groups
 }
 
@@ -543,6 +559,39 @@ mod tests {
         "report", "create", "created", "copy", "copies", "label", "shipping", "customer", "account", "address",
         "status", "list",
     ];
+
+    #[test]
+    fn counted_texts_group_as_the_texts_repeated() {
+        for seed in 0..20 {
+            let vocabulary = &VOCABULARY[..12 + (seed as usize % 25)];
+            let texts = random_texts(seed, 200 + 20 * seed as usize, vocabulary);
+            // Each distinct text once with its count, in order of first arrival (as the fold has them).
+            let mut counted: Vec<(&str, usize)> = Vec::new();
+            for t in &texts {
+                match counted.iter_mut().find(|(c, _)| c == t) {
+                    Some(c) => c.1 += 1,
+                    None => counted.push((t, 1)),
+                }
+            }
+            let repeated: Vec<&str> = counted.iter().flat_map(|&(t, n)| std::iter::repeat_n(t, n)).collect();
+            let ends: Vec<usize> = counted
+                .iter()
+                .scan(0, |end, &(_, n)| {
+                    *end += n;
+                    Some(*end)
+                })
+                .collect();
+            let whole = group_by(repeated.iter().copied(), true);
+            let by_count = group_counted(counted.iter().copied(), true);
+            assert_eq!(whole.len(), by_count.len(), "seed {seed}");
+            for (g, (c, count)) in whole.iter().zip(&by_count) {
+                assert_eq!((&g.wordings, g.count()), (&c.wordings, *count), "seed {seed}");
+                let mut texts: Vec<usize> = g.members.iter().map(|&m| ends.partition_point(|&e| e <= m)).collect();
+                texts.dedup();
+                assert_eq!(texts, c.members, "seed {seed}");
+            }
+        }
+    }
 
     #[test]
     fn the_join_gives_the_groups_of_comparing_with_every_group() {

@@ -17,7 +17,8 @@ use crate::summary::{
     Recovery, Report, Sequence, ToolIntents, ToolRow, ToolsSection, Turns, Unknown, VersionRow, VersionsSection,
 };
 use mcpeye_runtime::contract::RESERVED_TOOL_NAME;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 /// Rows kept per list in a section (the most significant first).
@@ -61,7 +62,7 @@ impl Names {
 /// The `callId`s seen, as 64-bit SipHash fingerprints ([`fingerprint`]): 8 bytes a call instead
 /// of the id's text. Two distinct ids share a fingerprint with a probability of about n²/2⁶⁵
 /// (3·10⁻⁶ for 10 M calls), which would count one call as re-sent.
-type SeenIds = HashSet<u64, BuildHasherDefault<Identity>>;
+type SeenIds = std::collections::HashSet<u64, BuildHasherDefault<Identity>>;
 
 /// A `callId`'s fingerprint, computed where the line is parsed. `DefaultHasher::new()` has
 /// fixed keys: the same id gives the same fingerprint.
@@ -87,6 +88,13 @@ impl Hasher for Identity {
     fn write_u64(&mut self, n: u64) {
         self.0 = n;
     }
+}
+
+/// A set's strings in order.
+fn sorted(set: HashSet<Box<str>>) -> Vec<String> {
+    let mut v: Vec<String> = set.into_iter().map(String::from).collect();
+    v.sort_unstable();
+    v
 }
 
 /// A distinct text, how often it came, and the contexts given with it (each with the arrival
@@ -124,25 +132,17 @@ impl Wordings {
         self.texts.iter().map(|t| t.1).sum()
     }
 
-    /// Grouped into asks (`asks::group` sees every call's text, in order of first arrival of
-    /// each text), with the contexts of each group in order of arrival.
+    /// Grouped into asks (as `asks::group` groups every call's text, in order of first arrival
+    /// of each text: each distinct text given once with its count), with the contexts of each
+    /// group in order of arrival.
     fn asks(&self) -> Vec<Ask> {
-        let expanded = self.texts.iter().flat_map(|(t, n, _)| std::iter::repeat_n(&**t, *n));
-        // Which text an index of the expansion is.
-        let mut ends = Vec::with_capacity(self.texts.len());
-        let mut total = 0;
-        for (_, n, _) in &self.texts {
-            total += n;
-            ends.push(total);
-        }
-        asks::group(expanded)
+        asks::group_counted(self.texts.iter().map(|(t, n, _)| (&**t, *n)), true)
             .into_iter()
             .take(KEEP)
-            .map(|g| {
-                let mut texts: Vec<usize> = g.members.iter().map(|&m| ends.partition_point(|&e| e <= m)).collect();
-                texts.dedup();
+            .map(|(g, count)| {
+                let texts = &g.members;
                 let mut contexts: Vec<(u64, &str)> = Vec::new();
-                for t in texts {
+                for &t in texts {
                     for (arrival, c) in &self.texts[t].2 {
                         match contexts.iter_mut().find(|(_, k)| k == &&**c) {
                             Some(seen) => seen.0 = seen.0.min(*arrival),
@@ -153,7 +153,7 @@ impl Wordings {
                 contexts.sort_by_key(|(a, _)| *a);
                 Ask {
                     ask: g.wordings[0].0.clone(),
-                    count: g.count(),
+                    count,
                     wordings: g.wordings,
                     contexts: contexts.into_iter().map(|(_, c)| c.to_owned()).collect(),
                 }
@@ -260,9 +260,9 @@ pub(crate) struct Fold {
     calls: usize,
     errors: usize,
     users: HashSet<Box<str>>,
-    clients: BTreeSet<String>,
-    models_seen: BTreeSet<String>,
-    server_versions: BTreeSet<String>,
+    clients: HashSet<Box<str>>,
+    models_seen: HashSet<Box<str>>,
+    server_versions: HashSet<Box<str>>,
     first_ms: Option<u64>,
     last_ms: Option<u64>,
     any_version: bool,
@@ -288,8 +288,10 @@ pub(crate) struct Fold {
     loops: BTreeMap<Id, (usize, usize)>,
     recoveries: BTreeMap<Id, (usize, usize, usize)>,
     rows: Vec<VersionStats>,
-    row_ids: HashMap<(Id, Option<String>, Option<String>), Id>,
-    models: BTreeMap<String, ModelStats>,
+    /// By tool, server version and tool hash (numbered in `labels`, [`NO_ROW`] for none).
+    row_ids: HashMap<(Id, Id, Id), Id>,
+    labels: Names,
+    models: HashMap<Box<str>, ModelStats>,
     unknown_model_calls: usize,
 }
 
@@ -346,8 +348,8 @@ impl Fold {
             (&mut self.server_versions, &c.server_version),
         ] {
             if let Some(v) = v {
-                if !set.contains(v) {
-                    set.insert(v.clone());
+                if !set.contains(v.as_str()) {
+                    set.insert(v.as_str().into());
                 }
             }
         }
@@ -389,7 +391,8 @@ impl Fold {
                     }
                 }
                 if c.server_version.is_some() || c.tool_hash.is_some() {
-                    let key = (tool, c.server_version.clone(), c.tool_hash.clone());
+                    let mut label = |v: &Option<String>| v.as_deref().map_or(NO_ROW, |v| self.labels.id(v));
+                    let key = (tool, label(&c.server_version), label(&c.tool_hash));
                     let next = self.rows.len() as Id;
                     row = *self.row_ids.entry(key).or_insert(next);
                     if row == next {
@@ -413,10 +416,10 @@ impl Fold {
         // The models.
         match &c.model {
             Some(model) => {
-                if !self.models.contains_key(model) {
-                    self.models.insert(model.clone(), ModelStats::default());
+                if !self.models.contains_key(model.as_str()) {
+                    self.models.insert(model.as_str().into(), ModelStats::default());
                 }
-                let m = self.models.get_mut(model).expect("inserted above");
+                let m = self.models.get_mut(model.as_str()).expect("inserted above");
                 m.calls += 1;
                 m.errors += usize::from(c.is_error);
                 if !reserved {
@@ -489,9 +492,9 @@ impl Fold {
             errors: self.errors,
             error_rate: rate(self.errors, self.calls),
             users: self.users.len(),
-            clients: std::mem::take(&mut self.clients).into_iter().collect(),
-            models: std::mem::take(&mut self.models_seen).into_iter().collect(),
-            server_versions: std::mem::take(&mut self.server_versions).into_iter().collect(),
+            clients: sorted(std::mem::take(&mut self.clients)),
+            models: sorted(std::mem::take(&mut self.models_seen)),
+            server_versions: sorted(std::mem::take(&mut self.server_versions)),
             conversations: self.threads.len(),
             method_requests: self.method_requests,
             first_ms: self.first_ms,
@@ -705,7 +708,7 @@ impl Fold {
         let mut models: Vec<ModelRow> = std::mem::take(&mut self.models)
             .into_iter()
             .map(|(model, m)| ModelRow {
-                model,
+                model: model.into_string(),
                 calls: m.calls,
                 errors: m.errors,
                 error_rate: rate(m.errors, m.calls),

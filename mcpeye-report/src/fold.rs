@@ -17,6 +17,7 @@ use crate::summary::{
     Recovery, Report, Sequence, ToolIntents, ToolRow, ToolsSection, Turns, Unknown, VersionRow, VersionsSection,
 };
 use mcpeye_runtime::contract::RESERVED_TOOL_NAME;
+use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
@@ -522,17 +523,23 @@ impl Fold {
     }
 
     fn gap(&mut self) -> GapSection {
-        let mut intents: Vec<ToolIntents> = self
-            .tools
-            .iter()
-            .filter(|(_, t)| !t.intents.texts.is_empty())
-            .map(|(&tool, t)| ToolIntents {
-                tool: self.names.name(tool).to_owned(),
-                calls: t.calls,
-                with_intent: t.intents.calls(),
-                intents: t.intents.asks(),
-            })
-            .collect();
+        // Each tool's intents and the capability requests are grouped apart: on the pool's
+        // threads when the report runs on one (`rayon::join` and `par_iter` keep the order).
+        let with_intents: Vec<(Id, &ToolStats)> =
+            self.tools.iter().filter(|(_, t)| !t.intents.texts.is_empty()).map(|(&tool, t)| (tool, t)).collect();
+        let names = &self.names;
+        let of_tool = |&(tool, t): &(Id, &ToolStats)| ToolIntents {
+            tool: names.name(tool).to_owned(),
+            calls: t.calls,
+            with_intent: t.intents.calls(),
+            intents: t.intents.asks(),
+        };
+        let requests = &self.requests;
+        let (asks, mut intents): (Vec<Ask>, Vec<ToolIntents>) = if rayon::current_thread_index().is_some() {
+            rayon::join(|| requests.asks(), || with_intents.par_iter().map(of_tool).collect())
+        } else {
+            (requests.asks(), with_intents.iter().map(of_tool).collect())
+        };
         intents.sort_by(|a, b| b.with_intent.cmp(&a.with_intent).then_with(|| a.tool.cmp(&b.tool)));
         let mut unknown_tools: Vec<Unknown> =
             self.unknown.iter().map(|(&t, &calls)| Unknown { name: self.names.name(t).to_owned(), calls }).collect();
@@ -549,13 +556,7 @@ impl Fold {
                     .into(),
             );
         }
-        GapSection {
-            asks: self.requests.asks(),
-            intents,
-            failed: std::mem::take(&mut self.failed),
-            unknown_tools,
-            needs,
-        }
+        GapSection { asks, intents, failed: std::mem::take(&mut self.failed), unknown_tools, needs }
     }
 
     fn tool_rows(&mut self) -> ToolsSection {

@@ -306,7 +306,12 @@ impl ReportInput {
         for source in &sources {
             pass.read(source);
         }
-        pass.finish().finish()
+        let fold = pass.finish();
+        // The grouping after the pass runs on the pool too.
+        match &pool {
+            Some(pool) => pool.install(|| fold.finish()),
+            None => fold.finish(),
+        }
     }
 
     /// The bytes of the files and texts to read, for a progress bar.

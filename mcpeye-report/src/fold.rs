@@ -11,7 +11,7 @@
 //! seen twice once.
 
 use crate::asks;
-use crate::input::{Call, ListedTool, Reason};
+use crate::input::{CallView, ListedTool, Reason};
 use crate::summary::{
     Ask, Ending, FailedAsk, GapSection, InputSection, Loop, ModelRow, ModelsSection, Overview, PathsSection, Place,
     Recovery, Report, Sequence, ToolIntents, ToolRow, ToolsSection, Turns, Unknown, VersionRow, VersionsSection,
@@ -327,7 +327,7 @@ impl Fold {
     }
 
     /// A call, unless its `callId` was seen before.
-    pub(crate) fn call(&mut self, c: Call) {
+    pub(crate) fn call(&mut self, c: CallView<'_>) {
         if let Some(id) = c.call_id {
             if !self.seen.insert(id) {
                 self.duplicates += 1;
@@ -338,19 +338,19 @@ impl Fold {
         self.arrivals += 1;
         self.calls += 1;
         self.errors += usize::from(c.is_error);
-        if let Some(u) = &c.user {
-            if !self.users.contains(u.as_str()) {
-                self.users.insert(u.as_str().into());
+        if let Some(u) = c.user {
+            if !self.users.contains(u) {
+                self.users.insert(u.into());
             }
         }
         for (set, v) in [
-            (&mut self.clients, &c.client),
-            (&mut self.models_seen, &c.model),
-            (&mut self.server_versions, &c.server_version),
+            (&mut self.clients, c.client),
+            (&mut self.models_seen, c.model),
+            (&mut self.server_versions, c.server_version),
         ] {
             if let Some(v) = v {
-                if !set.contains(v.as_str()) {
-                    set.insert(v.as_str().into());
+                if !set.contains(v) {
+                    set.insert(v.into());
                 }
             }
         }
@@ -359,12 +359,12 @@ impl Fold {
             self.last_ms = Some(self.last_ms.map_or(c.ts, |l| l.max(c.ts)));
         }
         self.any_version |= c.server_version.is_some() || c.tool_hash.is_some();
-        let tool = self.names.id(&c.tool);
+        let tool = self.names.id(c.tool);
         let reserved = c.tool == RESERVED_TOOL_NAME;
         let unknown = c.is_unknown_tool();
         // The Intent Gap and the tools.
-        if let Some(capability) = &c.capability {
-            self.requests.add(capability, c.context.as_deref(), arrival);
+        if let Some(capability) = c.capability {
+            self.requests.add(capability, c.context, arrival);
         }
         let mut row = NO_ROW;
         if !reserved {
@@ -378,29 +378,29 @@ impl Fold {
                 if let Some(size) = c.result_bytes {
                     t.sizes.add(size);
                 }
-                if let Some(e) = &c.error {
-                    t.last_error = Some(e.clone());
+                if let Some(e) = c.error {
+                    t.last_error = Some(e.to_owned());
                 }
-                if let Some(intent) = &c.intent {
+                if let Some(intent) = c.intent {
                     t.intents.add(intent, None, arrival);
                     if c.is_error && self.failed.len() < KEEP {
                         self.failed.push(FailedAsk {
-                            tool: c.tool.clone(),
-                            intent: intent.clone(),
-                            error: c.error.clone(),
+                            tool: c.tool.to_owned(),
+                            intent: intent.to_owned(),
+                            error: c.error.map(str::to_owned),
                         });
                     }
                 }
                 if c.server_version.is_some() || c.tool_hash.is_some() {
-                    let mut label = |v: &Option<String>| v.as_deref().map_or(NO_ROW, |v| self.labels.id(v));
-                    let key = (tool, label(&c.server_version), label(&c.tool_hash));
+                    let mut label = |v: Option<&str>| v.map_or(NO_ROW, |v| self.labels.id(v));
+                    let key = (tool, label(c.server_version), label(c.tool_hash));
                     let next = self.rows.len() as Id;
                     row = *self.row_ids.entry(key).or_insert(next);
                     if row == next {
                         self.rows.push(VersionStats {
                             tool,
-                            server_version: c.server_version.clone(),
-                            hash: c.tool_hash.clone(),
+                            server_version: c.server_version.map(str::to_owned),
+                            hash: c.tool_hash.map(str::to_owned),
                             first_ms: c.ts,
                             calls: 0,
                             errors: 0,
@@ -415,12 +415,12 @@ impl Fold {
             }
         }
         // The models.
-        match &c.model {
+        match c.model {
             Some(model) => {
-                if !self.models.contains_key(model.as_str()) {
-                    self.models.insert(model.as_str().into(), ModelStats::default());
+                if !self.models.contains_key(model) {
+                    self.models.insert(model.into(), ModelStats::default());
                 }
-                let m = self.models.get_mut(model.as_str()).expect("inserted above");
+                let m = self.models.get_mut(model).expect("inserted above");
                 m.calls += 1;
                 m.errors += usize::from(c.is_error);
                 if !reserved {
@@ -431,11 +431,11 @@ impl Fold {
             None => self.unknown_model_calls += 1,
         }
         // The turns: their last call is the latest in time, the later read on a tie.
-        if let Some(turn) = &c.turn {
-            if !self.turns.contains_key(turn.as_str()) {
-                self.turns.insert(turn.as_str().into(), Turn::default());
+        if let Some(turn) = c.turn {
+            if !self.turns.contains_key(turn) {
+                self.turns.insert(turn.into(), Turn::default());
             }
-            let t = self.turns.get_mut(turn.as_str()).expect("inserted above");
+            let t = self.turns.get_mut(turn).expect("inserted above");
             t.calls += 1;
             if t.calls == 1 || c.ts >= t.last_ts {
                 t.last_ts = c.ts;
@@ -449,7 +449,7 @@ impl Fold {
             }
             let th = self.threads.get_mut(thread).expect("inserted above");
             th.calls += 1;
-            let step = Step { ts: c.ts, tool, is_error: c.is_error, row, error: c.error.as_deref().map(Into::into) };
+            let step = Step { ts: c.ts, tool, is_error: c.is_error, row, error: c.error.map(Into::into) };
             if th.last.as_ref().is_some_and(|l| step.ts < l.ts) {
                 self.out_of_order += 1;
             }

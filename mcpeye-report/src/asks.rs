@@ -187,6 +187,25 @@ fn verbs_differ<T: PartialEq>(a: Option<T>, b: Option<T>) -> bool {
 
 /// Texts that differ only in case, spacing or final punctuation are the same wording.
 pub fn wording_key(text: &str) -> String {
+    if text.is_ascii() {
+        // The same, in one buffer.
+        let mut key = String::with_capacity(text.len());
+        for w in text.split_whitespace() {
+            if !key.is_empty() {
+                key.push(' ');
+            }
+            key.push_str(w);
+        }
+        key.make_ascii_lowercase();
+        let end = key.trim_end_matches(['.', '!', '?', ';', ',']).trim_end().len();
+        key.truncate(end);
+        return key;
+    }
+    any_wording_key(text)
+}
+
+/// [`wording_key`] of any text.
+fn any_wording_key(text: &str) -> String {
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
     flat.trim_end_matches(['.', '!', '?', ';', ',']).trim_end().to_owned()
 }
@@ -350,23 +369,52 @@ pub(crate) fn group_counted<'a>(texts: impl IntoIterator<Item = (&'a str, usize)
     wordings.sort_by_key(|w| Reverse(w.2));
 
     // Each wording's stems as numbers, and its action word (index + 1, 0 for none).
+    // Each word is looked up once in the stop words, stemmed once and its stem's action word
+    // found once: `words` holds what a (lowercase) word is, a stem's number or STOP.
+    const STOP: u32 = u32::MAX;
+    let mut words: FxHashMap<Box<str>, u32> = FxHashMap::default();
     let mut ids: FxHashMap<String, u32> = FxHashMap::default();
+    let mut actions: Vec<u8> = Vec::new();
     let mut df: Vec<u32> = Vec::new();
     let mut sets: Vec<Vec<u32>> = Vec::with_capacity(wordings.len());
     let mut verb: Vec<u8> = Vec::with_capacity(wordings.len());
+    let mut lower = String::new();
     for (text, _, _) in &wordings {
         let (mut set, mut action) = (Vec::new(), 0u8);
-        for w in words(text) {
-            if verbs && action == 0 {
-                action = action_of(&w).map_or(0, |i| i as u8 + 1);
-            }
-            let id = match ids.entry(w) {
-                Entry::Occupied(e) => *e.get(),
-                Entry::Vacant(e) => {
-                    df.push(0);
-                    *e.insert(df.len() as u32 - 1)
+        // As `words` does it: the text lowercased, split at what is not alphanumeric.
+        lower.clear();
+        if text.is_ascii() {
+            lower.push_str(text);
+            lower.make_ascii_lowercase();
+        } else {
+            lower.push_str(&text.to_lowercase());
+        }
+        for w in lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+            let id = match words.get(w) {
+                Some(&id) => id,
+                None => {
+                    let id = if STOP_WORDS.binary_search(&w).is_ok() {
+                        STOP
+                    } else {
+                        match ids.entry(stem(w)) {
+                            Entry::Occupied(e) => *e.get(),
+                            Entry::Vacant(e) => {
+                                df.push(0);
+                                actions.push(action_of(e.key()).map_or(0, |i| i as u8 + 1));
+                                *e.insert(df.len() as u32 - 1)
+                            }
+                        }
+                    };
+                    words.insert(w.into(), id);
+                    id
                 }
             };
+            if id == STOP {
+                continue;
+            }
+            if verbs && action == 0 {
+                action = actions[id as usize];
+            }
             set.push(id);
         }
         set.sort_unstable();
@@ -377,7 +425,7 @@ pub(crate) fn group_counted<'a>(texts: impl IntoIterator<Item = (&'a str, usize)
         sets.push(set);
         verb.push(action);
     }
-    drop(ids);
+    drop((ids, words));
     // The global order: rarest stem first.
     let mut order: Vec<u32> = (0..df.len() as u32).collect();
     order.sort_unstable_by_key(|&id| (df[id as usize], id));
@@ -559,6 +607,15 @@ mod tests {
         "report", "create", "created", "copy", "copies", "label", "shipping", "customer", "account", "address",
         "status", "list",
     ];
+
+    #[test]
+    fn the_wording_key_of_ascii_is_the_general_one() {
+        let mut texts = random_texts(7, 500, VOCABULARY);
+        texts.extend(["  Export\tmy ORDERS\x0b as csv. ?! ", "", " . ", "a,", "x\r\n y;", "??"].map(String::from));
+        for t in &texts {
+            assert_eq!(wording_key(t), any_wording_key(t), "{t:?}");
+        }
+    }
 
     #[test]
     fn counted_texts_group_as_the_texts_repeated() {

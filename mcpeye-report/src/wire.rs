@@ -263,14 +263,16 @@ pub(crate) struct Obj<'de> {
 struct ObjVisitor;
 
 impl<'de> Visitor<'de> for ObjVisitor {
-    type Value = Obj<'de>;
+    /// Filled where it will stay (an object is large: built on the stack, it would be copied
+    /// into its box).
+    type Value = Box<Obj<'de>>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an object")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Obj<'de>, A::Error> {
-        let mut o = Obj::default();
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Box<Obj<'de>>, A::Error> {
+        let mut o = Box::<Obj<'de>>::default();
         while let Some(Key(key)) = map.next_key()? {
             match &*key {
                 "events" => o.events = map.next_value()?,
@@ -315,7 +317,7 @@ impl<'de> Visitor<'de> for ObjVisitor {
 
 impl<'de> Deserialize<'de> for Obj<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(ObjVisitor)
+        d.deserialize_map(ObjVisitor).map(|o| *o)
     }
 }
 
@@ -359,7 +361,7 @@ impl<'de> Deserialize<'de> for Elem<'de> {
                 f.write_str("any JSON value")
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Elem<'de>, A::Error> {
-                Ok(Elem::Obj(Box::new(ObjVisitor.visit_map(map)?)))
+                Ok(Elem::Obj(ObjVisitor.visit_map(map)?))
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Elem<'de>, A::Error> {
                 let mut items = Vec::new();

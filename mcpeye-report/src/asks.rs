@@ -340,33 +340,37 @@ fn same_sets(a: &[u32], a_verb: u8, b: &[u32], b_verb: u8) -> bool {
 /// [`group`], with the action word's rule or without it.
 #[cfg_attr(not(test), allow(dead_code))] // the fold groups counted texts (`group_counted`)
 fn group_by<'a>(texts: impl IntoIterator<Item = &'a str>, verbs: bool) -> Vec<Group> {
-    group_counted(texts.into_iter().map(|t| (t, 1)), verbs).into_iter().map(|(g, _)| g).collect()
+    group_counted(texts.into_iter().map(|t| (t, 1)), verbs, usize::MAX).into_iter().map(|(g, _)| g).collect()
 }
 
 /// [`group`] of texts each given with how often it came (`(text, n)` stands for `n` texts
 /// `text` in a row): the groups of the texts repeated, but with the members the indices of the
 /// given texts, and with each group how many texts it holds. The grouping of distinct texts
 /// with their counts (the fold's) is the grouping of every text, each wording prepared once.
-pub(crate) fn group_counted<'a>(texts: impl IntoIterator<Item = (&'a str, usize)>, verbs: bool) -> Vec<(Group, usize)> {
-    // Exact wordings first: (first text, indices, texts).
+pub(crate) fn group_counted<'a>(
+    texts: impl IntoIterator<Item = (&'a str, usize)>,
+    verbs: bool,
+    keep: usize,
+) -> Vec<(Group, usize)> {
+    // Exact wordings first: (first text, its first index, its other indices, texts).
     let mut at: FxHashMap<String, usize> = FxHashMap::default();
-    let mut wordings: Vec<(String, Vec<usize>, usize)> = Vec::new();
+    let mut wordings: Vec<(&'a str, usize, Vec<usize>, usize)> = Vec::new();
     for (i, (text, n)) in texts.into_iter().enumerate() {
         match at.entry(wording_key(text)) {
             Entry::Occupied(e) => {
                 let w = &mut wordings[*e.get()];
-                w.1.push(i);
-                w.2 += n;
+                w.2.push(i);
+                w.3 += n;
             }
             Entry::Vacant(e) => {
                 e.insert(wordings.len());
-                wordings.push((text.trim().to_owned(), vec![i], n));
+                wordings.push((text.trim(), i, Vec::new(), n));
             }
         }
     }
     drop(at);
     // Stable: equal counts stay in order of arrival.
-    wordings.sort_by_key(|w| Reverse(w.2));
+    wordings.sort_by_key(|w| Reverse(w.3));
 
     // Each wording's stems as numbers, and its action word (index + 1, 0 for none).
     // Each word is looked up once in the stop words, stemmed once and its stem's action word
@@ -379,7 +383,7 @@ pub(crate) fn group_counted<'a>(texts: impl IntoIterator<Item = (&'a str, usize)
     let mut sets: Vec<Vec<u32>> = Vec::with_capacity(wordings.len());
     let mut verb: Vec<u8> = Vec::with_capacity(wordings.len());
     let mut lower = String::new();
-    for (text, _, _) in &wordings {
+    for &(text, ..) in &wordings {
         let (mut set, mut action) = (Vec::new(), 0u8);
         // As `words` does it: the text lowercased, split at what is not alphanumeric.
         lower.clear();
@@ -454,10 +458,12 @@ pub(crate) fn group_counted<'a>(texts: impl IntoIterator<Item = (&'a str, usize)
     // Each group's first wording: its stems (side by side, for the checks' sake) and action word.
     let (mut seed_stems, mut seed_at, mut seed_verb): (Vec<u32>, Vec<usize>, Vec<u8>) =
         (Vec::new(), vec![0], Vec::new());
-    let mut groups: Vec<(Group, usize)> = Vec::new();
+    // Each group's texts and first index; each wording's group. Only the groups kept are built.
+    let mut groups: Vec<(usize, usize)> = Vec::new();
+    let mut group_of: Vec<u32> = Vec::with_capacity(wordings.len());
     let mut candidates: Vec<u32> = Vec::new();
     let mut seen: Vec<u32> = vec![0; wordings.len()];
-    for (w, (text, members, count)) in wordings.into_iter().enumerate() {
+    for (w, &(_, first, _, count)) in wordings.iter().enumerate() {
         let x = &sets[w];
         let n = x.len();
         let found = if x.is_empty() {
@@ -497,9 +503,9 @@ pub(crate) fn group_counted<'a>(texts: impl IntoIterator<Item = (&'a str, usize)
         };
         match found {
             Some(g) => {
-                groups[g].0.wordings.push((text, count));
-                groups[g].0.members.extend(members);
-                groups[g].1 += count;
+                groups[g].0 += count;
+                groups[g].1 = groups[g].1.min(first);
+                group_of.push(g as u32);
             }
             None => {
                 let g = groups.len() as u32;
@@ -530,15 +536,34 @@ pub(crate) fn group_counted<'a>(texts: impl IntoIterator<Item = (&'a str, usize)
                 seed_stems.extend(x);
                 seed_at.push(seed_stems.len());
                 seed_verb.push(verb[w]);
-                groups.push((Group { wordings: vec![(text, count)], members }, count));
+                group_of.push(g);
+                groups.push((count, first));
             }
         }
     }
-    for (g, _) in &mut groups {
+    // Most texts first, then by first index (each group's own); the first `keep` built.
+    let mut order: Vec<u32> = (0..groups.len() as u32).collect();
+    order.sort_unstable_by_key(|&g| (Reverse(groups[g as usize].0), groups[g as usize].1));
+    order.truncate(keep);
+    let mut slot: Vec<u32> = vec![u32::MAX; groups.len()];
+    for (k, &g) in order.iter().enumerate() {
+        slot[g as usize] = k as u32;
+    }
+    let mut kept: Vec<(Group, usize)> =
+        order.iter().map(|&g| (Group { wordings: Vec::new(), members: Vec::new() }, groups[g as usize].0)).collect();
+    for (w, (text, first, more, count)) in wordings.into_iter().enumerate() {
+        let k = slot[group_of[w] as usize];
+        if k != u32::MAX {
+            let g = &mut kept[k as usize].0;
+            g.wordings.push((text.to_owned(), count));
+            g.members.push(first);
+            g.members.extend(more);
+        }
+    }
+    for (g, _) in &mut kept {
         g.members.sort_unstable();
     }
-    groups.sort_by(|(a, a_count), (b, b_count)| b_count.cmp(a_count).then_with(|| a.members[0].cmp(&b.members[0])));
-    groups
+    kept
 }
 
 #[cfg(test)]
@@ -639,8 +664,10 @@ mod tests {
                 })
                 .collect();
             let whole = group_by(repeated.iter().copied(), true);
-            let by_count = group_counted(counted.iter().copied(), true);
+            let by_count = group_counted(counted.iter().copied(), true, usize::MAX);
             assert_eq!(whole.len(), by_count.len(), "seed {seed}");
+            let first = group_counted(counted.iter().copied(), true, 3);
+            assert_eq!(first, by_count[..3.min(by_count.len())], "seed {seed}");
             for (g, (c, count)) in whole.iter().zip(&by_count) {
                 assert_eq!((&g.wordings, g.count()), (&c.wordings, *count), "seed {seed}");
                 let mut texts: Vec<usize> = g.members.iter().map(|&m| ends.partition_point(|&e| e <= m)).collect();

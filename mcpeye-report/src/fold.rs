@@ -137,9 +137,8 @@ impl Wordings {
     /// of each text: each distinct text given once with its count), with the contexts of each
     /// group in order of arrival.
     fn asks(&self) -> Vec<Ask> {
-        asks::group_counted(self.texts.iter().map(|(t, n, _)| (&**t, *n)), true)
+        asks::group_counted(self.texts.iter().map(|(t, n, _)| (&**t, *n)), true, KEEP)
             .into_iter()
-            .take(KEEP)
             .map(|(g, count)| {
                 let texts = &g.members;
                 let mut contexts: Vec<(u64, &str)> = Vec::new();

@@ -162,6 +162,30 @@ impl Wordings {
     }
 }
 
+/// Each set's asks, in order: on the pool's threads when on one, each thread taking the largest
+/// set left (so that the largest does not start last while the other threads idle).
+fn group_all(sets: &[&Wordings]) -> Vec<Vec<Ask>> {
+    if rayon::current_thread_index().is_none() || sets.len() < 2 {
+        return sets.iter().map(|w| w.asks()).collect();
+    }
+    let mut order: Vec<usize> = (0..sets.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(sets[i].texts.len()));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = rayon::current_num_threads().min(sets.len());
+    let mut done: Vec<(usize, Vec<Ask>)> = (0..workers)
+        .into_par_iter()
+        .flat_map_iter(|_| {
+            let mut out = Vec::new();
+            while let Some(&i) = order.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+                out.push((i, sets[i].asks()));
+            }
+            out
+        })
+        .collect();
+    done.sort_unstable_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, asks)| asks).collect()
+}
+
 /// A histogram of whole numbers: exact nearest-rank percentiles in memory that grows with the
 /// distinct values, not with the calls.
 #[derive(Default)]
@@ -523,22 +547,23 @@ impl Fold {
 
     fn gap(&mut self) -> GapSection {
         // Each tool's intents and the capability requests are grouped apart: on the pool's
-        // threads when the report runs on one (`rayon::join` and `par_iter` keep the order).
+        // threads when the report runs on one, the largest first (`group_all`).
         let with_intents: Vec<(Id, &ToolStats)> =
             self.tools.iter().filter(|(_, t)| !t.intents.texts.is_empty()).map(|(&tool, t)| (tool, t)).collect();
-        let names = &self.names;
-        let of_tool = |&(tool, t): &(Id, &ToolStats)| ToolIntents {
-            tool: names.name(tool).to_owned(),
-            calls: t.calls,
-            with_intent: t.intents.calls(),
-            intents: t.intents.asks(),
-        };
-        let requests = &self.requests;
-        let (asks, mut intents): (Vec<Ask>, Vec<ToolIntents>) = if rayon::current_thread_index().is_some() {
-            rayon::join(|| requests.asks(), || with_intents.par_iter().map(of_tool).collect())
-        } else {
-            (requests.asks(), with_intents.iter().map(of_tool).collect())
-        };
+        let mut sets: Vec<&Wordings> = vec![&self.requests];
+        sets.extend(with_intents.iter().map(|(_, t)| &t.intents));
+        let mut grouped = group_all(&sets).into_iter();
+        let asks = grouped.next().unwrap_or_default();
+        let mut intents: Vec<ToolIntents> = with_intents
+            .iter()
+            .zip(grouped)
+            .map(|(&(tool, t), asks)| ToolIntents {
+                tool: self.names.name(tool).to_owned(),
+                calls: t.calls,
+                with_intent: t.intents.calls(),
+                intents: asks,
+            })
+            .collect();
         intents.sort_by(|a, b| b.with_intent.cmp(&a.with_intent).then_with(|| a.tool.cmp(&b.tool)));
         let mut unknown_tools: Vec<Unknown> =
             self.unknown.iter().map(|(&t, &calls)| Unknown { name: self.names.name(t).to_owned(), calls }).collect();

@@ -98,15 +98,16 @@ fn sorted(set: HashSet<Box<str>>) -> Vec<String> {
     v
 }
 
-/// A distinct text, how often it came, and the contexts given with it (each with the arrival
-/// number of its first call).
-type Wording = (Box<str>, usize, Vec<(u64, Box<str>)>);
+/// A distinct text's count and the contexts given with it (each with the arrival number of its
+/// first call); the text is the key of `Wordings::index`.
+type Wording = (usize, Vec<(u64, Box<str>)>);
 
 /// Distinct texts with how often each came and the distinct contexts given with them.
 #[derive(Default)]
 struct Wordings {
     /// In order of first arrival.
     texts: Vec<Wording>,
+    /// Each text (held once, here) and its place in `texts`.
     index: HashMap<Box<str>, usize>,
 }
 
@@ -115,35 +116,40 @@ impl Wordings {
         let i = match self.index.get(text) {
             Some(&i) => i,
             None => {
-                self.texts.push((text.into(), 0, Vec::new()));
+                self.texts.push((0, Vec::new()));
                 self.index.insert(text.into(), self.texts.len() - 1);
                 self.texts.len() - 1
             }
         };
         let entry = &mut self.texts[i];
-        entry.1 += 1;
+        entry.0 += 1;
         if let Some(c) = context {
-            if !entry.2.iter().any(|(_, k)| &**k == c) {
-                entry.2.push((arrival, c.into()));
+            if !entry.1.iter().any(|(_, k)| &**k == c) {
+                entry.1.push((arrival, c.into()));
             }
         }
     }
 
     fn calls(&self) -> usize {
-        self.texts.iter().map(|t| t.1).sum()
+        self.texts.iter().map(|t| t.0).sum()
     }
 
     /// Grouped into asks (as `asks::group` groups every call's text, in order of first arrival
     /// of each text: each distinct text given once with its count), with the contexts of each
     /// group in order of arrival.
     fn asks(&self) -> Vec<Ask> {
-        asks::group_counted(self.texts.iter().map(|(t, n, _)| (&**t, *n)), true, KEEP)
+        // The texts in order of first arrival.
+        let mut in_order: Vec<&str> = vec![""; self.texts.len()];
+        for (text, &i) in &self.index {
+            in_order[i] = text;
+        }
+        asks::group_counted(in_order.iter().zip(&self.texts).map(|(&t, (n, _))| (t, *n)), true, KEEP)
             .into_iter()
             .map(|(g, count)| {
                 let texts = &g.members;
                 let mut contexts: Vec<(u64, &str)> = Vec::new();
                 for &t in texts {
-                    for (arrival, c) in &self.texts[t].2 {
+                    for (arrival, c) in &self.texts[t].1 {
                         match contexts.iter_mut().find(|(_, k)| k == &&**c) {
                             Some(seen) => seen.0 = seen.0.min(*arrival),
                             None => contexts.push((*arrival, c)),

@@ -29,6 +29,7 @@
 //! those of comparing with every group, in a time that grows with the wordings and their
 //! similar pairs rather than with the wordings times the groups.
 
+use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeSet, HashMap};
@@ -186,6 +187,25 @@ fn verbs_differ<T: PartialEq>(a: Option<T>, b: Option<T>) -> bool {
 
 /// Texts that differ only in case, spacing or final punctuation are the same wording.
 pub fn wording_key(text: &str) -> String {
+    if text.is_ascii() {
+        // The same, in one buffer.
+        let mut key = String::with_capacity(text.len());
+        for w in text.split_whitespace() {
+            if !key.is_empty() {
+                key.push(' ');
+            }
+            key.push_str(w);
+        }
+        key.make_ascii_lowercase();
+        let end = key.trim_end_matches(['.', '!', '?', ';', ',']).trim_end().len();
+        key.truncate(end);
+        return key;
+    }
+    any_wording_key(text)
+}
+
+/// [`wording_key`] of any text.
+fn any_wording_key(text: &str) -> String {
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
     flat.trim_end_matches(['.', '!', '?', ';', ',']).trim_end().to_owned()
 }
@@ -201,12 +221,14 @@ pub struct Group {
 
 impl Group {
     /// How many texts the group holds.
+    #[cfg_attr(not(test), allow(dead_code))] // the fold groups counted texts (`group_counted`)
     pub fn count(&self) -> usize {
         self.members.len()
     }
 }
 
 /// Groups `texts` (see the module's doc); groups most numerous first, ties in order of arrival.
+#[cfg_attr(not(test), allow(dead_code))] // the fold groups counted texts (`group_counted`)
 pub fn group<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<Group> {
     group_by(texts, true)
 }
@@ -316,41 +338,87 @@ fn same_sets(a: &[u32], a_verb: u8, b: &[u32], b_verb: u8) -> bool {
 }
 
 /// [`group`], with the action word's rule or without it.
+#[cfg_attr(not(test), allow(dead_code))] // the fold groups counted texts (`group_counted`)
 fn group_by<'a>(texts: impl IntoIterator<Item = &'a str>, verbs: bool) -> Vec<Group> {
-    // Exact wordings first: (first text, indices).
-    let mut at: HashMap<String, usize> = HashMap::new();
-    let mut wordings: Vec<(String, Vec<usize>)> = Vec::new();
-    for (i, text) in texts.into_iter().enumerate() {
+    group_counted(texts.into_iter().map(|t| (t, 1)), verbs, usize::MAX).into_iter().map(|(g, _)| g).collect()
+}
+
+/// [`group`] of texts each given with how often it came (`(text, n)` stands for `n` texts
+/// `text` in a row): the groups of the texts repeated, but with the members the indices of the
+/// given texts, and with each group how many texts it holds. The grouping of distinct texts
+/// with their counts (the fold's) is the grouping of every text, each wording prepared once.
+pub(crate) fn group_counted<'a>(
+    texts: impl IntoIterator<Item = (&'a str, usize)>,
+    verbs: bool,
+    keep: usize,
+) -> Vec<(Group, usize)> {
+    // Exact wordings first: (first text, its first index, its other indices, texts).
+    let mut at: FxHashMap<String, usize> = FxHashMap::default();
+    let mut wordings: Vec<(&'a str, usize, Vec<usize>, usize)> = Vec::new();
+    for (i, (text, n)) in texts.into_iter().enumerate() {
         match at.entry(wording_key(text)) {
-            Entry::Occupied(e) => wordings[*e.get()].1.push(i),
+            Entry::Occupied(e) => {
+                let w = &mut wordings[*e.get()];
+                w.2.push(i);
+                w.3 += n;
+            }
             Entry::Vacant(e) => {
                 e.insert(wordings.len());
-                wordings.push((text.trim().to_owned(), vec![i]));
+                wordings.push((text.trim(), i, Vec::new(), n));
             }
         }
     }
     drop(at);
     // Stable: equal counts stay in order of arrival.
-    wordings.sort_by_key(|w| Reverse(w.1.len()));
+    wordings.sort_by_key(|w| Reverse(w.3));
 
     // Each wording's stems as numbers, and its action word (index + 1, 0 for none).
-    let mut ids: HashMap<String, u32> = HashMap::new();
+    // Each word is looked up once in the stop words, stemmed once and its stem's action word
+    // found once: `words` holds what a (lowercase) word is, a stem's number or STOP.
+    const STOP: u32 = u32::MAX;
+    let mut words: FxHashMap<Box<str>, u32> = FxHashMap::default();
+    let mut ids: FxHashMap<String, u32> = FxHashMap::default();
+    let mut actions: Vec<u8> = Vec::new();
     let mut df: Vec<u32> = Vec::new();
     let mut sets: Vec<Vec<u32>> = Vec::with_capacity(wordings.len());
     let mut verb: Vec<u8> = Vec::with_capacity(wordings.len());
-    for (text, _) in &wordings {
+    let mut lower = String::new();
+    for &(text, ..) in &wordings {
         let (mut set, mut action) = (Vec::new(), 0u8);
-        for w in words(text) {
-            if verbs && action == 0 {
-                action = action_of(&w).map_or(0, |i| i as u8 + 1);
-            }
-            let id = match ids.entry(w) {
-                Entry::Occupied(e) => *e.get(),
-                Entry::Vacant(e) => {
-                    df.push(0);
-                    *e.insert(df.len() as u32 - 1)
+        // As `words` does it: the text lowercased, split at what is not alphanumeric.
+        lower.clear();
+        if text.is_ascii() {
+            lower.push_str(text);
+            lower.make_ascii_lowercase();
+        } else {
+            lower.push_str(&text.to_lowercase());
+        }
+        for w in lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+            let id = match words.get(w) {
+                Some(&id) => id,
+                None => {
+                    let id = if STOP_WORDS.binary_search(&w).is_ok() {
+                        STOP
+                    } else {
+                        match ids.entry(stem(w)) {
+                            Entry::Occupied(e) => *e.get(),
+                            Entry::Vacant(e) => {
+                                df.push(0);
+                                actions.push(action_of(e.key()).map_or(0, |i| i as u8 + 1));
+                                *e.insert(df.len() as u32 - 1)
+                            }
+                        }
+                    };
+                    words.insert(w.into(), id);
+                    id
                 }
             };
+            if id == STOP {
+                continue;
+            }
+            if verbs && action == 0 {
+                action = actions[id as usize];
+            }
             set.push(id);
         }
         set.sort_unstable();
@@ -361,7 +429,7 @@ fn group_by<'a>(texts: impl IntoIterator<Item = &'a str>, verbs: bool) -> Vec<Gr
         sets.push(set);
         verb.push(action);
     }
-    drop(ids);
+    drop((ids, words));
     // The global order: rarest stem first.
     let mut order: Vec<u32> = (0..df.len() as u32).collect();
     order.sort_unstable_by_key(|&id| (df[id as usize], id));
@@ -390,10 +458,12 @@ fn group_by<'a>(texts: impl IntoIterator<Item = &'a str>, verbs: bool) -> Vec<Gr
     // Each group's first wording: its stems (side by side, for the checks' sake) and action word.
     let (mut seed_stems, mut seed_at, mut seed_verb): (Vec<u32>, Vec<usize>, Vec<u8>) =
         (Vec::new(), vec![0], Vec::new());
-    let mut groups: Vec<Group> = Vec::new();
+    // Each group's texts and first index; each wording's group. Only the groups kept are built.
+    let mut groups: Vec<(usize, usize)> = Vec::new();
+    let mut group_of: Vec<u32> = Vec::with_capacity(wordings.len());
     let mut candidates: Vec<u32> = Vec::new();
     let mut seen: Vec<u32> = vec![0; wordings.len()];
-    for (w, (text, members)) in wordings.into_iter().enumerate() {
+    for (w, &(_, first, _, count)) in wordings.iter().enumerate() {
         let x = &sets[w];
         let n = x.len();
         let found = if x.is_empty() {
@@ -431,11 +501,11 @@ fn group_by<'a>(texts: impl IntoIterator<Item = &'a str>, verbs: bool) -> Vec<Gr
                 .map(|&g| g as usize)
                 .find(|&g| same_sets(&seed_stems[seed_at[g]..seed_at[g + 1]], seed_verb[g], x, verb[w]))
         };
-        let count = members.len();
         match found {
             Some(g) => {
-                groups[g].wordings.push((text, count));
-                groups[g].members.extend(members);
+                groups[g].0 += count;
+                groups[g].1 = groups[g].1.min(first);
+                group_of.push(g as u32);
             }
             None => {
                 let g = groups.len() as u32;
@@ -466,15 +536,34 @@ fn group_by<'a>(texts: impl IntoIterator<Item = &'a str>, verbs: bool) -> Vec<Gr
                 seed_stems.extend(x);
                 seed_at.push(seed_stems.len());
                 seed_verb.push(verb[w]);
-                groups.push(Group { wordings: vec![(text, count)], members });
+                group_of.push(g);
+                groups.push((count, first));
             }
         }
     }
-    for g in &mut groups {
+    // Most texts first, then by first index (each group's own); the first `keep` built.
+    let mut order: Vec<u32> = (0..groups.len() as u32).collect();
+    order.sort_unstable_by_key(|&g| (Reverse(groups[g as usize].0), groups[g as usize].1));
+    order.truncate(keep);
+    let mut slot: Vec<u32> = vec![u32::MAX; groups.len()];
+    for (k, &g) in order.iter().enumerate() {
+        slot[g as usize] = k as u32;
+    }
+    let mut kept: Vec<(Group, usize)> =
+        order.iter().map(|&g| (Group { wordings: Vec::new(), members: Vec::new() }, groups[g as usize].0)).collect();
+    for (w, (text, first, more, count)) in wordings.into_iter().enumerate() {
+        let k = slot[group_of[w] as usize];
+        if k != u32::MAX {
+            let g = &mut kept[k as usize].0;
+            g.wordings.push((text.to_owned(), count));
+            g.members.push(first);
+            g.members.extend(more);
+        }
+    }
+    for (g, _) in &mut kept {
         g.members.sort_unstable();
     }
-    groups.sort_by(|a, b| b.count().cmp(&a.count()).then_with(|| a.members[0].cmp(&b.members[0])));
-    groups
+    kept
 }
 
 #[cfg(test)]
@@ -543,6 +632,50 @@ mod tests {
         "report", "create", "created", "copy", "copies", "label", "shipping", "customer", "account", "address",
         "status", "list",
     ];
+
+    #[test]
+    fn the_wording_key_of_ascii_is_the_general_one() {
+        let mut texts = random_texts(7, 500, VOCABULARY);
+        texts.extend(["  Export\tmy ORDERS\x0b as csv. ?! ", "", " . ", "a,", "x\r\n y;", "??"].map(String::from));
+        for t in &texts {
+            assert_eq!(wording_key(t), any_wording_key(t), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn counted_texts_group_as_the_texts_repeated() {
+        for seed in 0..20 {
+            let vocabulary = &VOCABULARY[..12 + (seed as usize % 25)];
+            let texts = random_texts(seed, 200 + 20 * seed as usize, vocabulary);
+            // Each distinct text once with its count, in order of first arrival (as the fold has them).
+            let mut counted: Vec<(&str, usize)> = Vec::new();
+            for t in &texts {
+                match counted.iter_mut().find(|(c, _)| c == t) {
+                    Some(c) => c.1 += 1,
+                    None => counted.push((t, 1)),
+                }
+            }
+            let repeated: Vec<&str> = counted.iter().flat_map(|&(t, n)| std::iter::repeat_n(t, n)).collect();
+            let ends: Vec<usize> = counted
+                .iter()
+                .scan(0, |end, &(_, n)| {
+                    *end += n;
+                    Some(*end)
+                })
+                .collect();
+            let whole = group_by(repeated.iter().copied(), true);
+            let by_count = group_counted(counted.iter().copied(), true, usize::MAX);
+            assert_eq!(whole.len(), by_count.len(), "seed {seed}");
+            let first = group_counted(counted.iter().copied(), true, 3);
+            assert_eq!(first, by_count[..3.min(by_count.len())], "seed {seed}");
+            for (g, (c, count)) in whole.iter().zip(&by_count) {
+                assert_eq!((&g.wordings, g.count()), (&c.wordings, *count), "seed {seed}");
+                let mut texts: Vec<usize> = g.members.iter().map(|&m| ends.partition_point(|&e| e <= m)).collect();
+                texts.dedup();
+                assert_eq!(texts, c.members, "seed {seed}");
+            }
+        }
+    }
 
     #[test]
     fn the_join_gives_the_groups_of_comparing_with_every_group() {

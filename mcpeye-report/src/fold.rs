@@ -11,13 +11,15 @@
 //! seen twice once.
 
 use crate::asks;
-use crate::input::{Call, ListedTool, Reason};
+use crate::input::{CallView, ListedTool, Reason};
 use crate::summary::{
     Ask, Ending, FailedAsk, GapSection, InputSection, Loop, ModelRow, ModelsSection, Overview, PathsSection, Place,
     Recovery, Report, Sequence, ToolIntents, ToolRow, ToolsSection, Turns, Unknown, VersionRow, VersionsSection,
 };
 use mcpeye_runtime::contract::RESERVED_TOOL_NAME;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 /// Rows kept per list in a section (the most significant first).
@@ -61,7 +63,7 @@ impl Names {
 /// The `callId`s seen, as 64-bit SipHash fingerprints ([`fingerprint`]): 8 bytes a call instead
 /// of the id's text. Two distinct ids share a fingerprint with a probability of about n²/2⁶⁵
 /// (3·10⁻⁶ for 10 M calls), which would count one call as re-sent.
-type SeenIds = HashSet<u64, BuildHasherDefault<Identity>>;
+type SeenIds = std::collections::HashSet<u64, BuildHasherDefault<Identity>>;
 
 /// A `callId`'s fingerprint, computed where the line is parsed. `DefaultHasher::new()` has
 /// fixed keys: the same id gives the same fingerprint.
@@ -89,15 +91,23 @@ impl Hasher for Identity {
     }
 }
 
-/// A distinct text, how often it came, and the contexts given with it (each with the arrival
-/// number of its first call).
-type Wording = (Box<str>, usize, Vec<(u64, Box<str>)>);
+/// A set's strings in order.
+fn sorted(set: HashSet<Box<str>>) -> Vec<String> {
+    let mut v: Vec<String> = set.into_iter().map(String::from).collect();
+    v.sort_unstable();
+    v
+}
+
+/// A distinct text's count and the contexts given with it (each with the arrival number of its
+/// first call); the text is the key of `Wordings::index`.
+type Wording = (usize, Vec<(u64, Box<str>)>);
 
 /// Distinct texts with how often each came and the distinct contexts given with them.
 #[derive(Default)]
 struct Wordings {
     /// In order of first arrival.
     texts: Vec<Wording>,
+    /// Each text (held once, here) and its place in `texts`.
     index: HashMap<Box<str>, usize>,
 }
 
@@ -106,44 +116,40 @@ impl Wordings {
         let i = match self.index.get(text) {
             Some(&i) => i,
             None => {
-                self.texts.push((text.into(), 0, Vec::new()));
+                self.texts.push((0, Vec::new()));
                 self.index.insert(text.into(), self.texts.len() - 1);
                 self.texts.len() - 1
             }
         };
         let entry = &mut self.texts[i];
-        entry.1 += 1;
+        entry.0 += 1;
         if let Some(c) = context {
-            if !entry.2.iter().any(|(_, k)| &**k == c) {
-                entry.2.push((arrival, c.into()));
+            if !entry.1.iter().any(|(_, k)| &**k == c) {
+                entry.1.push((arrival, c.into()));
             }
         }
     }
 
     fn calls(&self) -> usize {
-        self.texts.iter().map(|t| t.1).sum()
+        self.texts.iter().map(|t| t.0).sum()
     }
 
-    /// Grouped into asks (`asks::group` sees every call's text, in order of first arrival of
-    /// each text), with the contexts of each group in order of arrival.
+    /// Grouped into asks (as `asks::group` groups every call's text, in order of first arrival
+    /// of each text: each distinct text given once with its count), with the contexts of each
+    /// group in order of arrival.
     fn asks(&self) -> Vec<Ask> {
-        let expanded = self.texts.iter().flat_map(|(t, n, _)| std::iter::repeat_n(&**t, *n));
-        // Which text an index of the expansion is.
-        let mut ends = Vec::with_capacity(self.texts.len());
-        let mut total = 0;
-        for (_, n, _) in &self.texts {
-            total += n;
-            ends.push(total);
+        // The texts in order of first arrival.
+        let mut in_order: Vec<&str> = vec![""; self.texts.len()];
+        for (text, &i) in &self.index {
+            in_order[i] = text;
         }
-        asks::group(expanded)
+        asks::group_counted(in_order.iter().zip(&self.texts).map(|(&t, (n, _))| (t, *n)), true, KEEP)
             .into_iter()
-            .take(KEEP)
-            .map(|g| {
-                let mut texts: Vec<usize> = g.members.iter().map(|&m| ends.partition_point(|&e| e <= m)).collect();
-                texts.dedup();
+            .map(|(g, count)| {
+                let texts = &g.members;
                 let mut contexts: Vec<(u64, &str)> = Vec::new();
-                for t in texts {
-                    for (arrival, c) in &self.texts[t].2 {
+                for &t in texts {
+                    for (arrival, c) in &self.texts[t].1 {
                         match contexts.iter_mut().find(|(_, k)| k == &&**c) {
                             Some(seen) => seen.0 = seen.0.min(*arrival),
                             None => contexts.push((*arrival, c)),
@@ -153,13 +159,37 @@ impl Wordings {
                 contexts.sort_by_key(|(a, _)| *a);
                 Ask {
                     ask: g.wordings[0].0.clone(),
-                    count: g.count(),
+                    count,
                     wordings: g.wordings,
                     contexts: contexts.into_iter().map(|(_, c)| c.to_owned()).collect(),
                 }
             })
             .collect()
     }
+}
+
+/// Each set's asks, in order: on the pool's threads when on one, each thread taking the largest
+/// set left (so that the largest does not start last while the other threads idle).
+fn group_all(sets: &[&Wordings]) -> Vec<Vec<Ask>> {
+    if rayon::current_thread_index().is_none() || sets.len() < 2 {
+        return sets.iter().map(|w| w.asks()).collect();
+    }
+    let mut order: Vec<usize> = (0..sets.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(sets[i].texts.len()));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = rayon::current_num_threads().min(sets.len());
+    let mut done: Vec<(usize, Vec<Ask>)> = (0..workers)
+        .into_par_iter()
+        .flat_map_iter(|_| {
+            let mut out = Vec::new();
+            while let Some(&i) = order.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+                out.push((i, sets[i].asks()));
+            }
+            out
+        })
+        .collect();
+    done.sort_unstable_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, asks)| asks).collect()
 }
 
 /// A histogram of whole numbers: exact nearest-rank percentiles in memory that grows with the
@@ -260,9 +290,9 @@ pub(crate) struct Fold {
     calls: usize,
     errors: usize,
     users: HashSet<Box<str>>,
-    clients: BTreeSet<String>,
-    models_seen: BTreeSet<String>,
-    server_versions: BTreeSet<String>,
+    clients: HashSet<Box<str>>,
+    models_seen: HashSet<Box<str>>,
+    server_versions: HashSet<Box<str>>,
     first_ms: Option<u64>,
     last_ms: Option<u64>,
     any_version: bool,
@@ -288,8 +318,10 @@ pub(crate) struct Fold {
     loops: BTreeMap<Id, (usize, usize)>,
     recoveries: BTreeMap<Id, (usize, usize, usize)>,
     rows: Vec<VersionStats>,
-    row_ids: HashMap<(Id, Option<String>, Option<String>), Id>,
-    models: BTreeMap<String, ModelStats>,
+    /// By tool, server version and tool hash (numbered in `labels`, [`NO_ROW`] for none).
+    row_ids: HashMap<(Id, Id, Id), Id>,
+    labels: Names,
+    models: HashMap<Box<str>, ModelStats>,
     unknown_model_calls: usize,
 }
 
@@ -324,7 +356,7 @@ impl Fold {
     }
 
     /// A call, unless its `callId` was seen before.
-    pub(crate) fn call(&mut self, c: Call) {
+    pub(crate) fn call(&mut self, c: CallView<'_>) {
         if let Some(id) = c.call_id {
             if !self.seen.insert(id) {
                 self.duplicates += 1;
@@ -335,19 +367,19 @@ impl Fold {
         self.arrivals += 1;
         self.calls += 1;
         self.errors += usize::from(c.is_error);
-        if let Some(u) = &c.user {
-            if !self.users.contains(u.as_str()) {
-                self.users.insert(u.as_str().into());
+        if let Some(u) = c.user {
+            if !self.users.contains(u) {
+                self.users.insert(u.into());
             }
         }
         for (set, v) in [
-            (&mut self.clients, &c.client),
-            (&mut self.models_seen, &c.model),
-            (&mut self.server_versions, &c.server_version),
+            (&mut self.clients, c.client),
+            (&mut self.models_seen, c.model),
+            (&mut self.server_versions, c.server_version),
         ] {
             if let Some(v) = v {
                 if !set.contains(v) {
-                    set.insert(v.clone());
+                    set.insert(v.into());
                 }
             }
         }
@@ -356,12 +388,12 @@ impl Fold {
             self.last_ms = Some(self.last_ms.map_or(c.ts, |l| l.max(c.ts)));
         }
         self.any_version |= c.server_version.is_some() || c.tool_hash.is_some();
-        let tool = self.names.id(&c.tool);
+        let tool = self.names.id(c.tool);
         let reserved = c.tool == RESERVED_TOOL_NAME;
         let unknown = c.is_unknown_tool();
         // The Intent Gap and the tools.
-        if let Some(capability) = &c.capability {
-            self.requests.add(capability, c.context.as_deref(), arrival);
+        if let Some(capability) = c.capability {
+            self.requests.add(capability, c.context, arrival);
         }
         let mut row = NO_ROW;
         if !reserved {
@@ -375,28 +407,29 @@ impl Fold {
                 if let Some(size) = c.result_bytes {
                     t.sizes.add(size);
                 }
-                if let Some(e) = &c.error {
-                    t.last_error = Some(e.clone());
+                if let Some(e) = c.error {
+                    t.last_error = Some(e.to_owned());
                 }
-                if let Some(intent) = &c.intent {
+                if let Some(intent) = c.intent {
                     t.intents.add(intent, None, arrival);
                     if c.is_error && self.failed.len() < KEEP {
                         self.failed.push(FailedAsk {
-                            tool: c.tool.clone(),
-                            intent: intent.clone(),
-                            error: c.error.clone(),
+                            tool: c.tool.to_owned(),
+                            intent: intent.to_owned(),
+                            error: c.error.map(str::to_owned),
                         });
                     }
                 }
                 if c.server_version.is_some() || c.tool_hash.is_some() {
-                    let key = (tool, c.server_version.clone(), c.tool_hash.clone());
+                    let mut label = |v: Option<&str>| v.map_or(NO_ROW, |v| self.labels.id(v));
+                    let key = (tool, label(c.server_version), label(c.tool_hash));
                     let next = self.rows.len() as Id;
                     row = *self.row_ids.entry(key).or_insert(next);
                     if row == next {
                         self.rows.push(VersionStats {
                             tool,
-                            server_version: c.server_version.clone(),
-                            hash: c.tool_hash.clone(),
+                            server_version: c.server_version.map(str::to_owned),
+                            hash: c.tool_hash.map(str::to_owned),
                             first_ms: c.ts,
                             calls: 0,
                             errors: 0,
@@ -411,10 +444,10 @@ impl Fold {
             }
         }
         // The models.
-        match &c.model {
+        match c.model {
             Some(model) => {
                 if !self.models.contains_key(model) {
-                    self.models.insert(model.clone(), ModelStats::default());
+                    self.models.insert(model.into(), ModelStats::default());
                 }
                 let m = self.models.get_mut(model).expect("inserted above");
                 m.calls += 1;
@@ -427,11 +460,11 @@ impl Fold {
             None => self.unknown_model_calls += 1,
         }
         // The turns: their last call is the latest in time, the later read on a tie.
-        if let Some(turn) = &c.turn {
-            if !self.turns.contains_key(turn.as_str()) {
-                self.turns.insert(turn.as_str().into(), Turn::default());
+        if let Some(turn) = c.turn {
+            if !self.turns.contains_key(turn) {
+                self.turns.insert(turn.into(), Turn::default());
             }
-            let t = self.turns.get_mut(turn.as_str()).expect("inserted above");
+            let t = self.turns.get_mut(turn).expect("inserted above");
             t.calls += 1;
             if t.calls == 1 || c.ts >= t.last_ts {
                 t.last_ts = c.ts;
@@ -445,7 +478,7 @@ impl Fold {
             }
             let th = self.threads.get_mut(thread).expect("inserted above");
             th.calls += 1;
-            let step = Step { ts: c.ts, tool, is_error: c.is_error, row, error: c.error.as_deref().map(Into::into) };
+            let step = Step { ts: c.ts, tool, is_error: c.is_error, row, error: c.error.map(Into::into) };
             if th.last.as_ref().is_some_and(|l| step.ts < l.ts) {
                 self.out_of_order += 1;
             }
@@ -489,9 +522,9 @@ impl Fold {
             errors: self.errors,
             error_rate: rate(self.errors, self.calls),
             users: self.users.len(),
-            clients: std::mem::take(&mut self.clients).into_iter().collect(),
-            models: std::mem::take(&mut self.models_seen).into_iter().collect(),
-            server_versions: std::mem::take(&mut self.server_versions).into_iter().collect(),
+            clients: sorted(std::mem::take(&mut self.clients)),
+            models: sorted(std::mem::take(&mut self.models_seen)),
+            server_versions: sorted(std::mem::take(&mut self.server_versions)),
             conversations: self.threads.len(),
             method_requests: self.method_requests,
             first_ms: self.first_ms,
@@ -519,15 +552,22 @@ impl Fold {
     }
 
     fn gap(&mut self) -> GapSection {
-        let mut intents: Vec<ToolIntents> = self
-            .tools
+        // Each tool's intents and the capability requests are grouped apart: on the pool's
+        // threads when the report runs on one, the largest first (`group_all`).
+        let with_intents: Vec<(Id, &ToolStats)> =
+            self.tools.iter().filter(|(_, t)| !t.intents.texts.is_empty()).map(|(&tool, t)| (tool, t)).collect();
+        let mut sets: Vec<&Wordings> = vec![&self.requests];
+        sets.extend(with_intents.iter().map(|(_, t)| &t.intents));
+        let mut grouped = group_all(&sets).into_iter();
+        let asks = grouped.next().unwrap_or_default();
+        let mut intents: Vec<ToolIntents> = with_intents
             .iter()
-            .filter(|(_, t)| !t.intents.texts.is_empty())
-            .map(|(&tool, t)| ToolIntents {
+            .zip(grouped)
+            .map(|(&(tool, t), asks)| ToolIntents {
                 tool: self.names.name(tool).to_owned(),
                 calls: t.calls,
                 with_intent: t.intents.calls(),
-                intents: t.intents.asks(),
+                intents: asks,
             })
             .collect();
         intents.sort_by(|a, b| b.with_intent.cmp(&a.with_intent).then_with(|| a.tool.cmp(&b.tool)));
@@ -546,13 +586,7 @@ impl Fold {
                     .into(),
             );
         }
-        GapSection {
-            asks: self.requests.asks(),
-            intents,
-            failed: std::mem::take(&mut self.failed),
-            unknown_tools,
-            needs,
-        }
+        GapSection { asks, intents, failed: std::mem::take(&mut self.failed), unknown_tools, needs }
     }
 
     fn tool_rows(&mut self) -> ToolsSection {
@@ -705,7 +739,7 @@ impl Fold {
         let mut models: Vec<ModelRow> = std::mem::take(&mut self.models)
             .into_iter()
             .map(|(model, m)| ModelRow {
-                model,
+                model: model.into_string(),
                 calls: m.calls,
                 errors: m.errors,
                 error_rate: rate(m.errors, m.calls),

@@ -10,6 +10,7 @@ use mcpeye_runtime::contract::RESERVED_TOOL_NAME;
 use mcpeye_runtime::report::{FORMAT_VERSION, KIND_CALL, KIND_LOG, KIND_METHOD, KIND_TOOLS};
 use serde::de::{self, Deserialize, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -61,42 +62,98 @@ impl Reason {
     }
 }
 
-/// One tool call, from a log's `call` line or a payload's event.
+/// Where a string of a call is in its chunk's `text` (bytes from, length).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Span(usize, usize);
+
+/// One tool call, from a log's `call` line or a payload's event. Its strings are in the text of
+/// the chunk it was parsed in (one buffer a chunk, not an allocation a string): [`Call::view`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Call {
     /// The `callId`'s fingerprint (`fold::fingerprint`), for counting a call seen twice once.
     pub call_id: Option<u64>,
-    pub tool: String,
+    pub tool: Span,
     pub ts: u64,
     pub duration_ms: u64,
     pub is_error: bool,
-    pub error: Option<String>,
-    pub intent: Option<String>,
+    pub error: Option<Span>,
+    pub intent: Option<Span>,
     /// Bytes of the `result`'s compact JSON, when it has one.
     pub result_bytes: Option<u64>,
     /// A capability request's `capability` and `context`.
-    pub capability: Option<String>,
-    pub context: Option<String>,
-    pub session: Option<String>,
-    pub conversation: Option<String>,
-    pub turn: Option<String>,
-    pub model: Option<String>,
-    pub client: Option<String>,
-    pub user: Option<String>,
-    pub server_version: Option<String>,
-    pub tool_hash: Option<String>,
+    pub capability: Option<Span>,
+    pub context: Option<Span>,
+    pub session: Option<Span>,
+    pub conversation: Option<Span>,
+    pub turn: Option<Span>,
+    pub model: Option<Span>,
+    pub client: Option<Span>,
+    pub user: Option<Span>,
+    pub server_version: Option<Span>,
+    pub tool_hash: Option<Span>,
 }
 
 impl Call {
+    /// The call with its strings, out of its chunk's `text`.
+    pub fn view<'a>(&self, text: &'a str) -> CallView<'a> {
+        let s = |span: Span| &text[span.0..span.0 + span.1];
+        let o = |span: Option<Span>| span.map(s);
+        CallView {
+            call_id: self.call_id,
+            tool: s(self.tool),
+            ts: self.ts,
+            duration_ms: self.duration_ms,
+            is_error: self.is_error,
+            error: o(self.error),
+            intent: o(self.intent),
+            result_bytes: self.result_bytes,
+            capability: o(self.capability),
+            context: o(self.context),
+            session: o(self.session),
+            conversation: o(self.conversation),
+            turn: o(self.turn),
+            model: o(self.model),
+            client: o(self.client),
+            user: o(self.user),
+            server_version: o(self.server_version),
+            tool_hash: o(self.tool_hash),
+        }
+    }
+}
+
+/// A [`Call`] with its strings.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CallView<'a> {
+    pub call_id: Option<u64>,
+    pub tool: &'a str,
+    pub ts: u64,
+    pub duration_ms: u64,
+    pub is_error: bool,
+    pub error: Option<&'a str>,
+    pub intent: Option<&'a str>,
+    pub result_bytes: Option<u64>,
+    pub capability: Option<&'a str>,
+    pub context: Option<&'a str>,
+    pub session: Option<&'a str>,
+    pub conversation: Option<&'a str>,
+    pub turn: Option<&'a str>,
+    pub model: Option<&'a str>,
+    pub client: Option<&'a str>,
+    pub user: Option<&'a str>,
+    pub server_version: Option<&'a str>,
+    pub tool_hash: Option<&'a str>,
+}
+
+impl CallView<'_> {
     /// The conversation the call belongs to, for paths: the conversation handle, else the
     /// session, else the turn.
     pub fn thread(&self) -> Option<&str> {
-        self.conversation.as_deref().or(self.session.as_deref()).or(self.turn.as_deref())
+        self.conversation.or(self.session).or(self.turn)
     }
 
     /// A call of a tool the server does not have (docs/wire-format.md#errors).
     pub fn is_unknown_tool(&self) -> bool {
-        self.is_error && self.error.as_deref().is_some_and(|e| e.starts_with("unknown tool `"))
+        self.is_error && self.error.is_some_and(|e| e.starts_with("unknown tool `"))
     }
 }
 
@@ -109,8 +166,10 @@ pub(crate) struct ListedTool {
 }
 
 /// What a line or value is, once parsed.
+// Nearly every item is a call: boxed, it would be an allocation a call.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Item {
-    Call(Box<Call>),
+    Call(Call),
     Method,
     Tools(Vec<ListedTool>),
     Skip(Reason, u64),
@@ -121,6 +180,8 @@ pub(crate) enum Item {
 struct Chunk {
     source: Arc<str>,
     items: Vec<Item>,
+    /// The strings of the calls in `items`.
+    text: String,
     log_lines: usize,
     payload_events: usize,
     /// A file that could not be read to its end, after these items.
@@ -306,7 +367,12 @@ impl ReportInput {
         for source in &sources {
             pass.read(source);
         }
-        pass.finish().finish()
+        let fold = pass.finish();
+        // The grouping after the pass runs on the pool too.
+        match &pool {
+            Some(pool) => pool.install(|| fold.finish()),
+            None => fold.finish(),
+        }
     }
 
     /// The bytes of the files and texts to read, for a progress bar.
@@ -531,7 +597,8 @@ impl<'a> Pass<'a> {
                     }
                     line += 1;
                     if buf.len() >= CHUNK_BYTES {
-                        let lines = std::mem::take(&mut buf);
+                        // The next chunk's buffer at its size at once, not grown line by line.
+                        let lines = std::mem::replace(&mut buf, Vec::with_capacity(CHUNK_BYTES + (16 << 10)));
                         self.submit(name, first_line, lines);
                         first_line = line;
                     }
@@ -644,7 +711,7 @@ impl<'a> Pass<'a> {
             fold.payload_events += chunk.payload_events;
             for item in chunk.items {
                 match item {
-                    Item::Call(c) => fold.call(*c),
+                    Item::Call(c) => fold.call(c.view(&chunk.text)),
                     Item::Method => fold.method(),
                     Item::Tools(t) => fold.tools(t),
                     Item::Skip(reason, line) => fold.skip(reason, &chunk.source, line),
@@ -865,14 +932,14 @@ fn parse_elem(elem: &Elem<'_>, line: u64, out: &mut Chunk) {
                 for event in events {
                     out.payload_events += 1;
                     out.items.push(match event {
-                        Elem::Obj(e) => parse_event(e, identity, None, line),
+                        Elem::Obj(e) => parse_event(e, identity, None, line, &mut out.text),
                         _ => Item::Skip(Reason::NotAnEvent, line),
                     });
                 }
             } else if o.kind.present() {
                 parse_log_line(o, line, out);
             } else if o.tool_name.present() {
-                out.items.push(parse_event(o, None, None, line));
+                out.items.push(parse_event(o, None, None, line, &mut out.text));
             } else {
                 out.items.push(Item::Skip(Reason::NotAnEvent, line));
             }
@@ -891,7 +958,7 @@ fn parse_log_line(o: &Obj<'_>, line: u64, out: &mut Chunk) {
             let empty = Obj::default();
             // Without an event (or with one that is not an object), the line's own keys.
             let event = o.event.get().map_or(&empty, |e| &**e);
-            out.items.push(parse_event(event, None, Some(o), line));
+            out.items.push(parse_event(event, None, Some(o), line, &mut out.text));
         }
         Some(KIND_METHOD) => {
             out.log_lines += 1;
@@ -923,16 +990,34 @@ fn parse_log_line(o: &Obj<'_>, line: u64, out: &mut Chunk) {
     }
 }
 
-/// A wire event, with the payload's identity or the log line it came in.
-fn parse_event(event: &Obj<'_>, identity: Option<&Obj<'_>>, log: Option<&Obj<'_>>, line: u64) -> Item {
-    match call(event, identity, log) {
-        Ok(c) => Item::Call(Box::new(c)),
-        Err(reason) => Item::Skip(reason, line),
+/// A wire event, with the payload's identity or the log line it came in; its strings go to
+/// `text`.
+fn parse_event(
+    event: &Obj<'_>,
+    identity: Option<&Obj<'_>>,
+    log: Option<&Obj<'_>>,
+    line: u64,
+    text: &mut String,
+) -> Item {
+    let start = text.len();
+    match call(event, identity, log, text) {
+        Ok(c) => Item::Call(c),
+        Err(reason) => {
+            text.truncate(start);
+            Item::Skip(reason, line)
+        }
     }
 }
 
-fn call(event: &Obj<'_>, identity: Option<&Obj<'_>>, log: Option<&Obj<'_>>) -> Result<Call, Reason> {
-    let tool = event.tool_name.text().or_else(|| log.and_then(|l| l.tool.text())).ok_or(Reason::NotAnEvent)?;
+/// `s` put at the end of `text`.
+fn put(text: &mut String, s: &str) -> Span {
+    let at = text.len();
+    text.push_str(s);
+    Span(at, s.len())
+}
+
+fn call(event: &Obj<'_>, identity: Option<&Obj<'_>>, log: Option<&Obj<'_>>, text: &mut String) -> Result<Call, Reason> {
+    let tool = event.tool_name.get().or_else(|| log.and_then(|l| l.tool.get())).ok_or(Reason::NotAnEvent)?;
     if tool.is_empty() {
         return Err(Reason::EmptyTool);
     }
@@ -952,38 +1037,37 @@ fn call(event: &Obj<'_>, identity: Option<&Obj<'_>>, log: Option<&Obj<'_>>) -> R
         None => None,
     };
     let call_id = event.call_id.get().or_else(|| log.and_then(|l| l.call_id.get())).map(|id| fingerprint(id));
-    let reserved = tool == RESERVED_TOOL_NAME && !is_error;
+    let reserved = &**tool == RESERVED_TOOL_NAME && !is_error;
     let arguments = event.arguments.get().filter(|_| reserved);
-    let argument = |text: Option<String>| text.filter(|c| !c.trim().is_empty());
+    let filled = |c: &&Cow<'_, str>| !c.trim().is_empty();
+    let user =
+        event.user_id.get().or_else(|| event.user_email.get()).or_else(|| identity.and_then(|i| i.user_id.get()));
+    let mut put_some = |v: Option<&Cow<'_, str>>| v.map(|v| put(text, v));
     let mut call = Call {
         call_id,
         ts: event_ts.or(line_ts).unwrap_or(0),
         duration_ms,
         is_error,
-        error: event.error_message.text(),
-        intent: event.intent.text().filter(|i| !i.trim().is_empty()),
+        error: put_some(event.error_message.get()),
+        intent: put_some(event.intent.get().filter(|i| !i.trim().is_empty())),
         result_bytes: event.result,
-        capability: argument(arguments.and_then(|a| a.capability.text())),
-        context: argument(arguments.and_then(|a| a.context.text())),
-        user: event
-            .user_id
-            .text()
-            .or_else(|| event.user_email.text())
-            .or_else(|| identity.and_then(|i| i.user_id.text())),
-        client: identity.and_then(|i| i.client.text()),
-        server_version: identity.and_then(|i| i.server_version.text()),
-        tool,
+        capability: put_some(arguments.and_then(|a| a.capability.get()).filter(filled)),
+        context: put_some(arguments.and_then(|a| a.context.get()).filter(filled)),
+        user: put_some(user),
+        client: put_some(identity.and_then(|i| i.client.get())),
+        server_version: put_some(identity.and_then(|i| i.server_version.get())),
+        tool: put(text, tool),
         ..Call::default()
     };
     if let Some(log) = log {
-        fill_from_line(&mut call, log);
+        fill_from_line(&mut call, log, text);
     }
     Ok(call)
 }
 
 /// What only a log line knows.
-fn fill_from_line(call: &mut Call, line: &Obj<'_>) {
-    let fields: [(&Str<'_>, &mut Option<String>); 7] = [
+fn fill_from_line(call: &mut Call, line: &Obj<'_>, text: &mut String) {
+    let fields: [(&Str<'_>, &mut Option<Span>); 7] = [
         (&line.session, &mut call.session),
         (&line.conversation, &mut call.conversation),
         (&line.turn, &mut call.turn),
@@ -993,8 +1077,8 @@ fn fill_from_line(call: &mut Call, line: &Obj<'_>) {
         (&line.tool_hash, &mut call.tool_hash),
     ];
     for (field, slot) in fields {
-        if let Some(v) = field.text() {
-            *slot = Some(v);
+        if let Some(v) = field.get() {
+            *slot = Some(put(text, v));
         }
     }
 }

@@ -249,9 +249,7 @@ pub(crate) struct Obj<'de> {
     pub intent: Str<'de>,
     /// The bytes of the `result`'s compact JSON, when there is one (null too).
     pub result: Option<u64>,
-    pub arguments: Field<Box<Obj<'de>>>,
-    pub capability: Str<'de>,
-    pub context: Str<'de>,
+    pub arguments: Field<Args<'de>>,
     pub user_id: Str<'de>,
     pub user_email: Str<'de>,
     pub tools: Field<Vec<Elem<'de>>>,
@@ -263,14 +261,16 @@ pub(crate) struct Obj<'de> {
 struct ObjVisitor;
 
 impl<'de> Visitor<'de> for ObjVisitor {
-    type Value = Obj<'de>;
+    /// Filled where it will stay (an object is large: built on the stack, it would be copied
+    /// into its box).
+    type Value = Box<Obj<'de>>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an object")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Obj<'de>, A::Error> {
-        let mut o = Obj::default();
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Box<Obj<'de>>, A::Error> {
+        let mut o = Box::<Obj<'de>>::default();
         while let Some(Key(key)) = map.next_key()? {
             match &*key {
                 "events" => o.events = map.next_value()?,
@@ -296,8 +296,6 @@ impl<'de> Visitor<'de> for ObjVisitor {
                 "intent" => o.intent = map.next_value()?,
                 "result" => o.result = Some(map.next_value::<JsonLen>()?.0),
                 "arguments" => o.arguments = map.next_value()?,
-                "capability" => o.capability = map.next_value()?,
-                "context" => o.context = map.next_value()?,
                 "userId" => o.user_id = map.next_value()?,
                 "userEmail" => o.user_email = map.next_value()?,
                 "tools" => o.tools = map.next_value()?,
@@ -315,7 +313,64 @@ impl<'de> Visitor<'de> for ObjVisitor {
 
 impl<'de> Deserialize<'de> for Obj<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(ObjVisitor)
+        d.deserialize_map(ObjVisitor).map(|o| *o)
+    }
+}
+
+/// An event's `arguments`: only the capability request's two keys are read (the rest of the
+/// object is passed over, not built: most calls' arguments are their tool's own).
+#[derive(Debug, Default)]
+pub(crate) struct Args<'de> {
+    pub capability: Str<'de>,
+    pub context: Str<'de>,
+}
+
+/// The arguments when an object, null, or of another type (as [`Field<Box<Obj>>`] reads it).
+impl<'de> Deserialize<'de> for Field<Args<'de>> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'de>(PhantomData<&'de ()>);
+        impl<'de> Visitor<'de> for V<'de> {
+            type Value = Field<Args<'de>>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut a = Args::default();
+                while let Some(Key(key)) = map.next_key()? {
+                    match &*key {
+                        "capability" => a.capability = map.next_value()?,
+                        "context" => a.context = map.next_value()?,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(Field::Is(a))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Field::Null)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Field::Wrong)
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Field::Wrong)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Field::Wrong)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Field::Wrong)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Field::Wrong)
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(Field::Wrong)
+            }
+        }
+        d.deserialize_any(V(PhantomData))
     }
 }
 
@@ -359,7 +414,7 @@ impl<'de> Deserialize<'de> for Elem<'de> {
                 f.write_str("any JSON value")
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Elem<'de>, A::Error> {
-                Ok(Elem::Obj(Box::new(ObjVisitor.visit_map(map)?)))
+                Ok(Elem::Obj(ObjVisitor.visit_map(map)?))
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Elem<'de>, A::Error> {
                 let mut items = Vec::new();

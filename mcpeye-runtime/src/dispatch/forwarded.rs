@@ -259,17 +259,17 @@ impl<'de> Deserialize<'de> for Present {
 }
 
 /// A field's value, `null` included (an `Option` field would take `null` for absent).
-struct Field<T>(Option<T>);
+struct NullableMember<T>(Option<T>);
 
-impl<T> Default for Field<T> {
+impl<T> Default for NullableMember<T> {
     fn default() -> Self {
-        Field(None)
+        NullableMember(None)
     }
 }
 
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Field<T> {
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for NullableMember<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        T::deserialize(d).map(|v| Field(Some(v)))
+        T::deserialize(d).map(|v| NullableMember(Some(v)))
     }
 }
 
@@ -278,11 +278,11 @@ struct RawHead {
     #[serde(default)]
     method: Present,
     #[serde(default)]
-    id: Field<Value>,
+    id: NullableMember<Value>,
     #[serde(default)]
-    result: Field<Value>,
+    result: NullableMember<Value>,
     #[serde(default)]
-    error: Field<Value>,
+    error: NullableMember<Value>,
 }
 
 /// The [`Head`] of a line that is surely a JSON object `serde_json` parses (into a `Value`) as

@@ -18,14 +18,9 @@
 
 mod common;
 
-use common::{arguments_with_intent, manifest, median, range, result, ChildIngest};
+use common::{call_bench_tool, manifest, median, range, result, ChildIngest};
 use mcpeye::{Config, Tracker};
-use std::hint::black_box;
-use std::time::{Duration, Instant};
-
-/// Paced calls come in bursts of this many (see `benches/cpu.rs`: a sleep per call would cost
-/// more than a tracker adds).
-const PACE_BURST: usize = 10;
+use std::time::Duration;
 
 /// What `getrusage` says of this process: CPU in nanoseconds and involuntary context switches.
 #[derive(Clone, Copy)]
@@ -48,19 +43,8 @@ fn usage() -> Usage {
 /// when its shutdown has delivered every event. Returns the CPU per call and the switches.
 fn run(n: usize, gap: Option<Duration>, tracker: Option<Tracker>) -> (f64, u64) {
     let m = manifest(tracker.clone());
-    let args = arguments_with_intent();
     let u0 = usage();
-    let start = Instant::now();
-    for i in 0..n {
-        if let Some(gap) = gap.filter(|_| i % PACE_BURST == 0) {
-            let due = start + gap * i as u32;
-            let now = Instant::now();
-            if due > now {
-                std::thread::sleep(due - now);
-            }
-        }
-        black_box(m.call("search_invoices", black_box(args.clone())));
-    }
+    call_bench_tool(&m, n, gap);
     if let Some(t) = tracker {
         let report = t.shutdown(Duration::from_secs(300));
         let s = report.stats;

@@ -31,17 +31,12 @@ mod common;
 
 use common::floor::{encoded_event, floor_call, naive_call, Floor};
 use common::{
-    arguments_with_intent, assert_sent, baseline_call, flusher_cpu_ns, manifest, median, process_cpu_ns, range, result,
-    thread_cpu_ns, ChildIngest,
+    arguments_with_intent, assert_sent, baseline_call, call_bench_tool, flusher_cpu_ns, manifest, median,
+    process_cpu_ns, range, result, thread_cpu_ns, ChildIngest, PACE_BURST,
 };
 use mcpeye::Tracker;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-
-/// Paced calls come in bursts of this many, one burst per `PACE_BURST` gaps: a sleep per call
-/// costs ~20 us of CPU on this VM (timer, two context switches) with a spread of several us from
-/// run to run, which would bury the few us a tracker adds; per 10 calls it costs ~2 us each.
-const PACE_BURST: usize = 10;
 
 /// CPU spent by one run of calls.
 #[derive(Clone, Copy)]
@@ -56,19 +51,8 @@ struct Run {
 /// any; with a tracker, the run ends when every event has been delivered.
 fn run(n: usize, gap: Option<Duration>, tracker: Option<&Tracker>) -> Run {
     let m = manifest(tracker.cloned());
-    let args = arguments_with_intent();
     let (p0, t0) = (process_cpu_ns(), thread_cpu_ns());
-    let start = Instant::now();
-    for i in 0..n {
-        if let Some(gap) = gap.filter(|_| i % PACE_BURST == 0) {
-            let due = start + gap * i as u32;
-            let now = Instant::now();
-            if due > now {
-                std::thread::sleep(due - now);
-            }
-        }
-        black_box(m.call("search_invoices", black_box(args.clone())));
-    }
+    call_bench_tool(&m, n, gap);
     let t1 = thread_cpu_ns();
     if let Some(t) = tracker {
         let report = t.flush(Duration::from_secs(120));

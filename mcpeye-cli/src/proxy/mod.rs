@@ -349,27 +349,17 @@ fn run_upstream(upstream: Upstream, tracker: Tracker, flush_timeout: Duration) -
             std::process::exit(0);
         });
     }
-    let mut input = std::io::stdin().lock();
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        match input.read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let message = match relay.client_line(&line) {
-            Action::Forward => line.clone(),
+    client_lines(|line| {
+        let message = match relay.client_line(line) {
+            Action::Forward => line.to_vec(),
             Action::Replace(changed) => changed,
             Action::Answer(answer) => {
                 client.send(&answer);
-                continue;
+                return true;
             }
-            Action::Drop => continue,
+            Action::Drop => return true,
         };
-        let id = request_id(&line);
+        let id = request_id(line);
         let is_request = id.is_some();
         let (relay, client, upstream) = (relay.clone(), client.clone(), upstream.clone());
         let post = move || {
@@ -401,7 +391,8 @@ fn run_upstream(upstream: Upstream, tracker: Tracker, flush_timeout: Duration) -
             true => drop(std::thread::spawn(post)),
             false => post(),
         }
-    }
+        true
+    });
     end();
     ExitCode::SUCCESS
 }
@@ -456,25 +447,12 @@ impl ToClient {
 /// Reads the client's messages and forwards them to the server until the client closes stdin;
 /// the server's stdin is then closed (MCP's first step in shutting a stdio server down).
 fn pump_client(relay: &Relay, client: &ToClient, mut to_server: ChildStdin, bare: bool) {
-    let mut input = std::io::stdin().lock();
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        match input.read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {}
-        }
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
+    client_lines(|line| {
         if bare {
-            if write_line(&mut to_server, &line).is_err() {
-                return;
-            }
-            continue;
+            return write_line(&mut to_server, line).is_ok();
         }
-        let written = match relay.client_line(&line) {
-            Action::Forward => write_line(&mut to_server, &line),
+        let written = match relay.client_line(line) {
+            Action::Forward => write_line(&mut to_server, line),
             Action::Replace(changed) => write_line(&mut to_server, &changed),
             Action::Answer(answer) => {
                 client.send(&answer);
@@ -483,7 +461,22 @@ fn pump_client(relay: &Relay, client: &ToClient, mut to_server: ChildStdin, bare
             Action::Drop => Ok(()),
         };
         // The server is gone: what the client sends now is answered when the relay ends.
-        if written.is_err() {
+        written.is_ok()
+    });
+}
+
+/// Calls `each` with the client's messages on stdin, one a line (blank lines skipped), until the
+/// client closes stdin or `each` returns false.
+fn client_lines(mut each: impl FnMut(&[u8]) -> bool) {
+    let mut input = std::io::stdin().lock();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match input.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        if !line.iter().all(u8::is_ascii_whitespace) && !each(&line) {
             return;
         }
     }

@@ -133,20 +133,29 @@ pub fn python_with_mcp(test: &str) -> Option<PathBuf> {
     Some(python)
 }
 
-/// `node` and a folder under `target/` where the TypeScript SDK is installed and
-/// `ts_driver.mjs` sits next to it; `None` (and a note on stderr) without `node` or `npm`, a
-/// failure under CI.
-pub fn node_with_sdk(test: &str) -> Option<(PathBuf, PathBuf)> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    for tool in ["node", "npm"] {
-        if !found(tool) {
+/// Whether `node` and `npm` are on the PATH; if not, `test` is skipped with what to install (a
+/// failure under CI).
+fn node_and_npm(test: &str) -> bool {
+    ["node", "npm"].into_iter().all(|tool| {
+        let there = found(tool);
+        if !there {
             skip(
                 test,
                 &format!("{tool} not found"),
                 "Node.js 18 or later with npm (Debian: apt-get install nodejs npm)",
             );
-            return None;
         }
+        there
+    })
+}
+
+/// `node` and a folder under `target/` where the TypeScript SDK is installed and
+/// `ts_driver.mjs` sits next to it; `None` (and a note on stderr) without `node` or `npm`, a
+/// failure under CI.
+pub fn node_with_sdk(test: &str) -> Option<(PathBuf, PathBuf)> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    if !node_and_npm(test) {
+        return None;
     }
     let _one_at_a_time = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let dir = target_tmp().join("interop-node");
@@ -607,15 +616,8 @@ pub fn python3(test: &str) -> Option<PathBuf> {
 /// `target/` from npm; `None` (and a note on stderr) without `node` or `npm`, a failure under CI.
 pub fn everything_server(test: &str) -> Option<(PathBuf, PathBuf)> {
     static LOCK: Mutex<()> = Mutex::new(());
-    for tool in ["node", "npm"] {
-        if !found(tool) {
-            skip(
-                test,
-                &format!("{tool} not found"),
-                "Node.js 18 or later with npm (Debian: apt-get install nodejs npm)",
-            );
-            return None;
-        }
+    if !node_and_npm(test) {
+        return None;
     }
     let _one_at_a_time = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let dir = target_tmp().join("proxy-everything");

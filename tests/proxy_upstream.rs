@@ -82,9 +82,11 @@ fn endpoint() -> (String, Arc<Mutex<Vec<Seen>>>) {
                     )
                 }
             };
+            // It closes after each answer, so it says so: without `connection: close` ureq may
+            // send the next request on the pooled connection before it sees the close.
+            let reply = reply.replacen("\r\n", "\r\nconnection: close\r\n", 1);
             let reply = if reply.contains("\r\n\r\n") { reply } else { format!("{reply}\r\n") };
             let _ = stream.write_all(reply.as_bytes());
-            // One request per connection: ureq sees the close and opens another.
             let _ = stream.shutdown(std::net::Shutdown::Both);
         }
     });

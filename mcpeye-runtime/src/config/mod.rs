@@ -494,14 +494,13 @@ impl Config {
     }
 
     /// A callback that infers the intent of a call whose agent gave none, for the
-    /// [event log](Self::event_log) (a line's `inferredIntent`, docs/event-log.md); the report
-    /// shows it, marked as inferred, where a call has no intent of its own. It never reaches
-    /// the wire: the events sent, their `intent` included, are the same bytes with or without
-    /// it.
+    /// [event log](Self::event_log) (a line's `inferredIntent`, docs/event-log.md) and so for
+    /// `mcpeye report`, which can tell it from an intent the agent gave. It never reaches the
+    /// wire: the events sent, their `intent` included, are the same bytes with or without it.
     ///
     /// It runs on the flusher thread, never on the calling thread, and only with an event log
     /// (without one its answer would have nowhere to go): once per call that has no intent,
-    /// after sampling, `before_send` and the caps and redaction. It sees the event as sent, as
+    /// after sampling, the caps, redaction and `before_send`. It sees the event as sent, as
     /// an [`InferCall`]: the tool, the redacted arguments, the error or the result's size. What
     /// it returns is capped and redacted as an agent's intent is; `None`, or a blank text, leaves
     /// the call without one. A callback that panics gives that call no inferred intent and the

@@ -43,10 +43,12 @@ pub type InferIntentFn = dyn Fn(&InferCall<'_>) -> Option<String> + Send + Sync;
 /// });
 /// let (tracker, _sink) = MemorySink::with_config(config).unwrap();
 /// let manifest = Manifest::builder().tracker(tracker.clone()).build();
-/// manifest.call("lookup", serde_json::json!({"email": "ada@example.com"}));
+/// let capability = serde_json::json!({"capability": "mail ada@example.com the CSV"});
+/// manifest.call("mcpeye_request_capability", capability);
 /// tracker.shutdown(std::time::Duration::from_secs(5));
 /// // The hook saw the arguments as they were sent: redacted.
-/// assert_eq!(*seen.lock().unwrap(), ["lookup error=true {\"email\":\"[REDACTED_EMAIL]\"}"]);
+/// let line = r#"mcpeye_request_capability error=false {"capability":"mail [REDACTED_EMAIL] the CSV"}"#;
+/// assert_eq!(*seen.lock().unwrap(), [line]);
 /// # let _ = std::fs::remove_dir_all(dir);
 /// ```
 pub struct InferCall<'a> {

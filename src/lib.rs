@@ -30,7 +30,7 @@ pub use mcpeye_runtime::{contract, redact, schema};
 pub use mcpeye_runtime::report;
 pub use mcpeye_runtime::{
     init, BeforeSendFn, CallIdentity, Config, ConfigError, Diagnostic, DiagnosticKind, Dropped, Elicitations, Event,
-    EventLogCounts, FlushReport, Guard, Identity, IdentityValue, MethodCount, Stats, Tracker,
+    EventLogCounts, FlushReport, Guard, Identity, IdentityValue, InferCall, InferIntentFn, MethodCount, Stats, Tracker,
 };
 // Attribution: the request `identify` sees, the model and the conversation of each call
 // (docs/attribution.md).

@@ -1,7 +1,8 @@
 //! The local event log (`Config::event_log`, docs/event-log.md) as the flusher writes it: each
 //! event exactly as the wire got it (after redaction and `before_send`) with what the wire has
 //! no key for (model, client, server version, the tool's descriptor hash), the tool list, the
-//! other methods; the client's `aiInvocation` turn and texts, in the log only; an unwritable
+//! other methods; the client's `aiInvocation` turn and texts, and the intent `infer_intent`
+//! gives a call without one, in the log only; an unwritable
 //! directory refused by `init`; its counts in `Stats`; and the report read back from two runs
 //! of a server whose tool description changed.
 
@@ -281,6 +282,95 @@ fn two_versions_of_a_server_give_a_report_with_the_description_change() {
     assert_eq!((r.paths.conversations, r.paths.recoveries.len()), (2, 1), "{:?}", r.paths);
     assert_eq!((r.paths.recoveries[0].retried, r.paths.recoveries[0].recovered), (2, 2), "{:?}", r.paths);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// What `infer_intent` makes of the test calls, by their query: the agent's words nowhere else.
+fn infer(call: &mcpeye::InferCall<'_>) -> Option<String> {
+    // The callback runs on the flusher, never on the calling thread.
+    assert_eq!(std::thread::current().name(), Some("mcpeye-flusher"));
+    if call.is_error() {
+        return Some(format!("tried {} but it failed: {}", call.tool(), call.error()?));
+    }
+    match call.arguments()["query"].as_str()? {
+        "long" => Some("a".repeat(40_000)),
+        "panic" => panic!("the user's callback has a bug"),
+        "blank" => Some(" \n ".to_string()),
+        query => Some(format!("looking for {query}, to mail carol@example.com")),
+    }
+}
+
+/// The test calls: without an intent (found, redacted, failed, long, panicking, blank), and one
+/// with the agent's own.
+fn infer_calls(manifest: &Manifest) {
+    for query in ["mug ada@example.com", "fail", "long", "panic", "blank"] {
+        manifest.call_from(&Origin::default(), "search", json!({ "query": query }));
+    }
+    manifest.call_from(&Origin::default(), "search", json!({"query": "cup", "mcpeyeIntent": "Checking stock."}));
+}
+
+/// A payload's bytes with what differs from run to run (call ids, times) blanked out.
+fn same_run(body: &[u8]) -> String {
+    let text = String::from_utf8(body.to_vec()).unwrap();
+    let mut out = String::new();
+    let mut rest = text.as_str();
+    while let Some(at) = ["\"callId\":\"", "\"timestamp\":", "\"durationMs\":"]
+        .iter()
+        .filter_map(|k| rest.find(k).map(|i| (i, k.len())))
+        .min()
+    {
+        let (i, len) = at;
+        out.push_str(&rest[..i + len]);
+        rest = &rest[i + len..];
+        let end = rest.find([',', '"', '}']).unwrap();
+        out.push('#');
+        rest = &rest[end..];
+    }
+    out + rest
+}
+
+#[test]
+fn an_inferred_intent_goes_to_the_log_redacted_and_capped_never_to_the_wire() {
+    let dir = temp_dir("inferred");
+    let quiet = |c: Config| c.flush_interval(Duration::from_secs(3600)).flush_threshold(1000);
+    let (tracker, sink) = tracker(&dir, "1.0", quiet(Config::new("p")).infer_intent(infer));
+    let manifest = Manifest::builder().tools(mcpeye::tool_defs![v1::search]).tracker(tracker.clone()).build();
+    infer_calls(&manifest);
+    assert!(tracker.shutdown(PATIENCE).completed);
+
+    let lines = lines(&dir);
+    let calls = of_kind(&lines, "call");
+    assert_eq!(calls.len(), 6);
+    let inferred: Vec<Option<&str>> = calls.iter().map(|c| c.get("inferredIntent").and_then(Value::as_str)).collect();
+    // What the callback saw was redacted, and what it said is redacted too.
+    assert_eq!(inferred[0], Some("looking for mug [REDACTED_EMAIL], to mail [REDACTED_EMAIL]"));
+    assert_eq!(inferred[1], Some("tried search but it failed: the index is rebuilding"));
+    let long = inferred[2].unwrap();
+    assert!(long.len() <= 32_768 && long.ends_with("…[truncated]"), "{}", long.len());
+    // A panicking callback, a blank answer, and a call with the agent's intent: none.
+    assert_eq!(inferred[3..], [None, None, None]);
+    assert_eq!(calls[5]["event"]["intent"], "Checking stock.");
+    let stats = tracker.stats();
+    assert_eq!((stats.infer_intent_panicked, stats.sent, stats.event_log.lost), (1, 6, 0));
+    // The log's events are the wire's, which has no inferred intent.
+    let sent = sink.events();
+    for (call, event) in calls.iter().zip(&sent) {
+        assert_eq!(&call["event"], event);
+    }
+    let wire = sink.bodies().concat();
+    assert!(!String::from_utf8_lossy(&wire).contains("looking for"));
+
+    // The same calls without the callback: the same payload bytes.
+    let plain_dir = temp_dir("inferred-plain");
+    let (plain, plain_sink) = self::tracker(&plain_dir, "1.0", quiet(Config::new("p")));
+    let manifest = Manifest::builder().tools(mcpeye::tool_defs![v1::search]).tracker(plain.clone()).build();
+    infer_calls(&manifest);
+    assert!(plain.shutdown(PATIENCE).completed);
+    let bodies = |s: &MemorySink| s.bodies().iter().map(|b| same_run(b)).collect::<Vec<_>>();
+    assert_eq!(bodies(&sink), bodies(&plain_sink));
+    assert_eq!(bodies(&sink).len(), 1);
+    assert!(of_kind(&self::lines(&plain_dir), "call").iter().all(|c| c.get("inferredIntent").is_none()));
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(&plain_dir).unwrap();
 }
 
 #[test]

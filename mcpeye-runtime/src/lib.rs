@@ -56,6 +56,7 @@ pub use model::client::{
 };
 pub use model::diagnostics::{Diagnostic, DiagnosticKind};
 pub use model::event::{BeforeSendFn, Event};
+pub use model::inferred::{InferCall, InferIntentFn};
 pub use model::meta::{
     ModelArgument, CONVERSATION_KEY_ENV, CONVERSATION_PARAM_DESCRIPTION, CONVERSATION_PARAM_NAME,
     MODEL_PARAM_DESCRIPTION, MODEL_PARAM_NAME,

@@ -11,6 +11,7 @@ pub(crate) use resolve::Resolved;
 
 use crate::model::diagnostics::{Diagnostic, OnErrorFn};
 use crate::model::event::{BeforeSendFn, Event};
+use crate::model::inferred::{InferCall, InferIntentFn};
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -56,6 +57,7 @@ pub struct Config {
     pub(crate) on_error: Option<Arc<OnErrorFn>>,
     pub(crate) sample_rate: f64,
     pub(crate) before_send: Option<Arc<BeforeSendFn>>,
+    pub(crate) infer_intent: Option<Arc<InferIntentFn>>,
     pub(crate) span_content: bool,
     pub(crate) outbox_dir: Option<PathBuf>,
     pub(crate) outbox_max_bytes: u64,
@@ -89,6 +91,7 @@ impl Config {
     /// | [`on_error`](Self::on_error) | one `[mcpeye] …` line on stderr per kind of problem |
     /// | [`sample_rate`](Self::sample_rate) | `1.0` (every session) |
     /// | [`before_send`](Self::before_send) | none |
+    /// | [`infer_intent`](Self::infer_intent) | none |
     /// | [`span_content`](Self::span_content) | `false` |
     /// | [`outbox_dir`](Self::outbox_dir) | none: undelivered events live in memory only |
     /// | [`outbox_max_bytes`](Self::outbox_max_bytes) | 64 MiB |
@@ -128,6 +131,7 @@ impl Config {
             on_error: None,
             sample_rate: 1.0,
             before_send: None,
+            infer_intent: None,
             span_content: false,
             outbox_dir: None,
             outbox_max_bytes: 64 * 1024 * 1024,
@@ -489,6 +493,44 @@ impl Config {
         self
     }
 
+    /// A callback that infers the intent of a call whose agent gave none, for the
+    /// [event log](Self::event_log) (a line's `inferredIntent`, docs/event-log.md) and so for
+    /// `mcpeye report`, which can tell it from an intent the agent gave. It never reaches the
+    /// wire: the events sent, their `intent` included, are the same bytes with or without it.
+    ///
+    /// It runs on the flusher thread, never on the calling thread, and only with an event log
+    /// (without one its answer would have nowhere to go): once per call that has no intent,
+    /// after sampling, the caps, redaction and `before_send`. It sees the event as sent, as
+    /// an [`InferCall`]: the tool, the redacted arguments, the error or the result's size. What
+    /// it returns is capped and redacted as an agent's intent is; `None`, or a blank text, leaves
+    /// the call without one. A callback that panics gives that call no inferred intent and the
+    /// flusher goes on: counted in [`Stats::infer_intent_panicked`](crate::Stats::infer_intent_panicked),
+    /// reported once ([`DiagnosticKind::InferIntentPanicked`](crate::DiagnosticKind::InferIntentPanicked)).
+    /// The call's span has ended by the time the flusher sees its event, so spans do not carry
+    /// it. Keep it quick (events wait behind it); without it the flusher does nothing more.
+    ///
+    /// ```
+    /// use mcpeye::InferCall;
+    ///
+    /// fn infer(call: &InferCall<'_>) -> Option<String> {
+    ///     match (call.tool(), call.is_error()) {
+    ///         ("search", false) => {
+    ///             let query = call.arguments().get("query")?.as_str()?;
+    ///             Some(format!("looking for products matching {query:?}"))
+    ///         }
+    ///         (tool, true) => Some(format!("tried {tool}, which failed: {}", call.error()?)),
+    ///         _ => None,
+    ///     }
+    /// }
+    ///
+    /// let config = mcpeye::Config::from_env("proj").event_log("/var/log/my-server/mcpeye").infer_intent(infer);
+    /// # drop(config);
+    /// ```
+    pub fn infer_intent(mut self, f: impl Fn(&InferCall<'_>) -> Option<String> + Send + Sync + 'static) -> Self {
+        self.infer_intent = Some(Arc::new(f));
+        self
+    }
+
     /// Whether spans carry the call's arguments (`gen_ai.tool.call.arguments`) and result
     /// (`gen_ai.tool.call.result`), as compact JSON after this tracker's caps and redaction
     /// (default `false`: the conventions make them opt-in, as they may hold sensitive data).
@@ -610,6 +652,7 @@ impl fmt::Debug for Config {
             .field("on_error", &self.on_error.as_ref().map(|_| "Fn"))
             .field("sample_rate", &self.sample_rate)
             .field("before_send", &self.before_send.as_ref().map(|_| "Fn"))
+            .field("infer_intent", &self.infer_intent.as_ref().map(|_| "Fn"))
             .field("span_content", &self.span_content)
             .field("outbox_dir", &self.outbox_dir)
             .field("outbox_max_bytes", &self.outbox_max_bytes)

@@ -23,6 +23,13 @@ impl CallIds {
         CallIds { hi, lo }
     }
 
+    /// A generator that draws the same ids as another of the same seed: tests compare the bytes
+    /// of two flushers' events.
+    #[cfg(test)]
+    pub(crate) fn seeded(hi: u64, lo: u64) -> Self {
+        CallIds { hi, lo }
+    }
+
     /// The next id.
     pub(crate) fn next_id(&mut self) -> uuid::Uuid {
         self.hi = self.hi.wrapping_add(GAMMA);

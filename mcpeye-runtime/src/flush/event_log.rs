@@ -85,6 +85,9 @@ pub struct CallEntry<'a> {
     pub user_intent: Option<&'a str>,
     /// `aiInvocation.userIntent.redacted`, when the client said.
     pub user_intent_redacted: Option<bool>,
+    /// The intent [`Config::infer_intent`](crate::Config::infer_intent) gave a call without one
+    /// (already capped and redacted like the intent).
+    pub inferred_intent: Option<&'a str>,
 }
 
 /// One request of a method other than `tools/call`.
@@ -397,6 +400,10 @@ impl EventLog {
             } else {
                 b",\"userIntentRedacted\":false"
             });
+        }
+        if let Some(inferred) = entry.inferred_intent {
+            line.extend_from_slice(b",\"inferredIntent\":");
+            write_str(line, inferred);
         }
         // The encoded event is spliced in as it is: the log holds the bytes the wire got.
         if let Some(event) = entry.event.filter(|e| e.first() == Some(&b'{') && e.last() == Some(&b'}')) {

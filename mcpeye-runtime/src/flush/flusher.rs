@@ -28,6 +28,7 @@ use crate::config::{Config, Identity};
 use crate::flush::call_id::CallIds;
 use crate::flush::encode::{encode, encode_edited, payload_head, Invalid, Payload, PAYLOAD_TAIL};
 use crate::flush::event_log::{CallEntry, EventLog, MethodEntry, Note, Notes, ToolsEntry};
+use crate::flush::infer::IntentInference;
 use crate::flush::outbox::Outbox;
 use crate::flush::queues::EventQueues;
 use crate::flush::screen::Screen;
@@ -246,6 +247,8 @@ pub(crate) struct Flusher {
     pool: BufferPool,
     /// The local event log (`Config::event_log`), written from the encoded events.
     event_log: Option<EventLog>,
+    /// `Config::infer_intent`, when set and there is an event log to take its answers.
+    inference: Option<IntentInference>,
 }
 
 impl Flusher {
@@ -270,6 +273,7 @@ impl Flusher {
             transport: Arc::from(transport),
             redactor: config.redactor(),
             screen: Screen::new(config),
+            inference: IntentInference::new(config, event_log.is_some()),
             settings: Settings {
                 project_id: config.project_id.clone(),
                 identity: config.identity.clone(),
@@ -646,12 +650,18 @@ impl Flusher {
                 };
                 let call_id = self.call_ids.next_id();
                 let client = e.client.take();
-                let logged = self
-                    .event_log
-                    .as_ref()
-                    .map(|_| (e.tool_name.clone(), e.session_id.clone(), e.model.clone(), e.timestamp_ms));
+                let logged = self.event_log.as_ref().map(|_| {
+                    (e.tool_name.clone(), e.session_id.clone(), e.model.clone(), e.timestamp_ms, e.intent.is_none())
+                });
                 let encoded = encode_edited(e, call_id, out);
-                if let (Some(log), Some((tool, session, model, ts)), Ok(())) = (&mut self.event_log, logged, &encoded) {
+                if let (Some(log), Some((tool, session, model, ts, no_intent)), Ok(())) =
+                    (&mut self.event_log, logged, &encoded)
+                {
+                    let shared = &self.shared;
+                    let inferred = match (&self.inference, no_intent) {
+                        (Some(i), true) => i.infer(out, &self.redactor, &shared.counters, &shared.diagnostics),
+                        _ => None,
+                    };
                     // The client's texts stay out: `before_send` could not see them to vet them.
                     let entry = LogCall {
                         call_id,
@@ -661,6 +671,7 @@ impl Flusher {
                         timestamp_ms: ts,
                         turn: turn.as_deref(),
                         texts: LogTexts::default(),
+                        inferred: inferred.as_deref(),
                     };
                     entry.write(log, out, client.as_deref(), &self.settings.identity, &self.shared);
                 }
@@ -671,7 +682,13 @@ impl Flusher {
                 let call_id = self.call_ids.next_id();
                 let encoded = encode(queued.parts(), call_id, &self.redactor, out);
                 if let (Some(log), Ok(())) = (&mut self.event_log, &encoded) {
-                    let native = queued.intent_source() == Some(IntentSource::Native);
+                    let source = queued.intent_source();
+                    let native = source == Some(IntentSource::Native);
+                    let shared = &self.shared;
+                    let inferred = match (&self.inference, source) {
+                        (Some(i), None) => i.infer(out, &self.redactor, &shared.counters, &shared.diagnostics),
+                        _ => None,
+                    };
                     let invocation = queued.invocation();
                     let entry = LogCall {
                         call_id,
@@ -681,6 +698,7 @@ impl Flusher {
                         timestamp_ms: queued.timestamp_ms,
                         turn: invocation.and_then(|i| i.turn),
                         texts: invocation.map(|i| LogTexts::of(i, native, &self.redactor)).unwrap_or_default(),
+                        inferred: inferred.as_deref(),
                     };
                     entry.write(log, out, client.as_deref(), &self.settings.identity, &self.shared);
                 }
@@ -1163,6 +1181,8 @@ struct LogCall<'a> {
     timestamp_ms: u64,
     turn: Option<&'a str>,
     texts: LogTexts,
+    /// What `Config::infer_intent` gave a call without an intent, capped and redacted.
+    inferred: Option<&'a str>,
 }
 
 /// The texts of a call's `aiInvocation` that the event's `intent` does not hold, capped and
@@ -1214,6 +1234,7 @@ impl LogCall<'_> {
             invocation_reason: self.texts.reason.as_deref(),
             user_intent: self.texts.user_intent.as_deref(),
             user_intent_redacted: self.texts.user_intent_redacted,
+            inferred_intent: self.inferred,
         });
     }
 }
@@ -1239,7 +1260,15 @@ mod tests {
     fn flusher(config: &Config) -> (Flusher, crossbeam_channel::Sender<Queued>, BufferPool, Arc<Mutex<Vec<usize>>>) {
         let (data_tx, data_rx) = crossbeam_channel::bounded(1024);
         let (_control_tx, control_rx) = crossbeam_channel::bounded(1);
-        let shared = Arc::new(Handoff {
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let pool = BufferPool::new();
+        let transport = Box::new(Batches(sent.clone()));
+        let shared = handoff();
+        (Flusher::new(config, data_rx, control_rx, shared, transport, None, pool.clone(), None), data_tx, pool, sent)
+    }
+
+    fn handoff() -> Arc<Handoff> {
+        Arc::new(Handoff {
             counters: Counters::default(),
             diagnostics: Diagnostics::new(None),
             nudged: AtomicBool::new(false),
@@ -1248,11 +1277,7 @@ mod tests {
             server_version: Default::default(),
             backlog: Backlog::default(),
             notes: Notes::default(),
-        });
-        let sent = Arc::new(Mutex::new(Vec::new()));
-        let pool = BufferPool::new();
-        let transport = Box::new(Batches(sent.clone()));
-        (Flusher::new(config, data_rx, control_rx, shared, transport, None, pool.clone(), None), data_tx, pool, sent)
+        })
     }
 
     fn queue(data: &crossbeam_channel::Sender<Queued>, pool: &BufferPool, n: usize) {
@@ -1366,5 +1391,80 @@ mod tests {
         f.wake();
         assert_eq!(f.shared.backlog.get(), 0);
         assert_eq!(f.queues.len(), 7);
+    }
+
+    /// Accepts every payload and keeps its bytes.
+    struct Bodies(Arc<Mutex<Vec<Vec<u8>>>>);
+
+    impl IngestTransport for Bodies {
+        fn send(&self, body: Payload<'_>, _timeout: Duration) -> PostAnswer {
+            self.0.lock().unwrap().push(body.to_vec());
+            PostAnswer::Sent
+        }
+    }
+
+    /// The payloads a flusher with an event log in `dir` sends for two calls, one with an intent
+    /// and one without, its call ids drawn from a fixed seed; and the log's call lines.
+    fn sent_and_logged(config: Config, dir: &std::path::Path) -> (Vec<Vec<u8>>, Vec<serde_json::Value>) {
+        let _ = std::fs::remove_dir_all(dir);
+        let (data, data_rx) = crossbeam_channel::bounded(16);
+        let (_control, control_rx) = crossbeam_channel::bounded(1);
+        let bodies = Arc::new(Mutex::new(Vec::new()));
+        let pool = BufferPool::new();
+        let log = EventLog::open(dir, 1 << 20).unwrap();
+        let transport = Box::new(Bodies(bodies.clone()));
+        let mut f = Flusher::new(&config, data_rx, control_rx, handoff(), transport, None, pool.clone(), Some(log));
+        f.call_ids = CallIds::seeded(7, 11);
+        let mut with_intent =
+            CallRecord::new("search", json!({"q": "mugs"}), CallOutcome::Success { result: json!({"n": 3}) });
+        with_intent.intent = Some(("Find mugs for the shop.".into(), IntentSource::Mcpeye));
+        let without = CallRecord::new("export", json!({"to": "ada@example.com"}), CallOutcome::error("no disk"));
+        for mut record in [with_intent, without] {
+            (record.timestamp_ms, record.duration) = (1_764_770_000_000, Duration::from_millis(12));
+            data.send(Queued::new(record, None, None, pool.take())).unwrap();
+        }
+        assert!(f.flush_until(Instant::now() + Duration::from_secs(30)));
+        let lines = std::fs::read_dir(dir)
+            .unwrap()
+            .flat_map(|e| {
+                std::fs::read_to_string(e.unwrap().path()).unwrap().lines().map(str::to_owned).collect::<Vec<_>>()
+            })
+            .map(|l| serde_json::from_str::<serde_json::Value>(&l).unwrap())
+            .filter(|l| l["kind"] == "call")
+            .collect();
+        let _ = std::fs::remove_dir_all(dir);
+        let bodies = bodies.lock().unwrap().clone();
+        (bodies, lines)
+    }
+
+    /// `infer_intent` writes to the event log only: the payloads are the bytes a flusher without
+    /// it sends, with or without `before_send`, and the callback is asked about the call without
+    /// an intent only.
+    #[test]
+    fn an_inferred_intent_leaves_the_payload_bytes_as_they_were() {
+        let dir = std::env::temp_dir().join(format!("mcpeye-unit-infer-{}", std::process::id()));
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        for edits in [false, true] {
+            let base = match edits {
+                true => Config::new("p").before_send(Some),
+                false => Config::new("p"),
+            };
+            let a = asked.clone();
+            let hooked = base.clone().infer_intent(move |call| {
+                a.lock().unwrap().push(call.tool().to_owned());
+                Some(format!("wanted {} sent to {}", call.tool(), call.arguments()["to"]))
+            });
+            let (plain, plain_log) = sent_and_logged(base, &dir);
+            let (inferred, inferred_log) = sent_and_logged(hooked, &dir);
+            assert_eq!(plain.len(), 1);
+            assert_eq!(String::from_utf8_lossy(&plain[0]), String::from_utf8_lossy(&inferred[0]), "edits={edits}");
+            assert!(!String::from_utf8_lossy(&inferred[0]).contains("wanted"));
+            assert!(plain_log.iter().all(|l| l.get("inferredIntent").is_none()));
+            assert_eq!(inferred_log[0]["event"]["intent"], "Find mugs for the shop.");
+            assert!(inferred_log[0].get("inferredIntent").is_none(), "{:?}", inferred_log[0]);
+            assert_eq!(inferred_log[1]["inferredIntent"], "wanted export sent to \"[REDACTED_EMAIL]\"");
+            assert_eq!(inferred_log[1]["event"], plain_log[1]["event"]);
+        }
+        assert_eq!(*asked.lock().unwrap(), ["export", "export"]);
     }
 }

@@ -60,6 +60,9 @@ pub enum DiagnosticKind {
     /// The local event log could not be written; those records are missing from it (the
     /// ingest still gets the events).
     EventLog,
+    /// The `infer_intent` callback panicked; those calls have no inferred intent (their events
+    /// are sent and logged as they are).
+    InferIntentPanicked,
 }
 
 /// One problem, as handed to [`Config::on_error`](crate::Config::on_error). Messages never hold

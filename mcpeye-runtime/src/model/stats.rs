@@ -144,6 +144,9 @@ pub struct Stats {
     /// The local event log ([`Config::event_log`](crate::Config::event_log)): its records
     /// written, lost and the I/O errors met. All zero without one.
     pub event_log: EventLogCounts,
+    /// Calls for which the [`Config::infer_intent`](crate::Config::infer_intent) callback
+    /// panicked: they have no inferred intent, and are sent and logged all the same.
+    pub infer_intent_panicked: u64,
 }
 
 /// What became of the event log's records ([`Stats::event_log`]). A record lost to the log is
@@ -408,6 +411,7 @@ pub(crate) struct Counters {
     pub log_written: AtomicU64,
     pub log_lost: AtomicU64,
     pub log_failures: AtomicU64,
+    pub infer_intent_panicked: AtomicU64,
 }
 
 /// [`Stats::methods`], [`Stats::resources_read`] and [`Stats::prompts_got`], live.
@@ -555,6 +559,7 @@ impl Counters {
                 lost: self.log_lost.load(SeqCst),
                 failures: self.log_failures.load(SeqCst),
             },
+            infer_intent_panicked: self.infer_intent_panicked.load(SeqCst),
         }
     }
 }

@@ -36,6 +36,7 @@
 #![deny(missing_docs)]
 
 mod asks;
+mod findings;
 mod fold;
 mod html;
 mod input;
@@ -48,7 +49,8 @@ pub use input::ReportInput;
 
 pub use input::MAX_LINE_BYTES;
 pub use summary::{
-    Ask, Ending, FailedAsk, GapSection, InputSection, Loop, ModelRow, ModelsSection, Overview, PathsSection, Place,
-    Recovery, Report, Sequence, ToolIntents, ToolRow, ToolsSection, Turns, Unknown, VersionRow, VersionsSection,
+    Ask, Ending, Example, FailedAsk, FeedbackCategory, FeedbackSection, Finding, FindingKind, GapSection, InputSection,
+    Loop, ModelRow, ModelsSection, Overview, PathsSection, Place, Recovery, Report, Sequence, ToolIntents, ToolRow,
+    ToolsSection, Turns, Unknown, VersionRow, VersionsSection,
 };
 pub use terminal::terminal_safe;

@@ -834,3 +834,358 @@ fn rate(part: usize, whole: usize) -> f64 {
 fn plural(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Report, ReportInput};
+
+    /// A hand-made event log, call by call, one millisecond apart.
+    #[derive(Default)]
+    struct Log {
+        text: String,
+        n: u64,
+        /// The calls' duration (10 ms when 0).
+        ms: u64,
+    }
+
+    impl Log {
+        /// A call of `tool` in `session` by `user`; `error` its message when it failed; `event`
+        /// and `line` more keys of the event and of the line (each starting with a comma).
+        fn call(&mut self, tool: &str, session: &str, user: &str, error: Option<&str>, event: &str, line: &str) {
+            self.n += 1;
+            let (n, ts, ms) = (self.n, 1_764_576_000_000 + self.n, if self.ms == 0 { 10 } else { self.ms });
+            let outcome = match error {
+                Some(e) => format!(r#""isError":true,"errorMessage":{}"#, serde_json::json!(e)),
+                None => r#""isError":false,"result":{"ok":true}"#.to_owned(),
+            };
+            self.text.push_str(&format!(
+                r#"{{"v":1,"kind":"call","ts":{ts},"callId":"c{n}","tool":"{tool}","session":"{session}"{line},"event":{{"callId":"c{n}","toolName":"{tool}","arguments":{{}},{outcome},"timestamp":{ts},"durationMs":{ms},"userId":"{user}"{event}}}}}"#
+            ));
+            self.text.push('\n');
+        }
+
+        fn ok(&mut self, tool: &str, session: &str, user: &str) {
+            self.call(tool, session, user, None, "", "");
+        }
+
+        fn raw(&mut self, line: &str) {
+            self.text.push_str(line);
+            self.text.push('\n');
+        }
+
+        fn report(&self) -> Report {
+            let mut input = ReportInput::new();
+            input.read_str(&self.text);
+            input.report()
+        }
+    }
+
+    fn kinds(r: &Report) -> Vec<(FindingKind, Option<&str>, Option<&str>)> {
+        r.findings.iter().map(|f| (f.kind, f.tool.as_deref(), f.parameter.as_deref())).collect()
+    }
+
+    fn number(f: &Finding, key: &str) -> f64 {
+        f.evidence[key].as_f64().unwrap_or_else(|| panic!("{key} in {:?}", f.evidence))
+    }
+
+    const DATE_ERROR: &str =
+        "invalid arguments: `date`: expected a string, got a number; `limit`: expected an integer, got a string";
+
+    /// `errors` argument errors of search naming `date`, spread over `users`, among 30 calls.
+    fn parameter_log(errors: usize, users: usize) -> Log {
+        let mut log = Log::default();
+        for i in 0..30 {
+            let user = format!("u{}", i % users.max(1));
+            if i < errors {
+                let intent = if i == 0 { r#","intent":"orders of last week""# } else { "" };
+                log.call("search", &format!("s{i}"), &user, Some(DATE_ERROR), intent, "");
+            } else {
+                log.ok("search", &format!("s{i}"), &user);
+            }
+        }
+        log
+    }
+
+    #[test]
+    fn parameter_errors_are_found_across_users_and_not_below_the_threshold() {
+        let r = parameter_log(PARAM_MIN_ERRORS, 2).report();
+        // Both parameters the errors name.
+        assert_eq!(
+            kinds(&r),
+            [
+                (FindingKind::ParameterErrors, Some("search"), Some("date")),
+                (FindingKind::ParameterErrors, Some("search"), Some("limit"))
+            ]
+        );
+        let f = &r.findings[0];
+        assert_eq!((number(f, "errors"), number(f, "users"), number(f, "calls")), (5.0, 2.0, 30.0));
+        assert!(f.examples.iter().any(|e| e.what == "error" && e.text.starts_with("`date`: expected a string")));
+        assert!(f.examples.iter().any(|e| e.what == "intent" && e.text == "orders of last week" && !e.inferred));
+        assert!(f.action.contains("`date`"), "{}", f.action);
+        // One error fewer, or one user.
+        assert!(parameter_log(PARAM_MIN_ERRORS - 1, 2).report().findings.is_empty());
+        assert!(parameter_log(PARAM_MIN_ERRORS, 1).report().findings.is_empty());
+    }
+
+    #[test]
+    fn the_parameters_of_an_argument_error_are_the_first_segments_of_its_paths() {
+        let named: Vec<&str> = named_parameters(
+            "invalid arguments: `filter.tags[2]`: expected a string; `filter.from`: required; `arguments`: nested too deep; `[…]`: unknown; `limit`: expected an integer",
+        )
+        .map(|(p, _)| p)
+        .collect();
+        assert_eq!(named, ["filter", "limit"]);
+        assert_eq!(named_parameters("out of stock: `limit` reached").count(), 0);
+        assert_eq!(named_parameters("invalid arguments: the arguments must be a JSON object").count(), 0);
+    }
+
+    /// `conversations` conversations calling search three times in a row, then order.
+    fn loop_log(conversations: usize) -> Log {
+        let mut log = Log::default();
+        for c in 0..6 {
+            let s = format!("s{c}");
+            let runs = if c < conversations { 3 } else { 1 };
+            for _ in 0..runs {
+                log.call("search", &s, "u", Some("no results"), "", "");
+            }
+            log.ok("order", &s, "u");
+        }
+        log
+    }
+
+    #[test]
+    fn a_loop_is_found_in_several_conversations_and_not_in_fewer() {
+        let r = loop_log(LOOP_MIN_CONVERSATIONS).report();
+        assert_eq!(kinds(&r), [(FindingKind::Loop, Some("search"), None)]);
+        let f = &r.findings[0];
+        assert_eq!((number(f, "conversations"), number(f, "runs"), number(f, "repeatedCalls")), (3.0, 3.0, 6.0));
+        assert_eq!(f.examples[0].text, "no results");
+        assert_eq!(f.section, "paths");
+        assert!(loop_log(LOOP_MIN_CONVERSATIONS - 1).report().findings.is_empty());
+    }
+
+    /// order under 1.0 then 1.1, `n` calls each, with these errors.
+    fn version_log(n: usize, before: usize, after: usize) -> Log {
+        let mut log = Log::default();
+        for (version, errors) in [("1.0", before), ("1.1", after)] {
+            for i in 0..n {
+                let error = (i < errors).then_some("out of stock");
+                let line = format!(r#","serverVersion":"{version}","toolHash":"h{version}""#);
+                log.call("order", &format!("{version}-{i}"), &format!("u{i}"), error, "", &line);
+                // Each conversation goes on, so that it does not end on the error.
+                log.ok("search", &format!("{version}-{i}"), &format!("u{i}"));
+            }
+        }
+        log
+    }
+
+    #[test]
+    fn a_version_change_beyond_chance_is_found_with_its_test_and_not_below_its_minimum() {
+        let r = version_log(VERSION_MIN_CALLS, 1, 10).report();
+        assert_eq!(kinds(&r), [(FindingKind::VersionRegression, Some("order"), None)]);
+        let f = &r.findings[0];
+        assert_eq!(f.version.as_deref(), Some("1.0 · h1.0 → 1.1 · h1.1"));
+        assert!(number(f, "z") >= VERSION_Z, "{:?}", f.evidence);
+        assert!(f.what.contains("two-proportion z-test"), "{}", f.what);
+        let better = version_log(VERSION_MIN_CALLS, 10, 1).report();
+        assert_eq!(kinds(&better), [(FindingKind::VersionImprovement, Some("order"), None)]);
+        // Too few calls on a side, or a change within chance.
+        assert!(version_log(VERSION_MIN_CALLS - 1, 1, 10).report().findings.is_empty());
+        assert!(version_log(VERSION_MIN_CALLS, 2, 4).report().findings.is_empty());
+    }
+
+    #[test]
+    fn the_z_statistic_is_the_pooled_two_proportion_one() {
+        // 10/100 against 20/100: pooled 0.15, se = sqrt(0.15 · 0.85 · 0.02) = 0.0505.
+        assert!((z_test(10, 100, 20, 100) - 1.9803).abs() < 1e-3);
+        assert_eq!(z_test(0, 50, 0, 50), 0.0);
+    }
+
+    fn ask_log(users: usize) -> Log {
+        let mut log = Log::default();
+        let wordings = ["export my orders as CSV", "Export orders to CSV.", "export my order history as a CSV file"];
+        for u in 0..users {
+            let event = format!(r#","arguments":{{"capability":"{}","context":"yearly accounts"}}"#, wordings[u % 3]);
+            // The arguments key comes again: the last wins, as in JSON objects read here.
+            log.call(
+                mcpeye_runtime::contract::RESERVED_TOOL_NAME,
+                &format!("s{u}"),
+                &format!("u{u}"),
+                None,
+                &event,
+                "",
+            );
+        }
+        log
+    }
+
+    #[test]
+    fn an_ask_of_several_users_is_found_and_not_of_fewer() {
+        let r = ask_log(ASK_MIN_PEOPLE).report();
+        assert_eq!(kinds(&r), [(FindingKind::CapabilityAsked, None, None)]);
+        let f = &r.findings[0];
+        assert_eq!((number(f, "calls"), number(f, "users"), number(f, "wordings")), (3.0, 3.0, 3.0));
+        assert!(f.examples.iter().any(|e| e.what == "context" && e.text == "yearly accounts"));
+        assert_eq!(f.section, "intent-gap");
+        assert!(ask_log(ASK_MIN_PEOPLE - 1).report().findings.is_empty());
+    }
+
+    #[test]
+    fn an_unknown_tool_tried_by_several_users_is_found_and_not_below() {
+        let unknown = |calls: usize| {
+            let mut log = Log::default();
+            for i in 0..calls {
+                let intent = r#","intent":"export the orders""#;
+                let error = Some("unknown tool `export_csv`");
+                log.call("export_csv", &format!("s{i}"), &format!("u{}", i % 2), error, intent, "");
+                log.ok("search", &format!("s{i}"), "u");
+            }
+            log.report()
+        };
+        let r = unknown(UNKNOWN_MIN_CALLS);
+        assert_eq!(kinds(&r), [(FindingKind::UnknownTool, Some("export_csv"), None)]);
+        assert_eq!(r.findings[0].examples[0].text, "export the orders");
+        assert!(unknown(UNKNOWN_MIN_CALLS - 1).findings.is_empty());
+    }
+
+    #[test]
+    fn a_listed_tool_never_called_is_found_with_its_token_cost_once_the_others_are_called() {
+        let never = |calls: usize| {
+            let mut log = Log::default();
+            log.raw(r#"{"v":1,"kind":"tools","ts":1764576000000,"tools":[{"name":"search","hash":"s1","description":"Search."},{"name":"refund","hash":"r1","description":"Refund an order by its id, in full or in part."},{"name":"mcpeye_send_feedback","hash":"f1"}]}"#);
+            for i in 0..calls {
+                log.ok("search", &format!("s{i}"), "u");
+            }
+            log.report()
+        };
+        let r = never(NEVER_MIN_CALLS);
+        assert_eq!(kinds(&r), [(FindingKind::NeverCalled, Some("refund"), None)]);
+        let f = &r.findings[0];
+        // "refund" and its description: 6 + 46 bytes, at 4 bytes a token.
+        assert_eq!(number(f, "estimatedTokensPerTurn"), 13.0);
+        assert_eq!(f.examples[0].what, "description");
+        assert!(never(NEVER_MIN_CALLS - 1).findings.is_empty());
+    }
+
+    #[test]
+    fn a_tool_much_slower_than_the_others_at_p95_is_found_and_not_a_bit_slower() {
+        let slow = |ms: u64| {
+            let mut log = Log::default();
+            for tool in ["a", "b", "c", "d"] {
+                log.ms = if tool == "d" { ms } else { 10 };
+                for i in 0..SLOW_MIN_CALLS {
+                    log.ok(tool, &format!("{tool}{i}"), "u");
+                }
+            }
+            log.report()
+        };
+        let r = slow(2000);
+        assert_eq!(kinds(&r), [(FindingKind::SlowTool, Some("d"), None)]);
+        let f = &r.findings[0];
+        assert_eq!(
+            (number(f, "p95Ms"), number(f, "othersMedianP95Ms"), number(f, "slowerThanOthersP95")),
+            (2000.0, 10.0, 20.0)
+        );
+        assert!(slow(35).findings.is_empty(), "3.5× the others, under a second");
+        assert!(slow(999).findings.is_empty(), "under a second");
+    }
+
+    #[test]
+    fn conversations_ending_on_a_tools_error_are_found_and_not_fewer() {
+        let ending = |ended: usize| {
+            let mut log = Log::default();
+            for c in 0..8 {
+                let s = format!("s{c}");
+                log.ok("search", &s, "u");
+                log.call("pay", &s, "u", (c < ended).then_some("card declined"), "", "");
+            }
+            log.report()
+        };
+        let r = ending(ABANDON_MIN_CONVERSATIONS);
+        assert_eq!(kinds(&r), [(FindingKind::Abandonment, Some("pay"), None)]);
+        let f = &r.findings[0];
+        assert_eq!((number(f, "conversations"), number(f, "endedOnTool"), number(f, "callsInThem")), (3.0, 8.0, 6.0));
+        assert_eq!(f.examples[0].text, "card declined");
+        assert!(ending(ABANDON_MIN_CONVERSATIONS - 1).findings.is_empty());
+    }
+
+    fn feedback_log(category: &str, users: usize) -> Log {
+        let mut log = Log::default();
+        for u in 0..users {
+            let text = ["The date filter is ignored.", "the date filter is ignored"][u % 2];
+            let event = format!(r#","arguments":{{"category":"{category}","text":"{text}","task_completed":false}}"#);
+            log.call(FEEDBACK_TOOL, &format!("s{u}"), &format!("u{u}"), None, &event, "");
+        }
+        log
+    }
+
+    #[test]
+    fn feedback_of_several_users_is_a_finding_and_praise_or_one_user_is_not() {
+        let r = feedback_log("issue", MIN_PEOPLE).report();
+        assert_eq!(kinds(&r), [(FindingKind::Feedback, None, None)]);
+        assert_eq!(number(&r.findings[0], "taskNotCompleted"), 2.0);
+        let fb = &r.feedback;
+        assert_eq!(
+            (fb.calls, fb.categories[0].category.as_str(), fb.categories[0].task_not_completed),
+            (2, "issue", 2)
+        );
+        assert_eq!(fb.categories[0].reports[0].count, 2, "one report in two wordings");
+        // Not a tool of the server's.
+        assert!(r.tools.tools.is_empty());
+        assert!(feedback_log("praise", 3).report().findings.is_empty());
+        assert!(feedback_log("issue", 1).report().findings.is_empty());
+        // An unknown category counts as other.
+        let other = feedback_log("rant", 1).report().feedback;
+        assert_eq!(other.categories[0].category, "other");
+        assert!(Log::default().report().feedback.needs[0].contains(FEEDBACK_TOOL));
+    }
+
+    #[test]
+    fn inferred_intents_are_used_where_a_call_has_none_and_marked() {
+        let mut log = parameter_log(PARAM_MIN_ERRORS, 2);
+        let inferred = r#","inferredIntent":"list the orders of a date""#;
+        // A call with an intent of its own keeps it; the inferred one is used only without.
+        log.call("search", "x", "u9", None, r#","intent":"own words""#, inferred);
+        log.call("search", "y", "u9", Some(DATE_ERROR), "", inferred);
+        let r = log.report();
+        let search = r.intent_gap.intents.iter().find(|t| t.tool == "search").unwrap();
+        assert_eq!((search.with_intent, search.with_inferred), (2, 1));
+        assert_eq!(search.inferred[0].ask, "list the orders of a date");
+        let failed = r.intent_gap.failed.iter().find(|f| f.inferred).unwrap();
+        assert_eq!(failed.intent, "list the orders of a date");
+        let f = &r.findings[0];
+        assert!(f.examples.iter().any(|e| e.what == "intent" && e.inferred), "{:?}", f.examples);
+        let json = r.to_json();
+        assert_eq!(json["intentGap"]["failed"].as_array().unwrap().iter().filter(|f| f["inferred"] == true).count(), 1);
+        assert!(r.to_string().contains("(inferred) list the orders of a date"), "{r}");
+        assert!(r.to_html().contains("<span class=\"muted\">(inferred)</span> <bdi>list the orders of a date"));
+        // Not a string: the line is skipped, counted by reason.
+        let mut bad = Log::default();
+        bad.call("search", "z", "u", None, "", r#","inferredIntent":42"#);
+        assert_eq!(bad.report().input.skipped["inferredIntent not a string"], 1);
+    }
+
+    #[test]
+    fn findings_are_ranked_by_the_calls_they_affected() {
+        // 8 parameter errors against 3 unknown calls; improvements and never-called last.
+        let mut log = parameter_log(8, 3);
+        for i in 0..3 {
+            log.call("export_csv", &format!("e{i}"), &format!("u{i}"), Some("unknown tool `export_csv`"), "", "");
+        }
+        let r = log.report();
+        let order: Vec<FindingKind> = r.findings.iter().map(|f| f.kind).collect();
+        // The 8 conversations of one call each end on search's error: 8 calls, ranked after
+        // the parameter errors of the same weight by kind.
+        assert_eq!(
+            order,
+            [
+                FindingKind::ParameterErrors,
+                FindingKind::ParameterErrors,
+                FindingKind::Abandonment,
+                FindingKind::UnknownTool
+            ]
+        );
+        assert!(r.findings.windows(2).all(|w| w[0].impact >= w[1].impact));
+    }
+}

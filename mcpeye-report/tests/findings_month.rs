@@ -212,6 +212,10 @@ fn report(planted: bool) -> Report {
 
 #[test]
 fn a_month_with_one_planted_problem_of_each_kind_gives_each_ranked_with_its_evidence() {
+    // scripts/report_png.sh takes the month from here for README's picture.
+    if let Some(path) = std::env::var_os("MCPEYE_FINDINGS_MONTH") {
+        std::fs::write(path, month(true)).unwrap();
+    }
     let r = report(true);
     assert_eq!(r.input.skipped.len(), 0, "{:?}", r.input);
     let found: Vec<(FindingKind, Option<&str>, Option<&str>)> =

@@ -328,9 +328,10 @@ impl Findings {
     }
 
     /// A call of a conversation, in time order, that makes its tool's run `run` calls long
-    /// (called from `run` = [`LOOP_RUN`] on). `looped` is the conversation's tools already
-    /// counted as looping, so that each conversation counts once per tool.
-    pub(crate) fn looped(&mut self, looped: &mut Vec<Id>, tool: Id, run: usize, error: Option<&str>) {
+    /// (called from `run` = [`LOOP_RUN`] on). `looped` is the tool the conversation was last
+    /// counted as looping on, so that a conversation counts once per tool (again only if it
+    /// looped on another tool in between: one number a conversation, not a list).
+    pub(crate) fn looped(&mut self, looped: &mut Id, tool: Id, run: usize, error: Option<&str>) {
         let l = self.loops.entry(tool).or_default();
         if run == LOOP_RUN {
             l.runs += 1;
@@ -341,8 +342,8 @@ impl Findings {
             l.repeated += 1;
         }
         l.longest = l.longest.max(run);
-        if !looped.contains(&tool) {
-            looped.push(tool);
+        if *looped != tool {
+            *looped = tool;
             l.conversations += 1;
         }
         if let Some(e) = error {
@@ -368,7 +369,7 @@ impl Findings {
         let mut out = Vec::new();
         let name = |id: Id| facts.names[id as usize].to_string();
         let calls_of = |id: Id| facts.tools.iter().find(|t| t.id == id).map_or(0, |t| t.calls);
-        self.parameter_errors(facts, &name, &calls_of, &mut out);
+        self.parameter_errors(&name, &calls_of, &mut out);
         self.loops(&name, &calls_of, &mut out);
         versions(facts, &name, &mut out);
         self.capabilities(facts, &mut out);
@@ -396,13 +397,7 @@ impl Findings {
         (out, feedback)
     }
 
-    fn parameter_errors(
-        &self,
-        _facts: &Facts<'_>,
-        name: &dyn Fn(Id) -> String,
-        calls_of: &dyn Fn(Id) -> usize,
-        out: &mut Vec<Finding>,
-    ) {
+    fn parameter_errors(&self, name: &dyn Fn(Id) -> String, calls_of: &dyn Fn(Id) -> usize, out: &mut Vec<Finding>) {
         for (&tool, params) in &self.params {
             let calls = calls_of(tool);
             for (param, p) in params {

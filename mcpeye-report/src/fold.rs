@@ -249,7 +249,6 @@ struct Step {
 }
 
 /// A conversation: its last steps, and the calls held back for time order.
-#[derive(Default)]
 struct Thread {
     calls: usize,
     /// Calls taken (in time order) so far, and the last two tools.
@@ -259,8 +258,16 @@ struct Thread {
     /// The length of the run of `last`'s tool.
     run: usize,
     pending: Vec<Step>,
-    /// The tools counted as looping in it (`Findings::looped`; empty, unallocated, for most).
-    looped: Vec<Id>,
+    /// The tool last counted as looping in it (`Findings::looped`), [`NO_ROW`] before any: 4
+    /// bytes in the padding after `before_last`, where a list of every looping tool would cost
+    /// 24 bytes a conversation.
+    looped: Id,
+}
+
+impl Default for Thread {
+    fn default() -> Self {
+        Thread { calls: 0, taken: 0, last: None, before_last: 0, run: 0, pending: Vec::new(), looped: NO_ROW }
+    }
 }
 
 #[derive(Default)]
@@ -594,7 +601,7 @@ impl Fold {
         let with_threads = !self.threads.is_empty();
         // Each tool's versions in order of first call, as the Versions section shows them.
         let mut rows: Vec<&VersionStats> = self.rows.iter().collect();
-        rows.sort_by(|a, b| (a.tool, a.first_ms).cmp(&(b.tool, b.first_ms)));
+        rows.sort_by_key(|r| (r.tool, r.first_ms));
         let versions: Vec<VersionFacts<'_>> = rows
             .into_iter()
             .map(|r| {

@@ -531,7 +531,7 @@ mod tests {
         for forbidden in ["http://", "https://", "src=", "@import", "url("] {
             assert!(!page.contains(forbidden), "{forbidden} in the page");
         }
-        for id in ["overview", "intent-gap", "tools", "paths", "versions", "models"] {
+        for id in ["findings", "overview", "intent-gap", "tools", "paths", "versions", "models", "feedback"] {
             assert!(page.contains(&format!("id=\"{id}\"")), "{id}");
         }
         for needle in [

@@ -389,6 +389,8 @@ mod tests {
         input.read_str(crate::summary::tests::LOG);
         let text = input.report().to_string();
         for needle in [
+            "mcpeye report\n\nWhat to fix first",
+            "nothing: no finding reached its threshold",
             "11 calls, 3 errors (27 %)",
             "export my orders as CSV",
             "never called: refund",

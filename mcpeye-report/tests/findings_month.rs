@@ -286,8 +286,8 @@ fn a_month_with_one_planted_problem_of_each_kind_gives_each_ranked_with_its_evid
     assert!(at < text.find("Intent Gap").unwrap() && at < text.find("Overview").unwrap(), "{text}");
     let mut from = at;
     for f in &r.findings {
-        let heading = format!("{}", f.kind.as_str());
-        let i = text[from..].find(&heading).unwrap_or_else(|| panic!("{heading} after {from}:\n{text}"));
+        let heading = f.kind.as_str();
+        let i = text[from..].find(heading).unwrap_or_else(|| panic!("{heading} after {from}:\n{text}"));
         from += i + heading.len();
     }
     assert!(text.contains("parameter_errors · search_orders · date"), "{text}");

@@ -1,5 +1,5 @@
 //! What to fix first: the findings, each worked out by an accumulator that the fold feeds call
-//! by call (`Findings::call`, and in each conversation's time order `Findings::looped` and
+//! by call (`Findings::update`, and in each conversation's time order `Findings::looped` and
 //! `Findings::ended`), then [`Findings::evaluate`]d once with what the other sections counted
 //! (the model is DataFusion's `Accumulator`: `update` per row, `evaluate` at the end).
 //!
@@ -276,7 +276,7 @@ fn named_parameters(error: &str) -> impl Iterator<Item = (&str, &str)> {
 impl Findings {
     /// A call, as read (`tool` is its number; `unknown` a name the server does not have;
     /// `reserved` mcpeye's own tools).
-    pub(crate) fn call(&mut self, c: &CallView<'_>, tool: Id, unknown: bool, reserved: bool) {
+    pub(crate) fn update(&mut self, c: &CallView<'_>, tool: Id, unknown: bool, reserved: bool) {
         if let Some(capability) = c.capability {
             self.asks.entry(fingerprint(&asks::wording_key(capability))).or_default().add(c);
         }

@@ -7,8 +7,9 @@
 //! counts; per model its counts and tools; each distinct wording with its count and contexts;
 //! per conversation and per turn a constant-size state (its last steps, at most [`REORDER`]
 //! calls waiting to be put in time order); the distinct users, clients, models and server
-//! versions; and 8 bytes (plus the hash table's slack) per distinct `callId`, to count a call
-//! seen twice once.
+//! versions; the findings' state (`findings.rs`: per tool, parameter, unknown name and wording);
+//! and 8 bytes (plus the hash table's slack) per distinct `callId`, to count a call seen twice
+//! once.
 
 use crate::asks;
 use crate::findings::{self, Facts, Findings, ToolFacts, VersionFacts};
@@ -406,7 +407,7 @@ impl Fold {
         // mcpeye's own tools (the capability and the feedback tool) are not the server's.
         let reserved = c.tool == RESERVED_TOOL_NAME || c.tool == findings::FEEDBACK_TOOL;
         let unknown = c.is_unknown_tool();
-        self.findings.call(&c, tool, unknown, reserved);
+        self.findings.update(&c, tool, unknown, reserved);
         // The Intent Gap and the tools.
         if let Some(capability) = c.capability {
             self.requests.add(capability, c.context, arrival);

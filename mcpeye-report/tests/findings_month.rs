@@ -3,7 +3,8 @@
 //! finding's kind: the report finds each, on the right tool and parameter, ranked by impact,
 //! with its evidence, in the text, the JSON and the page (rendered by Chromium when it is
 //! installed: `.ci/run` installs it, and under `CI=true` its absence fails the test). The same
-//! month without the planted problems gives no finding at all.
+//! month without the planted problems gives no finding at all. And the argument errors the Rust
+//! SDK records, through a real `Manifest`, name their parameter as the findings read it.
 
 use mcpeye_report::{FindingKind, Report, ReportInput};
 use serde_json::{json, Value};
@@ -362,4 +363,39 @@ fn in_chromium(page: &str, r: &Report) {
         .collect();
     assert!(problems.is_empty(), "the page logged: {problems:#?}");
     let _ = std::fs::remove_dir_all(Path::new(&dir));
+}
+
+/// Search the user's orders.
+#[mcpeye::tool]
+fn search_orders(
+    /// The day, YYYY-MM-DD.
+    date: String,
+) -> String {
+    date
+}
+
+#[test]
+fn argument_errors_as_the_rust_sdk_records_them_name_their_parameter() {
+    use mcpeye::{testing::MemorySink, Manifest};
+    let (tracker, sink) = MemorySink::new();
+    let manifest = Manifest::builder().tools(mcpeye::tool_defs![search_orders]).tracker(tracker.clone()).build();
+    for i in 0..20 {
+        // One call in four sends the day as a number.
+        let date = if i % 4 == 0 { json!(20261103) } else { json!("2026-11-03") };
+        manifest.call("search_orders", json!({ "date": date }));
+    }
+    assert!(tracker.flush(std::time::Duration::from_secs(5)).completed);
+    let mut input = ReportInput::new();
+    for payload in sink.payloads() {
+        input.add_value(&payload);
+    }
+    let r = input.report();
+    // Payloads name no user nor conversation: the people are the calls.
+    let f = &r.findings[0];
+    assert_eq!(
+        (f.kind, f.tool.as_deref(), f.parameter.as_deref()),
+        (FindingKind::ParameterErrors, Some("search_orders"), Some("date"))
+    );
+    assert_eq!(f.evidence["errors"].as_u64(), Some(5));
+    assert!(f.examples[0].text.starts_with("`date`: expected a string"), "{:?}", f.examples);
 }

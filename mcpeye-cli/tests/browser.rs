@@ -53,7 +53,12 @@ fn the_html_report_renders_in_chromium_without_errors() {
     let dom = headless(&browser, &["--dump-dom", &url]);
     assert!(dom.status.success(), "{}", String::from_utf8_lossy(&dom.stderr));
     let text = String::from_utf8_lossy(&dom.stdout);
+    // The findings come first (the fixtures' session is too small for any: the page says so).
+    let findings = text.find("<h2>What to fix first</h2>").expect("the findings section");
+    assert!(findings < text.find("<h2>Intent Gap</h2>").unwrap_or(0), "the findings come first");
     for needle in [
+        "Nothing: no finding reached its threshold.",
+        "<h2>Feedback</h2>",
         "<h2>Intent Gap</h2>",
         "export my orders as CSV",
         "3 wordings",

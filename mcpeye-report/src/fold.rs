@@ -7,15 +7,18 @@
 //! counts; per model its counts and tools; each distinct wording with its count and contexts;
 //! per conversation and per turn a constant-size state (its last steps, at most [`REORDER`]
 //! calls waiting to be put in time order); the distinct users, clients, models and server
-//! versions; and 8 bytes (plus the hash table's slack) per distinct `callId`, to count a call
-//! seen twice once.
+//! versions; the findings' state (`findings.rs`: per tool, parameter, unknown name and wording);
+//! and 8 bytes (plus the hash table's slack) per distinct `callId`, to count a call seen twice
+//! once.
 
 use crate::asks;
+use crate::findings::{self, Facts, Findings, ToolFacts, VersionFacts};
 use crate::input::{CallView, ListedTool, Reason};
 use crate::summary::{
     Ask, Ending, FailedAsk, GapSection, InputSection, Loop, ModelRow, ModelsSection, Overview, PathsSection, Place,
     Recovery, Report, Sequence, ToolIntents, ToolRow, ToolsSection, Turns, Unknown, VersionRow, VersionsSection,
 };
+use crate::summary::{FeedbackSection, Finding};
 use mcpeye_runtime::contract::RESERVED_TOOL_NAME;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -232,6 +235,8 @@ struct ToolStats {
     sizes: Histogram,
     last_error: Option<String>,
     intents: Wordings,
+    /// Intents the user's hook inferred for calls without one (kept apart, shown as inferred).
+    inferred: Wordings,
 }
 
 /// A call waiting in its conversation to be taken in time order.
@@ -245,7 +250,6 @@ struct Step {
 }
 
 /// A conversation: its last steps, and the calls held back for time order.
-#[derive(Default)]
 struct Thread {
     calls: usize,
     /// Calls taken (in time order) so far, and the last two tools.
@@ -255,6 +259,16 @@ struct Thread {
     /// The length of the run of `last`'s tool.
     run: usize,
     pending: Vec<Step>,
+    /// The tool last counted as looping in it (`Findings::looped`), [`NO_ROW`] before any: 4
+    /// bytes in the padding after `before_last`, where a list of every looping tool would cost
+    /// 24 bytes a conversation.
+    looped: Id,
+}
+
+impl Default for Thread {
+    fn default() -> Self {
+        Thread { calls: 0, taken: 0, last: None, before_last: 0, run: 0, pending: Vec::new(), looped: NO_ROW }
+    }
 }
 
 #[derive(Default)]
@@ -323,6 +337,7 @@ pub(crate) struct Fold {
     labels: Names,
     models: HashMap<Box<str>, ModelStats>,
     unknown_model_calls: usize,
+    findings: Findings,
 }
 
 impl Fold {
@@ -346,7 +361,7 @@ impl Fold {
     pub(crate) fn tools(&mut self, tools: Vec<ListedTool>) {
         self.tool_lists += 1;
         for t in tools {
-            if t.name != RESERVED_TOOL_NAME {
+            if t.name != RESERVED_TOOL_NAME && t.name != findings::FEEDBACK_TOOL {
                 self.listed.insert(t.name.clone());
             }
             if let Some(d) = t.description {
@@ -389,8 +404,10 @@ impl Fold {
         }
         self.any_version |= c.server_version.is_some() || c.tool_hash.is_some();
         let tool = self.names.id(c.tool);
-        let reserved = c.tool == RESERVED_TOOL_NAME;
+        // mcpeye's own tools (the capability and the feedback tool) are not the server's.
+        let reserved = c.tool == RESERVED_TOOL_NAME || c.tool == findings::FEEDBACK_TOOL;
         let unknown = c.is_unknown_tool();
+        self.findings.update(&c, tool, unknown, reserved);
         // The Intent Gap and the tools.
         if let Some(capability) = c.capability {
             self.requests.add(capability, c.context, arrival);
@@ -417,6 +434,17 @@ impl Fold {
                             tool: c.tool.to_owned(),
                             intent: intent.to_owned(),
                             error: c.error.map(str::to_owned),
+                            inferred: false,
+                        });
+                    }
+                } else if let Some(intent) = c.inferred_intent {
+                    t.inferred.add(intent, None, arrival);
+                    if c.is_error && self.failed.len() < KEEP {
+                        self.failed.push(FailedAsk {
+                            tool: c.tool.to_owned(),
+                            intent: intent.to_owned(),
+                            error: c.error.map(str::to_owned),
+                            inferred: true,
                         });
                     }
                 }
@@ -491,6 +519,7 @@ impl Fold {
                     loops: &mut self.loops,
                     recoveries: &mut self.recoveries,
                     rows: &mut self.rows,
+                    findings: &mut self.findings,
                 };
                 take(th, next, &mut paths);
             }
@@ -505,10 +534,14 @@ impl Fold {
             loops: &mut self.loops,
             recoveries: &mut self.recoveries,
             rows: &mut self.rows,
+            findings: &mut self.findings,
         };
         for th in self.threads.values_mut() {
             for step in std::mem::take(&mut th.pending) {
                 take(th, step, &mut paths);
+            }
+            if let Some(last) = &th.last {
+                paths.findings.ended(last.tool, last.is_error, last.error.as_deref(), th.calls);
             }
             if th.run >= 3 {
                 let tool = th.last.as_ref().map_or(0, |l| l.tool);
@@ -540,34 +573,110 @@ impl Fold {
             unread_files: std::mem::take(&mut self.unread),
             out_of_order: self.out_of_order,
         };
+        let intent_gap = self.gap();
+        let (findings, feedback) = self.findings(&intent_gap);
         Report {
+            findings,
             overview,
-            intent_gap: self.gap(),
+            intent_gap,
             tools: self.tool_rows(),
             paths: self.paths(),
             versions: self.versions(),
             models: self.model_rows(),
+            feedback,
             input,
         }
     }
 
+    /// The findings, from what the pass counted (before the sections take it).
+    fn findings(&mut self, gap: &GapSection) -> (Vec<Finding>, FeedbackSection) {
+        let called: BTreeSet<&str> = self.tools.keys().map(|&t| self.names.name(t)).collect();
+        // A listed tool's description (of its last hash in hash order, when it had several).
+        let description = |name: &str| {
+            self.descriptions
+                .range((name.to_owned(), String::new())..)
+                .take_while(|((n, _), _)| n == name)
+                .last()
+                .map(|(_, d)| d.as_str())
+        };
+        let with_threads = !self.threads.is_empty();
+        // Each tool's versions in order of first call, as the Versions section shows them.
+        let mut rows: Vec<&VersionStats> = self.rows.iter().collect();
+        rows.sort_by_key(|r| (r.tool, r.first_ms));
+        let versions: Vec<VersionFacts<'_>> = rows
+            .into_iter()
+            .map(|r| {
+                let tool = self.names.name(r.tool);
+                VersionFacts {
+                    tool: r.tool,
+                    label: match (&r.server_version, &r.hash) {
+                        (Some(v), Some(h)) => format!("{v} · {h}"),
+                        (Some(v), None) => v.clone(),
+                        (None, Some(h)) => h.clone(),
+                        (None, None) => "?".into(),
+                    },
+                    calls: r.calls,
+                    errors: r.errors,
+                    retries: with_threads.then_some(r.retries),
+                    description: r
+                        .hash
+                        .as_ref()
+                        .and_then(|h| self.descriptions.get(&(tool.to_owned(), h.clone())))
+                        .map(String::as_str),
+                }
+            })
+            .collect();
+        let facts = Facts {
+            names: &self.names.names,
+            tools: self
+                .tools
+                .iter()
+                .map(|(&id, t)| ToolFacts {
+                    id,
+                    calls: t.calls,
+                    p95_ms: t.durations.percentile(95),
+                    durations: &t.durations.counts,
+                })
+                .collect(),
+            versions,
+            asks: &gap.asks,
+            tool_list: self.tool_lists > 0,
+            never_called: self
+                .listed
+                .iter()
+                .filter(|n| !called.contains(n.as_str()))
+                .map(|n| (n.as_str(), description(n)))
+                .collect(),
+        };
+        std::mem::take(&mut self.findings).evaluate(&facts)
+    }
+
     fn gap(&mut self) -> GapSection {
-        // Each tool's intents and the capability requests are grouped apart: on the pool's
-        // threads when the report runs on one, the largest first (`group_all`).
-        let with_intents: Vec<(Id, &ToolStats)> =
-            self.tools.iter().filter(|(_, t)| !t.intents.texts.is_empty()).map(|(&tool, t)| (tool, t)).collect();
+        // Each tool's intents (its own, and apart those inferred) and the capability requests
+        // are grouped apart: on the pool's threads when the report runs on one, the largest
+        // first (`group_all`).
+        let with_intents: Vec<(Id, &ToolStats)> = self
+            .tools
+            .iter()
+            .filter(|(_, t)| !t.intents.texts.is_empty() || !t.inferred.texts.is_empty())
+            .map(|(&tool, t)| (tool, t))
+            .collect();
         let mut sets: Vec<&Wordings> = vec![&self.requests];
-        sets.extend(with_intents.iter().map(|(_, t)| &t.intents));
+        for (_, t) in &with_intents {
+            sets.push(&t.intents);
+            sets.push(&t.inferred);
+        }
         let mut grouped = group_all(&sets).into_iter();
         let asks = grouped.next().unwrap_or_default();
         let mut intents: Vec<ToolIntents> = with_intents
             .iter()
-            .zip(grouped)
-            .map(|(&(tool, t), asks)| ToolIntents {
+            .map(|&(tool, t)| ToolIntents {
                 tool: self.names.name(tool).to_owned(),
                 calls: t.calls,
                 with_intent: t.intents.calls(),
-                intents: asks,
+                intents: grouped.next().unwrap_or_default(),
+                with_inferred: t.inferred.calls(),
+                inferred: grouped.next().unwrap_or_default(),
             })
             .collect();
         intents.sort_by(|a, b| b.with_intent.cmp(&a.with_intent).then_with(|| a.tool.cmp(&b.tool)));
@@ -766,6 +875,7 @@ struct Paths<'a> {
     loops: &'a mut BTreeMap<Id, (usize, usize)>,
     recoveries: &'a mut BTreeMap<Id, (usize, usize, usize)>,
     rows: &'a mut Vec<VersionStats>,
+    findings: &'a mut Findings,
 }
 
 /// The next call of a conversation in time order: its sequences, runs, and what it followed.
@@ -777,6 +887,9 @@ fn take(th: &mut Thread, step: Step, p: &mut Paths<'_>) {
         }
         if step.tool == last.tool {
             th.run += 1;
+            if th.run >= findings::LOOP_RUN {
+                p.findings.looped(&mut th.looped, step.tool, th.run, step.error.as_deref());
+            }
         } else {
             if th.run >= 3 {
                 let l = p.loops.entry(last.tool).or_default();

@@ -2,7 +2,7 @@
 //! Policy forbids every fetch), no external font; bars are inline SVG. Readable at a phone's
 //! width: cards wrap, wide tables scroll inside their section.
 
-use crate::render::{percent, period, version_label};
+use crate::render::{example_label, finding_heading, percent, period, section_title, version_label};
 use crate::summary::{Report, VersionRow};
 use mcpeye_runtime::report::table::grouped;
 use std::fmt::Write;
@@ -37,6 +37,12 @@ svg.bar{display:block;width:100%;height:12px}
 code,.path{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85rem}
 ul{margin:4px 0;padding-left:20px}
 details summary{cursor:pointer;color:var(--muted)}
+.finding{border-left:4px solid var(--accent);padding:4px 10px;margin:10px 0}
+.finding h3{margin:0 0 4px;font-size:1rem}
+.finding .kind{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.8rem;color:var(--accent)}
+.finding p{margin:4px 0}
+.finding .action{font-weight:600}
+ol.findings{padding-left:22px}
 footer{color:var(--muted);font-size:.8rem;text-align:center;margin:20px 0}
 @media (max-width:600px){main{padding:10px}section{padding:10px}th,td{padding:4px 5px}.hide-narrow{display:none}}
 "#;
@@ -114,23 +120,70 @@ impl Report {
         out.push_str(STYLE);
         out.push_str("</style></head><body><main>\n");
         self.overview_html(&mut out);
+        self.findings_html(&mut out);
+        self.cards_html(&mut out);
         self.gap_html(&mut out);
         self.tools_html(&mut out);
         self.paths_html(&mut out);
         self.versions_html(&mut out);
         self.models_html(&mut out);
+        self.feedback_html(&mut out);
         out.push_str("<footer>Made by <code>mcpeye report</code> from event logs and ingest payloads. No data left this machine.</footer>\n");
         out.push_str("</main></body></html>\n");
         out
     }
 
     fn overview_html(&self, out: &mut String) {
-        let o = &self.overview;
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "<header><h1>mcpeye report</h1><p>{}</p></header>\n<div class=\"cards\" id=\"overview\">",
+            "<header><h1>mcpeye report</h1><p>{}</p></header>",
             esc(&period(self).unwrap_or_else(|| "no timestamps".into()))
         );
+    }
+
+    /// What to fix first, each finding linking to the section with its evidence.
+    fn findings_html(&self, out: &mut String) {
+        out.push_str("<section id=\"findings\"><h2>What to fix first</h2><p class=\"muted\">Ranked by impact: the calls each affected. Each kind has a threshold below which it says nothing (docs/report.md).</p>");
+        if self.findings.is_empty() {
+            out.push_str("<p>Nothing: no finding reached its threshold.</p>");
+        } else {
+            out.push_str("<ol class=\"findings\">");
+            for f in &self.findings {
+                let _ = write!(
+                    out,
+                    "<li class=\"finding\"><h3><span class=\"kind\">{}</span> {}</h3><p>{}</p>",
+                    esc(f.kind.as_str()),
+                    val(finding_heading(f).split_once(" · ").map_or("", |(_, rest)| rest)),
+                    val(&f.what)
+                );
+                if !f.examples.is_empty() {
+                    out.push_str("<ul>");
+                    for e in &f.examples {
+                        let _ = write!(
+                            out,
+                            "<li><span class=\"muted\">{}:</span> {}</li>",
+                            esc(&example_label(e)),
+                            val(&e.text)
+                        );
+                    }
+                    out.push_str("</ul>");
+                }
+                let _ = write!(
+                    out,
+                    "<p class=\"action\">→ {}</p><p><a href=\"#{}\">Evidence: {}</a></p></li>",
+                    val(&f.action),
+                    esc(&f.section),
+                    section_title(&f.section)
+                );
+            }
+            out.push_str("</ol>");
+        }
+        out.push_str("</section>\n");
+    }
+
+    fn cards_html(&self, out: &mut String) {
+        let o = &self.overview;
+        out.push_str("<div class=\"cards\" id=\"overview\">");
         let cards = [
             (grouped(o.calls), "calls".to_owned()),
             (grouped(o.errors), format!("errors ({})", percent(o.error_rate))),
@@ -204,8 +257,9 @@ impl Report {
             for c in &g.failed {
                 let _ = write!(
                     out,
-                    "<tr><td><code>{}</code></td><td>{}</td><td class=\"err\">{}</td></tr>",
+                    "<tr><td><code>{}</code></td><td>{}{}</td><td class=\"err\">{}</td></tr>",
                     val(&c.tool),
+                    if c.inferred { "<span class=\"muted\">(inferred)</span> " } else { "" },
                     val(&c.intent),
                     val(c.error.as_deref().unwrap_or(""))
                 );
@@ -217,14 +271,27 @@ impl Report {
             for t in &g.intents {
                 let _ = write!(
                     out,
-                    "<details><summary><code>{}</code>: {} of {} calls with an intent, {} distinct</summary><ul>",
+                    "<details><summary><code>{}</code>: {} of {} calls with an intent, {} distinct{}</summary><ul>",
                     val(&t.tool),
                     t.with_intent,
                     t.calls,
-                    t.intents.len()
+                    t.intents.len(),
+                    if t.with_inferred > 0 {
+                        format!("; {} inferred by the hook", t.with_inferred)
+                    } else {
+                        String::new()
+                    }
                 );
                 for i in &t.intents {
                     let _ = write!(out, "<li>{} <span class=\"muted\">×{}</span></li>", val(&i.ask), i.count);
+                }
+                for i in &t.inferred {
+                    let _ = write!(
+                        out,
+                        "<li><span class=\"muted\">(inferred)</span> {} <span class=\"muted\">×{}</span></li>",
+                        val(&i.ask),
+                        i.count
+                    );
                 }
                 out.push_str("</ul></details>");
             }
@@ -416,6 +483,29 @@ impl Report {
     }
 }
 
+impl Report {
+    fn feedback_html(&self, out: &mut String) {
+        let fb = &self.feedback;
+        out.push_str("<section id=\"feedback\"><h2>Feedback</h2><p class=\"muted\">What agents reported through the feedback tool (<code>mcpeye_send_feedback</code>), grouped like the asks.</p>");
+        for c in &fb.categories {
+            let _ = write!(
+                out,
+                "<h3>{}: {}</h3><p class=\"muted\">Task completed: {}, not completed: {}.</p><ul>",
+                esc(&c.category.replace('_', " ")),
+                plural(c.calls, "report"),
+                c.task_completed,
+                c.task_not_completed
+            );
+            for r in &c.reports {
+                let _ = write!(out, "<li>{} <span class=\"muted\">×{}</span></li>", val(&r.ask), r.count);
+            }
+            out.push_str("</ul>");
+        }
+        needs(out, &fb.needs);
+        out.push_str("</section>\n");
+    }
+}
+
 /// A version's error rate as a bar out of 100 %.
 fn rate_bar(r: &VersionRow) -> String {
     let per_mille = (r.error_rate * 1000.0).round() as usize;
@@ -441,7 +531,7 @@ mod tests {
         for forbidden in ["http://", "https://", "src=", "@import", "url("] {
             assert!(!page.contains(forbidden), "{forbidden} in the page");
         }
-        for id in ["overview", "intent-gap", "tools", "paths", "versions", "models"] {
+        for id in ["findings", "overview", "intent-gap", "tools", "paths", "versions", "models", "feedback"] {
             assert!(page.contains(&format!("id=\"{id}\"")), "{id}");
         }
         for needle in [

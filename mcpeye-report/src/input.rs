@@ -45,6 +45,7 @@ pub(crate) enum Reason {
     BadDuration,
     BadIsError,
     BadTimestamp,
+    BadInferredIntent,
 }
 
 impl Reason {
@@ -58,6 +59,7 @@ impl Reason {
             Reason::BadDuration => "durationMs not a non-negative integer",
             Reason::BadIsError => "isError not a boolean",
             Reason::BadTimestamp => "timestamp not an integer within 2000-2100",
+            Reason::BadInferredIntent => "inferredIntent not a string",
         }
     }
 }
@@ -83,6 +85,12 @@ pub(crate) struct Call {
     /// A capability request's `capability` and `context`.
     pub capability: Option<Span>,
     pub context: Option<Span>,
+    /// The feedback tool's `category`, `text` and `task_completed` (`findings::FEEDBACK_TOOL`).
+    pub feedback: Option<Span>,
+    pub feedback_text: Option<Span>,
+    pub task_completed: Option<bool>,
+    /// The log line's `inferredIntent`, when the call has no intent of its own.
+    pub inferred_intent: Option<Span>,
     pub session: Option<Span>,
     pub conversation: Option<Span>,
     pub turn: Option<Span>,
@@ -109,6 +117,10 @@ impl Call {
             result_bytes: self.result_bytes,
             capability: o(self.capability),
             context: o(self.context),
+            feedback: o(self.feedback),
+            feedback_text: o(self.feedback_text),
+            task_completed: self.task_completed,
+            inferred_intent: o(self.inferred_intent),
             session: o(self.session),
             conversation: o(self.conversation),
             turn: o(self.turn),
@@ -134,6 +146,10 @@ pub(crate) struct CallView<'a> {
     pub result_bytes: Option<u64>,
     pub capability: Option<&'a str>,
     pub context: Option<&'a str>,
+    pub feedback: Option<&'a str>,
+    pub feedback_text: Option<&'a str>,
+    pub task_completed: Option<bool>,
+    pub inferred_intent: Option<&'a str>,
     pub session: Option<&'a str>,
     pub conversation: Option<&'a str>,
     pub turn: Option<&'a str>,
@@ -1038,7 +1054,15 @@ fn call(event: &Obj<'_>, identity: Option<&Obj<'_>>, log: Option<&Obj<'_>>, text
     };
     let call_id = event.call_id.get().or_else(|| log.and_then(|l| l.call_id.get())).map(|id| fingerprint(id));
     let reserved = &**tool == RESERVED_TOOL_NAME && !is_error;
-    let arguments = event.arguments.get().filter(|_| reserved);
+    let feedback = &**tool == crate::findings::FEEDBACK_TOOL && !is_error;
+    let arguments = event.arguments.get().filter(|_| reserved || feedback);
+    let feedback_args = arguments.filter(|_| feedback);
+    // Only a log line carries it, and only for a call without an intent of its own.
+    let inferred = match log {
+        Some(l) => l.inferred_intent.checked().map_err(|()| Reason::BadInferredIntent)?,
+        None => None,
+    };
+    let own_intent = event.intent.get().filter(|i| !i.trim().is_empty());
     let filled = |c: &&Cow<'_, str>| !c.trim().is_empty();
     let user =
         event.user_id.get().or_else(|| event.user_email.get()).or_else(|| identity.and_then(|i| i.user_id.get()));
@@ -1049,10 +1073,14 @@ fn call(event: &Obj<'_>, identity: Option<&Obj<'_>>, log: Option<&Obj<'_>>, text
         duration_ms,
         is_error,
         error: put_some(event.error_message.get()),
-        intent: put_some(event.intent.get().filter(|i| !i.trim().is_empty())),
+        intent: put_some(own_intent),
+        inferred_intent: put_some(inferred.filter(|i| own_intent.is_none() && filled(i))),
         result_bytes: event.result,
-        capability: put_some(arguments.and_then(|a| a.capability.get()).filter(filled)),
-        context: put_some(arguments.and_then(|a| a.context.get()).filter(filled)),
+        capability: put_some(arguments.filter(|_| reserved).and_then(|a| a.capability.get()).filter(filled)),
+        context: put_some(arguments.filter(|_| reserved).and_then(|a| a.context.get()).filter(filled)),
+        feedback: put_some(feedback_args.and_then(|a| a.category.get())),
+        feedback_text: put_some(feedback_args.and_then(|a| a.text.get()).filter(filled)),
+        task_completed: feedback_args.and_then(|a| a.task_completed.get().copied()),
         user: put_some(user),
         client: put_some(identity.and_then(|i| i.client.get())),
         server_version: put_some(identity.and_then(|i| i.server_version.get())),

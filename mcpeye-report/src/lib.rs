@@ -1,7 +1,8 @@
 //! The report of `mcpeye report`: what agents did with an MCP server, read from mcpeye's event
 //! logs (`Config::event_log`, docs/event-log.md) and ingest payload files (what any mcpeye SDK
-//! POSTs). [`ReportInput`] reads them, [`Report`] holds the sections, printed for a terminal
-//! (`Display`), as JSON (`Serialize`) or as one self-contained page ([`Report::to_html`]).
+//! POSTs). [`ReportInput`] reads them, [`Report`] holds the sections, opening with what to fix
+//! first (each [`Finding`] with its evidence and action, ranked by impact), printed for a
+//! terminal (`Display`), as JSON (`Serialize`) or as one self-contained page ([`Report::to_html`]).
 //!
 //! Every source is read once, as a stream, its lines parsed on every core; memory grows with
 //! what is distinct in the input (tools, versions, conversations, wordings), not with its calls.
@@ -36,6 +37,7 @@
 #![deny(missing_docs)]
 
 mod asks;
+mod findings;
 mod fold;
 mod html;
 mod input;
@@ -48,7 +50,8 @@ pub use input::ReportInput;
 
 pub use input::MAX_LINE_BYTES;
 pub use summary::{
-    Ask, Ending, FailedAsk, GapSection, InputSection, Loop, ModelRow, ModelsSection, Overview, PathsSection, Place,
-    Recovery, Report, Sequence, ToolIntents, ToolRow, ToolsSection, Turns, Unknown, VersionRow, VersionsSection,
+    Ask, Ending, Example, FailedAsk, FeedbackCategory, FeedbackSection, Finding, FindingKind, GapSection, InputSection,
+    Loop, ModelRow, ModelsSection, Overview, PathsSection, Place, Recovery, Report, Sequence, ToolIntents, ToolRow,
+    ToolsSection, Turns, Unknown, VersionRow, VersionsSection,
 };
 pub use terminal::terminal_safe;

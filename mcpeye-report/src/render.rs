@@ -1,6 +1,6 @@
 //! The [`Report`] as terminal tables (`Display`), and the formatting it shares with the page.
 
-use crate::summary::{InputSection, Report, VersionRow};
+use crate::summary::{Example, Finding, InputSection, Report, VersionRow};
 use mcpeye_runtime::report::table::{grouped, one_line, Align, Table};
 use std::fmt;
 
@@ -58,6 +58,36 @@ pub(crate) fn version_label(row: &VersionRow) -> String {
     }
 }
 
+/// The title of the section a finding's evidence is in (its `section` is the page's anchor).
+pub(crate) fn section_title(id: &str) -> &'static str {
+    match id {
+        "tools" => "Tools",
+        "paths" => "Paths",
+        "versions" => "Versions",
+        "intent-gap" => "Intent Gap",
+        "feedback" => "Feedback",
+        _ => "Overview",
+    }
+}
+
+/// A finding's heading: its kind and what it is about (`parameter_errors · search · limit`).
+pub(crate) fn finding_heading(f: &Finding) -> String {
+    let mut parts = vec![f.kind.as_str().to_owned()];
+    parts.extend(f.tool.clone());
+    parts.extend(f.parameter.clone());
+    parts.extend(f.version.clone());
+    parts.join(" · ")
+}
+
+/// An example's label: `error`, `intent`, `intent (inferred)`…
+pub(crate) fn example_label(e: &Example) -> String {
+    if e.inferred {
+        format!("{} (inferred)", e.what)
+    } else {
+        e.what.clone()
+    }
+}
+
 /// What of the input was skipped and where, one line each (none when all was read).
 pub(crate) fn input_lines(input: &InputSection) -> Vec<String> {
     let mut lines = Vec::new();
@@ -110,6 +140,21 @@ impl fmt::Display for Raw<'_> {
         let report = self.0;
         let o = &report.overview;
         writeln!(f, "mcpeye report")?;
+        writeln!(f, "\nWhat to fix first (ranked by impact; thresholds in docs/report.md)")?;
+        if report.findings.is_empty() {
+            writeln!(f, "  nothing: no finding reached its threshold")?;
+        }
+        for (i, x) in report.findings.iter().take(SHOWN).enumerate() {
+            writeln!(f, "  {}. {}", i + 1, finding_heading(x))?;
+            writeln!(f, "     {}", one_line(&x.what, CELL * 3))?;
+            for e in &x.examples {
+                writeln!(f, "     e.g. {}: {}", example_label(e), one_line(&e.text, CELL + 10))?;
+            }
+            writeln!(f, "     → {}", one_line(&x.action, CELL * 3))?;
+            writeln!(f, "     evidence: {}", section_title(&x.section))?;
+        }
+        more(f, report.findings.len())?;
+        writeln!(f, "\nOverview")?;
         writeln!(
             f,
             "  {}, {} ({}), {}, {}",
@@ -154,9 +199,10 @@ impl fmt::Display for Raw<'_> {
             writeln!(f, "  calls with an intent that ended in an error:")?;
             let mut t = Table::new(&[("tool", Align::Left), ("intent", Align::Left), ("error", Align::Left)]);
             for c in g.failed.iter().take(SHOWN) {
+                let mark = if c.inferred { "(inferred) " } else { "" };
                 t.row([
                     c.tool.clone(),
-                    one_line(&c.intent, CELL),
+                    one_line(&format!("{mark}{}", c.intent), CELL),
                     one_line(c.error.as_deref().unwrap_or(""), CELL / 2),
                 ]);
             }
@@ -164,9 +210,21 @@ impl fmt::Display for Raw<'_> {
             more(f, g.failed.len())?;
         }
         for t in g.intents.iter().take(SHOWN) {
-            writeln!(f, "  intents for {} ({} of {} calls):", t.tool, t.with_intent, t.calls)?;
-            for i in t.intents.iter().take(3) {
-                writeln!(f, "    {:>3}×  {}", i.count, one_line(&i.ask, CELL + 10))?;
+            if t.with_intent > 0 {
+                writeln!(f, "  intents for {} ({} of {} calls):", t.tool, t.with_intent, t.calls)?;
+                for i in t.intents.iter().take(3) {
+                    writeln!(f, "    {:>3}×  {}", i.count, one_line(&i.ask, CELL + 10))?;
+                }
+            }
+            if t.with_inferred > 0 {
+                writeln!(
+                    f,
+                    "  inferred intents for {} ({} of {} calls, by the infer_intent hook):",
+                    t.tool, t.with_inferred, t.calls
+                )?;
+                for i in t.inferred.iter().take(3) {
+                    writeln!(f, "    {:>3}×  (inferred) {}", i.count, one_line(&i.ask, CELL + 10))?;
+                }
             }
         }
         needs(f, &g.needs)?;
@@ -295,7 +353,24 @@ impl fmt::Display for Raw<'_> {
                 writeln!(f, "  {} of an unknown model", count(m.unknown_model_calls, "call"))?;
             }
         }
-        needs(f, &m.needs)
+        needs(f, &m.needs)?;
+
+        let fb = &report.feedback;
+        writeln!(f, "\nFeedback: what agents reported through the feedback tool")?;
+        for c in &fb.categories {
+            writeln!(
+                f,
+                "  {}: {} (task completed {}, not completed {})",
+                c.category.replace('_', " "),
+                count(c.calls, "report"),
+                c.task_completed,
+                c.task_not_completed
+            )?;
+            for r in c.reports.iter().take(5) {
+                writeln!(f, "    {:>3}×  {}", r.count, one_line(&r.ask, CELL + 10))?;
+            }
+        }
+        needs(f, &fb.needs)
     }
 }
 
@@ -314,6 +389,8 @@ mod tests {
         input.read_str(crate::summary::tests::LOG);
         let text = input.report().to_string();
         for needle in [
+            "mcpeye report\n\nWhat to fix first",
+            "nothing: no finding reached its threshold",
             "11 calls, 3 errors (27 %)",
             "export my orders as CSV",
             "never called: refund",

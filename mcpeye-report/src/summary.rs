@@ -107,6 +107,21 @@ pub struct ToolIntents {
     pub with_intent: usize,
     /// The intents, grouped, most frequent first.
     pub intents: Vec<Ask>,
+    /// Calls without an intent of their own given one by the user's `infer_intent` hook
+    /// (the event log's `inferredIntent`), and those intents grouped: kept apart, as inferred.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub with_inferred: usize,
+    /// See [`with_inferred`](Self::with_inferred).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub inferred: Vec<Ask>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// A call with an intent that ended in an error.
@@ -120,6 +135,9 @@ pub struct FailedAsk {
     pub intent: String,
     /// The error message, when there is one.
     pub error: Option<String>,
+    /// Whether the intent was inferred by the user's hook (the call had none of its own).
+    #[serde(skip_serializing_if = "is_false")]
+    pub inferred: bool,
 }
 
 /// A name agents called that the server does not have.
@@ -366,8 +384,146 @@ pub struct ModelsSection {
     pub needs: Vec<String>,
 }
 
-/// The report of `mcpeye report`: an overview, the Intent Gap, the tools, the paths agents
-/// take, the tools across versions, and the models. `Display` prints it for a terminal,
+/// What a finding is about; each kind has its threshold and action (docs/report.md#findings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum FindingKind {
+    /// Argument errors naming one parameter of a tool, across users.
+    ParameterErrors,
+    /// One tool called three times or more in a row, in several conversations.
+    Loop,
+    /// A tool's error or retry rate rose with a new version, beyond chance.
+    VersionRegression,
+    /// A tool's error or retry rate fell with a new version, beyond chance.
+    VersionImprovement,
+    /// A capability request made by several users.
+    CapabilityAsked,
+    /// A tool name agents call that the server does not have.
+    UnknownTool,
+    /// A listed tool nobody calls while the others are called.
+    NeverCalled,
+    /// A tool much slower than the others at p95.
+    SlowTool,
+    /// Conversations that end on one tool's error.
+    Abandonment,
+    /// Reports sent through the feedback tool, grouped like asks.
+    Feedback,
+}
+
+impl FindingKind {
+    /// The kind as in the JSON (`parameter_errors`, `loop`, …).
+    ///
+    /// ```
+    /// assert_eq!(mcpeye_report::FindingKind::ParameterErrors.as_str(), "parameter_errors");
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FindingKind::ParameterErrors => "parameter_errors",
+            FindingKind::Loop => "loop",
+            FindingKind::VersionRegression => "version_regression",
+            FindingKind::VersionImprovement => "version_improvement",
+            FindingKind::CapabilityAsked => "capability_asked",
+            FindingKind::UnknownTool => "unknown_tool",
+            FindingKind::NeverCalled => "never_called",
+            FindingKind::SlowTool => "slow_tool",
+            FindingKind::Abandonment => "abandonment",
+            FindingKind::Feedback => "feedback",
+        }
+    }
+}
+
+/// One example behind a finding: an intent, an error message, an ask, a context, a feedback
+/// report or a description, as the input holds it (redacted by the SDK that recorded it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Example {
+    /// What the text is: `intent`, `error`, `ask`, `context`, `feedback` or `description`.
+    pub what: String,
+    /// The text (cut to 240 characters).
+    pub text: String,
+    /// An intent inferred by the user's hook, not given by the agent.
+    #[serde(skip_serializing_if = "is_false")]
+    pub inferred: bool,
+}
+
+/// One thing worth fixing, with its evidence and what to do: the report's "What to fix
+/// first". Findings come ranked by impact (docs/report.md#findings).
+///
+/// ```
+/// use mcpeye_report::{FindingKind, ReportInput};
+/// let mut input = ReportInput::new();
+/// for (i, user) in ["ana", "ben", "cleo"].iter().enumerate() {
+///     input.read_str(&format!(
+///         r#"{{"callId":"{i}","toolName":"export_csv","arguments":{{}},"isError":true,"errorMessage":"unknown tool `export_csv`","userId":"{user}"}}"#
+///     ));
+/// }
+/// let report = input.report();
+/// let f = &report.findings[0];
+/// assert_eq!((f.kind, f.tool.as_deref()), (FindingKind::UnknownTool, Some("export_csv")));
+/// assert_eq!(f.evidence["users"].as_u64(), Some(3));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct Finding {
+    /// What it is about.
+    pub kind: FindingKind,
+    /// The tool (or the unknown name), when it is about one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// The parameter, when it is about one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parameter: Option<String>,
+    /// The versions compared, `before → after`, for a version's finding.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// What was found, in one sentence with its numbers.
+    pub what: String,
+    /// The numbers behind it, by name (calls, users, conversations, rates, z…).
+    pub evidence: BTreeMap<String, serde_json::Number>,
+    /// A few examples (intents, error messages, asks), redacted as recorded.
+    pub examples: Vec<Example>,
+    /// What to do about it.
+    pub action: String,
+    /// What it weighs in the ranking: the calls it affected (docs/report.md#findings).
+    pub impact: f64,
+    /// The id of the report's section with its evidence (`tools`, `paths`, `versions`,
+    /// `intent-gap`, `feedback`): the page links to it.
+    pub section: String,
+}
+
+/// One category of the feedback tool's reports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct FeedbackCategory {
+    /// `issue`, `missing_capability`, `other` or `praise` (another value counts as `other`).
+    pub category: String,
+    /// Reports of it.
+    pub calls: usize,
+    /// Of those, the ones that said the task was completed, and not completed.
+    pub task_completed: usize,
+    /// See [`task_completed`](Self::task_completed).
+    pub task_not_completed: usize,
+    /// The texts, grouped like the asks, most frequent first.
+    pub reports: Vec<Ask>,
+}
+
+/// What agents reported through the feedback tool (`mcpeye_send_feedback`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct FeedbackSection {
+    /// Reports, all categories.
+    pub calls: usize,
+    /// Per category that has reports, in the order issue, missing capability, other, praise.
+    pub categories: Vec<FeedbackCategory>,
+    /// What the section needs and the input lacks.
+    pub needs: Vec<String>,
+}
+
+/// The report of `mcpeye report`: what to fix first, an overview, the Intent Gap, the tools, the paths agents
+/// take, the tools across versions, the models and the feedback. `Display` prints it for a terminal,
 /// [`to_html`](Self::to_html) makes a page, and `Serialize` gives it to scripts. Made by
 /// [`ReportInput::report`](crate::ReportInput::report); every list is sorted, so the same input gives the same report.
 ///
@@ -387,6 +543,8 @@ pub struct ModelsSection {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Report {
+    /// What to fix first: the findings, ranked by impact.
+    pub findings: Vec<Finding>,
     /// What the input holds.
     pub overview: Overview,
     /// What users asked for that the tools could not give.
@@ -399,6 +557,8 @@ pub struct Report {
     pub versions: VersionsSection,
     /// The models.
     pub models: ModelsSection,
+    /// What agents reported through the feedback tool.
+    pub feedback: FeedbackSection,
     /// What of the input was skipped, and where.
     pub input: InputSection,
 }

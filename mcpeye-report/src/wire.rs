@@ -247,6 +247,8 @@ pub(crate) struct Obj<'de> {
     pub timestamp: Field<u64>,
     pub error_message: Str<'de>,
     pub intent: Str<'de>,
+    /// An event log line's intent inferred by the user's hook (docs/event-log.md).
+    pub inferred_intent: Str<'de>,
     /// The bytes of the `result`'s compact JSON, when there is one (null too).
     pub result: Option<u64>,
     pub arguments: Field<Args<'de>>,
@@ -294,6 +296,7 @@ impl<'de> Visitor<'de> for ObjVisitor {
                 "timestamp" => o.timestamp = map.next_value()?,
                 "errorMessage" => o.error_message = map.next_value()?,
                 "intent" => o.intent = map.next_value()?,
+                "inferredIntent" => o.inferred_intent = map.next_value()?,
                 "result" => o.result = Some(map.next_value::<JsonLen>()?.0),
                 "arguments" => o.arguments = map.next_value()?,
                 "userId" => o.user_id = map.next_value()?,
@@ -317,12 +320,16 @@ impl<'de> Deserialize<'de> for Obj<'de> {
     }
 }
 
-/// An event's `arguments`: only the capability request's two keys are read (the rest of the
-/// object is passed over, not built: most calls' arguments are their tool's own).
+/// An event's `arguments`: only the capability request's two keys and the feedback tool's
+/// three are read (the rest of the object is passed over, not built: most calls' arguments are
+/// their tool's own).
 #[derive(Debug, Default)]
 pub(crate) struct Args<'de> {
     pub capability: Str<'de>,
     pub context: Str<'de>,
+    pub category: Str<'de>,
+    pub text: Str<'de>,
+    pub task_completed: Field<bool>,
 }
 
 /// The arguments when an object, null, or of another type (as [`Field<Box<Obj>>`] reads it).
@@ -340,6 +347,9 @@ impl<'de> Deserialize<'de> for Field<Args<'de>> {
                     match &*key {
                         "capability" => a.capability = map.next_value()?,
                         "context" => a.context = map.next_value()?,
+                        "category" => a.category = map.next_value()?,
+                        "text" => a.text = map.next_value()?,
+                        "task_completed" => a.task_completed = map.next_value()?,
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                         }

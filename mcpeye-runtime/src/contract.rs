@@ -55,7 +55,7 @@ pub use mcpeye_contract::FEEDBACK_TOOL_NAME;
 /// assert_eq!(listed[1]["name"], FEEDBACK_TOOL_NAME);
 /// assert_eq!(listed[1]["description"], FEEDBACK_TOOL_DESCRIPTION);
 /// ```
-pub const FEEDBACK_TOOL_DESCRIPTION: &str = "Sends feedback about this server's tools to its maintainers: a problem met with a tool (it failed, misled, or its result was wrong or unclear), praise for a tool that worked well, a capability the user needed that no tool offers, or anything else worth telling them. One call per distinct point, in your own words, without credentials, passwords or personal data. The feedback is only read by the maintainers to improve the tools; calling this tool has no side effects and performs no action.";
+pub const FEEDBACK_TOOL_DESCRIPTION: &str = "Sends feedback on this server's tools to its maintainers: an issue with a tool (it failed, misled, or returned something wrong or unclear), praise for one that worked well, a capability the user needed that no tool offers, or anything else. One call per point, in your own words, without credentials or personal data. Only the maintainers read it; calling it has no side effects and performs no action.";
 
 /// Description of the feedback tool's required `category` property.
 ///
@@ -63,7 +63,7 @@ pub const FEEDBACK_TOOL_DESCRIPTION: &str = "Sends feedback about this server's 
 /// let d = mcpeye::Manifest::builder().feedback(true).build().tools_list()[1].clone();
 /// assert_eq!(d["inputSchema"]["properties"]["category"]["description"], mcpeye::contract::FEEDBACK_CATEGORY_DESCRIPTION);
 /// ```
-pub const FEEDBACK_CATEGORY_DESCRIPTION: &str = "The kind of feedback: 'issue' (a tool failed, misled or fell short), 'praise' (a tool worked well), 'missing_capability' (the user needed something no tool offers) or 'other'.";
+pub const FEEDBACK_CATEGORY_DESCRIPTION: &str = "The kind of feedback: 'issue' (a tool failed, misled or fell short), 'praise', 'missing_capability' (no tool does what the user needed) or 'other'.";
 
 /// The values the feedback tool's `category` takes, in the order its schema lists them.
 ///

@@ -755,10 +755,10 @@ fn capability_problems(arguments: &Value) -> Vec<String> {
 fn feedback_problems(arguments: &Value) -> Vec<String> {
     let mut problems = Vec::new();
     let category = arguments.get("category").and_then(Value::as_str);
-    if !category.is_some_and(|c| FEEDBACK_CATEGORIES.contains(&c)) {
+    if category.is_none_or(|c| !FEEDBACK_CATEGORIES.contains(&c)) {
         problems.push(format!("`category`: required, one of {}", quoted_list(FEEDBACK_CATEGORIES)));
     }
-    if !arguments.get("text").and_then(Value::as_str).is_some_and(|t| !t.trim().is_empty()) {
+    if arguments.get("text").and_then(Value::as_str).is_none_or(|t| t.trim().is_empty()) {
         problems.push("`text`: required, a non-empty string with the feedback".to_owned());
     }
     if !matches!(arguments.get("task_completed"), None | Some(Value::Null | Value::Bool(_))) {

@@ -15,7 +15,8 @@
 //! delivered are kept on disk there and sent at the next start, also after a SIGKILL
 //! (`Config::outbox_dir`). With `MCPEYE_EVENT_LOG_DIR=/some/dir`, the local event log is
 //! written there (`mcpeye report /some/dir`); `MCPEYE_DEMO_VERSION=2` serves the next version
-//! of the server (version 2.0.0, one tool described anew, one tool more).
+//! of the server (version 2.0.0, one tool described anew, one tool more);
+//! `MCPEYE_DEMO_FEEDBACK=1` lists the opt-in feedback tool `mcpeye_send_feedback`.
 
 #[path = "common/demo_tools.rs"]
 mod demo_tools;

@@ -297,3 +297,71 @@ fn python_reads_resources_and_prompts_of_an_observed_server() {
 fn python_legacy_reads_resources_and_prompts_of_an_observed_server() {
     reads_run("python_legacy_reads_resources_and_prompts_of_an_observed_server", "legacy", "py-reader-legacy");
 }
+
+/// The opt-in feedback tool (`ManifestBuilder::feedback`, on in the stdio example under
+/// `MCPEYE_DEMO_FEEDBACK=1`) called by the official Python client, in both eras: listed with its
+/// `category`, `text` and `task_completed`, answered with its acknowledgement, and one event at
+/// the ingest of the tool `mcpeye_send_feedback` whose arguments are the feedback, redacted;
+/// a call with an unknown category is an invalid-arguments error result, recorded as an error.
+fn feedback_run(test: &str, mode: &str, era: Era, name: &str) {
+    let python = or_skip!(python_with_mcp(test));
+    let server = example("stdio_server");
+    let ingest = IngestReceiver::start();
+    let text = format!("[{name}] get_forecast has no hourly view; mail ada@example.com for details");
+    let calls = [
+        json!({"tool": "mcpeye_send_feedback", "arguments": {"category": "missing_capability", "text": text,
+            "task_completed": false}}),
+        json!({"tool": "mcpeye_send_feedback", "arguments": {"category": "complaint", "text": format!("[{name}] bad")}}),
+    ];
+    let job = json!({
+        "server": {"stdio": [server]},
+        "mode": mode,
+        "concurrency": 1,
+        "clients": [{"name": name, "version": "1.0.0", "calls": calls}],
+    });
+    let mut env = server_env(&ingest);
+    env.push(("MCPEYE_DEMO_FEEDBACK", "1".to_owned()));
+    let report = drive(&python, &script("py_driver.py"), &job, &env);
+    let client = &report["clients"][0];
+    let version = client["protocolVersion"].as_str().unwrap_or_default();
+    match era {
+        Era::Modern => assert_eq!(version, MODERN, "{report}"),
+        Era::Handshake => assert!(!version.is_empty() && version < MODERN, "{report}"),
+    }
+    assert_eq!(client["tools"]["mcpeye_send_feedback"], json!(["category", "task_completed", "text"]), "{report}");
+    let results = client["results"].as_array().expect("results");
+    let ack = mcpeye::contract::FEEDBACK_TOOL_ACK;
+    assert_eq!(results[0], json!({"isError": false, "text": ack}), "{report}");
+    assert_eq!(results[1]["isError"], true, "{report}");
+    assert!(results[1]["text"].as_str().is_some_and(|t| t.contains("`category`")), "{report}");
+
+    let posts = posts(&ingest);
+    assert!(posts.iter().all(|p| p.client.as_deref() == Some(&format!("{name}/1.0.0"))), "identity.client");
+    let events: Vec<Value> = posts.into_iter().flat_map(|p| p.events).collect();
+    assert_eq!(events.len(), 2, "{events:#?}");
+    assert!(events.iter().all(|e| e["toolName"] == "mcpeye_send_feedback"), "{events:#?}");
+    let sent = &events[0];
+    let redacted = format!("[{name}] get_forecast has no hourly view; mail [REDACTED_EMAIL] for details");
+    assert_eq!(
+        sent["arguments"],
+        json!({"category": "missing_capability", "text": redacted, "task_completed": false}),
+        "{sent:#}"
+    );
+    assert_eq!((sent["isError"].clone(), sent["durationMs"].clone()), (json!(false), json!(0)), "{sent:#}");
+    assert_eq!(sent["result"], json!({"content": [{"type": "text", "text": ack}]}), "{sent:#}");
+    assert!(sent.get("intent").is_none(), "{sent:#}");
+    assert_eq!(
+        (events[1]["isError"].clone(), events[1]["arguments"]["category"].clone()),
+        (json!(true), json!("complaint"))
+    );
+}
+
+#[test]
+fn python_auto_sends_feedback_in_2026_07_28() {
+    feedback_run("python_auto_sends_feedback_in_2026_07_28", "auto", Era::Modern, "py-feedback-auto");
+}
+
+#[test]
+fn python_legacy_sends_feedback_with_the_handshake() {
+    feedback_run("python_legacy_sends_feedback_with_the_handshake", "legacy", Era::Handshake, "py-feedback-legacy");
+}

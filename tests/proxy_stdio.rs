@@ -186,6 +186,53 @@ fn the_client_sees_mcpeye_intent_and_the_server_never_does() {
     assert!(client.iter().all(|c| c.as_deref() == Some("raw-client/2.0")), "{client:?}");
 }
 
+/// `--feedback`: the feedback tool is listed after the reserved tool, answered by the proxy
+/// (never forwarded), and recorded with its arguments redacted, at the ingest and in the event
+/// log; invalid arguments are an error result, recorded as such.
+#[test]
+fn with_feedback_the_proxy_lists_answers_and_records_the_feedback_tool() {
+    let ingest = IngestReceiver::start();
+    let python = or_skip!(python3("feedback"));
+    let script = script("raw_echo_server.py");
+    let mut proxy = Proxy::start("feedback", &ingest, &["--feedback"], &[python.as_os_str(), script.as_os_str()]);
+    proxy.initialize();
+    proxy.request(1, "tools/list", json!({}));
+    let page2 = proxy.request(2, "tools/list", json!({"cursor": "page-2"}));
+    let names: Vec<&str> =
+        page2["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names[names.len() - 2..], ["mcpeye_request_capability", "mcpeye_send_feedback"], "{page2}");
+    let feedback = json!({"category": "issue", "text": "echo drops accents; write to ada@example.com",
+        "task_completed": false, "mcpeyeIntent": "not for this tool"});
+    let answered = proxy.request(3, "tools/call", call("mcpeye_send_feedback", feedback));
+    assert_eq!(text(&answered), mcpeye::contract::FEEDBACK_TOOL_ACK, "{answered}");
+    let invalid = proxy.request(4, "tools/call", call("mcpeye_send_feedback", json!({"category": "issue"})));
+    assert_eq!(invalid["result"]["isError"], true, "{invalid}");
+    assert!(text(&invalid).contains("`text`"), "{invalid}");
+    let saw = proxy.server_saw();
+    assert!(!saw.iter().any(|m| m["method"] == "tools/call"), "the feedback tool never reaches the server: {saw:#?}");
+    let (status, stderr, dir) = proxy.close();
+    assert!(status.success(), "{status}: {stderr}");
+
+    let events = events(&ingest);
+    assert_eq!(events.len(), 2, "{events:#?}");
+    assert!(events.iter().all(|e| e["toolName"] == "mcpeye_send_feedback"), "{events:#?}");
+    let sent = events.iter().find(|e| e["isError"] == false).unwrap();
+    let redacted = "echo drops accents; write to [REDACTED_EMAIL]";
+    assert_eq!(sent["arguments"], json!({"category": "issue", "text": redacted, "task_completed": false}), "{sent:#}");
+    assert_eq!((sent["durationMs"].clone(), sent.get("intent")), (json!(0), None), "{sent:#}");
+    let log = std::fs::read_dir(dir.join("events")).unwrap().flat_map(|f| {
+        std::fs::read_to_string(f.unwrap().path()).unwrap().lines().map(str::to_owned).collect::<Vec<_>>()
+    });
+    let calls: Vec<Value> =
+        log.map(|l| serde_json::from_str::<Value>(&l).unwrap()).filter(|l| l["kind"] == "call").collect();
+    assert_eq!(calls.len(), 2, "{calls:#?}");
+    let logged = calls.iter().find(|l| l["event"]["isError"] == false).unwrap();
+    assert_eq!(
+        (logged["tool"].clone(), logged["event"]["arguments"]["text"].clone()),
+        (json!("mcpeye_send_feedback"), json!(redacted))
+    );
+}
+
 #[test]
 fn every_other_message_passes_byte_for_byte_in_both_directions() {
     let ingest = IngestReceiver::start();

@@ -173,6 +173,45 @@ async fn the_reserved_tool_is_answered_locally_with_the_ack() {
     assert_eq!(recs[0].result(), Some(&json!({"content": [{"type": "text", "text": RESERVED_TOOL_ACK}]})));
 }
 
+/// `Instrument::feedback(true)`: the feedback tool is listed after the router's tools, answered
+/// locally with its acknowledgement (never by a route of the router), recorded like the reserved
+/// tool; invalid arguments are an error result, recorded as such.
+#[tokio::test]
+async fn the_feedback_tool_is_listed_answered_and_recorded_when_on() {
+    use mcpeye::contract::{FEEDBACK_TOOL_ACK, FEEDBACK_TOOL_NAME};
+    let (tracker, records) = recording_tracker();
+    let tool_router =
+        mcpeye::rmcp::Instrument::new().tracker(tracker.clone()).feedback(true).apply(Shop::tool_router());
+    let client = serve_and_connect(Shop { tool_router, tracker }, "test-client", "2.5.0").await;
+    let tools = client.list_all_tools().await.unwrap();
+    let feedback = tools.iter().find(|t| t.name == FEEDBACK_TOOL_NAME).expect("listed");
+    assert_eq!(feedback.description.as_deref(), Some(mcpeye::contract::FEEDBACK_TOOL_DESCRIPTION));
+    assert_eq!(feedback.input_schema["required"], json!(["category", "text"]));
+    assert!(feedback.input_schema["properties"].get(INTENT_PARAM_NAME).is_none());
+
+    let args = json!({"category": "missing_capability", "text": "no way to export as CSV", "task_completed": false});
+    let out = client.call_tool(call(FEEDBACK_TOOL_NAME, args.clone())).await.unwrap();
+    assert_ne!(out.is_error, Some(true));
+    assert_eq!(text(&out), FEEDBACK_TOOL_ACK);
+    let bad = client.call_tool(call(FEEDBACK_TOOL_NAME, json!({"category": "rant", "text": "x"}))).await.unwrap();
+    assert_eq!(bad.is_error, Some(true));
+    assert!(text(&bad).contains("`category`"), "{}", text(&bad));
+    let recs = take(&records);
+    assert_eq!(recs.len(), 2);
+    assert_eq!(
+        (recs[0].tool_name.as_ref(), recs[0].duration, &recs[0].intent),
+        (FEEDBACK_TOOL_NAME, Duration::ZERO, &None)
+    );
+    assert_eq!(recs[0].arguments, args);
+    assert_eq!(recs[0].result(), Some(&json!({"content": [{"type": "text", "text": FEEDBACK_TOOL_ACK}]})));
+    assert_eq!((recs[1].tool_name.as_ref(), recs[1].is_error()), (FEEDBACK_TOOL_NAME, true));
+
+    // Off by default.
+    let (client, _) = connect().await;
+    let names: Vec<String> = client.list_all_tools().await.unwrap().iter().map(|t| t.name.to_string()).collect();
+    assert!(!names.iter().any(|n| n == FEEDBACK_TOOL_NAME), "{names:?}");
+}
+
 #[tokio::test]
 async fn errors_are_recorded_as_errors() {
     let (client, records) = connect().await;

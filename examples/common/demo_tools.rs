@@ -89,7 +89,8 @@ pub fn server_version() -> &'static str {
 /// With `MCPEYE_DEMO_ATTRIBUTION=1`, the opt-in attribution arguments too
 /// (`ManifestBuilder::conversations`, `ModelArgument::ReservedTool`: docs/attribution.md).
 /// With `MCPEYE_DEMO_VERSION=2`, the next version: `get_forecast` described anew, and
-/// `get_alerts`.
+/// `get_alerts`. With `MCPEYE_DEMO_FEEDBACK=1` (version 1), the opt-in feedback tool
+/// `mcpeye_send_feedback` too (`ManifestBuilder::feedback`).
 pub fn manifest() -> Manifest {
     if next_version() {
         return Manifest::builder()
@@ -102,6 +103,9 @@ pub fn manifest() -> Manifest {
             .conversations(true)
             .model_argument(mcpeye::ModelArgument::ReservedTool)
             .build();
+    }
+    if std::env::var_os("MCPEYE_DEMO_FEEDBACK").is_some_and(|v| v == "1") {
+        return Manifest::builder().tools(mcpeye::tool_defs![get_forecast, convert_temperature]).feedback(true).build();
     }
     mcpeye::tools![get_forecast, convert_temperature]
 }

@@ -29,6 +29,8 @@ pub const TOOL_NAME_CASES: &[(&str, Verdict)] = &[
     ("café", Refused(InvalidToolName)),
     ("a/b", Refused(InvalidToolName)),
     ("mcpeye_request_capability", Refused(ReservedToolName)),
+    ("mcpeye_send_feedback", Refused(ReservedToolName)),
+    ("mcpeye_send_feedback_v2", Ok),
 ];
 
 /// Names of tool arguments: the parameters of a `#[mcpeye::tool]` function, the root

@@ -8,7 +8,7 @@
 //! explain the same mistake in the same words:
 //!
 //! - [`tool_name_problem`]: 1 to [`MAX_TOOL_NAME_CHARS`] characters of `A-Za-z0-9_.-`, not
-//!   [`RESERVED_TOOL_NAME`];
+//!   one of mcpeye's own tools ([`RESERVED_TOOL_NAMES`]);
 //! - [`property_name_problem`] / [`argument_name_problem`]: 1 to [`MAX_PROPERTY_NAME_CHARS`]
 //!   characters of `A-Za-z0-9_.-`; a tool's own arguments may not use a
 //!   [reserved name](RESERVED_PROPERTY_NAMES);
@@ -54,6 +54,13 @@ pub const INTENT_PARAM_NAME: &str = "mcpeyeIntent";
 /// Name of the reserved tool through which an agent reports a missing capability.
 pub const RESERVED_TOOL_NAME: &str = "mcpeye_request_capability";
 
+/// Name of mcpeye's opt-in tool through which an agent sends feedback about a server's tools.
+pub const FEEDBACK_TOOL_NAME: &str = "mcpeye_send_feedback";
+
+/// The names of mcpeye's own tools, which a server's tools may not take: answered by mcpeye
+/// wherever it lists them, they would hide the server's tool of that name.
+pub const RESERVED_TOOL_NAMES: &[&str] = &[RESERVED_TOOL_NAME, FEEDBACK_TOOL_NAME];
+
 /// Property names a tool's own arguments may not use: [`INTENT_PARAM_NAME`], which mcpeye adds
 /// to every tool and strips before the call, and its snake-case spelling, which serde would
 /// turn into the same field of a Rust struct.
@@ -76,7 +83,7 @@ pub const MAX_TIMEOUT_MS: u64 = 24 * 60 * 60 * 1000;
 pub enum Rule {
     /// The tool name is empty, too long or has a character outside `A-Za-z0-9_.-`.
     InvalidToolName,
-    /// The tool name is [`RESERVED_TOOL_NAME`].
+    /// The tool name is one of [`RESERVED_TOOL_NAMES`].
     ReservedToolName,
     /// A property name is empty, too long or has a character outside `A-Za-z0-9_.-`.
     PropertyName,

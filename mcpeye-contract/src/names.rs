@@ -1,7 +1,7 @@
 //! Tool and property names.
 
-use crate::RESERVED_TOOL_NAME;
 use crate::{Rule, INTENT_PARAM_NAME, MAX_PROPERTY_NAME_CHARS, MAX_TOOL_NAME_CHARS, RESERVED_PROPERTY_NAMES};
+use crate::{FEEDBACK_TOOL_NAME, RESERVED_TOOL_NAMES};
 use std::fmt;
 
 /// Why a tool name is refused.
@@ -21,15 +21,18 @@ pub enum ToolNameProblem {
         /// Every character outside the set, once each, in the order they first appear.
         found: Vec<char>,
     },
-    /// The name is [`RESERVED_TOOL_NAME`].
-    Reserved,
+    /// The name is one of mcpeye's own tools ([`RESERVED_TOOL_NAMES`]).
+    Reserved {
+        /// The name.
+        name: &'static str,
+    },
 }
 
 impl ToolNameProblem {
     /// The rule broken: [`Rule::ReservedToolName`] or [`Rule::InvalidToolName`].
     pub fn rule(&self) -> Rule {
         match self {
-            ToolNameProblem::Reserved => Rule::ReservedToolName,
+            ToolNameProblem::Reserved { .. } => Rule::ReservedToolName,
             _ => Rule::InvalidToolName,
         }
     }
@@ -69,11 +72,13 @@ impl ToolNameProblem {
                 "the tool name `{name}` contains {}; MCP tool names use only `A-Za-z0-9_.-`: {fix}",
                 listed(found)
             ),
-            ToolNameProblem::Reserved => write!(
-                f,
-                "`{RESERVED_TOOL_NAME}` is reserved for mcpeye's own tool (agents report missing capabilities \
-                 through it): {fix}"
-            ),
+            ToolNameProblem::Reserved { name } => {
+                let what = match *name {
+                    FEEDBACK_TOOL_NAME => "agents send feedback through it",
+                    _ => "agents report missing capabilities through it",
+                };
+                write!(f, "`{name}` is reserved for mcpeye's own tool ({what}): {fix}")
+            }
         }
     }
 }
@@ -108,14 +113,17 @@ fn bad_chars(name: &str) -> Vec<char> {
 impl std::error::Error for ToolNameProblem {}
 
 /// Checks a tool name: 1 to [`MAX_TOOL_NAME_CHARS`] characters of `A-Za-z0-9_.-`, and not
-/// [`RESERVED_TOOL_NAME`].
+/// one of [`RESERVED_TOOL_NAMES`].
 ///
 /// ```
 /// use mcpeye_contract::{tool_name_problem, ToolNameProblem};
 ///
 /// assert_eq!(tool_name_problem("search-issues_v2.1"), None);
 /// assert_eq!(tool_name_problem(""), Some(ToolNameProblem::Empty));
-/// assert_eq!(tool_name_problem("mcpeye_request_capability"), Some(ToolNameProblem::Reserved));
+/// assert_eq!(
+///     tool_name_problem("mcpeye_send_feedback"),
+///     Some(ToolNameProblem::Reserved { name: "mcpeye_send_feedback" })
+/// );
 /// ```
 pub fn tool_name_problem(name: &str) -> Option<ToolNameProblem> {
     if name.is_empty() {
@@ -129,8 +137,8 @@ pub fn tool_name_problem(name: &str) -> Option<ToolNameProblem> {
     if !found.is_empty() {
         return Some(ToolNameProblem::InvalidChars { name: name.to_owned(), found });
     }
-    if name == RESERVED_TOOL_NAME {
-        return Some(ToolNameProblem::Reserved);
+    if let Some(name) = RESERVED_TOOL_NAMES.iter().find(|r| **r == name) {
+        return Some(ToolNameProblem::Reserved { name });
     }
     None
 }

@@ -3,8 +3,9 @@
 //! These strings are part of the wire contract: the ingest API and the report
 //! group events by them, so they must never be reworded here.
 //!
-//! The names both the macros and the runtime need (`INTENT_PARAM_NAME`, `RESERVED_TOOL_NAME`)
-//! come from the internal `mcpeye-contract` crate, with the rules of a tool that both check.
+//! The names both the macros and the runtime need (`INTENT_PARAM_NAME`, `RESERVED_TOOL_NAME`,
+//! `FEEDBACK_TOOL_NAME`) come from the internal `mcpeye-contract` crate, with the rules of a tool
+//! that both check.
 //!
 //! ```
 //! use mcpeye::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_ACK, RESERVED_TOOL_NAME};
@@ -37,6 +38,69 @@ pub const CONTEXT_PARAM_DESCRIPTION: &str =
 
 /// Text answered (as one text content item) to every call of the reserved tool.
 pub const RESERVED_TOOL_ACK: &str = "Thanks. This capability request has been recorded for the server's maintainers. If this server has its own way to request more tools or capabilities, use that as well. Continue helping the user with the available tools as best you can.";
+
+#[doc(inline)]
+pub use mcpeye_contract::FEEDBACK_TOOL_NAME;
+
+// The feedback tool is this SDK's own (the sibling SDKs have none): its texts are fixed here so
+// that every server that turns it on lists the same bytes, and the report can group its events.
+
+/// Description of the opt-in feedback tool `mcpeye_send_feedback` (docs/wire-format.md#feedback-tool).
+///
+/// ```
+/// use mcpeye::contract::{FEEDBACK_TOOL_DESCRIPTION, FEEDBACK_TOOL_NAME};
+///
+/// let manifest = mcpeye::Manifest::builder().feedback(true).build();
+/// let listed = manifest.tools_list();
+/// assert_eq!(listed[1]["name"], FEEDBACK_TOOL_NAME);
+/// assert_eq!(listed[1]["description"], FEEDBACK_TOOL_DESCRIPTION);
+/// ```
+pub const FEEDBACK_TOOL_DESCRIPTION: &str = "Sends feedback on this server's tools to its maintainers: an issue with a tool (it failed, misled, or returned something wrong or unclear), praise for one that worked well, a capability the user needed that no tool offers, or anything else. One call per point, in your own words, without credentials or personal data. Only the maintainers read it; calling it has no side effects and performs no action.";
+
+/// Description of the feedback tool's required `category` property.
+///
+/// ```
+/// let d = mcpeye::Manifest::builder().feedback(true).build().tools_list()[1].clone();
+/// assert_eq!(d["inputSchema"]["properties"]["category"]["description"], mcpeye::contract::FEEDBACK_CATEGORY_DESCRIPTION);
+/// ```
+pub const FEEDBACK_CATEGORY_DESCRIPTION: &str = "The kind of feedback: 'issue' (a tool failed, misled or fell short), 'praise', 'missing_capability' (no tool does what the user needed) or 'other'.";
+
+/// The values the feedback tool's `category` takes, in the order its schema lists them.
+///
+/// ```
+/// assert!(mcpeye::contract::FEEDBACK_CATEGORIES.contains(&"missing_capability"));
+/// ```
+pub const FEEDBACK_CATEGORIES: &[&str] = &["issue", "praise", "missing_capability", "other"];
+
+/// Description of the feedback tool's required `text` property.
+///
+/// ```
+/// let d = mcpeye::Manifest::builder().feedback(true).build().tools_list()[1].clone();
+/// assert_eq!(d["inputSchema"]["properties"]["text"]["description"], mcpeye::contract::FEEDBACK_TEXT_DESCRIPTION);
+/// ```
+pub const FEEDBACK_TEXT_DESCRIPTION: &str =
+    "The feedback, in a few sentences: what happened, with which tool, and what would have helped.";
+
+/// Description of the feedback tool's optional `task_completed` property.
+///
+/// ```
+/// let d = mcpeye::Manifest::builder().feedback(true).build().tools_list()[1].clone();
+/// assert_eq!(d["inputSchema"]["properties"]["task_completed"]["type"], "boolean");
+/// # assert_eq!(d["inputSchema"]["properties"]["task_completed"]["description"], mcpeye::contract::FEEDBACK_TASK_COMPLETED_DESCRIPTION);
+/// ```
+pub const FEEDBACK_TASK_COMPLETED_DESCRIPTION: &str =
+    "Optional: whether the user's task was completed with the available tools.";
+
+/// Text answered (as one text content item) to every valid call of the feedback tool.
+///
+/// ```
+/// use mcpeye::contract::FEEDBACK_TOOL_ACK;
+///
+/// let manifest = mcpeye::Manifest::builder().feedback(true).build();
+/// let out = manifest.call("mcpeye_send_feedback", serde_json::json!({"category": "praise", "text": "search is fast"}));
+/// assert_eq!(out["content"][0]["text"], FEEDBACK_TOOL_ACK);
+/// ```
+pub const FEEDBACK_TOOL_ACK: &str = "Thanks. This feedback has been recorded for the server's maintainers. Continue helping the user with the available tools as best you can.";
 
 /// Value-cap threshold for `arguments` and `result`, in bytes of compact JSON (docs/wire-format.md#caps).
 pub const MAX_VALUE_BYTES: usize = 32_768;

@@ -2,7 +2,7 @@
 //! the [`TrackedCall`], deserialise, run the handler, build the result and end the call, whatever the
 //! outcome; and the steps every way in shares: attribution, unknown tools, a panicking future.
 
-use crate::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_ACK, RESERVED_TOOL_NAME};
+use crate::contract::{FEEDBACK_CATEGORIES, FEEDBACK_TOOL_ACK, INTENT_PARAM_NAME, RESERVED_TOOL_ACK};
 use crate::model::cancel::{Cancellation, Sleep};
 use crate::model::meta::{
     handle_text, take_conversation, take_model, Handle, HandleKey, CONVERSATION_PARAM_NAME, MODEL_PARAM_NAME,
@@ -12,7 +12,7 @@ use crate::model::result::{CallToolResult, Content};
 use crate::record::{flatten_result, Arguments, TrackedCall};
 use crate::telemetry::CallSpan;
 use crate::tool::def::{ArgsError, AsyncHandler, Handler, Invocation, SyncHandler};
-use crate::tool::manifest::{Manifest, ToolEntry};
+use crate::tool::manifest::{Manifest, OwnTool, ToolEntry};
 use crate::tracker::active_tracker;
 use crate::tracker::Tracker;
 use serde_json::{Map, Value};
@@ -596,8 +596,8 @@ impl Manifest {
         ready: impl FnOnce(TrackedCall, &'m ToolEntry) -> R,
         answered: impl FnOnce(CallToolResult) -> R,
     ) -> Result<R, UnknownCall> {
-        if self.reserved && name == RESERVED_TOOL_NAME {
-            return Ok(answered(answer_reserved(tracker, origin, arguments)));
+        if let Some(own) = self.own_tool(name) {
+            return Ok(answered(answer_own(tracker, origin, own, arguments)));
         }
         let Some(entry) = self.lookup(name) else {
             return Err(UnknownCall { error: CallError::UnknownTool(name.to_owned()), arguments });
@@ -636,7 +636,8 @@ impl Manifest {
         name: &str,
         arguments: &mut Value,
     ) -> (Option<Origin>, Option<Arc<str>>) {
-        let reserved = self.reserved && name == RESERVED_TOOL_NAME;
+        // mcpeye's own tools take the attribution arguments alike.
+        let reserved = self.own_tool(name).is_some();
         let entry = if reserved { None } else { self.lookup(name) };
         let (Value::Object(map), true) = (arguments, reserved || entry.is_some()) else {
             return (None, None);
@@ -713,24 +714,66 @@ fn refuse_async(tracker: Option<&Tracker>, call: TrackedCall, name: &str) -> Cal
     conclude(tracker, call, HandlerOutcome::Invalid(e))
 }
 
-/// Answers the reserved tool locally and records it with `durationMs: 0` and no intent
-/// (docs/wire-format.md#reserved-tool).
-fn answer_reserved(tracker: Option<&Tracker>, origin: &Origin, arguments: Value) -> CallToolResult {
+/// Answers one of mcpeye's own tools locally and records it as a call of that name with
+/// `durationMs: 0` and no intent (docs/wire-format.md#reserved-tool, #feedback-tool): the
+/// acknowledgement, or an invalid-arguments error when its required arguments are not there.
+fn answer_own(tracker: Option<&Tracker>, origin: &Origin, own: OwnTool, arguments: Value) -> CallToolResult {
     let (mut map, is_object) = split_arguments(arguments);
     take_intent(&mut map);
-    let name = Cow::Borrowed(RESERVED_TOOL_NAME);
+    let name = Cow::Borrowed(own.name());
     let call = TrackedCall::begin(tracker, name, true, Arguments::Owned(Value::Object(map)), None, origin).untimed();
-    let has_capability = call.arguments.get("capability").and_then(Value::as_str).is_some_and(|c| !c.trim().is_empty());
+    let problems = match own {
+        OwnTool::Capability => capability_problems(&call.arguments),
+        OwnTool::Feedback => feedback_problems(&call.arguments),
+    };
     let ran = if !is_object {
         HandlerOutcome::Invalid(not_an_object())
-    } else if !has_capability {
-        HandlerOutcome::Invalid(ArgsError {
-            problems: vec!["`capability`: required, a non-empty string naming the capability the user needs".to_owned()],
-        })
+    } else if !problems.is_empty() {
+        HandlerOutcome::Invalid(ArgsError { problems })
     } else {
-        HandlerOutcome::Done(CallToolResult::text(RESERVED_TOOL_ACK))
+        HandlerOutcome::Done(CallToolResult::text(match own {
+            OwnTool::Capability => RESERVED_TOOL_ACK,
+            OwnTool::Feedback => FEEDBACK_TOOL_ACK,
+        }))
     };
     conclude(tracker, call, ran)
+}
+
+/// What is wrong with the arguments of a capability request: a missing or blank `capability`.
+fn capability_problems(arguments: &Value) -> Vec<String> {
+    let has_capability = arguments.get("capability").and_then(Value::as_str).is_some_and(|c| !c.trim().is_empty());
+    match has_capability {
+        true => Vec::new(),
+        false => vec!["`capability`: required, a non-empty string naming the capability the user needs".to_owned()],
+    }
+}
+
+/// What is wrong with the arguments of a feedback call: a `category` that is not one of
+/// [`FEEDBACK_CATEGORIES`], a missing or blank `text`, a `task_completed` that is not a boolean
+/// (`null` counts as absent). The problems name the argument, never its value (which is the
+/// agent's, and recorded redacted).
+fn feedback_problems(arguments: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    let category = arguments.get("category").and_then(Value::as_str);
+    if category.is_none_or(|c| !FEEDBACK_CATEGORIES.contains(&c)) {
+        problems.push(format!("`category`: required, one of {}", quoted_list(FEEDBACK_CATEGORIES)));
+    }
+    if arguments.get("text").and_then(Value::as_str).is_none_or(|t| t.trim().is_empty()) {
+        problems.push("`text`: required, a non-empty string with the feedback".to_owned());
+    }
+    if !matches!(arguments.get("task_completed"), None | Some(Value::Null | Value::Bool(_))) {
+        problems.push("`task_completed`: a boolean when given".to_owned());
+    }
+    problems
+}
+
+/// `"a"`, `"b"` or `"c"`.
+fn quoted_list(values: &[&str]) -> String {
+    let quoted: Vec<String> = values.iter().map(|v| format!("\"{v}\"")).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => quoted.concat(),
+    }
 }
 
 /// Turns what ran into the client's result and ends the call with it; a panic is resumed after.
@@ -959,6 +1002,7 @@ impl<F: Future + Unpin> Future for CatchUnwind<F> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contract::RESERVED_TOOL_NAME;
     use crate::model::record::CallRecord;
     use crate::tool::def::{parse_args, Annotations, BoxFuture, StateDecl, ToolDef};
     use serde_json::json;
@@ -1249,6 +1293,54 @@ mod tests {
         let out = m.call(RESERVED_TOOL_NAME, json!({"context": "no capability"}));
         assert_eq!(out["isError"], true);
         assert!(records.lock().unwrap().pop().unwrap().is_error());
+    }
+
+    #[test]
+    fn the_feedback_tool_is_answered_locally_when_on() {
+        use crate::contract::FEEDBACK_TOOL_NAME;
+        let (m, records) = manifest();
+        assert!(m.try_call(FEEDBACK_TOOL_NAME, json!({"category": "issue", "text": "x"})).is_err(), "off by default");
+        records.lock().unwrap().clear();
+        let sink = records.clone();
+        let m = Manifest::builder()
+            .tools([&ECHO])
+            .state(String::from(">"))
+            .feedback(true)
+            .tracker(Tracker::from_fn(move |r| sink.lock().unwrap().push(r)))
+            .build();
+        let args =
+            json!({"category": "issue", "text": "echo drops accents", "task_completed": false, "mcpeyeIntent": "x"});
+        let out = m.call(FEEDBACK_TOOL_NAME, args);
+        assert_eq!(out, json!({"content": [{"type": "text", "text": FEEDBACK_TOOL_ACK}]}));
+        let r = records.lock().unwrap().pop().unwrap();
+        assert_eq!((r.tool_name.as_ref(), r.duration, r.intent.clone()), (FEEDBACK_TOOL_NAME, Duration::ZERO, None));
+        assert_eq!(r.arguments, json!({"category": "issue", "text": "echo drops accents", "task_completed": false}));
+        assert_eq!(r.result(), Some(&out));
+        assert_eq!(block_on(m.call_async(FEEDBACK_TOOL_NAME, json!({"category": "praise", "text": "ok"}))), out);
+        records.lock().unwrap().clear();
+        for (bad, named) in [
+            (json!({"text": "no category"}), vec!["`category`"]),
+            (json!({"category": "bug", "text": "unknown category"}), vec!["`category`"]),
+            (json!({"category": "issue", "text": "  "}), vec!["`text`"]),
+            (json!({"category": "issue"}), vec!["`text`"]),
+            (json!({"category": "issue", "text": 3}), vec!["`text`"]),
+            (json!({"category": "other", "text": "x", "task_completed": "yes"}), vec!["`task_completed`"]),
+            (
+                json!({"category": 1, "text": null, "task_completed": 0}),
+                vec!["`category`", "`text`", "`task_completed`"],
+            ),
+            (json!(["issue", "x"]), vec!["object"]),
+        ] {
+            let out = m.call(FEEDBACK_TOOL_NAME, bad.clone());
+            assert_eq!(out["isError"], true, "{bad}");
+            let text = out["content"][0]["text"].as_str().unwrap();
+            assert!(named.iter().all(|n| text.contains(n)), "{bad}: {text}");
+            let r = records.lock().unwrap().pop().unwrap();
+            assert_eq!((r.tool_name.as_ref(), r.error_message()), (FEEDBACK_TOOL_NAME, Some(text)), "{bad}");
+            assert_eq!(r.outcome.error_type(), Some(INVALID_ARGUMENTS), "{bad}");
+        }
+        let ok = m.call(FEEDBACK_TOOL_NAME, json!({"category": "other", "text": "x", "task_completed": null}));
+        assert_eq!(ok["content"][0]["text"], FEEDBACK_TOOL_ACK, "null counts as absent");
     }
 
     #[test]

@@ -41,6 +41,8 @@ pub struct Listener {
     serves: Serves,
     grace: Duration,
     tracker: Tracker,
+    /// Whether each session's relay lists and answers the feedback tool (`--feedback`).
+    feedback: bool,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
 }
 
@@ -73,8 +75,8 @@ pub fn address(addr: &str) -> String {
 }
 
 impl Listener {
-    pub fn new(serves: Serves, grace: Duration, tracker: Tracker) -> Arc<Listener> {
-        Arc::new(Listener { serves, grace, tracker, sessions: Mutex::new(HashMap::new()) })
+    pub fn new(serves: Serves, grace: Duration, tracker: Tracker, feedback: bool) -> Arc<Listener> {
+        Arc::new(Listener { serves, grace, tracker, feedback, sessions: Mutex::new(HashMap::new()) })
     }
 
     /// Serves on `listener` until the process is stopped.
@@ -208,7 +210,7 @@ impl Listener {
 
     /// Starts the server of a new session; `Err` when its command does not start.
     fn start_session(&self, id: String) -> Result<Arc<Session>, ()> {
-        let relay = Relay::new(self.tracker.clone(), Transport::Http { version: None });
+        let relay = Relay::new(self.tracker.clone(), Transport::Http { version: None }).with_feedback(self.feedback);
         let new = |backend| {
             let (waiting, listening) = (Mutex::new(HashMap::new()), Mutex::new(None));
             Arc::new(Session { id: id.clone(), relay, backend, waiting, listening })

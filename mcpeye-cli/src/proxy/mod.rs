@@ -36,7 +36,8 @@ pub fn command() -> Command {
              elicitation, roots; progress, cancellation, list_changed, pagination, _meta; both protocol eras), \
              except that tools/list results gain the optional mcpeyeIntent parameter on every object input schema \
              that does not declare it and the reserved tool mcpeye_request_capability (answered by the proxy, never \
-             forwarded), and tools/call requests have mcpeyeIntent taken out before the server sees them. Each call \
+             forwarded; with --feedback also mcpeye_send_feedback, through which agents send feedback on the tools), \
+             and tools/call requests have mcpeyeIntent taken out before the server sees them. Each call \
              is recorded with its client, session, intent, arguments, result or error and duration, exactly as a \
              server written with mcpeye records it.\n\n\
              With --upstream URL the server is a Streamable HTTP endpoint instead of a command: each message is \
@@ -91,6 +92,12 @@ pub fn command() -> Command {
                 .value_name("DIR")
                 .help("Keep undelivered events on disk there, sent at the next start (else MCPEYE_OUTBOX_DIR)")
                 .value_parser(value_parser!(PathBuf)),
+        )
+        .arg(
+            Arg::new("feedback")
+                .long("feedback")
+                .help("Also list mcpeye_send_feedback, answered by the proxy: agents send feedback on the tools through it")
+                .action(ArgAction::SetTrue),
         )
         .arg(
             Arg::new("grace")
@@ -222,7 +229,7 @@ fn run(m: &ArgMatches) -> Result<ExitCode, String> {
             Some((url, headers)) => listen::Serves::Upstream(url, headers),
             None => listen::Serves::Command(command),
         };
-        let listener = listen::Listener::new(serves, grace, tracker.clone());
+        let listener = listen::Listener::new(serves, grace, tracker.clone(), m.get_flag("feedback"));
         let serving = listener.clone();
         std::thread::spawn(move || serving.serve(socket));
         eprintln!("mcpeye proxy: listening on http://{local}/mcp");
@@ -238,7 +245,7 @@ fn run(m: &ArgMatches) -> Result<ExitCode, String> {
     if let Some((url, headers)) = upstream {
         let upstream = Upstream::new(&url, headers)?;
         let tracker = Tracker::new(config(m)).map_err(|e| format!("the analytics' configuration: {e}"))?;
-        return Ok(run_upstream(upstream, tracker, flush_timeout(m)));
+        return Ok(run_upstream(upstream, tracker, flush_timeout(m), m.get_flag("feedback")));
     }
     let (program, args) = command.split_first().ok_or("a server command is needed after --")?;
     let tracker = Tracker::new(config(m)).map_err(|e| format!("the analytics' configuration: {e}"))?;
@@ -250,7 +257,7 @@ fn run(m: &ArgMatches) -> Result<ExitCode, String> {
         }
     };
     let (to_server, from_server) = server.pipes();
-    let relay = Arc::new(Relay::new(tracker.clone(), Transport::Stdio));
+    let relay = Arc::new(Relay::new(tracker.clone(), Transport::Stdio).with_feedback(m.get_flag("feedback")));
     let client = Arc::new(ToClient::default());
     let bare = m.get_flag("bare");
     let (ended, ends) = mpsc::channel();
@@ -327,9 +334,9 @@ fn shut_down(tracker: &Tracker, timeout: Duration) {
 
 /// The relay in front of a Streamable HTTP server, until the client closes stdin: each message
 /// POSTed on a thread of its own, the answers handed back as they come.
-fn run_upstream(upstream: Upstream, tracker: Tracker, flush_timeout: Duration) -> ExitCode {
+fn run_upstream(upstream: Upstream, tracker: Tracker, flush_timeout: Duration, feedback: bool) -> ExitCode {
     let upstream = Arc::new(upstream);
-    let relay = Arc::new(Relay::new(tracker.clone(), Transport::Stdio));
+    let relay = Arc::new(Relay::new(tracker.clone(), Transport::Stdio).with_feedback(feedback));
     let client = Arc::new(ToClient::default());
     let end = {
         let (relay, client, upstream) = (relay.clone(), client.clone(), upstream.clone());

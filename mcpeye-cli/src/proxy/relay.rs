@@ -1,14 +1,14 @@
 //! What the proxy does to each JSON-RPC message between the client and the server: almost
 //! always nothing (the line is forwarded as it came, byte for byte); `tools/list` results gain
-//! `mcpeyeIntent` and the reserved tool, `tools/call` requests lose `mcpeyeIntent` and are
-//! recorded from request to answer through the runtime's capture path
-//! (`mcpeye_runtime::forwarded`), the reserved tool is answered here, and the other methods the
-//! runtime records are noted.
+//! `mcpeyeIntent` and the reserved tool (and the feedback tool, with `--feedback`), `tools/call`
+//! requests lose `mcpeyeIntent` and are recorded from request to answer through the runtime's
+//! capture path (`mcpeye_runtime::forwarded`), mcpeye's own tools are answered here, and the
+//! other methods the runtime records are noted.
 
-use mcpeye_runtime::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
+use mcpeye_runtime::contract::{FEEDBACK_TOOL_NAME, INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
 use mcpeye_runtime::forwarded::{
-    self, answer_reserved_tool, new_session_id, note_tool_list, record_unknown_tool, reserved_descriptor,
-    ForwardedCall, ForwardedMethod,
+    self, answer_feedback_tool, answer_reserved_tool, feedback_descriptor, new_session_id, note_tool_list,
+    record_unknown_tool, reserved_descriptor, ForwardedCall, ForwardedMethod,
 };
 use mcpeye_runtime::{CallOutcome, ClientInfo, Origin, RequestId, TraceContext, Tracker, Transport};
 use serde_json::{json, Map, Value};
@@ -31,7 +31,7 @@ pub enum Action {
     Forward,
     /// Forward this instead (the line, changed).
     Replace(Vec<u8>),
-    /// Send this back where the line came from, and forward nothing (the reserved tool).
+    /// Send this back where the line came from, and forward nothing (mcpeye's own tools).
     Answer(Vec<u8>),
     /// Forward nothing (a line from the server that is not JSON).
     Drop,
@@ -43,6 +43,8 @@ pub struct Relay {
     tracker: Tracker,
     /// How the client reaches the proxy (the calls' `Origin::transport`).
     transport: Transport,
+    /// Whether the feedback tool is listed and answered (`--feedback`).
+    feedback: bool,
     state: Mutex<State>,
 }
 
@@ -60,6 +62,8 @@ struct State {
     declares_intent: HashSet<String>,
     /// Whether the server has a tool named like the reserved one (then it is the server's).
     server_has_reserved: bool,
+    /// Whether the server has a tool named like the feedback tool (then it is the server's).
+    server_has_feedback: bool,
     /// The pages of a paginated `tools/list` so far, as the client got them.
     pages: Vec<Value>,
 }
@@ -87,7 +91,13 @@ struct PendingCall {
 
 impl Relay {
     pub fn new(tracker: Tracker, transport: Transport) -> Relay {
-        Relay { tracker, transport, state: Mutex::new(State::default()) }
+        Relay { tracker, transport, feedback: false, state: Mutex::new(State::default()) }
+    }
+
+    /// The relay with the feedback tool listed and answered (`--feedback`), or not.
+    pub fn with_feedback(mut self, on: bool) -> Relay {
+        self.feedback = on;
+        self
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -147,7 +157,7 @@ impl Relay {
         }
     }
 
-    /// A `tools/call` request: the reserved tool answered here, any other call begun and its
+    /// A `tools/call` request: mcpeye's own tools answered here, any other call begun and its
     /// `mcpeyeIntent` taken out.
     fn call(&self, message: &mut Map<String, Value>, id: Value, key: String) -> Action {
         let Some(name) = message.get("params").and_then(|p| p.get("name")).and_then(Value::as_str).map(str::to_owned)
@@ -156,18 +166,23 @@ impl Relay {
             return Action::Forward; // the server answers a call without a name
         };
         let origin = self.origin(message.get("params"), &id);
-        let (reserved_here, strips, known) = {
+        let (answer_here, strips, known) = {
             let state = self.state();
-            let reserved_here =
-                name == RESERVED_TOOL_NAME && !state.server_has_reserved && self.tracker.capture_missing_capabilities();
+            let answer_here: Option<fn(&Tracker, &Origin, Value) -> Value> = match name.as_str() {
+                RESERVED_TOOL_NAME if !state.server_has_reserved && self.tracker.capture_missing_capabilities() => {
+                    Some(answer_reserved_tool)
+                }
+                FEEDBACK_TOOL_NAME if !state.server_has_feedback && self.feedback => Some(answer_feedback_tool),
+                _ => None,
+            };
             let known = state.listed.is_empty() || state.listed.contains(&name);
-            (reserved_here, !state.declares_intent.contains(&name), known)
+            (answer_here, !state.declares_intent.contains(&name), known)
         };
         let params = message.get_mut("params").and_then(Value::as_object_mut);
         let arguments = params.and_then(|p| p.get_mut("arguments")).and_then(Value::as_object_mut);
-        if reserved_here {
+        if let Some(answer) = answer_here {
             let arguments = arguments.map(|a| Value::Object(std::mem::take(a))).unwrap_or(Value::Null);
-            let mut result = answer_reserved_tool(&self.tracker, &origin, arguments);
+            let mut result = answer(&self.tracker, &origin, arguments);
             if stateless(message.get("params")) {
                 result["resultType"] = json!("complete");
             }
@@ -293,7 +308,7 @@ impl Relay {
     }
 
     /// A `tools/list` result as the client gets it: `mcpeyeIntent` on every object schema that
-    /// does not declare it, and the reserved tool after the last page; the complete list noted
+    /// does not declare it, and mcpeye's own tools after the last page; the complete list noted
     /// for the event log.
     fn listed(&self, result: &mut Map<String, Value>, first_page: bool) {
         let last_page = result.get("nextCursor").is_none_or(Value::is_null);
@@ -318,10 +333,18 @@ impl Relay {
         let names: HashSet<String> =
             state.pages.iter().filter_map(|t| t.get("name").and_then(Value::as_str)).map(str::to_owned).collect();
         state.server_has_reserved = names.contains(RESERVED_TOOL_NAME);
-        if !state.server_has_reserved && self.tracker.capture_missing_capabilities() {
-            let reserved = reserved_descriptor();
-            tools.push(reserved.clone());
-            state.pages.push(reserved);
+        state.server_has_feedback = names.contains(FEEDBACK_TOOL_NAME);
+        let own = [
+            (
+                !state.server_has_reserved && self.tracker.capture_missing_capabilities(),
+                reserved_descriptor as fn() -> Value,
+            ),
+            (!state.server_has_feedback && self.feedback, feedback_descriptor),
+        ];
+        for (_, descriptor) in own.into_iter().filter(|(on, _)| *on) {
+            let descriptor = descriptor();
+            tools.push(descriptor.clone());
+            state.pages.push(descriptor);
         }
         state.listed = names;
         let list = Value::Array(std::mem::take(&mut state.pages));
@@ -553,5 +576,47 @@ mod tests {
         tracker.flush(Duration::from_secs(5));
         assert_eq!(sink.events().len(), 2);
         assert_eq!(relay.server_line(b"not json\n"), Action::Drop);
+    }
+
+    #[test]
+    fn the_feedback_tool_is_listed_and_answered_only_with_the_flag() {
+        let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+        let tools =
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}});
+        let call = |text: &str| {
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": FEEDBACK_TOOL_NAME,
+                "arguments": {"category": "issue", "text": text, "mcpeyeIntent": "why"}}})
+        };
+        let (tracker, sink) = MemorySink::new();
+        let off = Relay::new(tracker.clone(), Transport::Stdio);
+        off.client_line(&line(list.clone()));
+        let names = |v: &Value| -> Vec<Value> {
+            v["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].clone()).collect()
+        };
+        assert_eq!(names(&changed(off.server_line(&line(tools.clone())))), [json!("a"), json!(RESERVED_TOOL_NAME)]);
+        assert_eq!(
+            off.client_line(&line(call("forwarded"))),
+            Action::Replace(line(json!({"jsonrpc": "2.0", "id": 2,
+            "method": "tools/call", "params": {"name": FEEDBACK_TOOL_NAME, "arguments": {"category": "issue", "text": "forwarded"}}})))
+        );
+
+        let on = Relay::new(tracker.clone(), Transport::Stdio).with_feedback(true);
+        on.client_line(&line(list));
+        let listed = changed(on.server_line(&line(tools)));
+        assert_eq!(names(&listed), [json!("a"), json!(RESERVED_TOOL_NAME), json!(FEEDBACK_TOOL_NAME)]);
+        assert_eq!(listed["result"]["tools"][2], feedback_descriptor());
+        let answer = changed(on.client_line(&line(call("the search ignores dates"))));
+        assert_eq!(answer["result"]["content"][0]["text"], mcpeye_runtime::contract::FEEDBACK_TOOL_ACK);
+        let bad = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": FEEDBACK_TOOL_NAME, "arguments": {"category": "bug", "text": "x"}}});
+        assert_eq!(changed(on.client_line(&line(bad)))["result"]["isError"], true);
+        assert_eq!(on.pending(), 0, "answered here, never forwarded");
+        tracker.flush(Duration::from_secs(5));
+        let events = sink.events();
+        let feedback: Vec<&Value> = events.iter().filter(|e| e["toolName"] == FEEDBACK_TOOL_NAME).collect();
+        assert_eq!(feedback.len(), 2, "{events:#?}");
+        assert_eq!(feedback[0]["arguments"], json!({"category": "issue", "text": "the search ignores dates"}));
+        assert_eq!((feedback[0]["durationMs"].clone(), feedback[0].get("intent")), (json!(0), None));
+        assert_eq!(feedback[1]["isError"], true);
     }
 }

@@ -4,13 +4,14 @@
 //! tool answered, the other methods and the tool list noted for the event log); it adds none of
 //! its own.
 
-use super::{answer_reserved, call_intent, record_unknown, take_intent};
+use super::{answer_own, call_intent, record_unknown, take_intent};
 use crate::flush::event_log::Note;
 use crate::json::flat::flatten;
 use crate::model::record::{now_epoch_ms, CallOutcome, ClientInfo, Origin};
 use crate::model::result::record_content_item;
 use crate::model::stats::{Method, Target};
 use crate::record::{Arguments, TrackedCall};
+use crate::tool::manifest::OwnTool;
 use crate::tracker::Tracker;
 use serde::de::{Deserialize, Deserializer, IgnoredAny};
 use serde_json::{Map, Value};
@@ -20,6 +21,10 @@ use std::time::{Duration, Instant};
 
 /// The reserved tool's `tools/list` descriptor, which a proxy appends to the server's tools.
 pub use crate::tool::manifest::reserved_descriptor;
+
+/// The opt-in feedback tool's `tools/list` descriptor, which a proxy appends after the reserved
+/// tool when asked to (`mcpeye proxy --feedback`).
+pub use crate::tool::manifest::feedback_descriptor;
 
 /// A `tools/call` forwarded to the server that has the tool: begun as the request goes out,
 /// ended when its answer comes back (or never comes), recorded once either way.
@@ -99,7 +104,25 @@ pub fn record_unknown_tool(
 /// Answers the reserved tool `mcpeye_request_capability` locally and records it: the
 /// `CallToolResult` JSON a manifest-served server answers.
 pub fn answer_reserved_tool(tracker: &Tracker, origin: &Origin, arguments: Value) -> Value {
-    answer_reserved(Some(tracker), origin, arguments).into_json()
+    answer_own(Some(tracker), origin, OwnTool::Capability, arguments).into_json()
+}
+
+/// Answers the opt-in feedback tool `mcpeye_send_feedback` locally and records it, as a
+/// manifest that has it turned on does: the acknowledgement, or an invalid-arguments tool error
+/// for a call without a valid `category` and `text`.
+///
+/// ```
+/// use mcpeye_runtime::forwarded::answer_feedback_tool;
+///
+/// let (tracker, sink) = mcpeye::testing::MemorySink::new();
+/// let args = serde_json::json!({"category": "praise", "text": "the forecast tool is clear"});
+/// let result = answer_feedback_tool(&tracker, &mcpeye::Origin::default(), args);
+/// assert_eq!(result["content"][0]["text"], mcpeye::contract::FEEDBACK_TOOL_ACK);
+/// tracker.flush(std::time::Duration::from_secs(5));
+/// assert_eq!(sink.events()[0]["toolName"], "mcpeye_send_feedback");
+/// ```
+pub fn answer_feedback_tool(tracker: &Tracker, origin: &Origin, arguments: Value) -> Value {
+    answer_own(Some(tracker), origin, OwnTool::Feedback, arguments).into_json()
 }
 
 /// A new session id, as each stdio connection of an rmcp server gets (docs/event-log.md).

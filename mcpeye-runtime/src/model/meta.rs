@@ -57,10 +57,11 @@ pub enum ModelArgument {
     /// Not advertised (the default): the model comes from `_meta` only.
     #[default]
     Off,
-    /// On the reserved tool `mcpeye_request_capability` only: a capability request says which
-    /// model asked for it, and no other tool's schema grows.
+    /// On the reserved tool `mcpeye_request_capability` only (and on the opt-in feedback tool
+    /// `mcpeye_send_feedback`, when it is on): a capability request says which model asked for
+    /// it, and no other tool's schema grows.
     ReservedTool,
-    /// On every tool that gets `mcpeyeIntent`, and on the reserved tool.
+    /// On every tool that gets `mcpeyeIntent`, and on mcpeye's own tools.
     EveryTool,
 }
 

@@ -10,7 +10,7 @@
 //! intent adds) carry over.
 
 use super::table::{grouped, Align, Table};
-use crate::contract::{INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
+use crate::contract::{FEEDBACK_TOOL_NAME, INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
 use crate::model::meta::{CONVERSATION_PARAM_NAME, MODEL_PARAM_NAME};
 use serde::Serialize;
 use serde_json::Value;
@@ -118,6 +118,8 @@ pub struct TokenReport {
     pub tools: Vec<ToolTokens>,
     /// The reserved tool `mcpeye_request_capability`, when it is listed.
     pub reserved: Option<ToolTokens>,
+    /// The opt-in feedback tool `mcpeye_send_feedback`, when it is listed.
+    pub feedback: Option<ToolTokens>,
 }
 
 impl TokenReport {
@@ -133,19 +135,19 @@ impl TokenReport {
     /// assert_eq!(report.tools[0].intent, 0);
     /// ```
     pub fn from_tools_list(tools: &Value) -> Self {
-        let mut report = TokenReport { encoding: ENCODING, tools: Vec::new(), reserved: None };
+        let mut report = TokenReport { encoding: ENCODING, tools: Vec::new(), reserved: None, feedback: None };
         for descriptor in tools.as_array().into_iter().flatten() {
             let counted = ToolTokens::of(descriptor);
-            if counted.name == RESERVED_TOOL_NAME {
-                report.reserved = Some(counted);
-            } else {
-                report.tools.push(counted);
+            match counted.name.as_str() {
+                RESERVED_TOOL_NAME => report.reserved = Some(counted),
+                FEEDBACK_TOOL_NAME => report.feedback = Some(counted),
+                _ => report.tools.push(counted),
             }
         }
         report
     }
 
-    /// Tokens of every descriptor, the reserved tool's included.
+    /// Tokens of every descriptor, mcpeye's own tools' included.
     ///
     /// ```
     /// let report = mcpeye::Manifest::builder().build().token_report();
@@ -189,6 +191,18 @@ impl TokenReport {
         self.reserved.as_ref().map_or(0, |t| t.total)
     }
 
+    /// Tokens of the feedback tool (0 when it is not listed).
+    ///
+    /// ```
+    /// let report = mcpeye::Manifest::builder().feedback(true).build().token_report();
+    /// assert!(report.feedback_total() > 0);
+    /// assert_eq!(report.total(), report.reserved_total() + report.feedback_total());
+    /// assert_eq!(mcpeye::Manifest::builder().build().token_report().feedback_total(), 0);
+    /// ```
+    pub fn feedback_total(&self) -> usize {
+        self.feedback.as_ref().map_or(0, |t| t.total)
+    }
+
     /// The counts of the tool called `name`.
     ///
     /// ```
@@ -212,7 +226,7 @@ impl TokenReport {
     }
 
     fn all(&self) -> impl Iterator<Item = &ToolTokens> {
-        self.tools.iter().chain(self.reserved.as_ref())
+        self.tools.iter().chain(self.reserved.as_ref()).chain(self.feedback.as_ref())
     }
 }
 
@@ -248,11 +262,11 @@ impl fmt::Display for TokenReport {
         for t in &self.tools {
             table.row(row(t, t.name.clone()));
         }
-        if let Some(t) = &self.reserved {
+        for t in self.reserved.iter().chain(&self.feedback) {
             table.row(row(t, format!("{} (reserved)", t.name)));
         }
         table.rule();
-        let n = self.tools.len() + usize::from(self.reserved.is_some());
+        let n = self.all().count();
         table.row([
             format!("all {n} tool{}", if n == 1 { "" } else { "s" }),
             String::new(),
@@ -290,7 +304,7 @@ impl fmt::Display for TokenReport {
 mod tests {
     use super::*;
     use crate::contract::INTENT_PARAM_DESCRIPTION;
-    use crate::tool::manifest::reserved_descriptor;
+    use crate::tool::manifest::{feedback_descriptor, reserved_descriptor};
     use serde_json::json;
 
     fn tool(intent: bool) -> Value {
@@ -342,6 +356,20 @@ mod tests {
         assert!(shown.contains("search"), "{shown}");
         assert!(shown.contains("mcpeye_request_capability (reserved)"), "{shown}");
         assert!(shown.contains(&format!("{} tokens", grouped(report.total()))), "{shown}");
+        assert!(!shown.contains(FEEDBACK_TOOL_NAME), "{shown}");
         assert!(shown.contains("mcpeyeIntent adds"), "{shown}");
+    }
+
+    #[test]
+    fn the_feedback_tool_is_counted_apart_when_listed() {
+        let report = TokenReport::from_tools_list(&json!([tool(true), reserved_descriptor(), feedback_descriptor()]));
+        let feedback = report.feedback.as_ref().expect("counted");
+        assert_eq!((feedback.name.as_str(), feedback.intent), (FEEDBACK_TOOL_NAME, 0));
+        assert_eq!(report.tools.len(), 1, "not one of the server's tools");
+        assert_eq!(report.total(), report.tools[0].total + report.reserved_total() + report.feedback_total());
+        assert_eq!(report.tool(FEEDBACK_TOOL_NAME), Some(feedback));
+        let shown = report.to_string();
+        assert!(shown.contains("mcpeye_send_feedback (reserved)") && shown.contains("all 3 tools"), "{shown}");
+        assert!(report.to_json()["feedback"]["total"].as_u64().is_some_and(|n| n > 50), "{}", report.to_json());
     }
 }

@@ -3,7 +3,7 @@
 
 use super::client::Clients;
 use super::rounds::InstrumentedRound;
-use crate::contract::{INTENT_PARAM_DESCRIPTION, INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
+use crate::contract::{FEEDBACK_TOOL_NAME, INTENT_PARAM_DESCRIPTION, INTENT_PARAM_NAME, RESERVED_TOOL_NAME};
 use crate::dispatch::CatchUnwind;
 use crate::dispatch::{attribute, call_intent, panic_message, take_intent, AttributionArgs, PANIC, PANIC_ANSWER};
 use crate::json::flat::flatten;
@@ -43,7 +43,8 @@ type SendFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 ///   except a tool that declares `mcpeyeIntent` itself (it owns it: no injection, no stripping);
 /// - the reserved tool `mcpeye_request_capability` is added and answered locally with the
 ///   acknowledgement, unless the installed tracker's `capture_missing_capabilities()` is false
-///   or the router already has a tool of that name;
+///   or the router already has a tool of that name (the opt-in feedback tool likewise, with
+///   [`Instrument::feedback`]);
 /// - every call has `mcpeyeIntent` removed from its arguments before the tool runs, is timed,
 ///   and is recorded once with its outcome (see the [module docs](super)); the client's
 ///   `clientInfo` is handed to the tracker once per session.
@@ -88,7 +89,7 @@ type SendFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// assert!(router.has_route("mcpeye_request_capability"));
 /// ```
 pub fn instrument<S: Send + Sync + 'static>(router: ToolRouter<S>) -> ToolRouter<S> {
-    instrument_router(router, None, INTENT_PARAM_DESCRIPTION, Attribution::default())
+    instrument_router(router, None, INTENT_PARAM_DESCRIPTION, Attribution::default(), false)
 }
 
 /// [`instrument`] with options (the one way to give it any): the tracker to record into, another description of
@@ -120,6 +121,7 @@ pub struct Instrument {
     tracker: Option<Tracker>,
     intent_description: Option<Cow<'static, str>>,
     attribution: Attribution,
+    feedback: bool,
 }
 
 impl Instrument {
@@ -233,6 +235,29 @@ impl Instrument {
         self
     }
 
+    /// Adds the opt-in feedback tool `mcpeye_send_feedback`, answered and recorded exactly as
+    /// `ManifestBuilder::feedback` has a manifest do it (docs/wire-format.md#feedback-tool),
+    /// unless the router already has a tool of that name. Default: off.
+    ///
+    /// ```
+    /// use rmcp::{tool, tool_router};
+    /// struct Clock;
+    /// #[tool_router]
+    /// impl Clock {
+    ///     #[tool(description = "Tell the time.")]
+    ///     fn now(&self) -> String {
+    ///         "noon".to_owned()
+    ///     }
+    /// }
+    /// let router = mcpeye::rmcp::Instrument::new().feedback(true).apply(Clock::tool_router());
+    /// assert!(router.has_route("mcpeye_send_feedback"));
+    /// assert!(!mcpeye::rmcp::instrument(Clock::tool_router()).has_route("mcpeye_send_feedback"));
+    /// ```
+    pub fn feedback(mut self, on: bool) -> Self {
+        self.feedback = on;
+        self
+    }
+
     /// Instruments `router`; a blank or over-long intent description is an error naming the
     /// rule, and the router is not changed.
     ///
@@ -254,7 +279,7 @@ impl Instrument {
         if let Some(problem) = intent_description_problem(&description, "Instrument::intent_description") {
             return Err(ManifestError { problems: vec![problem] });
         }
-        Ok(instrument_router(router, self.tracker, &description, self.attribution))
+        Ok(instrument_router(router, self.tracker, &description, self.attribution, self.feedback))
     }
 
     /// Instruments `router`; panics with the problem when the intent description is blank or
@@ -326,7 +351,7 @@ where
         return r;
     }
     // Built outside the lock: `make` is the user's code.
-    let built = instrument_router(make(), None, INTENT_PARAM_DESCRIPTION, Attribution::default());
+    let built = instrument_router(make(), None, INTENT_PARAM_DESCRIPTION, Attribution::default(), false);
     let mut cache = CACHE.write().unwrap_or_else(|e| e.into_inner());
     if let Some(r) = find(&cache) {
         return r;
@@ -355,6 +380,7 @@ fn instrument_router<S: Send + Sync + 'static>(
     tracker: Option<Tracker>,
     intent_description: &str,
     attribution: Attribution,
+    feedback: bool,
 ) -> ToolRouter<S> {
     let reserved = active_tracker(tracker.as_ref()).is_none_or(|t| t.capture_missing_capabilities());
     let shared = Arc::new(Instrumented { tracker, clients: Clients::shared(), attribution });
@@ -381,8 +407,14 @@ fn instrument_router<S: Send + Sync + 'static>(
         let takes = AttributionArgs { model, conversation, mints };
         *route = wrap(attr, route.call.clone(), strip, takes, shared.clone());
     }
-    if reserved && !router.map.contains_key(RESERVED_TOOL_NAME) {
-        router.add_route(reserved_route(shared));
+    // A tool of the router's own keeps its name: mcpeye's is then left out.
+    let reserved = reserved && !router.map.contains_key(RESERVED_TOOL_NAME);
+    let feedback = feedback && !router.map.contains_key(FEEDBACK_TOOL_NAME);
+    if reserved || feedback {
+        let manifest = Arc::new(own_tools(&shared, reserved, feedback));
+        for descriptor in manifest.tools_list().as_array().into_iter().flatten() {
+            router.add_route(own_route(shared.clone(), manifest.clone(), descriptor));
+        }
     }
     router
 }
@@ -698,22 +730,32 @@ fn joined_text(r: &CallToolResult) -> Option<String> {
     (!texts.is_empty()).then(|| texts.join("\n"))
 }
 
-/// The reserved tool, answered by a tool-less manifest so that its answer and record are
-/// exactly those of a manifest-served server.
-fn reserved_route<S: Send + Sync + 'static>(shared: Arc<Instrumented>) -> ToolRoute<S> {
+/// A tool-less manifest with mcpeye's own tools (the reserved tool, the feedback tool, as
+/// asked), which answers them so that their answers and records are exactly those of a
+/// manifest-served server.
+fn own_tools(shared: &Instrumented, reserved: bool, feedback: bool) -> Manifest {
     let mut builder = Manifest::builder()
-        .capture_missing_capabilities(true)
+        .capture_missing_capabilities(reserved)
+        .feedback(feedback)
         .model_argument(shared.attribution.model_argument)
         .conversations(shared.attribution.conversations);
     if let Some(t) = &shared.tracker {
         builder = builder.tracker(t.clone());
     }
-    let manifest = builder.build();
-    // The manifest has only the reserved tool: its descriptor, with `llm_model` when asked for.
-    let descriptor = manifest.tools_list()[0].clone();
+    builder.build()
+}
+
+/// The route of one of mcpeye's own tools, `descriptor` of `manifest` (with `llm_model` when
+/// asked for), answered by that manifest.
+fn own_route<S: Send + Sync + 'static>(
+    shared: Arc<Instrumented>,
+    manifest: Arc<Manifest>,
+    descriptor: &Value,
+) -> ToolRoute<S> {
+    let name = descriptor["name"].as_str().unwrap_or_default().to_owned();
     let schema = descriptor["inputSchema"].as_object().cloned().unwrap_or_default();
     let description = descriptor["description"].as_str().unwrap_or_default().to_owned();
-    let tool = Tool::new(RESERVED_TOOL_NAME, description, schema);
+    let tool = Tool::new(name.clone(), description, schema);
     ToolRoute::new_dyn(tool, move |ctx: ToolCallContext<'_, S>| {
         let mut origin = shared.clients.origin(&ctx.request_context);
         let tracker = manifest.active_tracker();
@@ -722,7 +764,7 @@ fn reserved_route<S: Send + Sync + 'static>(shared: Arc<Instrumented>) -> ToolRo
             origin.request = Some(Arc::new(crate::model::record::RequestExtra::of(&ctx.request_context)));
         }
         let arguments = ctx.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let response = match manifest.try_call_result(tracker, &origin, RESERVED_TOOL_NAME, arguments) {
+        let response = match manifest.try_call_result(tracker, &origin, &name, arguments) {
             Ok(v) => super::complete_response(v),
             Err(e) => Err(ErrorData::invalid_params(e.to_string(), None)),
         };

@@ -158,14 +158,16 @@ pub(crate) fn inject_property(schema: &mut Value, name: &str, description: &str)
 }
 
 /// Whether `name` is an acceptable MCP tool name: 1 to 128 characters of `[A-Za-z0-9_.-]`.
-/// (A manifest also refuses the reserved `mcpeye_request_capability`, a valid name.)
+/// (A manifest also refuses the reserved `mcpeye_request_capability` and `mcpeye_send_feedback`,
+/// valid names.)
 ///
 /// ```
 /// assert!(mcpeye::schema::is_valid_tool_name("search-issues_v2.1"));
 /// assert!(!mcpeye::schema::is_valid_tool_name("search issues"));
 /// ```
 pub fn is_valid_tool_name(name: &str) -> bool {
-    mcpeye_contract::tool_name_problem(name).is_none_or(|p| p == mcpeye_contract::ToolNameProblem::Reserved)
+    mcpeye_contract::tool_name_problem(name)
+        .is_none_or(|p| matches!(p, mcpeye_contract::ToolNameProblem::Reserved { .. }))
 }
 
 /// Whether `name` is an acceptable property name: 1 to 64 characters of `[A-Za-z0-9_.-]`.
@@ -213,6 +215,7 @@ mod tests {
         assert!(!is_valid_property_name("$ref"));
         // The reserved names are valid names: the manifest refuses them, as its own rule.
         assert!(is_valid_tool_name("mcpeye_request_capability"));
+        assert!(is_valid_tool_name("mcpeye_send_feedback"));
         assert!(is_valid_property_name("mcpeyeIntent"));
     }
 

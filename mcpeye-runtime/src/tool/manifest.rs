@@ -3,8 +3,9 @@
 //! `dispatch.rs`).
 
 use crate::contract::{
-    CAPABILITY_PARAM_DESCRIPTION, CONTEXT_PARAM_DESCRIPTION, INTENT_PARAM_DESCRIPTION, RESERVED_TOOL_DESCRIPTION,
-    RESERVED_TOOL_NAME,
+    CAPABILITY_PARAM_DESCRIPTION, CONTEXT_PARAM_DESCRIPTION, FEEDBACK_CATEGORIES, FEEDBACK_CATEGORY_DESCRIPTION,
+    FEEDBACK_TASK_COMPLETED_DESCRIPTION, FEEDBACK_TEXT_DESCRIPTION, FEEDBACK_TOOL_DESCRIPTION, FEEDBACK_TOOL_NAME,
+    INTENT_PARAM_DESCRIPTION, RESERVED_TOOL_DESCRIPTION, RESERVED_TOOL_NAME,
 };
 use crate::model::meta::{
     ModelArgument, CONVERSATION_PARAM_DESCRIPTION, CONVERSATION_PARAM_NAME, MODEL_PARAM_DESCRIPTION, MODEL_PARAM_NAME,
@@ -155,6 +156,7 @@ pub struct ManifestBuilder {
     intent_description: Option<Cow<'static, str>>,
     tracker: Option<Tracker>,
     attribution: Attribution,
+    feedback: bool,
 }
 
 /// The opt-in arguments a manifest advertises and strips for attribution
@@ -180,6 +182,7 @@ impl fmt::Debug for ManifestBuilder {
             .field("states", &self.states.0.len())
             .field("capture_missing_capabilities", &self.capture_missing_capabilities)
             .field("intent_description", &self.intent_description)
+            .field("feedback", &self.feedback)
             .finish()
     }
 }
@@ -280,6 +283,28 @@ impl ManifestBuilder {
     /// ```
     pub fn capture_missing_capabilities(mut self, on: bool) -> Self {
         self.capture_missing_capabilities = Some(on);
+        self
+    }
+
+    /// Whether the opt-in feedback tool `mcpeye_send_feedback` is listed (after the reserved
+    /// tool) and answered. Default: off.
+    ///
+    /// An agent calls it with a `category` (`issue`, `praise`, `missing_capability`, `other`), a
+    /// `text` and, optionally, `task_completed`; mcpeye answers it with
+    /// [`FEEDBACK_TOOL_ACK`](crate::contract::FEEDBACK_TOOL_ACK), never reaching a handler, and
+    /// records it as any call, redacted (docs/wire-format.md#feedback-tool). A call with a blank
+    /// `text`, an unknown `category` or a value of the wrong type is answered with an
+    /// invalid-arguments error, recorded as such.
+    ///
+    /// ```
+    /// let manifest = mcpeye::Manifest::builder().feedback(true).build();
+    /// assert!(manifest.has_tool("mcpeye_send_feedback"));
+    /// let args = serde_json::json!({"category": "issue", "text": "search ignores the date filter", "task_completed": false});
+    /// assert_eq!(manifest.call("mcpeye_send_feedback", args)["isError"], serde_json::Value::Null);
+    /// assert!(!mcpeye::Manifest::builder().build().has_tool("mcpeye_send_feedback"));
+    /// ```
+    pub fn feedback(mut self, on: bool) -> Self {
+        self.feedback = on;
         self
     }
 
@@ -432,12 +457,14 @@ impl ManifestBuilder {
             .unwrap_or(true);
         let attribution = self.attribution;
         let mut list: Vec<Value> = entries.iter().map(|e| e.descriptor(&intent_description, attribution)).collect();
-        if reserved {
-            let mut reserved = reserved_descriptor();
+        let feedback = self.feedback;
+        let own = [(reserved, reserved_descriptor as fn() -> Value), (feedback, feedback_descriptor)];
+        for (_, descriptor) in own.into_iter().filter(|(on, _)| *on) {
+            let mut descriptor = descriptor();
             if attribution.model_argument.on(true) {
-                schema::inject_property(&mut reserved["inputSchema"], MODEL_PARAM_NAME, MODEL_PARAM_DESCRIPTION);
+                schema::inject_property(&mut descriptor["inputSchema"], MODEL_PARAM_NAME, MODEL_PARAM_DESCRIPTION);
             }
-            list.push(reserved);
+            list.push(descriptor);
         }
         let index = entries.iter().enumerate().map(|(i, e)| (e.def.name, i)).collect();
         Ok(Manifest {
@@ -445,6 +472,7 @@ impl ManifestBuilder {
             index,
             states: self.states,
             reserved,
+            feedback,
             tracker: self.tracker,
             attribution,
             tools_list: Value::Array(list),
@@ -595,6 +623,31 @@ pub fn reserved_descriptor() -> Value {
     })
 }
 
+/// The `tools/list` descriptor of the opt-in feedback tool `mcpeye_send_feedback`
+/// (docs/wire-format.md#feedback-tool, #constants): no `mcpeyeIntent`, a required `category`
+/// of [`FEEDBACK_CATEGORIES`], a required `text` and an optional boolean `task_completed`.
+///
+/// ```
+/// let d = mcpeye_runtime::forwarded::feedback_descriptor();
+/// assert_eq!(d["name"], "mcpeye_send_feedback");
+/// assert_eq!(d["inputSchema"]["required"], serde_json::json!(["category", "text"]));
+/// ```
+pub fn feedback_descriptor() -> Value {
+    json!({
+        "name": FEEDBACK_TOOL_NAME,
+        "description": FEEDBACK_TOOL_DESCRIPTION,
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "category": {"type": "string", "enum": FEEDBACK_CATEGORIES, "description": FEEDBACK_CATEGORY_DESCRIPTION},
+                "text": {"type": "string", "description": FEEDBACK_TEXT_DESCRIPTION},
+                "task_completed": {"type": "boolean", "description": FEEDBACK_TASK_COMPLETED_DESCRIPTION},
+            },
+            "required": ["category", "text"],
+        },
+    })
+}
+
 /// The tools of a server: their `tools/list` descriptors and the dispatcher of `tools/call`.
 ///
 /// `Send + Sync`: build one at start-up and share it (`Arc<Manifest>` or a `static`) across
@@ -632,6 +685,8 @@ pub struct Manifest {
     pub(crate) index: HashMap<&'static str, usize>,
     pub(crate) states: StateMap,
     pub(crate) reserved: bool,
+    /// Whether the feedback tool is listed and answered.
+    pub(crate) feedback: bool,
     pub(crate) tracker: Option<Tracker>,
     pub(crate) attribution: Attribution,
     pub(crate) tools_list: Value,
@@ -642,6 +697,7 @@ impl fmt::Debug for Manifest {
         f.debug_struct("Manifest")
             .field("tools", &self.entries.iter().map(|e| e.def.name).collect::<Vec<_>>())
             .field("reserved_tool", &self.reserved)
+            .field("feedback_tool", &self.feedback)
             .finish()
     }
 }
@@ -658,7 +714,8 @@ impl Manifest {
     }
 
     /// The `tools` array of a `tools/list` result: the tools sorted by name, then the reserved
-    /// tool (unless turned off). Byte-for-byte deterministic.
+    /// tool (unless turned off), then the feedback tool (when turned on). Byte-for-byte
+    /// deterministic.
     ///
     /// ```
     /// let manifest = mcpeye::Manifest::builder().build();
@@ -669,7 +726,7 @@ impl Manifest {
         self.tools_list.clone()
     }
 
-    /// The names of the tools, sorted, without the reserved tool.
+    /// The names of the tools, sorted, without mcpeye's own tools.
     ///
     /// ```
     /// let manifest = mcpeye::Manifest::builder().build();
@@ -707,7 +764,7 @@ impl Manifest {
         self.reserved
     }
 
-    /// Whether `name` is a tool of this manifest (the reserved tool included when listed).
+    /// Whether `name` is a tool of this manifest (mcpeye's own tools included when listed).
     ///
     /// ```
     /// let manifest = mcpeye::Manifest::builder().build();
@@ -715,7 +772,19 @@ impl Manifest {
     /// assert!(!manifest.has_tool("export_csv"));
     /// ```
     pub fn has_tool(&self, name: &str) -> bool {
-        self.index.contains_key(name) || (self.reserved && name == RESERVED_TOOL_NAME)
+        self.index.contains_key(name) || self.own_tool(name).is_some()
+    }
+
+    /// Which of mcpeye's own tools, listed by this manifest, `name` is.
+    #[inline(always)]
+    pub(crate) fn own_tool(&self, name: &str) -> Option<OwnTool> {
+        if self.reserved && name == RESERVED_TOOL_NAME {
+            Some(OwnTool::Capability)
+        } else if self.feedback && name == FEEDBACK_TOOL_NAME {
+            Some(OwnTool::Feedback)
+        } else {
+            None
+        }
     }
 
     /// What this manifest's `tools/list` costs a model, per tool, in `o200k_base` tokens: name,
@@ -744,6 +813,25 @@ impl Manifest {
     }
 }
 
+/// mcpeye's own tools, answered by mcpeye and never by a handler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OwnTool {
+    /// `mcpeye_request_capability`.
+    Capability,
+    /// `mcpeye_send_feedback`.
+    Feedback,
+}
+
+impl OwnTool {
+    /// The tool's name.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            OwnTool::Capability => RESERVED_TOOL_NAME,
+            OwnTool::Feedback => FEEDBACK_TOOL_NAME,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -755,5 +843,22 @@ mod tests {
         assert_eq!(d["inputSchema"]["required"], json!(["capability"]));
         assert_eq!(d["description"], RESERVED_TOOL_DESCRIPTION);
         assert!(d["inputSchema"]["properties"].get(INTENT_PARAM_NAME).is_none());
+    }
+
+    #[test]
+    fn the_feedback_tool_is_listed_only_when_asked_for_and_last() {
+        let names = |m: &Manifest| -> Vec<String> {
+            m.tools_list().as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect()
+        };
+        assert_eq!(names(&Manifest::builder().build()), [RESERVED_TOOL_NAME]);
+        assert_eq!(names(&Manifest::builder().feedback(true).build()), [RESERVED_TOOL_NAME, FEEDBACK_TOOL_NAME]);
+        let alone = Manifest::builder().feedback(true).capture_missing_capabilities(false).build();
+        assert_eq!(names(&alone), [FEEDBACK_TOOL_NAME]);
+        assert!(alone.has_tool(FEEDBACK_TOOL_NAME) && !alone.has_tool(RESERVED_TOOL_NAME));
+        let d = feedback_descriptor();
+        assert_eq!(d["inputSchema"]["properties"]["category"]["enum"], json!(FEEDBACK_CATEGORIES));
+        assert!(d["inputSchema"]["properties"].get(INTENT_PARAM_NAME).is_none());
+        let with_model = Manifest::builder().feedback(true).model_argument(crate::ModelArgument::ReservedTool).build();
+        assert!(with_model.tools_list()[1]["inputSchema"]["properties"][MODEL_PARAM_NAME].is_object());
     }
 }

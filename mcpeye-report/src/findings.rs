@@ -21,7 +21,7 @@ use serde_json::Number;
 use std::collections::BTreeMap;
 
 /// The feedback tool's reserved name (docs/wire-format.md: an event of a reserved tool name).
-pub(crate) const FEEDBACK_TOOL: &str = "mcpeye_send_feedback";
+pub(crate) const FEEDBACK_TOOL: &str = mcpeye_runtime::contract::FEEDBACK_TOOL_NAME;
 /// The feedback tool's categories, in the order the report shows them.
 const CATEGORIES: [&str; 4] = ["issue", "missing_capability", "other", "praise"];
 

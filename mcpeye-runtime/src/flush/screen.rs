@@ -3,7 +3,7 @@
 //! screen every record passes between the hand-off channel and the encoder.
 
 use crate::config::Config;
-use crate::contract::RESERVED_TOOL_NAME;
+use crate::contract::{FEEDBACK_TOOL_NAME, RESERVED_TOOL_NAME};
 use crate::model::diagnostics::{DiagnosticKind, Diagnostics};
 use crate::model::event::{BeforeSendFn, Event};
 use crate::model::record::CallOutcome;
@@ -127,7 +127,8 @@ impl Screen {
 /// so a session is kept or dropped whole, the same way on every replica; by chance without a
 /// session.
 fn keeps(threshold: u64, tool: &str, session: Option<&str>) -> bool {
-    if tool == RESERVED_TOOL_NAME {
+    // What agents report through mcpeye's own tools is rare and is the point: never sampled out.
+    if tool == RESERVED_TOOL_NAME || tool == FEEDBACK_TOOL_NAME {
         return true;
     }
     let draw = match session {
@@ -214,6 +215,7 @@ mod tests {
     #[test]
     fn the_reserved_tool_and_full_rates_are_always_kept() {
         assert!((0..1000).all(|i| kept(&screen(0.0), RESERVED_TOOL_NAME, Some(&i.to_string()))));
+        assert!((0..1000).all(|i| kept(&screen(0.0), FEEDBACK_TOOL_NAME, Some(&i.to_string()))));
         assert!((0..1000).all(|i| !kept(&screen(0.0), "search", Some(&i.to_string()))));
         assert!((0..1000).all(|_| !kept(&screen(0.0), "search", None)));
         assert!((0..1000).all(|i| kept(&screen(1.0), "search", Some(&i.to_string()))));

@@ -3,8 +3,8 @@
 //! describes `get_forecast` anew and adds `get_alerts`), each writing the local event log
 //! (`MCPEYE_EVENT_LOG_DIR`). Every call carries the MCP proposal's `aiInvocation` objects in
 //! `_meta` (a model, a reason, the user's words, a turn). The session has a loop (the same tool
-//! three times in a row), a recovery (an error, then the same tool again that succeeds) and a
-//! tool never called. `mcpeye report` (built from `mcpeye-cli`) reads the log back and shows
+//! three times in a row), a recovery (an error, then the same tool again that succeeds), a
+//! tool never called, and a report through the opt-in feedback tool (`MCPEYE_DEMO_FEEDBACK=1`). `mcpeye report` (built from `mcpeye-cli`) reads the log back and shows
 //! each, in the terminal, as JSON and as HTML rendered by Chromium.
 //!
 //! Without `python3` the test says so and passes, as the other interop tests do; under
@@ -21,6 +21,7 @@ use std::process::Command;
 const AI: &str = "io.modelcontextprotocol/aiInvocation";
 const MODEL: &str = "claude-sonnet-4.5";
 const USER: &str = "Plan a rainy weekend in Lisbon";
+const FEEDBACK: &str = "The user wanted weather alerts sent by email; no tool sends them.";
 const TEST: &str = "python_sessions_against_two_server_versions_give_a_report_with_each_finding";
 
 /// One call of the driver's job, with the proposal's objects in `_meta`.
@@ -86,6 +87,13 @@ fn python_sessions_against_two_server_versions_give_a_report_with_each_finding()
                 call("get_forecast", json!({"city": "Lisbon", "days": 10}), "t2", "Look ten days ahead."),
                 call("get_forecast", json!({"city": "Lisbon", "days": 7}), "t2", "Look a week ahead instead."),
                 call("convert_temperature", json!({"value": 20, "unit": "C"}), "t3", "Convert to Fahrenheit."),
+                // The opt-in feedback tool (`MCPEYE_DEMO_FEEDBACK=1`), answered by mcpeye itself.
+                call(
+                    "mcpeye_send_feedback",
+                    json!({"category": "missing_capability", "text": FEEDBACK, "task_completed": false}),
+                    "t3",
+                    "Say what was missing.",
+                ),
             ],
         ),
         (
@@ -108,17 +116,25 @@ fn python_sessions_against_two_server_versions_give_a_report_with_each_finding()
         let mut env = server_env(&ingest);
         env.push(("MCPEYE_EVENT_LOG_DIR", dir.display().to_string()));
         env.push(("MCPEYE_DEMO_VERSION", version.to_owned()));
+        env.push(("MCPEYE_DEMO_FEEDBACK", "1".to_owned()));
         let report = drive(&python, &script("py_driver.py"), &job, &env);
         let errors: Vec<bool> =
             report["clients"][0]["results"].as_array().unwrap().iter().map(|r| r["isError"] == true).collect();
-        let expected = if version == "1" { vec![false, false, false, true, false, false] } else { vec![false; 3] };
+        let expected =
+            if version == "1" { vec![false, false, false, true, false, false, false] } else { vec![false; 3] };
         assert_eq!(errors, expected, "{report}");
     }
 
     // The wire: each call's intent is the client's invocationReason (native); nothing else of
     // aiInvocation travels.
-    let events = ingest.events();
-    assert_eq!(events.len(), 9);
+    let mut events = ingest.events();
+    assert_eq!(events.len(), 10);
+    let at = events.iter().position(|e| e["toolName"] == "mcpeye_send_feedback").expect("the feedback event");
+    let feedback = events.remove(at);
+    // The feedback event: the reserved tool's shape (docs/wire-format.md#feedback-tool), no intent.
+    assert_eq!(feedback["arguments"]["category"], "missing_capability", "{feedback}");
+    assert_eq!(feedback["arguments"]["text"], FEEDBACK, "{feedback}");
+    assert_eq!((&feedback["durationMs"], feedback.get("intent")), (&json!(0), None), "{feedback}");
     assert!(events.iter().all(|e| e["intentSource"] == "native"), "{events:#?}");
     assert_eq!(events[0]["intent"], "Check the weekend forecast.");
     assert!(events.iter().all(|e| !e.to_string().contains(USER)), "{events:#?}");
@@ -128,7 +144,8 @@ fn python_sessions_against_two_server_versions_give_a_report_with_each_finding()
         let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
         lines.extend(text.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()));
     }
-    let logged: Vec<&Value> = lines.iter().filter(|l| l["kind"] == "call").collect();
+    let logged: Vec<&Value> =
+        lines.iter().filter(|l| l["kind"] == "call" && l["tool"] != "mcpeye_send_feedback").collect();
     assert_eq!(logged.len(), 9);
     for c in &logged {
         assert_eq!((c["model"].as_str(), c["userIntent"].as_str()), (Some(MODEL), Some(USER)), "{c}");
@@ -139,7 +156,7 @@ fn python_sessions_against_two_server_versions_give_a_report_with_each_finding()
 
     // JSON: every finding, right.
     let j: Value = serde_json::from_str(&mcpeye(&["report", "--json"], &dir)).expect("JSON");
-    assert_eq!((&j["overview"]["calls"], &j["overview"]["errors"]), (&json!(9), &json!(1)), "{j:#}");
+    assert_eq!((&j["overview"]["calls"], &j["overview"]["errors"]), (&json!(10), &json!(1)), "{j:#}");
     assert_eq!(j["overview"]["serverVersions"], json!([env!("CARGO_PKG_VERSION"), "2.0.0"]), "{j:#}");
     assert_eq!(j["tools"]["neverCalled"], json!(["get_alerts"]), "{j:#}");
     let loops = &j["paths"]["loops"];
@@ -148,11 +165,18 @@ fn python_sessions_against_two_server_versions_give_a_report_with_each_finding()
     assert_eq!(recoveries, &json!([{"tool": "get_forecast", "errors": 1, "retried": 1, "recovered": 1}]), "{j:#}");
     assert_eq!(
         j["paths"]["turns"],
-        json!({"turns": 4, "calls": 9, "mostCalls": 3, "withSeveralCalls": 3, "endedOnError": 0}),
+        json!({"turns": 4, "calls": 10, "mostCalls": 3, "withSeveralCalls": 4, "endedOnError": 0}),
         "{j:#}"
     );
     assert_eq!(j["models"]["models"][0]["model"], MODEL, "{j:#}");
-    assert_eq!(j["models"]["models"][0]["calls"], 9, "{j:#}");
+    assert_eq!(j["models"]["models"][0]["calls"], 10, "{j:#}");
+    // What the agent sent through the feedback tool, in its category, not among the tools.
+    let category = &j["feedback"]["categories"][0];
+    assert_eq!((&j["feedback"]["calls"], &category["category"]), (&json!(1), &json!("missing_capability")), "{j:#}");
+    assert_eq!((&category["taskNotCompleted"], &category["reports"][0]["ask"]), (&json!(1), &json!(FEEDBACK)), "{j:#}");
+    assert!(j["tools"]["tools"].as_array().unwrap().iter().all(|t| t["tool"] != "mcpeye_send_feedback"), "{j:#}");
+    // One report from one user is below the feedback finding's threshold (two people).
+    assert_eq!(j["findings"], json!([]), "{j:#}");
     // The description change of get_forecast, with the error rates and retries before and after.
     let forecast: Vec<&Value> =
         j["versions"]["tools"].as_array().unwrap().iter().filter(|v| v["tool"] == "get_forecast").collect();
@@ -171,11 +195,13 @@ fn python_sessions_against_two_server_versions_give_a_report_with_each_finding()
     // The terminal.
     let text = mcpeye(&["report"], &dir);
     for needle in [
-        "9 calls, 1 error",
+        "10 calls, 1 error",
+        FEEDBACK,
         "never called: get_alerts",
         "loop: get_forecast called 3+ times in a row 1× (longest 3)",
         "after an error of get_forecast: retried 1 of 1, recovered 1",
-        "4 user turns (9 calls, at most 3 in one)",
+        "4 user turns (10 calls, at most 3 in one)",
+        "missing capability: 1 report (task completed 0, not completed 1)",
         "2.0.0 · ",
         "20 %",
         "Look up the weather forecast of a city, day by day",
@@ -198,12 +224,13 @@ fn python_sessions_against_two_server_versions_give_a_report_with_each_finding()
         "get_alerts",
         "<h2>Paths</h2>",
         "<code><bdi>get_forecast</bdi></code> called three times or more in a row, 1× (longest run 3)",
-        "<h3>User turns</h3><p>4 turns, 9 calls",
+        "<h3>User turns</h3><p>4 turns, 10 calls",
         "<h2>Versions</h2>",
         "<b>changed:</b> <bdi>Look up the weather forecast of a city, day by day",
         "aria-label=\"error rate 20 %\"",
         "<h2>Models</h2>",
         MODEL,
+        FEEDBACK,
     ] {
         assert!(dom.contains(needle), "{needle} not in the rendered page:\n{dom}");
     }

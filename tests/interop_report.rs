@@ -4,8 +4,9 @@
 //! (`MCPEYE_EVENT_LOG_DIR`). Every call carries the MCP proposal's `aiInvocation` objects in
 //! `_meta` (a model, a reason, the user's words, a turn). The session has a loop (the same tool
 //! three times in a row), a recovery (an error, then the same tool again that succeeds), a
-//! tool never called, and a report through the opt-in feedback tool (`MCPEYE_DEMO_FEEDBACK=1`). `mcpeye report` (built from `mcpeye-cli`) reads the log back and shows
-//! each, in the terminal, as JSON and as HTML rendered by Chromium.
+//! tool never called, and a report through the opt-in feedback tool (`MCPEYE_DEMO_FEEDBACK=1`).
+//! `mcpeye report` (built from `mcpeye-cli`) reads the log back and shows each, in the
+//! terminal, as JSON and as HTML rendered by Chromium.
 //!
 //! Without `python3` the test says so and passes, as the other interop tests do; under
 //! `CI=true` a missing `python3` or chromium fails it.

@@ -358,6 +358,16 @@ fn an_inferred_intent_goes_to_the_log_redacted_and_capped_never_to_the_wire() {
     }
     let wire = sink.bodies().concat();
     assert!(!String::from_utf8_lossy(&wire).contains("looking for"));
+    // The offline report uses them where a call has no intent, marked apart from the agent's.
+    let mut input = ReportInput::new();
+    for l in &lines {
+        input.add_value(l);
+    }
+    let gap = input.report().intent_gap;
+    let search = gap.intents.iter().find(|t| t.tool == "search").expect("search's intents");
+    assert_eq!((search.calls, search.with_intent, search.with_inferred), (6, 1, 3), "{search:?}");
+    assert!(search.inferred.iter().any(|a| a.ask.starts_with("looking for mug")), "{search:?}");
+    assert!(search.intents.iter().all(|a| a.ask == "Checking stock."), "{search:?}");
 
     // The same calls without the callback: the same payload bytes.
     let plain_dir = temp_dir("inferred-plain");

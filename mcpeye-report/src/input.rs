@@ -86,6 +86,8 @@ pub(crate) struct Call {
     pub session: Option<Span>,
     pub conversation: Option<Span>,
     pub turn: Option<Span>,
+    /// The turn's fingerprint, for counting turns by 8 bytes each.
+    pub turn_id: Option<u64>,
     pub model: Option<Span>,
     pub client: Option<Span>,
     pub user: Option<Span>,
@@ -112,6 +114,7 @@ impl Call {
             session: o(self.session),
             conversation: o(self.conversation),
             turn: o(self.turn),
+            turn_id: self.turn_id,
             model: o(self.model),
             client: o(self.client),
             user: o(self.user),
@@ -137,6 +140,7 @@ pub(crate) struct CallView<'a> {
     pub session: Option<&'a str>,
     pub conversation: Option<&'a str>,
     pub turn: Option<&'a str>,
+    pub turn_id: Option<u64>,
     pub model: Option<&'a str>,
     pub client: Option<&'a str>,
     pub user: Option<&'a str>,
@@ -1081,6 +1085,7 @@ fn fill_from_line(call: &mut Call, line: &Obj<'_>, text: &mut String) {
             *slot = Some(put(text, v));
         }
     }
+    call.turn_id = line.turn.get().map(|t| fingerprint(t));
 }
 
 #[cfg(test)]

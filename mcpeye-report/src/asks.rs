@@ -29,10 +29,12 @@
 //! those of comparing with every group, in a time that grows with the wordings and their
 //! similar pairs rather than with the wordings times the groups.
 
+use crate::fold::Fingerprints;
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeSet, HashMap};
+use std::hash::BuildHasher;
 
 /// Shared stems over all stems (numerator, denominator): at least 3/5 is the same ask.
 pub const THRESHOLD: (usize, usize) = (3, 5);
@@ -352,25 +354,47 @@ pub(crate) fn group_counted<'a>(
     verbs: bool,
     keep: usize,
 ) -> Vec<(Group, usize)> {
-    // Exact wordings first: (first text, its first index, its other indices, texts).
-    let mut at: FxHashMap<String, usize> = FxHashMap::default();
-    let mut wordings: Vec<(&'a str, usize, Vec<usize>, usize)> = Vec::new();
+    // Exact wordings first: (first text, its first index, texts), and the other indices of
+    // each. A wording is found by its key's hash (checked against the key of its first text:
+    // a hash two keys share sends the later to `clashes`), so that the keys of a million
+    // distinct texts are not held.
+    let mut at: Fingerprints<u32> = Fingerprints::default();
+    let mut clashes: FxHashMap<String, u32> = FxHashMap::default();
+    let mut wordings: Vec<(&'a str, usize, usize)> = Vec::new();
+    let mut more: Vec<(u32, usize)> = Vec::new();
     for (i, (text, n)) in texts.into_iter().enumerate() {
-        match at.entry(wording_key(text)) {
-            Entry::Occupied(e) => {
-                let w = &mut wordings[*e.get()];
-                w.2.push(i);
-                w.3 += n;
-            }
-            Entry::Vacant(e) => {
-                e.insert(wordings.len());
-                wordings.push((text.trim(), i, Vec::new(), n));
-            }
+        let key = wording_key(text);
+        let next = wordings.len() as u32;
+        let (slot, was) = at.entry(rustc_hash::FxBuildHasher.hash_one(&key));
+        let w = if !was {
+            *slot = next;
+            next
+        } else if wording_key(wordings[*slot as usize].0) == key {
+            *slot
+        } else {
+            *clashes.entry(key).or_insert(next)
+        };
+        if w == next {
+            wordings.push((text.trim(), i, n));
+        } else {
+            wordings[w as usize].2 += n;
+            more.push((w, i));
         }
     }
-    drop(at);
+    drop((at, clashes));
     // Stable: equal counts stay in order of arrival.
-    wordings.sort_by_key(|w| Reverse(w.3));
+    let mut sorted: Vec<u32> = (0..wordings.len() as u32).collect();
+    sorted.sort_by_key(|&w| Reverse(wordings[w as usize].2));
+    let wordings: Vec<(&'a str, usize, usize)> = sorted.iter().map(|&w| wordings[w as usize]).collect();
+    let mut place = vec![0u32; wordings.len()];
+    for (k, &w) in sorted.iter().enumerate() {
+        place[w as usize] = k as u32;
+    }
+    drop(sorted);
+    for m in &mut more {
+        m.0 = place[m.0 as usize];
+    }
+    drop(place);
 
     // Each wording's stems as numbers, and its action word (index + 1, 0 for none).
     // Each word is looked up once in the stop words, stemmed once and its stem's action word
@@ -380,11 +404,16 @@ pub(crate) fn group_counted<'a>(
     let mut ids: FxHashMap<String, u32> = FxHashMap::default();
     let mut actions: Vec<u8> = Vec::new();
     let mut df: Vec<u32> = Vec::new();
-    let mut sets: Vec<Vec<u32>> = Vec::with_capacity(wordings.len());
+    // Each wording's stems, one after the other (`bounds[w]..bounds[w + 1]`).
+    let mut sets: Vec<u32> = Vec::new();
+    let mut bounds: Vec<u32> = Vec::with_capacity(wordings.len() + 1);
+    bounds.push(0);
+    let mut set: Vec<u32> = Vec::new();
     let mut verb: Vec<u8> = Vec::with_capacity(wordings.len());
     let mut lower = String::new();
     for &(text, ..) in &wordings {
-        let (mut set, mut action) = (Vec::new(), 0u8);
+        set.clear();
+        let mut action = 0u8;
         // As `words` does it: the text lowercased, split at what is not alphanumeric.
         lower.clear();
         if text.is_ascii() {
@@ -426,7 +455,8 @@ pub(crate) fn group_counted<'a>(
         for &id in &set {
             df[id as usize] += 1;
         }
-        sets.push(set);
+        sets.extend(&set);
+        bounds.push(sets.len() as u32);
         verb.push(action);
     }
     drop((ids, words));
@@ -437,7 +467,8 @@ pub(crate) fn group_counted<'a>(
     for (r, &id) in order.iter().enumerate() {
         rank[id as usize] = r as u32;
     }
-    for set in &mut sets {
+    for w in 0..wordings.len() {
+        let set = &mut sets[bounds[w] as usize..bounds[w + 1] as usize];
         for s in set.iter_mut() {
             *s = rank[*s as usize];
         }
@@ -463,8 +494,8 @@ pub(crate) fn group_counted<'a>(
     let mut group_of: Vec<u32> = Vec::with_capacity(wordings.len());
     let mut candidates: Vec<u32> = Vec::new();
     let mut seen: Vec<u32> = vec![0; wordings.len()];
-    for (w, &(_, first, _, count)) in wordings.iter().enumerate() {
-        let x = &sets[w];
+    for (w, &(_, first, count)) in wordings.iter().enumerate() {
+        let x = &sets[bounds[w] as usize..bounds[w + 1] as usize];
         let n = x.len();
         let found = if x.is_empty() {
             empty
@@ -551,13 +582,18 @@ pub(crate) fn group_counted<'a>(
     }
     let mut kept: Vec<(Group, usize)> =
         order.iter().map(|&g| (Group { wordings: Vec::new(), members: Vec::new() }, groups[g as usize].0)).collect();
-    for (w, (text, first, more, count)) in wordings.into_iter().enumerate() {
+    for (w, (text, first, count)) in wordings.into_iter().enumerate() {
         let k = slot[group_of[w] as usize];
         if k != u32::MAX {
             let g = &mut kept[k as usize].0;
             g.wordings.push((text.to_owned(), count));
             g.members.push(first);
-            g.members.extend(more);
+        }
+    }
+    for (w, i) in more {
+        let k = slot[group_of[w as usize] as usize];
+        if k != u32::MAX {
+            kept[k as usize].0.members.push(i);
         }
     }
     for (g, _) in &mut kept {

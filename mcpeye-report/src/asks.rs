@@ -322,8 +322,21 @@ fn same_sets(a: &[u32], a_verb: u8, b: &[u32], b_verb: u8) -> bool {
     if a.is_empty() || b.is_empty() {
         return a.is_empty() && b.is_empty();
     }
+    // The stems they must share: `shared * den >= (|a| + |b| - shared) * num` is `shared >=
+    // (|a| + |b|) * num / (num + den)`; a set of three or more within the other shares all its
+    // own. The merge stops once what is left cannot reach it.
+    let (num, den) = THRESHOLD;
+    let small = a.len().min(b.len());
+    let by_jaccard = ((a.len() + b.len()) * num).div_ceil(num + den);
+    let need = if small >= 3 { by_jaccard.min(small) } else { by_jaccard };
+    if need > small {
+        return false;
+    }
     let (mut i, mut j, mut shared) = (0, 0, 0);
     while i < a.len() && j < b.len() {
+        if shared + (a.len() - i).min(b.len() - j) < need {
+            return false;
+        }
         match a[i].cmp(&b[j]) {
             std::cmp::Ordering::Less => i += 1,
             std::cmp::Ordering::Greater => j += 1,
@@ -334,9 +347,7 @@ fn same_sets(a: &[u32], a_verb: u8, b: &[u32], b_verb: u8) -> bool {
             }
         }
     }
-    let (num, den) = THRESHOLD;
-    let small = a.len().min(b.len());
-    shared * den >= (a.len() + b.len() - shared) * num || (small >= 3 && shared == small)
+    shared >= need
 }
 
 /// [`group`], with the action word's rule or without it.

@@ -29,6 +29,9 @@ use std::sync::{mpsc, Arc};
 pub const MAX_LINE_BYTES: usize = 64 << 20;
 /// Lines handed to a parsing thread at a time, in bytes.
 const CHUNK_BYTES: usize = 1 << 20;
+/// Calls whose table slots are read ahead at a time (`Fold::warm`): enough for their cache
+/// misses to overlap, few enough for the lines read to stay in the cache until folded.
+const WARM: usize = 64;
 /// Items of a value-mode source folded at a time.
 const CHUNK_ITEMS: usize = 4096;
 /// The first and last instants a timestamp may name: 2000-01-01 and 2100-01-01 (epoch ms).
@@ -713,12 +716,20 @@ impl<'a> Pass<'a> {
             let fold = &mut self.fold;
             fold.log_lines += chunk.log_lines;
             fold.payload_events += chunk.payload_events;
-            for item in chunk.items {
-                match item {
-                    Item::Call(c) => fold.call(c.view(&chunk.text)),
-                    Item::Method => fold.method(),
-                    Item::Tools(t) => fold.tools(t),
-                    Item::Skip(reason, line) => fold.skip(reason, &chunk.source, line),
+            // A batch of calls' table slots read ahead of folding them (`Fold::warm`).
+            let mut chunk = chunk;
+            for batch in chunk.items.chunks_mut(WARM) {
+                fold.warm(batch.iter().filter_map(|i| match i {
+                    Item::Call(c) => Some((c.call_id, c.turn_id)),
+                    _ => None,
+                }));
+                for item in batch {
+                    match item {
+                        Item::Call(c) => fold.call(c.view(&chunk.text)),
+                        Item::Method => fold.method(),
+                        Item::Tools(t) => fold.tools(std::mem::take(t)),
+                        Item::Skip(reason, line) => fold.skip(*reason, &chunk.source, *line),
+                    }
                 }
             }
             if let Some(what) = chunk.unread {

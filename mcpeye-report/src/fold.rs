@@ -229,6 +229,20 @@ mod fingerprints_tests {
     }
 
     #[test]
+    fn a_turn_past_its_packed_count_goes_on_counting() {
+        let mut fold = Fold::default();
+        let key = fingerprint("t1");
+        fold.turns.entry(key).0 .0 = Turn::CALLS - 1;
+        let call = crate::input::Call { turn_id: Some(key), ts: 5, ..Default::default() };
+        for _ in 0..3 {
+            fold.call(call.view(""));
+        }
+        let t = fold.sum_turns();
+        let calls = Turn::CALLS as usize + 2;
+        assert_eq!((t.turns, t.calls, t.most_calls, t.with_several_calls), (1, calls, calls, 1));
+    }
+
+    #[test]
     fn texts_are_counted_by_their_text() {
         let mut w = Wordings::default();
         for (text, context) in [("a", None), ("b", Some("x")), ("a", Some("y")), ("", None), ("b", Some("x"))] {

@@ -314,6 +314,47 @@ fn triples(stems: &[u32], mut each: impl FnMut(u64)) {
     }
 }
 
+/// The stems two non-empty sets of these sizes must share to be the same ask, if they can:
+/// `shared * den >= (|a| + |b| - shared) * num` is `shared >= (|a| + |b|) * num / (num + den)`;
+/// a set of three or more within the other shares all its own.
+fn must_share(a: usize, b: usize) -> Option<usize> {
+    let (num, den) = THRESHOLD;
+    let small = a.min(b);
+    let by_jaccard = ((a + b) * num).div_ceil(num + den);
+    let need = if small >= 3 { by_jaccard.min(small) } else { by_jaccard };
+    (need <= small).then_some(need)
+}
+
+/// A group's first wording as a candidate's check reads it first, 16 bytes side by side: its
+/// number of stems, its action word, and a signature of its stems (bit `stem % 64` of each).
+/// A stem of the new wording whose bit is not in the signature is not shared, so most
+/// candidates are told apart without reading their stems (a cache miss each, when a million
+/// wordings make tens of thousands of groups).
+#[derive(Clone, Copy)]
+struct Seed {
+    signature: u64,
+    len: u32,
+    verb: u8,
+}
+
+impl Seed {
+    fn of(stems: &[u32], verb: u8) -> Self {
+        Seed { signature: stems.iter().fold(0, |sig, s| sig | 1 << (s % 64)), len: stems.len() as u32, verb }
+    }
+
+    /// Whether the seed cannot be the same ask as a non-empty `x` with action word `verb`:
+    /// differing action words, or fewer stems that may be shared than they must share.
+    fn rules_out(&self, x: &[u32], verb: u8) -> bool {
+        if self.verb != 0 && verb != 0 && self.verb != verb {
+            return true;
+        }
+        match must_share(self.len as usize, x.len()) {
+            None => true,
+            Some(need) => x.iter().filter(|&&s| self.signature >> (s % 64) & 1 == 1).count() < need,
+        }
+    }
+}
+
 /// [`same_ask`] on sorted stem numbers and action words (0: none).
 fn same_sets(a: &[u32], a_verb: u8, b: &[u32], b_verb: u8) -> bool {
     if a_verb != 0 && b_verb != 0 && a_verb != b_verb {
@@ -322,16 +363,8 @@ fn same_sets(a: &[u32], a_verb: u8, b: &[u32], b_verb: u8) -> bool {
     if a.is_empty() || b.is_empty() {
         return a.is_empty() && b.is_empty();
     }
-    // The stems they must share: `shared * den >= (|a| + |b| - shared) * num` is `shared >=
-    // (|a| + |b|) * num / (num + den)`; a set of three or more within the other shares all its
-    // own. The merge stops once what is left cannot reach it.
-    let (num, den) = THRESHOLD;
-    let small = a.len().min(b.len());
-    let by_jaccard = ((a.len() + b.len()) * num).div_ceil(num + den);
-    let need = if small >= 3 { by_jaccard.min(small) } else { by_jaccard };
-    if need > small {
-        return false;
-    }
+    // The merge stops once what is left cannot reach the stems they must share.
+    let Some(need) = must_share(a.len(), b.len()) else { return false };
     let (mut i, mut j, mut shared) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         if shared + (a.len() - i).min(b.len() - j) < need {
@@ -498,8 +531,7 @@ pub(crate) fn group_counted<'a>(
     let mut by_rarest: Vec<Vec<(u32, u32)>> = vec![Vec::new(); df.len()];
     let mut empty: Option<usize> = None;
     // Each group's first wording: its stems (side by side, for the checks' sake) and action word.
-    let (mut seed_stems, mut seed_at, mut seed_verb): (Vec<u32>, Vec<usize>, Vec<u8>) =
-        (Vec::new(), vec![0], Vec::new());
+    let (mut seed_stems, mut seed_at, mut seeds): (Vec<u32>, Vec<usize>, Vec<Seed>) = (Vec::new(), vec![0], Vec::new());
     // Each group's texts and first index; each wording's group. Only the groups kept are built.
     let mut groups: Vec<(usize, usize)> = Vec::new();
     let mut group_of: Vec<u32> = Vec::with_capacity(wordings.len());
@@ -538,10 +570,10 @@ pub(crate) fn group_counted<'a>(
             // Each candidate once (marked with this wording), then in order of creation.
             candidates.retain(|&g| std::mem::replace(&mut seen[g as usize], w as u32 + 1) != w as u32 + 1);
             candidates.sort_unstable();
-            candidates
-                .iter()
-                .map(|&g| g as usize)
-                .find(|&g| same_sets(&seed_stems[seed_at[g]..seed_at[g + 1]], seed_verb[g], x, verb[w]))
+            candidates.iter().map(|&g| g as usize).find(|&g| {
+                !seeds[g].rules_out(x, verb[w])
+                    && same_sets(&seed_stems[seed_at[g]..seed_at[g + 1]], seeds[g].verb, x, verb[w])
+            })
         };
         match found {
             Some(g) => {
@@ -577,7 +609,7 @@ pub(crate) fn group_counted<'a>(
                 }
                 seed_stems.extend(x);
                 seed_at.push(seed_stems.len());
-                seed_verb.push(verb[w]);
+                seeds.push(Seed::of(x, verb[w]));
                 group_of.push(g);
                 groups.push((count, first));
             }

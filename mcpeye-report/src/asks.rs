@@ -268,10 +268,9 @@ impl Chains {
         self.lists.entry(key).or_default().push(group);
     }
 
-    fn get(&self, key: u64, out: &mut Vec<u32>) {
-        if let Some(list) = self.lists.get(&key) {
-            out.extend(list);
-        }
+    /// The groups under `key`, in order of creation.
+    fn list(&self, key: u64) -> &[u32] {
+        self.lists.get(&key).map_or(&[], |l| l)
     }
 }
 
@@ -535,7 +534,6 @@ pub(crate) fn group_counted<'a>(
     // Each group's texts and first index; each wording's group. Only the groups kept are built.
     let mut groups: Vec<(usize, usize)> = Vec::new();
     let mut group_of: Vec<u32> = Vec::with_capacity(wordings.len());
-    let mut candidates: Vec<u32> = Vec::new();
     let mut seen: Vec<u32> = vec![0; wordings.len()];
     for (w, &(_, first, count)) in wordings.iter().enumerate() {
         let x = &sets[bounds[w] as usize..bounds[w + 1] as usize];
@@ -543,37 +541,64 @@ pub(crate) fn group_counted<'a>(
         let found = if x.is_empty() {
             empty
         } else {
-            candidates.clear();
+            // The first group (in order of creation) that takes the wording, over every list
+            // of candidates. Each list is in order of creation (a group is added when made), so
+            // a list is read only up to the best found so far, and nothing is gathered or
+            // sorted (which was most of the grouping with 2 M free-text intents). A candidate
+            // is checked once (marked with this wording), its dense seed first.
+            let mark = w as u32 + 1;
+            let mut best = u32::MAX;
+            let mut stop_at = |g: u32| -> bool {
+                if g >= best {
+                    return true;
+                }
+                if std::mem::replace(&mut seen[g as usize], mark) != mark {
+                    let (seed, at) = (&seeds[g as usize], g as usize);
+                    if !seed.rules_out(x, verb[w])
+                        && same_sets(&seed_stems[seed_at[at]..seed_at[at + 1]], seed.verb, x, verb[w])
+                    {
+                        best = g;
+                        return true;
+                    }
+                }
+                false
+            };
+            let mut read = |list: &[u32]| {
+                for &g in list {
+                    if stop_at(g) {
+                        break;
+                    }
+                }
+            };
             if n <= SMALL {
                 for &s in &x[..prefix(n, 1)] {
-                    candidates.extend(&small[s as usize]);
+                    read(&small[s as usize]);
                 }
             }
             if (TRIPLES.0..=TRIPLES.1).contains(&n) {
-                triples(&x[..prefix(n, 3)], |key| by_triple.get(key, &mut candidates));
+                triples(&x[..prefix(n, 3)], |key| read(by_triple.list(key)));
             }
             if n >= LARGE {
                 for &s in &x[..prefix(n, 1)] {
-                    candidates.extend(&large[s as usize]);
+                    read(&large[s as usize]);
                 }
             }
+            let mut read_within = |list: &[(u32, u32)], within: &dyn Fn(usize) -> bool| {
+                for &(size, g) in list {
+                    if within(size as usize) && stop_at(g) {
+                        break;
+                    }
+                }
+            };
             if n >= 3 {
-                let within = by_stem[x[0] as usize].iter().filter(|&&(size, _)| size as usize * num > n * den);
-                candidates.extend(within.map(|&(_, g)| g));
+                read_within(&by_stem[x[0] as usize], &|size| size * num > n * den);
             }
             if n * num > 3 * den {
                 for &s in x {
-                    let within = by_rarest[s as usize].iter().filter(|&&(size, _)| (size as usize) * den < n * num);
-                    candidates.extend(within.map(|&(_, g)| g));
+                    read_within(&by_rarest[s as usize], &|size| size * den < n * num);
                 }
             }
-            // Each candidate once (marked with this wording), then in order of creation.
-            candidates.retain(|&g| std::mem::replace(&mut seen[g as usize], w as u32 + 1) != w as u32 + 1);
-            candidates.sort_unstable();
-            candidates.iter().map(|&g| g as usize).find(|&g| {
-                !seeds[g].rules_out(x, verb[w])
-                    && same_sets(&seed_stems[seed_at[g]..seed_at[g + 1]], seeds[g].verb, x, verb[w])
-            })
+            (best != u32::MAX).then_some(best as usize)
         };
         match found {
             Some(g) => {

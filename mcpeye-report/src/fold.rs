@@ -4,11 +4,12 @@
 //!
 //! What stays in memory: per tool its counts and two histograms (duration in whole
 //! milliseconds, result size in bytes: one entry per distinct value); per tool version its
-//! counts; per model its counts and tools; each distinct wording with its count and contexts;
-//! per conversation and per turn a constant-size state (its last steps, at most [`REORDER`]
-//! calls waiting to be put in time order); the distinct users, clients, models and server
-//! versions; and 8 bytes (plus the hash table's slack) per distinct `callId`, to count a call
-//! seen twice once.
+//! counts; per model its counts and tools; each distinct wording with its count and contexts
+//! ([`Wordings`]: one buffer per tool); per conversation a constant-size state (its last steps,
+//! at most [`REORDER`] calls waiting to be put in time order); per turn 8 bytes under its
+//! fingerprint; the distinct users, clients, models and server versions; and a 64-bit
+//! fingerprint per distinct `callId` ([`Fingerprints`]: 10 to 15 bytes a call), to count a
+//! call seen twice once.
 
 use crate::asks;
 use crate::input::{CallView, ListedTool, Reason};

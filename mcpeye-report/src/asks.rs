@@ -29,10 +29,12 @@
 //! those of comparing with every group, in a time that grows with the wordings and their
 //! similar pairs rather than with the wordings times the groups.
 
+use crate::fold::Fingerprints;
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeSet, HashMap};
+use std::hash::BuildHasher;
 
 /// Shared stems over all stems (numerator, denominator): at least 3/5 is the same ask.
 pub const THRESHOLD: (usize, usize) = (3, 5);
@@ -266,10 +268,9 @@ impl Chains {
         self.lists.entry(key).or_default().push(group);
     }
 
-    fn get(&self, key: u64, out: &mut Vec<u32>) {
-        if let Some(list) = self.lists.get(&key) {
-            out.extend(list);
-        }
+    /// The groups under `key`, in order of creation.
+    fn list(&self, key: u64) -> &[u32] {
+        self.lists.get(&key).map_or(&[], |l| l)
     }
 }
 
@@ -312,6 +313,47 @@ fn triples(stems: &[u32], mut each: impl FnMut(u64)) {
     }
 }
 
+/// The stems two non-empty sets of these sizes must share to be the same ask, if they can:
+/// `shared * den >= (|a| + |b| - shared) * num` is `shared >= (|a| + |b|) * num / (num + den)`;
+/// a set of three or more within the other shares all its own.
+fn must_share(a: usize, b: usize) -> Option<usize> {
+    let (num, den) = THRESHOLD;
+    let small = a.min(b);
+    let by_jaccard = ((a + b) * num).div_ceil(num + den);
+    let need = if small >= 3 { by_jaccard.min(small) } else { by_jaccard };
+    (need <= small).then_some(need)
+}
+
+/// A group's first wording as a candidate's check reads it first, 16 bytes side by side: its
+/// number of stems, its action word, and a signature of its stems (bit `stem % 64` of each).
+/// A stem of the new wording whose bit is not in the signature is not shared, so most
+/// candidates are told apart without reading their stems (a cache miss each, when a million
+/// wordings make tens of thousands of groups).
+#[derive(Clone, Copy)]
+struct Seed {
+    signature: u64,
+    len: u32,
+    verb: u8,
+}
+
+impl Seed {
+    fn of(stems: &[u32], verb: u8) -> Self {
+        Seed { signature: stems.iter().fold(0, |sig, s| sig | 1 << (s % 64)), len: stems.len() as u32, verb }
+    }
+
+    /// Whether the seed cannot be the same ask as a non-empty `x` with action word `verb`:
+    /// differing action words, or fewer stems that may be shared than they must share.
+    fn rules_out(&self, x: &[u32], verb: u8) -> bool {
+        if self.verb != 0 && verb != 0 && self.verb != verb {
+            return true;
+        }
+        match must_share(self.len as usize, x.len()) {
+            None => true,
+            Some(need) => x.iter().filter(|&&s| self.signature >> (s % 64) & 1 == 1).count() < need,
+        }
+    }
+}
+
 /// [`same_ask`] on sorted stem numbers and action words (0: none).
 fn same_sets(a: &[u32], a_verb: u8, b: &[u32], b_verb: u8) -> bool {
     if a_verb != 0 && b_verb != 0 && a_verb != b_verb {
@@ -320,8 +362,13 @@ fn same_sets(a: &[u32], a_verb: u8, b: &[u32], b_verb: u8) -> bool {
     if a.is_empty() || b.is_empty() {
         return a.is_empty() && b.is_empty();
     }
+    // The merge stops once what is left cannot reach the stems they must share.
+    let Some(need) = must_share(a.len(), b.len()) else { return false };
     let (mut i, mut j, mut shared) = (0, 0, 0);
     while i < a.len() && j < b.len() {
+        if shared + (a.len() - i).min(b.len() - j) < need {
+            return false;
+        }
         match a[i].cmp(&b[j]) {
             std::cmp::Ordering::Less => i += 1,
             std::cmp::Ordering::Greater => j += 1,
@@ -332,9 +379,7 @@ fn same_sets(a: &[u32], a_verb: u8, b: &[u32], b_verb: u8) -> bool {
             }
         }
     }
-    let (num, den) = THRESHOLD;
-    let small = a.len().min(b.len());
-    shared * den >= (a.len() + b.len() - shared) * num || (small >= 3 && shared == small)
+    shared >= need
 }
 
 /// [`group`], with the action word's rule or without it.
@@ -352,25 +397,47 @@ pub(crate) fn group_counted<'a>(
     verbs: bool,
     keep: usize,
 ) -> Vec<(Group, usize)> {
-    // Exact wordings first: (first text, its first index, its other indices, texts).
-    let mut at: FxHashMap<String, usize> = FxHashMap::default();
-    let mut wordings: Vec<(&'a str, usize, Vec<usize>, usize)> = Vec::new();
+    // Exact wordings first: (first text, its first index, texts), and the other indices of
+    // each. A wording is found by its key's hash (checked against the key of its first text:
+    // a hash two keys share sends the later to `clashes`), so that the keys of a million
+    // distinct texts are not held.
+    let mut at: Fingerprints<u32> = Fingerprints::default();
+    let mut clashes: FxHashMap<String, u32> = FxHashMap::default();
+    let mut wordings: Vec<(&'a str, usize, usize)> = Vec::new();
+    let mut more: Vec<(u32, usize)> = Vec::new();
     for (i, (text, n)) in texts.into_iter().enumerate() {
-        match at.entry(wording_key(text)) {
-            Entry::Occupied(e) => {
-                let w = &mut wordings[*e.get()];
-                w.2.push(i);
-                w.3 += n;
-            }
-            Entry::Vacant(e) => {
-                e.insert(wordings.len());
-                wordings.push((text.trim(), i, Vec::new(), n));
-            }
+        let key = wording_key(text);
+        let next = wordings.len() as u32;
+        let (slot, was) = at.entry(rustc_hash::FxBuildHasher.hash_one(&key));
+        let w = if !was {
+            *slot = next;
+            next
+        } else if wording_key(wordings[*slot as usize].0) == key {
+            *slot
+        } else {
+            *clashes.entry(key).or_insert(next)
+        };
+        if w == next {
+            wordings.push((text.trim(), i, n));
+        } else {
+            wordings[w as usize].2 += n;
+            more.push((w, i));
         }
     }
-    drop(at);
+    drop((at, clashes));
     // Stable: equal counts stay in order of arrival.
-    wordings.sort_by_key(|w| Reverse(w.3));
+    let mut sorted: Vec<u32> = (0..wordings.len() as u32).collect();
+    sorted.sort_by_key(|&w| Reverse(wordings[w as usize].2));
+    let wordings: Vec<(&'a str, usize, usize)> = sorted.iter().map(|&w| wordings[w as usize]).collect();
+    let mut place = vec![0u32; wordings.len()];
+    for (k, &w) in sorted.iter().enumerate() {
+        place[w as usize] = k as u32;
+    }
+    drop(sorted);
+    for m in &mut more {
+        m.0 = place[m.0 as usize];
+    }
+    drop(place);
 
     // Each wording's stems as numbers, and its action word (index + 1, 0 for none).
     // Each word is looked up once in the stop words, stemmed once and its stem's action word
@@ -380,11 +447,16 @@ pub(crate) fn group_counted<'a>(
     let mut ids: FxHashMap<String, u32> = FxHashMap::default();
     let mut actions: Vec<u8> = Vec::new();
     let mut df: Vec<u32> = Vec::new();
-    let mut sets: Vec<Vec<u32>> = Vec::with_capacity(wordings.len());
+    // Each wording's stems, one after the other (`bounds[w]..bounds[w + 1]`).
+    let mut sets: Vec<u32> = Vec::new();
+    let mut bounds: Vec<u32> = Vec::with_capacity(wordings.len() + 1);
+    bounds.push(0);
+    let mut set: Vec<u32> = Vec::new();
     let mut verb: Vec<u8> = Vec::with_capacity(wordings.len());
     let mut lower = String::new();
     for &(text, ..) in &wordings {
-        let (mut set, mut action) = (Vec::new(), 0u8);
+        set.clear();
+        let mut action = 0u8;
         // As `words` does it: the text lowercased, split at what is not alphanumeric.
         lower.clear();
         if text.is_ascii() {
@@ -426,7 +498,8 @@ pub(crate) fn group_counted<'a>(
         for &id in &set {
             df[id as usize] += 1;
         }
-        sets.push(set);
+        sets.extend(&set);
+        bounds.push(sets.len() as u32);
         verb.push(action);
     }
     drop((ids, words));
@@ -437,7 +510,8 @@ pub(crate) fn group_counted<'a>(
     for (r, &id) in order.iter().enumerate() {
         rank[id as usize] = r as u32;
     }
-    for set in &mut sets {
+    for w in 0..wordings.len() {
+        let set = &mut sets[bounds[w] as usize..bounds[w + 1] as usize];
         for s in set.iter_mut() {
             *s = rank[*s as usize];
         }
@@ -456,50 +530,75 @@ pub(crate) fn group_counted<'a>(
     let mut by_rarest: Vec<Vec<(u32, u32)>> = vec![Vec::new(); df.len()];
     let mut empty: Option<usize> = None;
     // Each group's first wording: its stems (side by side, for the checks' sake) and action word.
-    let (mut seed_stems, mut seed_at, mut seed_verb): (Vec<u32>, Vec<usize>, Vec<u8>) =
-        (Vec::new(), vec![0], Vec::new());
+    let (mut seed_stems, mut seed_at, mut seeds): (Vec<u32>, Vec<usize>, Vec<Seed>) = (Vec::new(), vec![0], Vec::new());
     // Each group's texts and first index; each wording's group. Only the groups kept are built.
     let mut groups: Vec<(usize, usize)> = Vec::new();
     let mut group_of: Vec<u32> = Vec::with_capacity(wordings.len());
-    let mut candidates: Vec<u32> = Vec::new();
     let mut seen: Vec<u32> = vec![0; wordings.len()];
-    for (w, &(_, first, _, count)) in wordings.iter().enumerate() {
-        let x = &sets[w];
+    for (w, &(_, first, count)) in wordings.iter().enumerate() {
+        let x = &sets[bounds[w] as usize..bounds[w + 1] as usize];
         let n = x.len();
         let found = if x.is_empty() {
             empty
         } else {
-            candidates.clear();
+            // The first group (in order of creation) that takes the wording, over every list
+            // of candidates. Each list is in order of creation (a group is added when made), so
+            // a list is read only up to the best found so far, and nothing is gathered or
+            // sorted (which was most of the grouping with 2 M free-text intents). A candidate
+            // is checked once (marked with this wording), its dense seed first.
+            let mark = w as u32 + 1;
+            let mut best = u32::MAX;
+            let mut stop_at = |g: u32| -> bool {
+                if g >= best {
+                    return true;
+                }
+                if std::mem::replace(&mut seen[g as usize], mark) != mark {
+                    let (seed, at) = (&seeds[g as usize], g as usize);
+                    if !seed.rules_out(x, verb[w])
+                        && same_sets(&seed_stems[seed_at[at]..seed_at[at + 1]], seed.verb, x, verb[w])
+                    {
+                        best = g;
+                        return true;
+                    }
+                }
+                false
+            };
+            let mut read = |list: &[u32]| {
+                for &g in list {
+                    if stop_at(g) {
+                        break;
+                    }
+                }
+            };
             if n <= SMALL {
                 for &s in &x[..prefix(n, 1)] {
-                    candidates.extend(&small[s as usize]);
+                    read(&small[s as usize]);
                 }
             }
             if (TRIPLES.0..=TRIPLES.1).contains(&n) {
-                triples(&x[..prefix(n, 3)], |key| by_triple.get(key, &mut candidates));
+                triples(&x[..prefix(n, 3)], |key| read(by_triple.list(key)));
             }
             if n >= LARGE {
                 for &s in &x[..prefix(n, 1)] {
-                    candidates.extend(&large[s as usize]);
+                    read(&large[s as usize]);
                 }
             }
+            let mut read_within = |list: &[(u32, u32)], within: &dyn Fn(usize) -> bool| {
+                for &(size, g) in list {
+                    if within(size as usize) && stop_at(g) {
+                        break;
+                    }
+                }
+            };
             if n >= 3 {
-                let within = by_stem[x[0] as usize].iter().filter(|&&(size, _)| size as usize * num > n * den);
-                candidates.extend(within.map(|&(_, g)| g));
+                read_within(&by_stem[x[0] as usize], &|size| size * num > n * den);
             }
             if n * num > 3 * den {
                 for &s in x {
-                    let within = by_rarest[s as usize].iter().filter(|&&(size, _)| (size as usize) * den < n * num);
-                    candidates.extend(within.map(|&(_, g)| g));
+                    read_within(&by_rarest[s as usize], &|size| size * den < n * num);
                 }
             }
-            // Each candidate once (marked with this wording), then in order of creation.
-            candidates.retain(|&g| std::mem::replace(&mut seen[g as usize], w as u32 + 1) != w as u32 + 1);
-            candidates.sort_unstable();
-            candidates
-                .iter()
-                .map(|&g| g as usize)
-                .find(|&g| same_sets(&seed_stems[seed_at[g]..seed_at[g + 1]], seed_verb[g], x, verb[w]))
+            (best != u32::MAX).then_some(best as usize)
         };
         match found {
             Some(g) => {
@@ -535,7 +634,7 @@ pub(crate) fn group_counted<'a>(
                 }
                 seed_stems.extend(x);
                 seed_at.push(seed_stems.len());
-                seed_verb.push(verb[w]);
+                seeds.push(Seed::of(x, verb[w]));
                 group_of.push(g);
                 groups.push((count, first));
             }
@@ -551,13 +650,18 @@ pub(crate) fn group_counted<'a>(
     }
     let mut kept: Vec<(Group, usize)> =
         order.iter().map(|&g| (Group { wordings: Vec::new(), members: Vec::new() }, groups[g as usize].0)).collect();
-    for (w, (text, first, more, count)) in wordings.into_iter().enumerate() {
+    for (w, (text, first, count)) in wordings.into_iter().enumerate() {
         let k = slot[group_of[w] as usize];
         if k != u32::MAX {
             let g = &mut kept[k as usize].0;
             g.wordings.push((text.to_owned(), count));
             g.members.push(first);
-            g.members.extend(more);
+        }
+    }
+    for (w, i) in more {
+        let k = slot[group_of[w as usize] as usize];
+        if k != u32::MAX {
+            kept[k as usize].0.members.push(i);
         }
     }
     for (g, _) in &mut kept {

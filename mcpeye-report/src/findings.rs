@@ -221,7 +221,7 @@ pub(crate) struct ToolFacts<'a> {
     pub calls: usize,
     pub p95_ms: u64,
     /// Its duration histogram (ms → calls).
-    pub durations: &'a BTreeMap<u64, u64>,
+    pub durations: &'a rustc_hash::FxHashMap<u64, u64>,
 }
 
 /// One version of a tool.
@@ -789,7 +789,7 @@ fn slow_tools(facts: &Facts<'_>, name: &dyn Fn(Id) -> String, out: &mut Vec<Find
         if t.p95_ms < SLOW_MIN_MS || t.p95_ms < SLOW_FACTOR * median.max(1) {
             continue;
         }
-        let slower: u64 = t.durations.range(median + 1..).map(|(_, n)| n).sum();
+        let slower: u64 = t.durations.iter().filter(|&(&ms, _)| ms > median).map(|(_, n)| n).sum();
         let tool = name(t.id);
         let mut e = Evidence::default();
         e.int("calls", t.calls);

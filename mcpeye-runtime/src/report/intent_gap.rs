@@ -6,7 +6,7 @@
 //! are counted once per `callId` (delivery is at least once, so a payload may come twice).
 
 use super::table::{grouped, one_line, Align, Table};
-use crate::contract::RESERVED_TOOL_NAME;
+use crate::contract::{FEEDBACK_TOOL_NAME, RESERVED_TOOL_NAME};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -239,7 +239,8 @@ pub struct IntentGap {
     pub skipped_lines: usize,
     /// Capabilities asked for, most asked first.
     pub capability_requests: Vec<CapabilityRequest>,
-    /// The server's tools (not the reserved one, not unknown names), most called first.
+    /// The server's tools (not mcpeye's own reserved and feedback tools, not unknown names),
+    /// most called first.
     pub tools: Vec<ToolActivity>,
     /// Calls with an intent that ended in an error, in order of arrival.
     pub failed_intents: Vec<FailedIntent>,
@@ -518,6 +519,10 @@ impl Builder {
                     }
                 }
             }
+            return;
+        }
+        // Feedback is mcpeye's own tool, not one of the server's: `mcpeye report` shows it.
+        if tool == FEEDBACK_TOOL_NAME {
             return;
         }
         if is_error && error.is_some_and(|e| e.starts_with("unknown tool `")) {
@@ -819,6 +824,16 @@ mod tests {
             event("10", "refund", Some("unknown tool `refund`"), None),
             event("4", "order", Some("out of stock"), Some("Order the blue mug.")),
         ]
+    }
+
+    #[test]
+    fn feedback_is_a_call_but_not_one_of_the_servers_tools() {
+        let mut feedback = event("1", FEEDBACK_TOOL_NAME, None, None);
+        feedback["arguments"] = json!({"category": "issue", "text": "search ignores the colour"});
+        let gap = IntentGap::from_events(&[feedback, event("2", "search", None, None)]);
+        assert_eq!(gap.calls, 2);
+        let tools: Vec<&str> = gap.tools.iter().map(|t| t.tool.as_str()).collect();
+        assert_eq!(tools, ["search"]);
     }
 
     #[test]

@@ -650,24 +650,17 @@ impl Fold {
                 if let Some(e) = c.error {
                     t.last_error = Some(e.to_owned());
                 }
-                if let Some(intent) = c.intent {
-                    t.intents.add(intent, None, arrival);
+                // The call's own intent, else the one the user's hook inferred, kept apart.
+                let intent = c.intent.map(|i| (i, false)).or(c.inferred_intent.map(|i| (i, true)));
+                if let Some((intent, inferred)) = intent {
+                    let wordings = if inferred { &mut t.inferred } else { &mut t.intents };
+                    wordings.add(intent, None, arrival);
                     if c.is_error && self.failed.len() < KEEP {
                         self.failed.push(FailedAsk {
                             tool: c.tool.to_owned(),
                             intent: intent.to_owned(),
                             error: c.error.map(str::to_owned),
-                            inferred: false,
-                        });
-                    }
-                } else if let Some(intent) = c.inferred_intent {
-                    t.inferred.add(intent, None, arrival);
-                    if c.is_error && self.failed.len() < KEEP {
-                        self.failed.push(FailedAsk {
-                            tool: c.tool.to_owned(),
-                            intent: intent.to_owned(),
-                            error: c.error.map(str::to_owned),
-                            inferred: true,
+                            inferred,
                         });
                     }
                 }

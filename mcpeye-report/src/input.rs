@@ -807,6 +807,17 @@ impl ValueSink<'_, '_, '_> {
     }
 }
 
+/// A scalar where a payload, an event or a line was expected: handed on as null, which the
+/// parser skips and counts.
+macro_rules! not_an_object {
+    ($($visit:ident: $t:ty),*) => {
+        $(fn $visit<E: de::Error>(self, _: $t) -> Result<(), E> {
+            self.value(&Value::Null);
+            Ok(())
+        })*
+    };
+}
+
 impl<'de> Visitor<'de> for &mut ValueSink<'_, '_, '_> {
     type Value = ();
 
@@ -827,30 +838,7 @@ impl<'de> Visitor<'de> for &mut ValueSink<'_, '_, '_> {
         Ok(())
     }
 
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
-        self.value(&Value::Null);
-        Ok(())
-    }
-
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
-        self.value(&Value::Null);
-        Ok(())
-    }
-
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
-        self.value(&Value::Null);
-        Ok(())
-    }
-
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
-        self.value(&Value::Null);
-        Ok(())
-    }
-
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
-        self.value(&Value::Null);
-        Ok(())
-    }
+    not_an_object!(visit_bool: bool, visit_i64: i64, visit_u64: u64, visit_f64: f64, visit_str: &str);
 
     fn visit_unit<E: de::Error>(self) -> Result<(), E> {
         self.value(&Value::Null);

@@ -51,6 +51,27 @@ impl<'de> Field<Cow<'de, str>> {
     }
 }
 
+/// The visits of a field's visitor for the types it does not take: each scalar type named is
+/// `Wrong`, null is `Null`, and an object or array is skipped whole and `Wrong`.
+macro_rules! wrong_types {
+    ($($visit:ident: $t:ty),*) => {
+        $(fn $visit<E: de::Error>(self, _: $t) -> Result<Self::Value, E> {
+            Ok(Field::Wrong)
+        })*
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(Field::Null)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            Ok(Field::Wrong)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(Field::Wrong)
+        }
+    };
+}
+
 struct StrVisitor;
 
 impl<'de> Visitor<'de> for StrVisitor {
@@ -68,32 +89,11 @@ impl<'de> Visitor<'de> for StrVisitor {
         Ok(Field::Is(Cow::Owned(v)))
     }
 
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(Field::Wrong)
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(Field::Wrong)
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(Field::Wrong)
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(Field::Wrong)
-    }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
         Ok(Field::Is(Cow::Owned(v.to_owned())))
     }
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(Field::Null)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(Field::Wrong)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Field::Wrong)
-    }
+
+    wrong_types!(visit_bool: bool, visit_i64: i64, visit_u64: u64, visit_f64: f64);
 }
 
 impl<'de> Deserialize<'de> for Field<Cow<'de, str>> {
@@ -102,28 +102,6 @@ impl<'de> Deserialize<'de> for Field<Cow<'de, str>> {
     }
 }
 
-/// The visits of a number field's visitor for every other type.
-macro_rules! wrong_for_the_rest_but_numbers {
-    () => {
-        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-            Ok(Field::Wrong)
-        }
-        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-            Ok(Field::Wrong)
-        }
-        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(Field::Null)
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-            Ok(Field::Wrong)
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-            while seq.next_element::<IgnoredAny>()?.is_some() {}
-            Ok(Field::Wrong)
-        }
-    };
-}
 struct U64Visitor;
 
 impl<'de> Visitor<'de> for U64Visitor {
@@ -133,8 +111,6 @@ impl<'de> Visitor<'de> for U64Visitor {
         f.write_str("any JSON value")
     }
 
-    wrong_for_the_rest_but_numbers!();
-
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
         Ok(Field::Is(v))
     }
@@ -143,9 +119,7 @@ impl<'de> Visitor<'de> for U64Visitor {
         Ok(u64::try_from(v).map_or(Field::Wrong, Field::Is))
     }
 
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(Field::Wrong)
-    }
+    wrong_types!(visit_bool: bool, visit_str: &str, visit_f64: f64);
 }
 
 impl<'de> Deserialize<'de> for Field<u64> {
@@ -166,29 +140,8 @@ impl<'de> Visitor<'de> for BoolVisitor {
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
         Ok(Field::Is(v))
     }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(Field::Wrong)
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(Field::Wrong)
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(Field::Wrong)
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(Field::Wrong)
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(Field::Null)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(Field::Wrong)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Field::Wrong)
-    }
+
+    wrong_types!(visit_i64: i64, visit_u64: u64, visit_f64: f64, visit_str: &str);
 }
 
 impl<'de> Deserialize<'de> for Field<bool> {

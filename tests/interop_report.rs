@@ -11,12 +11,15 @@
 //! Without `python3` the test says so and passes, as the other interop tests do; under
 //! `CI=true` a missing `python3` or chromium fails it.
 
+#[path = "common/chromium.rs"]
+mod chromium;
 mod common;
 
+use chromium::{chromium, page_problems, rendered};
 use common::interop::*;
 use mcpeye::testing::IngestReceiver;
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 const AI: &str = "io.modelcontextprotocol/aiInvocation";
@@ -34,28 +37,6 @@ fn call(tool: &str, arguments: Value, turn: &str, reason: &str) -> Value {
         "turnId": turn,
     }});
     json!({"tool": tool, "arguments": arguments, "meta": meta})
-}
-
-fn chromium() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    ["chromium", "chromium-browser", "google-chrome"]
-        .iter()
-        .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
-        .find(|p| p.is_file())
-}
-
-/// The page as Chromium renders it (`--dump-dom`), and what Chromium logged, loading nothing
-/// from the network (every host resolves to nothing: a fetch would log its failure).
-fn rendered(browser: &Path, page: &Path) -> (String, String) {
-    let out = Command::new(browser)
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"])
-        .arg("--host-resolver-rules=MAP * ~NOTFOUND")
-        .args(["--enable-logging=stderr", "--v=0", "--dump-dom"])
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .expect("chromium runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 /// `mcpeye ARGS`: its stdout, after checking it succeeded.
@@ -235,12 +216,7 @@ fn python_sessions_against_two_server_versions_give_a_report_with_each_finding()
     ] {
         assert!(dom.contains(needle), "{needle} not in the rendered page:\n{dom}");
     }
-    let problems: Vec<&str> = log
-        .lines()
-        .filter(|l| {
-            l.contains("CONSOLE") || l.contains("Refused to") || l.contains("net::ERR") || l.contains("Uncaught")
-        })
-        .collect();
+    let problems = page_problems(&log);
     assert!(problems.is_empty(), "the page logged: {problems:#?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

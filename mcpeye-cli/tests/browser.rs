@@ -3,27 +3,12 @@
 //! a phone's width and a desktop's. `.ci/run` installs chromium; without it this test fails
 //! under `CI=true` and is skipped, with a note, elsewhere.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+#[path = "../../tests/common/chromium.rs"]
+mod chromium;
 
-fn chromium() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    ["chromium", "chromium-browser", "google-chrome"]
-        .iter()
-        .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
-        .find(|p| p.is_file())
-}
-
-fn headless(browser: &Path, args: &[&str]) -> Output {
-    Command::new(browser)
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run"])
-        // Every host resolves to nothing: a page that fetched anything would log the failure.
-        .arg("--host-resolver-rules=MAP * ~NOTFOUND")
-        .args(["--enable-logging=stderr", "--v=0"])
-        .args(args)
-        .output()
-        .expect("chromium runs")
-}
+use chromium::{chromium, headless, page_problems};
+use std::path::Path;
+use std::process::Command;
 
 #[test]
 fn the_html_report_renders_in_chromium_without_errors() {
@@ -76,12 +61,7 @@ fn the_html_report_renders_in_chromium_without_errors() {
         assert!(text.contains(needle), "{needle} not in the rendered page");
     }
     let log = String::from_utf8_lossy(&dom.stderr);
-    let problems: Vec<&str> = log
-        .lines()
-        .filter(|l| {
-            l.contains("CONSOLE") || l.contains("Refused to") || l.contains("net::ERR") || l.contains("Uncaught")
-        })
-        .collect();
+    let problems = page_problems(&log);
     assert!(problems.is_empty(), "the page logged: {problems:#?}");
 
     for (name, size) in [("desktop", "1100,1600"), ("phone", "390,1600")] {

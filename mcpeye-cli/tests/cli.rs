@@ -1,6 +1,8 @@
 //! `mcpeye report` on the fixtures (a scripted shop session as an event log, and the ingest's
 //! copy of part of it as a payload file), and `mcpeye receive` fed by a real tracker.
 
+mod common;
+
 use mcpeye_runtime::{Config, Identity, Manifest, Tracker};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -8,7 +10,7 @@ use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mcpeye");
 
@@ -119,21 +121,7 @@ impl Receiver {
 
     /// Lines printed until one contains `needle` (or 30 s pass).
     fn until(&self, needle: &str) -> Vec<String> {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let mut seen = Vec::new();
-        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    let done = line.contains(needle);
-                    seen.push(line);
-                    if done {
-                        break;
-                    }
-                }
-                Err(_) => break,
-            }
-        }
-        seen
+        common::until(&self.lines, needle)
     }
 }
 

@@ -2,6 +2,9 @@
 //! of connections or running out of file descriptors; only `POST /ingest` with events is taken;
 //! what it prints cannot drive the terminal.
 
+mod common;
+
+use common::until;
 use mcpeye_runtime::{Config, Manifest, Tracker};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -10,7 +13,7 @@ use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mcpeye");
 
@@ -31,25 +34,6 @@ fn lines_of(read: impl Read + Send + 'static) -> mpsc::Receiver<String> {
         }
     });
     rx
-}
-
-/// Lines received until one contains `needle` (or 30 s pass).
-fn until(lines: &mpsc::Receiver<String>, needle: &str) -> Vec<String> {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let mut seen = Vec::new();
-    while let Some(left) = deadline.checked_duration_since(Instant::now()) {
-        match lines.recv_timeout(left) {
-            Ok(line) => {
-                let done = line.contains(needle);
-                seen.push(line);
-                if done {
-                    break;
-                }
-            }
-            Err(_) => break,
-        }
-    }
-    seen
 }
 
 /// A `mcpeye receive` child, killed when dropped.

@@ -193,6 +193,12 @@ impl<V: Copy + Default> Fingerprints<V> {
 /// text.
 type SeenIds = Fingerprints<()>;
 
+/// Whether `name` is one of mcpeye's own tools (the capability and the feedback tool), which
+/// are not the server's.
+fn own_tool(name: &str) -> bool {
+    name == RESERVED_TOOL_NAME || name == findings::FEEDBACK_TOOL
+}
+
 #[cfg(test)]
 mod fingerprints_tests {
     use super::*;
@@ -584,7 +590,7 @@ impl Fold {
     pub(crate) fn tools(&mut self, tools: Vec<ListedTool>) {
         self.tool_lists += 1;
         for t in tools {
-            if t.name != RESERVED_TOOL_NAME && t.name != findings::FEEDBACK_TOOL {
+            if !own_tool(&t.name) {
                 self.listed.insert(t.name.clone());
             }
             if let Some(d) = t.description {
@@ -627,8 +633,7 @@ impl Fold {
         }
         self.any_version |= c.server_version.is_some() || c.tool_hash.is_some();
         let tool = self.names.id(c.tool);
-        // mcpeye's own tools (the capability and the feedback tool) are not the server's.
-        let reserved = c.tool == RESERVED_TOOL_NAME || c.tool == findings::FEEDBACK_TOOL;
+        let reserved = own_tool(c.tool);
         let unknown = c.is_unknown_tool();
         self.findings.update(&c, tool, unknown, reserved);
         // The Intent Gap and the tools.

@@ -6,10 +6,13 @@
 //! month without the planted problems gives no finding at all. And the argument errors the Rust
 //! SDK records, through a real `Manifest`, name their parameter as the findings read it.
 
+#[path = "../../tests/common/chromium.rs"]
+mod chromium;
+
+use chromium::{chromium, page_problems, rendered};
 use mcpeye_report::{FindingKind, Report, ReportInput};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 /// 2026-11-01 00:00 UTC, in epoch milliseconds.
 const START: u64 = 1_793_491_200_000;
@@ -317,14 +320,6 @@ fn the_same_month_without_the_planted_problems_gives_no_finding() {
     assert!(r.to_html().contains("Nothing: no finding reached its threshold."));
 }
 
-fn chromium() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    ["chromium", "chromium-browser", "google-chrome"]
-        .iter()
-        .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
-        .find(|p| p.is_file())
-}
-
 /// The page as Chromium renders it: the findings come first, one per item, and nothing is
 /// logged (as `mcpeye-cli/tests/browser.rs` checks the rest of the page).
 fn in_chromium(page: &str, r: &Report) {
@@ -340,27 +335,13 @@ fn in_chromium(page: &str, r: &Report) {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("report.html");
     std::fs::write(&file, page).unwrap();
-    let dom = Command::new(&browser)
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"])
-        .arg("--host-resolver-rules=MAP * ~NOTFOUND")
-        .args(["--enable-logging=stderr", "--v=0", "--dump-dom"])
-        .arg(format!("file://{}", file.display()))
-        .output()
-        .expect("chromium runs");
-    assert!(dom.status.success(), "{}", String::from_utf8_lossy(&dom.stderr));
-    let text = String::from_utf8_lossy(&dom.stdout);
+    let (text, log) = rendered(&browser, &file);
     let findings_at = text.find("<h2>What to fix first</h2>").expect("the findings are rendered");
     assert!(findings_at < text.find("<h2>Intent Gap</h2>").unwrap());
     assert_eq!(text.matches("<li class=\"finding\">").count(), r.findings.len());
     assert!(text.contains("<span class=\"kind\">parameter_errors</span>"));
     assert!(text.contains("<a href=\"#paths\">Evidence: Paths</a>"));
-    let log = String::from_utf8_lossy(&dom.stderr);
-    let problems: Vec<&str> = log
-        .lines()
-        .filter(|l| {
-            l.contains("CONSOLE") || l.contains("Refused to") || l.contains("net::ERR") || l.contains("Uncaught")
-        })
-        .collect();
+    let problems = page_problems(&log);
     assert!(problems.is_empty(), "the page logged: {problems:#?}");
     let _ = std::fs::remove_dir_all(Path::new(&dir));
 }

@@ -3,13 +3,13 @@
 //! screen every record passes between the hand-off channel and the encoder.
 
 use crate::config::Config;
-use crate::contract::{FEEDBACK_TOOL_NAME, RESERVED_TOOL_NAME};
 use crate::model::diagnostics::{DiagnosticKind, Diagnostics};
 use crate::model::event::{BeforeSendFn, Event};
 use crate::model::record::CallOutcome;
 use crate::model::stats::Counters;
 use crate::record::Queued;
 use crate::redact::Redactor;
+use mcpeye_contract::RESERVED_TOOL_NAMES;
 use serde_json::Value;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
@@ -128,7 +128,7 @@ impl Screen {
 /// session.
 fn keeps(threshold: u64, tool: &str, session: Option<&str>) -> bool {
     // What agents report through mcpeye's own tools is rare and is the point: never sampled out.
-    if tool == RESERVED_TOOL_NAME || tool == FEEDBACK_TOOL_NAME {
+    if RESERVED_TOOL_NAMES.contains(&tool) {
         return true;
     }
     let draw = match session {
@@ -214,8 +214,8 @@ mod tests {
 
     #[test]
     fn the_reserved_tool_and_full_rates_are_always_kept() {
-        assert!((0..1000).all(|i| kept(&screen(0.0), RESERVED_TOOL_NAME, Some(&i.to_string()))));
-        assert!((0..1000).all(|i| kept(&screen(0.0), FEEDBACK_TOOL_NAME, Some(&i.to_string()))));
+        assert!((0..1000).all(|i| kept(&screen(0.0), crate::contract::RESERVED_TOOL_NAME, Some(&i.to_string()))));
+        assert!((0..1000).all(|i| kept(&screen(0.0), crate::contract::FEEDBACK_TOOL_NAME, Some(&i.to_string()))));
         assert!((0..1000).all(|i| !kept(&screen(0.0), "search", Some(&i.to_string()))));
         assert!((0..1000).all(|_| !kept(&screen(0.0), "search", None)));
         assert!((0..1000).all(|i| kept(&screen(1.0), "search", Some(&i.to_string()))));
